@@ -1,0 +1,73 @@
+/* hr-error.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <stdio.h>
+
+#include "hr-error.h"
+
+HrStatus
+hr_error_set (HrError    *err,
+              HrStatus    status,
+              const char *field,
+              int64_t     value,
+              int64_t     other,
+              const char *detail)
+{
+  if (err != NULL)
+    {
+      err->status = status;
+      err->field = field;
+      err->value = value;
+      err->other = other;
+      err->detail = detail;
+    }
+  return status;
+}
+
+size_t
+hr_error_format (const HrError *err,
+                 char          *buf,
+                 size_t         size)
+{
+  const char *field = err->field ? err->field : "input";
+  const char *detail = err->detail ? err->detail : "";
+  int n;
+
+  switch (err->status)
+    {
+    case HR_OK:
+      n = snprintf (buf, size, "no error");
+      break;
+    case HR_ERROR_NOT_POSITIVE:
+      n = snprintf (buf, size, "%s: %lld must be positive%s%s", field,
+                    (long long) err->value, *detail ? "; " : "", detail);
+      break;
+    case HR_ERROR_NOT_DIVISIBLE:
+      n = snprintf (buf, size, "%s: %lld does not divide %lld%s%s", field,
+                    (long long) err->value, (long long) err->other,
+                    *detail ? " " : "", detail);
+      break;
+    case HR_ERROR_OVERFLOW:
+      n = snprintf (buf, size, "%s: value too large, the result overflows 64 bits%s%s",
+                    field, *detail ? "; " : "", detail);
+      break;
+    case HR_ERROR_OUT_OF_RANGE:
+      n = snprintf (buf, size, "%s: %lld is out of range%s%s", field,
+                    (long long) err->value, *detail ? "; " : "", detail);
+      break;
+    case HR_ERROR_UNSUPPORTED:
+      n = snprintf (buf, size, "%s: unsupported%s%s", field, *detail ? ": " : "", detail);
+      break;
+    case HR_ERROR_MISSING:
+      n = snprintf (buf, size, "%s: missing%s%s", field, *detail ? "; " : "", detail);
+      break;
+    case HR_ERROR_WRONG_TYPE:
+      n = snprintf (buf, size, "%s: wrong type%s%s", field, *detail ? ", expected " : "", detail);
+      break;
+    default:
+      n = snprintf (buf, size, "%s: invalid", field);
+      break;
+    }
+  return n < 0 ? 0 : (size_t) n;
+}

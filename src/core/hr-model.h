@@ -1,0 +1,136 @@
+/* hr-model.h: a decoder-only transformer, described finely enough to count exactly
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Plain C11, no allocation. Every size is an element count; every flag says
+ * whether the Hugging Face module has that tensor. Fill one with
+ * hr_model_init() (GPT-style defaults), set the fields, then
+ * hr_model_validate() before use. hr-config.h builds one from a Hugging Face
+ * config.json.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hr-error.h"
+
+typedef enum
+{
+  HR_FFN_MLP,    /* up, activation, down: 2 matrices (GELU/ReLU) */
+  HR_FFN_GATED,  /* gate, up, activation·gate, down: 3 matrices (SwiGLU/GeGLU) */
+} HrFfnKind;
+
+typedef enum
+{
+  HR_POSITIONS_NONE,
+  HR_POSITIONS_LEARNED,  /* table of max_positions + position_offset rows */
+  HR_POSITIONS_ROTARY,   /* rotary_fraction of the head dim rotated; no parameters */
+  HR_POSITIONS_ALIBI,    /* no parameters */
+} HrPositions;
+
+typedef enum
+{
+  HR_NORM_LAYERNORM,
+  HR_NORM_RMSNORM,
+} HrNormKind;
+
+typedef enum
+{
+  HR_NORM_PRE,       /* norm before each sub-block (GPT-2, Llama) */
+  HR_NORM_POST,      /* norm after the residual add (OPT-350m, BERT) */
+  HR_NORM_SANDWICH,  /* norms before and after each sub-block (Gemma 2) */
+} HrNormPlacement;
+
+typedef struct
+{
+  /* Shape */
+  int64_t n_layers;            /* num_hidden_layers */
+  int64_t hidden_size;         /* hidden_size (d_model) */
+  int64_t n_heads;             /* num_attention_heads (query heads) */
+  int64_t n_kv_heads;          /* num_key_value_heads: = n_heads (MHA), 1 (MQA), else GQA */
+  int64_t head_dim;            /* q/k/v head dimension; may differ from hidden/heads (Gemma) */
+  int64_t ffn_size;            /* intermediate size of a dense MLP */
+  HrFfnKind ffn_kind;
+  int64_t vocab_size;
+
+  /* Positions */
+  HrPositions positions;
+  int64_t max_positions;       /* rows of a learned table, before position_offset */
+  int64_t position_offset;     /* extra learned rows (OPT: 2) */
+  double  rotary_fraction;     /* share of head_dim rotated (NeoX 0.25, Phi-2 0.4); 1 = all */
+
+  /* Norms */
+  HrNormKind norm_kind;
+  bool norm_bias;              /* LayerNorm with a bias (RMSNorm never has one) */
+  HrNormPlacement norm_placement;
+  int64_t norms_per_layer;     /* norm modules in one layer: 2 usually, 1 for blocks whose
+                                * attention and MLP share one input norm, 4 for Gemma 2 */
+  bool final_norm;             /* a norm after the last layer */
+
+  /* Biases, per projection */
+  bool qkv_bias;               /* q, k and v projections */
+  bool out_bias;               /* attention output projection */
+  bool mlp_bias;               /* every MLP / expert matrix */
+  bool lm_head_bias;           /* output layer (Phi-2) */
+
+  /* Embeddings and block layout */
+  bool tied_embeddings;        /* the LM head reuses the token embedding */
+  int64_t embed_proj_dim;      /* OPT word_embed_proj_dim; 0 or hidden_size = no projection */
+  bool parallel_block;         /* attention and MLP read the same input (NeoX, Falcon, Phi) */
+
+  /* Mixture of experts; n_experts 0 = dense */
+  int64_t n_experts;           /* routed experts per MoE layer */
+  int64_t experts_per_token;   /* routed experts a token uses */
+  int64_t n_shared_experts;    /* experts every token uses (DeepSeek) */
+  int64_t expert_ffn_size;     /* intermediate size of one routed expert */
+  int64_t shared_expert_ffn_size; /* intermediate size of one shared expert */
+  int64_t first_dense_layers;  /* layers before the first MoE layer (DeepSeek first_k_dense_replace) */
+  int64_t moe_layer_freq;      /* after those, layer i is MoE when i % freq == 0; 1 = all */
+  bool router_bias;            /* a per-expert bias in the router (DeepSeek-V3) */
+
+  /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 = off */
+  int64_t q_lora_rank;         /* 0 = a plain q projection */
+  int64_t kv_lora_rank;
+  int64_t qk_rope_head_dim;
+  int64_t qk_nope_head_dim;
+  int64_t v_head_dim;
+
+  /* Per-layer attention kinds (for the KV cache) */
+  int64_t sliding_window;        /* tokens; 0 = every layer attends globally */
+  int64_t sliding_window_period; /* <= 1: every layer windowed; p > 1: layer i is
+                                  * global when i % p == p - 1 (Gemma 2: p = 2) */
+} HrModel;
+
+/* Parameter counts, exact to the parameter against the Hugging Face modules. */
+typedef struct
+{
+  int64_t embedding;           /* token embedding (and OPT's project_in/out) */
+  int64_t position_embedding;  /* learned position table */
+  int64_t attention;           /* all layers: q, k, v, o (MLA: its low-rank chain and norms) */
+  int64_t mlp;                 /* all layers: dense MLPs, shared and routed experts */
+  int64_t routed_experts;      /* the part of mlp held by routed experts */
+  int64_t router;              /* gates (and their biases) */
+  int64_t norm;                /* per-layer and final norms */
+  int64_t lm_head;             /* 0 when tied; its bias included */
+  int64_t total;
+  int64_t active;              /* per token: total less the routed experts a token skips */
+
+  int64_t n_dense_layers;
+  int64_t n_moe_layers;
+  int64_t dense_layer;         /* parameters of one dense layer */
+  int64_t moe_layer;           /* parameters of one MoE layer (0 when none) */
+} HrParams;
+
+void     hr_model_init        (HrModel       *model);
+HrStatus hr_model_validate    (const HrModel *model,
+                               HrError       *err);
+HrStatus hr_model_params      (const HrModel *model,
+                               HrParams      *params,
+                               HrError       *err);
+
+bool     hr_model_layer_is_moe     (const HrModel *model,
+                                    int64_t        layer);
+bool     hr_model_layer_is_sliding (const HrModel *model,
+                                    int64_t        layer);
+bool     hr_model_uses_mla         (const HrModel *model);

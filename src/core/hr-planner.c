@@ -1,0 +1,5 @@
+/* hr-planner.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "hr-model.h"
