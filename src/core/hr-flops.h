@@ -1,0 +1,89 @@
+/* hr-flops.h: floating-point operations of training and inference
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Matrix products only (2·m·n·k each); bias adds, norms, softmax and
+ * element-wise work are left out, as in the PaLM model-FLOPs convention.
+ * Attention is counted as the full s×s product unless `causal` is set, which
+ * halves QKᵀ and attention over V (as FlashAttention kernels and Megatron count).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hr-error.h"
+#include "hr-model.h"
+
+typedef enum
+{
+  HR_ATTENTION_EAGER,  /* probabilities saved for the backward pass */
+  HR_ATTENTION_FLASH,  /* QKᵀ recomputed in the backward pass */
+} HrAttentionImpl;
+
+typedef enum
+{
+  HR_RECOMPUTE_NONE,
+  HR_RECOMPUTE_SELECTIVE,  /* attention core (QKᵀ, attention over V) recomputed */
+  HR_RECOMPUTE_FULL,       /* each layer's forward run again */
+} HrRecompute;
+
+typedef enum
+{
+  HR_FLOPS_ATTN_PROJ,    /* q, k, v projections (MLA: its low-rank chain) */
+  HR_FLOPS_ATTN_SCORES,  /* QKᵀ */
+  HR_FLOPS_ATTN_OVER_V,  /* probabilities × V */
+  HR_FLOPS_ATTN_OUT,     /* output projection */
+  HR_FLOPS_MLP,          /* dense MLPs, shared experts and the routed experts tokens use */
+  HR_FLOPS_ROUTER,
+  HR_FLOPS_LM_HEAD,
+  HR_FLOPS_N_COMPONENTS
+} HrFlopsComponent;
+
+typedef struct
+{
+  int64_t         seq_len;
+  int64_t         micro_batch;
+  HrAttentionImpl attention;
+  HrRecompute     recompute;
+  bool            causal;
+} HrFlopsOptions;
+
+typedef struct
+{
+  double forward;
+  double backward;   /* the plain backward pass: twice the forward for matrix products */
+  double recompute;  /* extra forward work of the attention implementation and recompute mode */
+} HrFlopsPart;
+
+typedef struct
+{
+  int64_t     tokens;                             /* micro_batch × seq_len */
+  HrFlopsPart component[HR_FLOPS_N_COMPONENTS];
+  double      forward, backward, recompute;
+  double      total;                              /* forward + backward + recompute */
+  double      per_token;                          /* total / tokens */
+  double      model_flops;                        /* forward + backward: what MFU counts */
+  double      six_n_per_token;                    /* 6·N, N = active non-embedding parameters */
+  double      palm_per_token;                     /* PaLM App. B: 6N + 12·L·H·Q·T */
+} HrFlops;
+
+/* One training step of micro_batch × seq_len tokens on the whole model. */
+HrStatus hr_flops_training (const HrModel        *model,
+                            const HrFlopsOptions *options,
+                            HrFlops              *flops,
+                            HrError              *err);
+
+/* Forward FLOPs of a prefill of `prompt` tokens for each of `batch` sequences. */
+double hr_flops_prefill (const HrModel *model,
+                         int64_t        batch,
+                         int64_t        prompt,
+                         bool           causal);
+
+/* Forward FLOPs of one generated token per sequence, attending over `context`
+ * cached tokens (sliding-window layers attend over at most their window). */
+double hr_flops_decode_token (const HrModel *model,
+                              int64_t        batch,
+                              int64_t        context);
+
+const char *hr_flops_component_name (HrFlopsComponent component); /* "attention_projections", … */
