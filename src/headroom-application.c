@@ -11,7 +11,9 @@
 
 struct _HeadroomApplication
 {
-  AdwApplication parent_instance;
+  AdwApplication  parent_instance;
+
+  GSettings      *settings;
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomApplication, headroom_application, ADW_TYPE_APPLICATION)
@@ -22,19 +24,87 @@ headroom_application_activate (GApplication *app)
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
-    window = GTK_WINDOW (headroom_window_new (HEADROOM_APPLICATION (app)));
+    {
+      window = GTK_WINDOW (headroom_window_new (HEADROOM_APPLICATION (app)));
+      if (headroom_application_is_devel (HEADROOM_APPLICATION (app)))
+        gtk_widget_add_css_class (GTK_WIDGET (window), "devel");
+    }
   gtk_window_present (window);
+}
+
+static void
+headroom_application_quit_action (GSimpleAction *action,
+                                  GVariant      *parameter,
+                                  gpointer       user_data)
+{
+  g_application_quit (G_APPLICATION (user_data));
+}
+
+static void
+headroom_application_about_action (GSimpleAction *action,
+                                   GVariant      *parameter,
+                                   gpointer       user_data)
+{
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  const char *developers[] = { _("The Headroom developers"), NULL };
+
+  adw_show_about_window (gtk_application_get_active_window (app),
+                         "application-name", _("Headroom"),
+                         "application-icon", APP_ID,
+                         "version", PACKAGE_VERSION,
+                         "comments", _("Estimate the memory and compute of transformer models"),
+                         "developer-name", _("The Headroom developers"),
+                         "developers", developers,
+                         /* Translators: Replace with your names, one per line. */
+                         "translator-credits", _("translator-credits"),
+                         "copyright", _("© 2026 The Headroom developers"),
+                         "license-type", GTK_LICENSE_GPL_3_0,
+                         "website", "https://github.com/headroom/headroom",
+                         "issue-url", "https://github.com/headroom/headroom/issues",
+                         NULL);
+}
+
+static const GActionEntry app_actions[] = {
+  { "quit", headroom_application_quit_action },
+  { "about", headroom_application_about_action },
+};
+
+static void
+headroom_application_startup (GApplication *app)
+{
+  G_APPLICATION_CLASS (headroom_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
+                                   G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit",
+                                         (const char *[]) { "<primary>q", NULL });
+}
+
+static void
+headroom_application_dispose (GObject *object)
+{
+  HeadroomApplication *self = HEADROOM_APPLICATION (object);
+
+  g_clear_object (&self->settings);
+
+  G_OBJECT_CLASS (headroom_application_parent_class)->dispose (object);
 }
 
 static void
 headroom_application_class_init (HeadroomApplicationClass *klass)
 {
-  G_APPLICATION_CLASS (klass)->activate = headroom_application_activate;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->dispose = headroom_application_dispose;
+  app_class->startup = headroom_application_startup;
+  app_class->activate = headroom_application_activate;
 }
 
 static void
 headroom_application_init (HeadroomApplication *self)
 {
+  self->settings = g_settings_new (HEADROOM_SETTINGS_SCHEMA_ID);
 }
 
 HeadroomApplication *
@@ -46,4 +116,32 @@ headroom_application_new (const char        *application_id,
                        "flags", flags,
                        "resource-base-path", RESOURCE_BASE_PATH,
                        NULL);
+}
+
+/**
+ * headroom_application_get_settings:
+ * @self: a #HeadroomApplication
+ *
+ * Returns: (transfer none): the application's settings (schema %HEADROOM_SETTINGS_SCHEMA_ID)
+ */
+GSettings *
+headroom_application_get_settings (HeadroomApplication *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_APPLICATION (self), NULL);
+
+  return self->settings;
+}
+
+/**
+ * headroom_application_is_devel:
+ * @self: a #HeadroomApplication
+ *
+ * Returns: whether this is the development profile (the .Devel application id)
+ */
+gboolean
+headroom_application_is_devel (HeadroomApplication *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_APPLICATION (self), FALSE);
+
+  return g_str_equal (PROFILE, "development");
 }

@@ -1,5 +1,666 @@
 /* hr-config.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Reads a Hugging Face config.json the way transformers builds the model:
+ * each family's defaults come from its configuration_<family>.py, and the
+ * rules (which keys shape which tensors, which keys are ignored) from its
+ * modeling_<family>.py. docs/model.md lists them family by family.
  */
-#include "hr-model.h"
+#include <string.h>
+
+#include "hr-config.h"
+
+/* Python's None, for keys whose default is None or whose value is null. */
+#define NONE INT64_MIN
+
+enum
+{
+  REQUIRED = 1 << 0,  /* absent is an error (no default to fall back on) */
+  NULLABLE = 1 << 1,  /* null reads as NONE; otherwise null is the wrong type */
+  POSITIVE = 1 << 2,  /* must be > 0 when given */
+  NON_NEG  = 1 << 3,  /* must be >= 0 when given */
+};
+
+typedef struct
+{
+  const HrConfigSource *source;
+  HrError              *err;
+} Reader;
+
+static void
+lookup (Reader     *r,
+        const char *key,
+        HrValue    *value)
+{
+  memset (value, 0, sizeof *value);
+  value->type = HR_VALUE_ABSENT;
+  r->source->lookup (r->source->user_data, key, value);
+}
+
+/* Keys of an attribute_map: the alias, when the config has it, overrides the
+ * attribute (PretrainedConfig sets the alias after the named argument). */
+static const char *
+pick (Reader     *r,
+      const char *key,
+      const char *alias)
+{
+  HrValue v;
+
+  if (alias == NULL)
+    return key;
+  lookup (r, alias, &v);
+  return v.type == HR_VALUE_ABSENT ? key : alias;
+}
+
+static HrStatus
+read_int (Reader     *r,
+          const char *key,
+          int64_t     fallback,
+          unsigned    flags,
+          int64_t    *out)
+{
+  HrValue v;
+
+  lookup (r, key, &v);
+  switch (v.type)
+    {
+    case HR_VALUE_ABSENT:
+      if (flags & REQUIRED)
+        return hr_error_set (r->err, HR_ERROR_MISSING, key, 0, 0, NULL);
+      *out = fallback;
+      return HR_OK;
+    case HR_VALUE_NULL:
+      if (!(flags & NULLABLE))
+        return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "an integer");
+      *out = NONE;
+      return HR_OK;
+    case HR_VALUE_INT:
+      if ((flags & POSITIVE) && v.i <= 0)
+        return hr_error_set (r->err, HR_ERROR_NOT_POSITIVE, key, v.i, 0, NULL);
+      if ((flags & NON_NEG) && v.i < 0)
+        return hr_error_set (r->err, HR_ERROR_NOT_POSITIVE, key, v.i, 0, "may be 0");
+      *out = v.i;
+      return HR_OK;
+    case HR_VALUE_BOOL:
+    case HR_VALUE_DOUBLE:
+    case HR_VALUE_STRING:
+    case HR_VALUE_OTHER:
+    default:
+      return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0,
+                           (flags & NULLABLE) ? "an integer or null" : "an integer");
+    }
+}
+
+static HrStatus
+read_bool (Reader     *r,
+           const char *key,
+           bool        fallback,
+           bool       *out)
+{
+  HrValue v;
+
+  lookup (r, key, &v);
+  if (v.type == HR_VALUE_ABSENT)
+    {
+      *out = fallback;
+      return HR_OK;
+    }
+  if (v.type != HR_VALUE_BOOL)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "true or false");
+  *out = v.b;
+  return HR_OK;
+}
+
+static HrStatus
+read_fraction (Reader     *r,
+               const char *key,
+               double      fallback,
+               double     *out)
+{
+  HrValue v;
+
+  lookup (r, key, &v);
+  if (v.type == HR_VALUE_ABSENT)
+    {
+      *out = fallback;
+      return HR_OK;
+    }
+  if (v.type != HR_VALUE_INT && v.type != HR_VALUE_DOUBLE)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "a number");
+  if (!(v.d > 0.0 && v.d <= 1.0))
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, key, v.type == HR_VALUE_INT ? v.i : 0, 1,
+                         "must lie in (0, 1]");
+  *out = v.d;
+  return HR_OK;
+}
+
+#define TRY(expr) do { HrStatus try_status_ = (expr); if (try_status_ != HR_OK) return try_status_; } while (0)
+
+/* head_dim = hidden_size / num_attention_heads, as the attention modules
+ * compute it; they refuse sizes that do not divide. */
+static HrStatus
+derive_head_dim (Reader     *r,
+                 int64_t     hidden,
+                 int64_t     heads,
+                 const char *heads_key,
+                 int64_t    *head_dim)
+{
+  if (hidden % heads != 0)
+    return hr_error_set (r->err, HR_ERROR_NOT_DIVISIBLE, heads_key, heads, hidden,
+                         "hidden_size");
+  *head_dim = hidden / heads;
+  return HR_OK;
+}
+
+static HrStatus
+check_kv_heads (Reader     *r,
+                int64_t     heads,
+                int64_t     kv_heads,
+                const char *kv_key)
+{
+  if (heads % kv_heads != 0)
+    return hr_error_set (r->err, HR_ERROR_NOT_DIVISIBLE, kv_key, kv_heads, heads,
+                         "num_attention_heads");
+  return HR_OK;
+}
+
+/* GPT2Config / modeling_gpt2.py: Conv1D c_attn, c_proj, c_fc, mlp c_proj, all
+ * with biases; ln_1, ln_2, ln_f LayerNorms; wpe of n_positions rows; n_inner
+ * None means 4·n_embd; the head is tied unless tie_word_embeddings is false.
+ * n_ctx is not read by the model: n_positions sizes wpe. */
+static HrStatus
+read_gpt2 (Reader  *r,
+           HrModel *m)
+{
+  const char *hidden_key = pick (r, "n_embd", "hidden_size");
+  const char *layers_key = pick (r, "n_layer", "num_hidden_layers");
+  const char *heads_key = pick (r, "n_head", "num_attention_heads");
+  const char *pos_key = pick (r, "n_positions", "max_position_embeddings");
+  int64_t inner;
+
+  TRY (read_int (r, hidden_key, 768, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 12, POSITIVE, &m->n_layers));
+  TRY (read_int (r, heads_key, 12, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "n_inner", NONE, NULLABLE | POSITIVE, &inner));
+  TRY (read_int (r, "vocab_size", 50257, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, pos_key, 1024, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, heads_key, &m->head_dim));
+  m->n_kv_heads = m->n_heads;
+  if (inner == NONE && m->hidden_size > INT64_MAX / 4)
+    return hr_error_set (r->err, HR_ERROR_OVERFLOW, hidden_key, m->hidden_size, 0, NULL);
+  m->ffn_size = inner == NONE ? 4 * m->hidden_size : inner;
+  return HR_OK;
+}
+
+/* GPTNeoXConfig / modeling_gpt_neox.py: query_key_value and dense with
+ * attention_bias, dense_h_to_4h and dense_4h_to_h always with biases;
+ * input_layernorm and post_attention_layernorm (both kept with the parallel
+ * residual), final_layer_norm; an untied embed_out by default; rotary_pct of
+ * the head dim rotated. */
+static HrStatus
+read_gpt_neox (Reader  *r,
+               HrModel *m)
+{
+  bool attention_bias;
+  const char *rotary_key = pick (r, "rotary_pct", "partial_rotary_factor");
+
+  TRY (read_int (r, "hidden_size", 6144, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 44, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 64, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "intermediate_size", 24576, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 50432, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_fraction (r, rotary_key, 0.25, &m->rotary_fraction));
+  TRY (read_bool (r, "use_parallel_residual", true, &m->parallel_block));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_bool (r, "attention_bias", true, &attention_bias));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = m->n_heads;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->qkv_bias = m->out_bias = attention_bias;
+  return HR_OK;
+}
+
+/* OPTConfig / modeling_opt.py: q, k, v, out_proj, fc1, fc2 with enable_bias;
+ * OPTLearnedPositionalEmbedding of max_position_embeddings + 2 rows;
+ * project_in/project_out (no bias) when word_embed_proj_dim differs from
+ * hidden_size, the head then being word_embed_proj_dim wide; post-LN when
+ * do_layer_norm_before is false, and the final_layer_norm only when
+ * do_layer_norm_before and not _remove_final_layer_norm. */
+static HrStatus
+read_opt (Reader  *r,
+          HrModel *m)
+{
+  bool pre_ln, remove_final, enable_bias, affine;
+  int64_t proj;
+
+  TRY (read_int (r, "hidden_size", 768, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 12, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 12, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "ffn_dim", 3072, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 50272, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_int (r, "word_embed_proj_dim", NONE, NULLABLE | POSITIVE, &proj));
+  TRY (read_bool (r, "do_layer_norm_before", true, &pre_ln));
+  TRY (read_bool (r, "_remove_final_layer_norm", false, &remove_final));
+  TRY (read_bool (r, "enable_bias", true, &enable_bias));
+  TRY (read_bool (r, "layer_norm_elementwise_affine", true, &affine));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = m->n_heads;
+  m->position_offset = 2;
+  m->embed_proj_dim = (proj == NONE || proj == m->hidden_size) ? 0 : proj;
+  m->norm_placement = pre_ln ? HR_NORM_PRE : HR_NORM_POST;
+  m->final_norm = pre_ln && !remove_final;
+  /* LayerNorm(elementwise_affine=False) holds no parameters. */
+  if (!affine)
+    {
+      m->norms_per_layer = 0;
+      m->final_norm = false;
+    }
+  m->qkv_bias = m->out_bias = m->mlp_bias = enable_bias;
+  return HR_OK;
+}
+
+/* PhiConfig / modeling_phi.py: q_proj, k_proj, v_proj, dense, fc1, fc2 all
+ * with biases; one input_layernorm (LayerNorm with bias) shared by the
+ * parallel attention and MLP; final_layernorm; lm_head with a bias;
+ * partial_rotary_factor of the head dim rotated; q_layernorm/k_layernorm of
+ * head_dim when qk_layernorm. */
+static HrStatus
+read_phi (Reader  *r,
+          HrModel *m)
+{
+  int64_t kv;
+
+  TRY (read_int (r, "hidden_size", 2048, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 24, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "intermediate_size", 8192, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 51200, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
+  TRY (read_bool (r, "qk_layernorm", false, &m->qk_norm));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norms_per_layer = 1;
+  m->parallel_block = true;
+  m->lm_head_bias = true;
+  return HR_OK;
+}
+
+/* FalconConfig / modeling_falcon.py. FalconAttention uses num_kv_heads only
+ * with new_decoder_architecture or without multi_query: multi_query alone
+ * means one kv head whatever num_kv_heads says (Falcon-7B), and neither
+ * means as many kv heads as query heads. query_key_value, dense and the MLP
+ * carry `bias`. Norms: with parallel_attn, ln_attn + ln_mlp when
+ * num_ln_in_parallel_attn is 2 (its default under the new architecture),
+ * else one input_layernorm; without parallel_attn, input_layernorm and
+ * post_attention_layernorm. ALiBi replaces rotary when alibi is set; the
+ * head is tied by default. */
+static HrStatus
+read_falcon (Reader  *r,
+             HrModel *m)
+{
+  const char *layers_key = pick (r, "num_hidden_layers", "n_layer");
+  const char *heads_key = pick (r, "num_attention_heads", "n_head");
+  const char *kv_key = pick (r, "num_kv_heads", "n_head_kv");
+  bool alibi, new_arch, multi_query, parallel, bias;
+  int64_t kv, ffn, n_ln;
+
+  TRY (read_int (r, "hidden_size", 4544, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 32, POSITIVE, &m->n_layers));
+  TRY (read_int (r, heads_key, 71, POSITIVE, &m->n_heads));
+  TRY (read_int (r, kv_key, NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "vocab_size", 65024, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_int (r, "ffn_hidden_size", NONE, NULLABLE | POSITIVE, &ffn));
+  TRY (read_int (r, "num_ln_in_parallel_attn", NONE, NULLABLE | POSITIVE, &n_ln));
+  TRY (read_bool (r, "alibi", false, &alibi));
+  TRY (read_bool (r, "new_decoder_architecture", false, &new_arch));
+  TRY (read_bool (r, "multi_query", true, &multi_query));
+  TRY (read_bool (r, "parallel_attn", true, &parallel));
+  TRY (read_bool (r, "bias", false, &bias));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, heads_key, &m->head_dim));
+
+  if (new_arch)
+    m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  else if (multi_query)
+    m->n_kv_heads = 1;
+  else
+    m->n_kv_heads = m->n_heads;  /* query_key_value is 3·hidden_size wide */
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, kv_key));
+
+  if (ffn == NONE)
+    {
+      if (m->hidden_size > INT64_MAX / 4)
+        return hr_error_set (r->err, HR_ERROR_OVERFLOW, "hidden_size", m->hidden_size, 0, NULL);
+      ffn = 4 * m->hidden_size;
+    }
+  m->ffn_size = ffn;
+  if (n_ln == NONE && new_arch)
+    n_ln = 2;
+  m->parallel_block = parallel;
+  m->norms_per_layer = (!parallel || n_ln == 2) ? 2 : 1;
+  m->positions = alibi ? HR_POSITIONS_ALIBI : HR_POSITIONS_ROTARY;
+  m->qkv_bias = m->out_bias = m->mlp_bias = bias;
+  return HR_OK;
+}
+
+/* The Llama-style families: q/k/v/o_proj, gate/up/down_proj, RMSNorm
+ * input_layernorm and post_attention_layernorm, a final norm, rotary
+ * positions, biases where attention_bias/mlp_bias say. */
+typedef enum
+{
+  FAMILY_LLAMA,
+  FAMILY_MISTRAL,
+  FAMILY_MIXTRAL,
+  FAMILY_QWEN2,
+  FAMILY_GEMMA,
+  FAMILY_GEMMA2,
+  FAMILY_PHI3,
+  FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
+} Family;
+
+typedef struct
+{
+  int64_t vocab, hidden, ffn, layers, heads, kv_heads, head_dim, max_pos;
+  bool tied;
+} Defaults;
+
+/* From each configuration_<family>.py; NONE: None (kv heads = heads,
+ * head_dim = hidden / heads). */
+static const Defaults llama_defaults[] = {
+  [FAMILY_LLAMA]   = { 32000,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_MISTRAL] = { 32000,  4096, 14336, 32, 32, 8,    NONE, 4096 * 32, false },
+  [FAMILY_MIXTRAL] = { 32000,  4096, 14336, 32, 32, 8,    NONE, 4096 * 32, false },
+  [FAMILY_QWEN2]   = { 151936, 4096, 22016, 32, 32, 32,   NONE, 32768, false },
+  [FAMILY_GEMMA]   = { 256000, 3072, 24576, 28, 16, 16,   256,  8192, true },
+  [FAMILY_GEMMA2]  = { 256000, 2304, 9216,  26, 8,  4,    256,  8192, true },
+  [FAMILY_PHI3]    = { 32064,  3072, 8192,  32, 32, NONE, NONE, 4096, false },
+  [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
+};
+
+static HrStatus
+read_llama_style (Reader  *r,
+                  Family   family,
+                  HrModel *m)
+{
+  const Defaults *d = &llama_defaults[family];
+  unsigned shape = POSITIVE | (family == FAMILY_UNKNOWN ? REQUIRED : 0);
+  int64_t kv, head_dim, window;
+  bool attention_bias = false, mlp_bias = false;
+
+  TRY (read_int (r, "hidden_size", d->hidden, shape, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", d->layers, shape, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", d->heads, shape, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", d->kv_heads, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "head_dim", d->head_dim, NULLABLE | POSITIVE, &head_dim));
+  TRY (read_int (r, "intermediate_size", d->ffn, shape, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", d->vocab, shape, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", d->max_pos, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", d->tied, &m->tied_embeddings));
+
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  if (head_dim == NONE)
+    TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &head_dim));
+  m->head_dim = head_dim;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+
+  switch (family)
+    {
+    case FAMILY_LLAMA:
+    case FAMILY_UNKNOWN:
+      /* LlamaAttention: attention_bias on q, k, v and o; LlamaMLP: mlp_bias. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      TRY (read_bool (r, "mlp_bias", false, &mlp_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->mlp_bias = mlp_bias;
+      break;
+    case FAMILY_MISTRAL:
+    case FAMILY_MIXTRAL:
+      /* Every layer attends within sliding_window when it is set. */
+      TRY (read_int (r, "sliding_window", family == FAMILY_MISTRAL ? 4096 : NONE,
+                     NULLABLE | POSITIVE, &window));
+      m->sliding_window = window == NONE ? 0 : window;
+      if (family == FAMILY_MIXTRAL)
+        {
+          /* MixtralSparseMoeBlock: gate Linear(hidden, experts, bias=False) and
+           * num_local_experts experts of w1, w2, w3 (intermediate_size). */
+          TRY (read_int (r, "num_local_experts", 8, POSITIVE, &m->n_experts));
+          TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+          m->expert_ffn_size = m->ffn_size;
+        }
+      break;
+    case FAMILY_QWEN2:
+      {
+        /* Qwen2Attention: q, k, v with bias, o_proj without. Sliding windows
+         * only with use_sliding_window, on layers from max_window_layers on;
+         * read as windowed everywhere when that is from layer 0. */
+        bool use_window;
+        int64_t max_window_layers;
+
+        m->qkv_bias = true;
+        TRY (read_bool (r, "use_sliding_window", false, &use_window));
+        TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+        TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
+        if (use_window && window != NONE && max_window_layers == 0)
+          m->sliding_window = window;
+      }
+      break;
+    case FAMILY_GEMMA:
+    case FAMILY_GEMMA2:
+      /* GemmaAttention/Gemma2Attention: attention_bias on q, k, v and o. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      if (family == FAMILY_GEMMA2)
+        {
+          /* Gemma2DecoderLayer: input, post_attention, pre_feedforward and
+           * post_feedforward layernorms; even layers use the sliding window. */
+          TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+          m->norm_placement = HR_NORM_SANDWICH;
+          m->norms_per_layer = 4;
+          m->sliding_window = window == NONE ? 0 : window;
+          m->sliding_window_period = 2;
+        }
+      break;
+    case FAMILY_PHI3:
+      /* Phi3Attention fuses q, k, v into qkv_proj and Phi3MLP gate and up into
+       * gate_up_proj: the same weights, no biases. */
+      TRY (read_fraction (r, "partial_rotary_factor", 1.0, &m->rotary_fraction));
+      TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
+      m->sliding_window = window == NONE ? 0 : window;
+      break;
+    default:
+      break;
+    }
+  return HR_OK;
+}
+
+/* DeepseekV2Config / DeepseekV3Config and their modeling files: multi-head
+ * latent attention (q_proj when q_lora_rank is null, else q_a_proj,
+ * q_a_layernorm, q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj;
+ * o_proj), dense LlamaMLP-like layers before first_k_dense_replace, then MoE
+ * layers of n_routed_experts experts of moe_intermediate_size plus one
+ * shared MLP of moe_intermediate_size · n_shared_experts and a bias-free
+ * gate. moe_layer_freq is honoured as DeepSeek's own modeling_deepseek.py
+ * does (transformers' port assumes 1, the value of every published config).
+ * V3's e_score_correction_bias is a registered buffer in
+ * DeepseekV3TopkRouter, not an nn.Parameter, so it is not counted. */
+static HrStatus
+read_deepseek (Reader  *r,
+               bool     v3,
+               HrModel *m)
+{
+  int64_t kv, q_lora, routed, shared;
+
+  TRY (read_int (r, "hidden_size", v3 ? 7168 : 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", v3 ? 61 : 32, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", v3 ? 128 : 32, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", v3 ? 128 : NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "intermediate_size", v3 ? 18432 : 11008, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", v3 ? 129280 : 32000, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", v3 ? 4096 : 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
+  m->out_bias = m->qkv_bias;
+
+  TRY (read_int (r, "q_lora_rank", 1536, NULLABLE | POSITIVE, &q_lora));
+  TRY (read_int (r, "kv_lora_rank", 512, POSITIVE, &m->kv_lora_rank));
+  TRY (read_int (r, "qk_rope_head_dim", 64, POSITIVE, &m->qk_rope_head_dim));
+  TRY (read_int (r, "qk_nope_head_dim", 128, NON_NEG, &m->qk_nope_head_dim));
+  TRY (read_int (r, "v_head_dim", 128, POSITIVE, &m->v_head_dim));
+  m->q_lora_rank = q_lora == NONE ? 0 : q_lora;
+  m->n_kv_heads = m->n_heads;  /* MLA: every head has its own k and v */
+  m->head_dim = m->qk_nope_head_dim + m->qk_rope_head_dim;
+
+  TRY (read_int (r, "n_routed_experts", v3 ? 256 : 64, NULLABLE | POSITIVE, &routed));
+  TRY (read_int (r, "n_shared_experts", v3 ? 1 : 2, NULLABLE | NON_NEG, &shared));
+  TRY (read_int (r, "moe_intermediate_size", v3 ? 2048 : 1407, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "first_k_dense_replace", v3 ? 3 : 0, NON_NEG, &m->first_dense_layers));
+  TRY (read_int (r, "moe_layer_freq", 1, POSITIVE, &m->moe_layer_freq));
+  if (routed != NONE)
+    {
+      m->n_experts = routed;
+      /* DeepseekV2Config's default is None, which no MoE layer can route with. */
+      TRY (read_int (r, "num_experts_per_tok", v3 ? 8 : NONE, POSITIVE | NULLABLE,
+                     &m->experts_per_token));
+      if (m->experts_per_token == NONE)
+        return hr_error_set (r->err, HR_ERROR_MISSING, "num_experts_per_tok", 0, 0, NULL);
+      if (m->experts_per_token > m->n_experts)
+        return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                             m->experts_per_token, m->n_experts, "more than n_routed_experts");
+      m->n_shared_experts = shared == NONE ? 0 : shared;
+      m->shared_expert_ffn_size = m->expert_ffn_size;
+    }
+
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->mlp_bias = false;
+  return HR_OK;
+}
+
+typedef enum
+{
+  TYPE_GPT2,
+  TYPE_GPT_NEOX,
+  TYPE_OPT,
+  TYPE_PHI,
+  TYPE_FALCON,
+  TYPE_DEEPSEEK_V2,
+  TYPE_DEEPSEEK_V3,
+  TYPE_LLAMA_STYLE,
+} ModelType;
+
+static const struct
+{
+  const char *name;
+  ModelType   type;
+  Family      family;
+} model_types[] = {
+  { "gpt2",        TYPE_GPT2,        FAMILY_UNKNOWN },
+  { "gpt_neox",    TYPE_GPT_NEOX,    FAMILY_UNKNOWN },
+  { "opt",         TYPE_OPT,         FAMILY_UNKNOWN },
+  { "phi",         TYPE_PHI,         FAMILY_UNKNOWN },
+  { "falcon",      TYPE_FALCON,      FAMILY_UNKNOWN },
+  { "deepseek_v2", TYPE_DEEPSEEK_V2, FAMILY_UNKNOWN },
+  { "deepseek_v3", TYPE_DEEPSEEK_V3, FAMILY_UNKNOWN },
+  { "llama",       TYPE_LLAMA_STYLE, FAMILY_LLAMA },
+  { "mistral",     TYPE_LLAMA_STYLE, FAMILY_MISTRAL },
+  { "mixtral",     TYPE_LLAMA_STYLE, FAMILY_MIXTRAL },
+  { "qwen2",       TYPE_LLAMA_STYLE, FAMILY_QWEN2 },
+  { "gemma",       TYPE_LLAMA_STYLE, FAMILY_GEMMA },
+  { "gemma2",      TYPE_LLAMA_STYLE, FAMILY_GEMMA2 },
+  { "phi3",        TYPE_LLAMA_STYLE, FAMILY_PHI3 },
+};
+
+HrStatus
+hr_model_from_config (const HrConfigSource *source,
+                      HrModel              *model,
+                      unsigned             *warnings,
+                      HrError              *err)
+{
+  Reader r = { source, err };
+  HrModel m;
+  HrValue v;
+  ModelType type = TYPE_LLAMA_STYLE;
+  Family family = FAMILY_UNKNOWN;
+  unsigned warn = HR_CONFIG_WARN_NONE;
+  HrStatus status;
+
+  hr_error_set (err, HR_OK, NULL, 0, 0, NULL);
+  if (warnings != NULL)
+    *warnings = HR_CONFIG_WARN_NONE;
+  hr_model_init (&m);
+
+  lookup (&r, "model_type", &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    warn |= HR_CONFIG_WARN_NO_MODEL_TYPE;
+  else if (v.type != HR_VALUE_STRING || v.s == NULL)
+    return hr_error_set (err, HR_ERROR_WRONG_TYPE, "model_type", 0, 0, "a string");
+  else
+    {
+      size_t i;
+
+      for (i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
+        if (strcmp (v.s, model_types[i].name) == 0)
+          break;
+      if (i < sizeof model_types / sizeof model_types[0])
+        {
+          type = model_types[i].type;
+          family = model_types[i].family;
+        }
+      else
+        warn |= HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE;
+    }
+
+  switch (type)
+    {
+    case TYPE_GPT2:
+      status = read_gpt2 (&r, &m);
+      break;
+    case TYPE_GPT_NEOX:
+      status = read_gpt_neox (&r, &m);
+      break;
+    case TYPE_OPT:
+      status = read_opt (&r, &m);
+      break;
+    case TYPE_PHI:
+      status = read_phi (&r, &m);
+      break;
+    case TYPE_FALCON:
+      status = read_falcon (&r, &m);
+      break;
+    case TYPE_DEEPSEEK_V2:
+    case TYPE_DEEPSEEK_V3:
+      status = read_deepseek (&r, type == TYPE_DEEPSEEK_V3, &m);
+      break;
+    case TYPE_LLAMA_STYLE:
+    default:
+      status = read_llama_style (&r, family, &m);
+      break;
+    }
+  if (status != HR_OK)
+    return status;
+
+  TRY (hr_model_validate (&m, err));
+  *model = m;
+  if (warnings != NULL)
+    *warnings = warn;
+  return HR_OK;
+}

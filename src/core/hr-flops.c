@@ -1,5 +1,289 @@
 /* hr-flops.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Matrix-product FLOPs, 2·m·n·k per product (docs/flops.md). Attention
+ * counts the s×s product that eager attention computes, halved under
+ * `causal`; sliding-window layers attend over at most their window.
  */
-#include "hr-model.h"
+#include "hr-flops.h"
+
+/* FLOPs of one forward pass, per component, for `tokens` tokens of which
+ * each attends over `span_global` keys in global layers and `span_sliding`
+ * keys in windowed ones (both are key counts summed over the queries,
+ * divided by the number of queries). */
+typedef struct
+{
+  double tokens;         /* query tokens */
+  double span_global;    /* mean keys per query, global layers */
+  double span_sliding;   /* mean keys per query, sliding-window layers */
+  double lm_tokens;      /* tokens whose logits are computed */
+} Pass;
+
+static int64_t
+sliding_layers (const HrModel *model)
+{
+  int64_t p = model->sliding_window_period;
+
+  if (model->sliding_window <= 0)
+    return 0;
+  if (p <= 1)
+    return model->n_layers;
+  /* layer i is global when i % p == p − 1: floor(L / p) of them */
+  return model->n_layers - model->n_layers / p;
+}
+
+/* Mean keys per query over a sequence of s queries: s for the full s×s
+ * product, s/2 when causal (Megatron's halving); a window w caps it at w
+ * (full) or at the band s·w − w²/2 over s queries (causal). */
+static double
+mean_span (double s,
+           bool   causal,
+           double window)
+{
+  bool capped = window > 0 && window < s;
+
+  if (!causal)
+    return capped ? window : s;
+  if (!capped)
+    return s / 2;
+  return (s * window - window * window / 2) / s;
+}
+
+static void
+forward_pass (const HrModel  *m,
+              const HrParams *params,
+              const Pass     *pass,
+              double          out[HR_FLOPS_N_COMPONENTS])
+{
+  double h = (double) m->hidden_size;
+  double heads = (double) m->n_heads;
+  double layers = (double) m->n_layers;
+  double n_moe = (double) params->n_moe_layers;
+  double n_dense = layers - n_moe;
+  double n_sliding = (double) sliding_layers (m);
+  double t = pass->tokens;
+  double qk_dim, v_dim, proj, mats, span_sum, embed_dim;
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    out[c] = 0;
+
+  if (hr_model_uses_mla (m))
+    {
+      /* DeepseekV2/V3Attention as written in transformers: q_proj or
+       * q_a_proj + q_b_proj, kv_a_proj_with_mqa, kv_b_proj (no absorption). */
+      double q_head = (double) (m->qk_nope_head_dim + m->qk_rope_head_dim);
+      double ql = (double) m->q_lora_rank;
+      double kl = (double) m->kv_lora_rank;
+
+      proj = m->q_lora_rank > 0 ? h * ql + ql * heads * q_head : h * heads * q_head;
+      proj += h * (kl + (double) m->qk_rope_head_dim);
+      proj += kl * heads * (double) (m->qk_nope_head_dim + m->v_head_dim);
+      qk_dim = q_head;
+      v_dim = (double) m->v_head_dim;
+    }
+  else
+    {
+      double hd = (double) hr_model_head_dim (m);
+
+      proj = h * heads * hd + 2 * h * (double) m->n_kv_heads * hd;
+      qk_dim = v_dim = hd;
+    }
+
+  out[HR_FLOPS_ATTN_PROJ] = 2 * t * proj * layers;
+  out[HR_FLOPS_ATTN_OUT] = 2 * t * heads * v_dim * h * layers;
+  /* QKᵀ: per head, queries × keys × qk_dim; attention over V likewise with v_dim. */
+  span_sum = pass->span_global * (layers - n_sliding) + pass->span_sliding * n_sliding;
+  out[HR_FLOPS_ATTN_SCORES] = 2 * t * heads * qk_dim * span_sum;
+  out[HR_FLOPS_ATTN_OVER_V] = 2 * t * heads * v_dim * span_sum;
+
+  mats = m->ffn_kind == HR_FFN_GATED ? 3 : 2;
+  out[HR_FLOPS_MLP] = 2 * t * mats * h * (double) m->ffn_size * n_dense;
+  if (n_moe > 0)
+    {
+      /* a token runs experts_per_token routed experts and every shared one */
+      double width = (double) m->experts_per_token * (double) m->expert_ffn_size
+                     + (double) m->n_shared_experts * (double) m->shared_expert_ffn_size;
+
+      out[HR_FLOPS_MLP] += 2 * t * mats * h * width * n_moe;
+      out[HR_FLOPS_ROUTER] = 2 * t * h * (double) m->n_experts * n_moe;
+    }
+
+  /* The output layer, and OPT's project_in and project_out when present. */
+  embed_dim = m->embed_proj_dim > 0 ? (double) m->embed_proj_dim : h;
+  out[HR_FLOPS_LM_HEAD] = 2 * pass->lm_tokens * embed_dim * (double) m->vocab_size;
+  if (m->embed_proj_dim > 0 && m->embed_proj_dim != m->hidden_size)
+    out[HR_FLOPS_LM_HEAD] += 2 * (t + pass->lm_tokens) * embed_dim * h;
+}
+
+HrStatus
+hr_flops_training (const HrModel        *model,
+                   const HrFlopsOptions *options,
+                   HrFlops              *flops,
+                   HrError              *err)
+{
+  HrParams params;
+  HrFlops f = { 0 };
+  Pass pass;
+  double fwd[HR_FLOPS_N_COMPONENTS];
+  double s, window, n, l, q;
+  int64_t tokens;
+  HrStatus status;
+
+  status = hr_model_params (model, &params, err);
+  if (status != HR_OK)
+    return status;
+  if (options->seq_len <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "seq_len", options->seq_len, 0, NULL);
+  if (options->micro_batch <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "micro_batch", options->micro_batch, 0, NULL);
+  if (options->attention != HR_ATTENTION_EAGER && options->attention != HR_ATTENTION_FLASH)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention", options->attention, 0,
+                         "eager or flash");
+  if (options->recompute != HR_RECOMPUTE_NONE && options->recompute != HR_RECOMPUTE_SELECTIVE
+      && options->recompute != HR_RECOMPUTE_FULL)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", options->recompute, 0,
+                         "none, selective or full");
+  if (__builtin_mul_overflow (options->seq_len, options->micro_batch, &tokens))
+    return hr_error_set (err, HR_ERROR_OVERFLOW, "micro_batch", options->micro_batch, 0, NULL);
+
+  s = (double) options->seq_len;
+  window = (double) model->sliding_window;
+  pass.tokens = (double) tokens;
+  pass.span_global = mean_span (s, options->causal, 0);
+  pass.span_sliding = mean_span (s, options->causal, window);
+  pass.lm_tokens = (double) tokens;
+  forward_pass (model, &params, &pass, fwd);
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    {
+      HrFlopsPart *part = &f.component[c];
+      bool attention_core = c == HR_FLOPS_ATTN_SCORES || c == HR_FLOPS_ATTN_OVER_V;
+
+      part->forward = fwd[c];
+      /* Each product's backward computes the gradient of both operands:
+       * twice its forward (Kaplan et al. 2020, §2.1; Narayanan et al. 2021, §5.1). */
+      part->backward = 2 * fwd[c];
+      /* Full recomputation runs each layer's forward again (not the head);
+       * selective reruns QKᵀ and attention over V (Korthikanti et al. 2022,
+       * §5); flash attention recomputes QKᵀ in its backward (Dao et al.
+       * 2022, Alg. 4), also after a full recomputation. */
+      if (options->recompute == HR_RECOMPUTE_FULL && c != HR_FLOPS_LM_HEAD)
+        part->recompute += fwd[c];
+      if (options->recompute == HR_RECOMPUTE_SELECTIVE && attention_core)
+        part->recompute += fwd[c];
+      else if (options->attention == HR_ATTENTION_FLASH && c == HR_FLOPS_ATTN_SCORES)
+        part->recompute += fwd[c];
+
+      f.forward += part->forward;
+      f.backward += part->backward;
+      f.recompute += part->recompute;
+    }
+
+  f.tokens = tokens;
+  f.total = f.forward + f.backward + f.recompute;
+  f.per_token = f.total / (double) tokens;
+  f.model_flops = f.forward + f.backward;
+  /* 6N per token (Kaplan et al. 2020, §2.1), N the active non-embedding
+   * parameters; PaLM's model FLOPs add 12·L·H·Q·T for attention
+   * (Chowdhery et al. 2022, App. B). */
+  n = (double) params.active_non_embedding;
+  l = (double) model->n_layers;
+  q = hr_model_uses_mla (model) ? (double) (model->qk_nope_head_dim + model->qk_rope_head_dim)
+                                : (double) hr_model_head_dim (model);
+  f.six_n_per_token = 6 * n;
+  f.palm_per_token = 6 * n + 12 * l * (double) model->n_heads * q * s;
+
+  *flops = f;
+  return HR_OK;
+}
+
+static double
+sum (const double parts[HR_FLOPS_N_COMPONENTS])
+{
+  double total = 0;
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    total += parts[c];
+  return total;
+}
+
+double
+hr_flops_prefill (const HrModel *model,
+                  int64_t        batch,
+                  int64_t        prompt,
+                  bool           causal)
+{
+  double fwd[HR_FLOPS_N_COMPONENTS];
+  HrParams params;
+  Pass pass;
+
+  if (hr_model_params (model, &params, NULL) != HR_OK || batch <= 0 || prompt <= 0)
+    return 0;
+  pass.tokens = (double) batch * (double) prompt;
+  pass.span_global = mean_span ((double) prompt, causal, 0);
+  pass.span_sliding = mean_span ((double) prompt, causal, (double) model->sliding_window);
+  /* generation needs the logits of the last position only */
+  pass.lm_tokens = (double) batch;
+  forward_pass (model, &params, &pass, fwd);
+  return sum (fwd);
+}
+
+double
+hr_flops_decode_token (const HrModel *model,
+                       int64_t        batch,
+                       int64_t        context)
+{
+  double fwd[HR_FLOPS_N_COMPONENTS];
+  double window = (double) model->sliding_window;
+  HrParams params;
+  Pass pass;
+
+  if (hr_model_params (model, &params, NULL) != HR_OK || batch <= 0 || context <= 0)
+    return 0;
+  pass.tokens = (double) batch;
+  pass.span_global = (double) context;
+  pass.span_sliding = window > 0 && window < (double) context ? window : (double) context;
+  pass.lm_tokens = (double) batch;
+  forward_pass (model, &params, &pass, fwd);
+  return sum (fwd);
+}
+
+const char *
+hr_flops_component_name (HrFlopsComponent component)
+{
+  switch (component)
+    {
+    case HR_FLOPS_ATTN_PROJ:
+      return "attention_projections";
+    case HR_FLOPS_ATTN_SCORES:
+      return "attention_scores";
+    case HR_FLOPS_ATTN_OVER_V:
+      return "attention_over_v";
+    case HR_FLOPS_ATTN_OUT:
+      return "attention_output";
+    case HR_FLOPS_MLP:
+      return "mlp";
+    case HR_FLOPS_ROUTER:
+      return "router";
+    case HR_FLOPS_LM_HEAD:
+      return "lm_head";
+    case HR_FLOPS_N_COMPONENTS:
+    default:
+      return NULL;
+    }
+}
+
+double
+hr_flops_for_tokens (const HrFlops *step,
+                     double         tokens)
+{
+  return tokens > 0 ? step->per_token * tokens : 0;
+}
+
+double
+hr_flops_chinchilla_tokens (const HrParams *params)
+{
+  /* Hoffmann et al. 2022 (Chinchilla), Table 3: about 20 tokens per parameter. */
+  return 20.0 * (double) params->total;
+}

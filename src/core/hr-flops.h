@@ -87,3 +87,12 @@ double hr_flops_decode_token (const HrModel *model,
                               int64_t        context);
 
 const char *hr_flops_component_name (HrFlopsComponent component); /* "attention_projections", … */
+
+/* Added by core-model */
+
+/* Training FLOPs for a budget of `tokens` tokens at the step's per-token cost. */
+double hr_flops_for_tokens (const HrFlops *step,
+                            double         tokens);
+
+/* Compute-optimal training tokens, 20 per parameter (Hoffmann et al. 2022). */
+double hr_flops_chinchilla_tokens (const HrParams *params);

@@ -1,5 +1,483 @@
 /* hr-model.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Exact parameter counts. Each term below names the Hugging Face module
+ * (transformers, models/<family>/modeling_<family>.py) whose tensors it
+ * counts; every product and sum is checked against 64-bit overflow.
  */
+#include <math.h>
+
 #include "hr-model.h"
+
+void
+hr_model_init (HrModel *model)
+{
+  /* GPT-2 small (Radford et al. 2019; HF openai-community/gpt2). */
+  *model = (HrModel) {
+    .n_layers = 12,
+    .hidden_size = 768,
+    .n_heads = 12,
+    .n_kv_heads = 12,
+    .head_dim = 64,
+    .ffn_size = 3072,
+    .ffn_kind = HR_FFN_MLP,
+    .vocab_size = 50257,
+    .positions = HR_POSITIONS_LEARNED,
+    .max_positions = 1024,
+    .position_offset = 0,
+    .rotary_fraction = 1.0,
+    .norm_kind = HR_NORM_LAYERNORM,
+    .norm_bias = true,
+    .norm_placement = HR_NORM_PRE,
+    .norms_per_layer = 2,
+    .final_norm = true,
+    .qkv_bias = true,
+    .out_bias = true,
+    .mlp_bias = true,
+    .lm_head_bias = false,
+    .tied_embeddings = true,
+    .embed_proj_dim = 0,
+    .parallel_block = false,
+    .n_experts = 0,
+    .experts_per_token = 0,
+    .n_shared_experts = 0,
+    .expert_ffn_size = 0,
+    .shared_expert_ffn_size = 0,
+    .first_dense_layers = 0,
+    .moe_layer_freq = 1,
+    .router_bias = false,
+    .q_lora_rank = 0,
+    .kv_lora_rank = 0,
+    .qk_rope_head_dim = 0,
+    .qk_nope_head_dim = 0,
+    .v_head_dim = 0,
+    .sliding_window = 0,
+    .sliding_window_period = 0,
+    .qk_norm = false,
+  };
+}
+
+int64_t
+hr_model_head_dim (const HrModel *model)
+{
+  if (model->head_dim > 0)
+    return model->head_dim;
+  if (model->n_heads <= 0)
+    return 0;
+  return model->hidden_size / model->n_heads;
+}
+
+bool
+hr_model_uses_mla (const HrModel *model)
+{
+  return model->kv_lora_rank > 0;
+}
+
+bool
+hr_model_layer_is_moe (const HrModel *model,
+                       int64_t        layer)
+{
+  /* DeepSeek-V2/V3 DecoderLayer: MoE when layer_idx >= first_k_dense_replace
+   * and layer_idx % moe_layer_freq == 0 (the absolute index, not the offset). */
+  if (model->n_experts <= 0 || layer < 0 || layer >= model->n_layers)
+    return false;
+  if (layer < model->first_dense_layers)
+    return false;
+  if (model->moe_layer_freq <= 1)
+    return true;
+  return layer % model->moe_layer_freq == 0;
+}
+
+bool
+hr_model_layer_is_sliding (const HrModel *model,
+                           int64_t        layer)
+{
+  /* Gemma2Attention: sliding_window only when layer_idx is even (period 2). */
+  if (model->sliding_window <= 0 || layer < 0 || layer >= model->n_layers)
+    return false;
+  if (model->sliding_window_period <= 1)
+    return true;
+  return layer % model->sliding_window_period != model->sliding_window_period - 1;
+}
+
+/* Multiples of `freq` in [0, n). */
+static int64_t
+multiples_below (int64_t n,
+                 int64_t freq)
+{
+  return n <= 0 ? 0 : (n - 1) / freq + 1;
+}
+
+/* Layers for which hr_model_layer_is_moe() holds, without visiting each. */
+static int64_t
+count_moe_layers (const HrModel *model)
+{
+  int64_t start = model->first_dense_layers > 0 ? model->first_dense_layers : 0;
+  int64_t freq = model->moe_layer_freq > 1 ? model->moe_layer_freq : 1;
+
+  if (model->n_experts <= 0 || start >= model->n_layers)
+    return 0;
+  return multiples_below (model->n_layers, freq) - multiples_below (start, freq);
+}
+
+static HrStatus
+require_positive (int64_t     value,
+                  const char *field,
+                  HrError    *err)
+{
+  if (value <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, field, value, 0, NULL);
+  return HR_OK;
+}
+
+static HrStatus
+require_non_negative (int64_t     value,
+                      const char *field,
+                      HrError    *err)
+{
+  if (value < 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, field, value, 0, "may be 0");
+  return HR_OK;
+}
+
+#define CHECK(expr) do { HrStatus check_status_ = (expr); if (check_status_ != HR_OK) return check_status_; } while (0)
+
+HrStatus
+hr_model_validate (const HrModel *model,
+                   HrError       *err)
+{
+  hr_error_set (err, HR_OK, NULL, 0, 0, NULL);
+
+  CHECK (require_positive (model->n_layers, "num_hidden_layers", err));
+  CHECK (require_positive (model->hidden_size, "hidden_size", err));
+  CHECK (require_positive (model->n_heads, "num_attention_heads", err));
+  CHECK (require_positive (model->n_kv_heads, "num_key_value_heads", err));
+  CHECK (require_positive (model->vocab_size, "vocab_size", err));
+  CHECK (require_non_negative (model->head_dim, "head_dim", err));
+  if (model->head_dim == 0 && !hr_model_uses_mla (model)
+      && model->hidden_size % model->n_heads != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "num_attention_heads",
+                         model->n_heads, model->hidden_size,
+                         "hidden_size (head_dim is derived from them)");
+  if (model->n_heads % model->n_kv_heads != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "num_key_value_heads",
+                         model->n_kv_heads, model->n_heads, "num_attention_heads");
+  if (model->ffn_kind != HR_FFN_MLP && model->ffn_kind != HR_FFN_GATED)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "hidden_act", model->ffn_kind, 0,
+                         "unknown feed-forward kind");
+
+  switch (model->positions)
+    {
+    case HR_POSITIONS_LEARNED:
+      CHECK (require_positive (model->max_positions, "max_position_embeddings", err));
+      CHECK (require_non_negative (model->position_offset, "position_offset", err));
+      break;
+    case HR_POSITIONS_ROTARY:
+      if (!(model->rotary_fraction > 0.0 && model->rotary_fraction <= 1.0))
+        return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "partial_rotary_factor",
+                             (int64_t) (isfinite (model->rotary_fraction)
+                                        ? model->rotary_fraction : -1), 1,
+                             "must lie in (0, 1]");
+      break;
+    case HR_POSITIONS_NONE:
+    case HR_POSITIONS_ALIBI:
+      break;
+    default:
+      return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "position_embedding_type",
+                           model->positions, 0, "unknown position kind");
+    }
+
+  if (model->norm_kind != HR_NORM_LAYERNORM && model->norm_kind != HR_NORM_RMSNORM)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kind", model->norm_kind, 0,
+                         "unknown norm kind");
+  if (model->norm_placement != HR_NORM_PRE && model->norm_placement != HR_NORM_POST
+      && model->norm_placement != HR_NORM_SANDWICH)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_placement",
+                         model->norm_placement, 0, "unknown norm placement");
+  CHECK (require_non_negative (model->norms_per_layer, "norms_per_layer", err));
+  CHECK (require_non_negative (model->embed_proj_dim, "word_embed_proj_dim", err));
+
+  if (model->n_experts < 0)
+    return require_non_negative (model->n_experts, "num_local_experts", err);
+  if (model->n_experts > 0)
+    {
+      CHECK (require_positive (model->experts_per_token, "num_experts_per_tok", err));
+      if (model->experts_per_token > model->n_experts)
+        return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                             model->experts_per_token, model->n_experts,
+                             "more than the routed experts");
+      CHECK (require_positive (model->expert_ffn_size, "moe_intermediate_size", err));
+      CHECK (require_non_negative (model->n_shared_experts, "n_shared_experts", err));
+      if (model->n_shared_experts > 0)
+        CHECK (require_positive (model->shared_expert_ffn_size,
+                                 "shared_expert_intermediate_size", err));
+      CHECK (require_non_negative (model->first_dense_layers, "first_k_dense_replace", err));
+      CHECK (require_positive (model->moe_layer_freq, "moe_layer_freq", err));
+    }
+  /* A dense MLP is needed by every layer that is not MoE. */
+  if (count_moe_layers (model) < model->n_layers)
+    CHECK (require_positive (model->ffn_size, "intermediate_size", err));
+
+  if (hr_model_uses_mla (model))
+    {
+      CHECK (require_non_negative (model->q_lora_rank, "q_lora_rank", err));
+      CHECK (require_positive (model->qk_rope_head_dim, "qk_rope_head_dim", err));
+      CHECK (require_non_negative (model->qk_nope_head_dim, "qk_nope_head_dim", err));
+      CHECK (require_positive (model->v_head_dim, "v_head_dim", err));
+    }
+  else if (model->kv_lora_rank < 0)
+    return require_non_negative (model->kv_lora_rank, "kv_lora_rank", err);
+
+  CHECK (require_non_negative (model->sliding_window, "sliding_window", err));
+  CHECK (require_non_negative (model->sliding_window_period, "sliding_window_pattern", err));
+  return HR_OK;
+}
+
+/* Checked arithmetic: the first overflow is kept with the field it concerns,
+ * and later results are meaningless until the caller looks at `field`. */
+typedef struct
+{
+  const char *field;
+} Checked;
+
+static int64_t
+mul (Checked    *c,
+     int64_t     a,
+     int64_t     b,
+     const char *field)
+{
+  int64_t r;
+
+  if (__builtin_mul_overflow (a, b, &r))
+    {
+      if (c->field == NULL)
+        c->field = field;
+      return 0;
+    }
+  return r;
+}
+
+static int64_t
+add (Checked    *c,
+     int64_t     a,
+     int64_t     b,
+     const char *field)
+{
+  int64_t r;
+
+  if (__builtin_add_overflow (a, b, &r))
+    {
+      if (c->field == NULL)
+        c->field = field;
+      return 0;
+    }
+  return r;
+}
+
+/* A Linear(in, out) with an optional bias: in·out (+ out). */
+static int64_t
+linear (Checked    *c,
+        int64_t     in,
+        int64_t     out,
+        bool        bias,
+        const char *field)
+{
+  return add (c, mul (c, in, out, field), bias ? out : 0, field);
+}
+
+/* One LayerNorm (weight and optional bias) or RMSNorm (weight) over `size`. */
+static int64_t
+norm (const HrModel *model,
+      Checked       *c,
+      int64_t        size,
+      const char    *field)
+{
+  bool bias = model->norm_kind == HR_NORM_LAYERNORM && model->norm_bias;
+
+  return mul (c, size, bias ? 2 : 1, field);
+}
+
+/* One feed-forward block of width `width`. HR_FFN_MLP: c_fc/c_proj (GPT-2),
+ * dense_h_to_4h/dense_4h_to_h (NeoX, Falcon), fc1/fc2 (OPT, Phi).
+ * HR_FFN_GATED: gate_proj, up_proj, down_proj (LlamaMLP and its kin;
+ * Phi-3's fused gate_up_proj holds the same 2·hidden·width weights;
+ * MixtralBlockSparseTop2MLP's w1, w3, w2). */
+static int64_t
+ffn (const HrModel *model,
+     Checked       *c,
+     int64_t        width,
+     const char    *field)
+{
+  int64_t h = model->hidden_size;
+  int64_t in_mats = model->ffn_kind == HR_FFN_GATED ? 2 : 1;
+  int64_t n;
+
+  n = mul (c, in_mats, linear (c, h, width, model->mlp_bias, field), field);
+  return add (c, n, linear (c, width, h, model->mlp_bias, field), field);
+}
+
+/* Attention of one layer, its norms included for MLA and qk_norm. */
+static int64_t
+attention_layer (const HrModel *model,
+                 Checked       *c)
+{
+  int64_t h = model->hidden_size;
+  int64_t hd = hr_model_head_dim (model);
+  int64_t n = 0;
+  int64_t q_out, kv_out;
+
+  if (hr_model_uses_mla (model))
+    {
+      /* DeepseekV2Attention / DeepseekV3Attention (multi-head latent attention). */
+      int64_t q_head = add (c, model->qk_nope_head_dim, model->qk_rope_head_dim, "qk_rope_head_dim");
+
+      q_out = mul (c, model->n_heads, q_head, "num_attention_heads");
+      kv_out = mul (c, model->n_heads,
+                    add (c, model->qk_nope_head_dim, model->v_head_dim, "v_head_dim"),
+                    "num_attention_heads");
+
+      if (model->q_lora_rank > 0)
+        {
+          /* q_a_proj (bias = attention_bias), q_a_layernorm (RMSNorm), q_b_proj. */
+          n = add (c, n, linear (c, h, model->q_lora_rank, model->qkv_bias, "q_lora_rank"), "q_lora_rank");
+          n = add (c, n, model->q_lora_rank, "q_lora_rank");
+          n = add (c, n, linear (c, model->q_lora_rank, q_out, false, "q_lora_rank"), "q_lora_rank");
+        }
+      else
+        {
+          /* q_proj (no bias) when q_lora_rank is null (DeepSeek-V2-Lite). */
+          n = add (c, n, linear (c, h, q_out, false, "num_attention_heads"), "num_attention_heads");
+        }
+      /* kv_a_proj_with_mqa (bias = attention_bias), kv_a_layernorm (RMSNorm), kv_b_proj. */
+      n = add (c, n, linear (c, h, add (c, model->kv_lora_rank, model->qk_rope_head_dim, "kv_lora_rank"),
+                             model->qkv_bias, "kv_lora_rank"), "kv_lora_rank");
+      n = add (c, n, model->kv_lora_rank, "kv_lora_rank");
+      n = add (c, n, linear (c, model->kv_lora_rank, kv_out, false, "kv_lora_rank"), "kv_lora_rank");
+      /* o_proj (bias = attention_bias). */
+      n = add (c, n, linear (c, mul (c, model->n_heads, model->v_head_dim, "v_head_dim"), h,
+                             model->out_bias, "v_head_dim"), "v_head_dim");
+      return n;
+    }
+
+  /* q_proj, k_proj, v_proj, o_proj (Llama and kin); the fused c_attn (GPT-2),
+   * query_key_value (NeoX, Falcon) and qkv_proj (Phi-3) hold the same rows. */
+  q_out = mul (c, model->n_heads, hd, "head_dim");
+  kv_out = mul (c, model->n_kv_heads, hd, "head_dim");
+  n = linear (c, h, q_out, model->qkv_bias, "hidden_size");
+  n = add (c, n, mul (c, 2, linear (c, h, kv_out, model->qkv_bias, "hidden_size"), "hidden_size"),
+           "hidden_size");
+  n = add (c, n, linear (c, q_out, h, model->out_bias, "hidden_size"), "hidden_size");
+  if (model->qk_norm)
+    {
+      /* PhiAttention q_layernorm and k_layernorm: one norm of head_dim each. */
+      n = add (c, n, mul (c, 2, norm (model, c, hd, "head_dim"), "head_dim"), "head_dim");
+    }
+  return n;
+}
+
+HrStatus
+hr_model_params (const HrModel *model,
+                 HrParams      *params,
+                 HrError       *err)
+{
+  Checked c = { NULL };
+  HrParams p = { 0 };
+  int64_t h = model->hidden_size;
+  int64_t embed_dim;
+  int64_t attn, layer_norms, dense_mlp, expert, experts, shared, router;
+
+  CHECK (hr_model_validate (model, err));
+
+  p.n_moe_layers = count_moe_layers (model);
+  p.n_dense_layers = model->n_layers - p.n_moe_layers;
+
+  /* Token embedding: wte (GPT-2), embed_in (NeoX), embed_tokens (Llama, OPT),
+   * word_embeddings (Falcon). OPT with word_embed_proj_dim != hidden_size
+   * (opt-350m) embeds in that width and adds project_in and project_out,
+   * both Linear without bias (OPTDecoder). */
+  embed_dim = model->embed_proj_dim > 0 ? model->embed_proj_dim : h;
+  p.embedding = mul (&c, model->vocab_size, embed_dim, "vocab_size");
+  if (embed_dim != h)
+    p.embedding = add (&c, p.embedding, mul (&c, 2, mul (&c, embed_dim, h, "word_embed_proj_dim"),
+                                             "word_embed_proj_dim"),
+                       "word_embed_proj_dim");
+
+  /* Learned positions: wpe (GPT-2); OPTLearnedPositionalEmbedding holds
+   * max_position_embeddings + 2 rows of hidden_size. */
+  if (model->positions == HR_POSITIONS_LEARNED)
+    p.position_embedding = mul (&c, add (&c, model->max_positions, model->position_offset,
+                                         "max_position_embeddings"),
+                                h, "max_position_embeddings");
+
+  attn = attention_layer (model, &c);
+  /* Per-layer norms: ln_1/ln_2 (GPT-2), input_layernorm/post_attention_layernorm
+   * (Llama, NeoX), one shared input_layernorm (Phi, Falcon-7B parallel_attn),
+   * four in Gemma2DecoderLayer (pre/post attention and feed-forward). */
+  layer_norms = mul (&c, model->norms_per_layer, norm (model, &c, h, "hidden_size"), "norms_per_layer");
+  dense_mlp = p.n_dense_layers > 0 ? ffn (model, &c, model->ffn_size, "intermediate_size") : 0;
+
+  expert = experts = shared = router = 0;
+  if (p.n_moe_layers > 0)
+    {
+      /* Routed experts (MixtralBlockSparseTop2MLP, DeepseekV2MLP), all alike. */
+      expert = ffn (model, &c, model->expert_ffn_size, "moe_intermediate_size");
+      experts = mul (&c, model->n_experts, expert, "num_local_experts");
+      /* Shared experts: one MLP of n_shared_experts × their width (DeepseekV2MoE
+       * builds shared_experts that way), so its biases, if any, are counted once. */
+      if (model->n_shared_experts > 0)
+        shared = ffn (model, &c, mul (&c, model->n_shared_experts, model->shared_expert_ffn_size,
+                                      "n_shared_experts"),
+                      "shared_expert_intermediate_size");
+      /* Router: Mixtral's gate is Linear(hidden, experts, bias=False); DeepSeek's
+       * MoEGate weight is experts × hidden, plus e_score_correction_bias when
+       * router_bias is set. */
+      router = linear (&c, h, model->n_experts, model->router_bias, "num_local_experts");
+    }
+
+  p.attention = mul (&c, model->n_layers, attn, "num_hidden_layers");
+  p.norm = mul (&c, model->n_layers, layer_norms, "num_hidden_layers");
+  /* Final norm: ln_f (GPT-2, Falcon), final_layer_norm (NeoX, OPT, Phi), norm (Llama). */
+  if (model->final_norm)
+    p.norm = add (&c, p.norm, norm (model, &c, h, "hidden_size"), "hidden_size");
+  p.routed_experts = mul (&c, p.n_moe_layers, experts, "num_hidden_layers");
+  p.mlp = add (&c, mul (&c, p.n_dense_layers, dense_mlp, "num_hidden_layers"),
+               add (&c, p.routed_experts, mul (&c, p.n_moe_layers, shared, "num_hidden_layers"),
+                    "num_hidden_layers"),
+               "num_hidden_layers");
+  p.router = mul (&c, p.n_moe_layers, router, "num_hidden_layers");
+
+  /* Output layer: lm_head (embed_out in NeoX), vocab × embedding width, with a
+   * bias in Phi-2; the weight is absent when tied to the token embedding. */
+  p.lm_head = model->tied_embeddings ? 0 : mul (&c, model->vocab_size, embed_dim, "vocab_size");
+  if (model->lm_head_bias)
+    p.lm_head = add (&c, p.lm_head, model->vocab_size, "vocab_size");
+
+  p.dense_layer = add (&c, add (&c, attn, layer_norms, "hidden_size"), dense_mlp, "intermediate_size");
+  if (p.n_moe_layers > 0)
+    p.moe_layer = add (&c, add (&c, attn, layer_norms, "hidden_size"),
+                       add (&c, add (&c, experts, shared, "num_local_experts"), router,
+                            "num_local_experts"),
+                       "num_local_experts");
+
+  p.total = p.embedding;
+  p.total = add (&c, p.total, p.position_embedding, "max_position_embeddings");
+  p.total = add (&c, p.total, p.attention, "num_hidden_layers");
+  p.total = add (&c, p.total, p.mlp, "num_hidden_layers");
+  p.total = add (&c, p.total, p.router, "num_hidden_layers");
+  p.total = add (&c, p.total, p.norm, "num_hidden_layers");
+  p.total = add (&c, p.total, p.lm_head, "vocab_size");
+
+  /* A token uses experts_per_token of the n_experts routed experts of each MoE layer. */
+  p.active = p.total - mul (&c, mul (&c, p.n_moe_layers, model->n_experts - model->experts_per_token,
+                                     "num_local_experts"),
+                            expert, "num_local_experts");
+  p.non_embedding = p.total - p.embedding - p.position_embedding - p.lm_head;
+  p.active_non_embedding = p.active - p.embedding - p.position_embedding - p.lm_head;
+
+  if (c.field != NULL)
+    return hr_error_set (err, HR_ERROR_OVERFLOW, c.field, 0, 0, NULL);
+
+  *params = p;
+  return HR_OK;
+}

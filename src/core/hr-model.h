@@ -100,6 +100,10 @@ typedef struct
   int64_t sliding_window;        /* tokens; 0 = every layer attends globally */
   int64_t sliding_window_period; /* <= 1: every layer windowed; p > 1: layer i is
                                   * global when i % p == p - 1 (Gemma 2: p = 2) */
+
+  /* Added by core-model */
+  bool qk_norm;                /* a norm of head_dim over each query and key head, shared
+                                * across heads (Phi qk_layernorm); kind and bias as above */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */
@@ -120,6 +124,10 @@ typedef struct
   int64_t n_moe_layers;
   int64_t dense_layer;         /* parameters of one dense layer */
   int64_t moe_layer;           /* parameters of one MoE layer (0 when none) */
+
+  /* Added by core-model */
+  int64_t non_embedding;       /* total less embedding, position_embedding and lm_head */
+  int64_t active_non_embedding; /* active less the same */
 } HrParams;
 
 void     hr_model_init        (HrModel       *model);
@@ -134,3 +142,8 @@ bool     hr_model_layer_is_moe     (const HrModel *model,
 bool     hr_model_layer_is_sliding (const HrModel *model,
                                     int64_t        layer);
 bool     hr_model_uses_mla         (const HrModel *model);
+
+/* Added by core-model */
+
+/* head_dim, or hidden_size / n_heads when head_dim is 0 (0 if n_heads is not positive). */
+int64_t  hr_model_head_dim         (const HrModel *model);

@@ -1,5 +1,1106 @@
 /* hr-planner.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The step-time model and the layout search. docs/planner.md derives every
+ * term; the comments here name the source of each.
  */
-#include "hr-model.h"
+#include <math.h>
+#include <string.h>
+
+#include "hr-planner.h"
+
+/* Rank order of the process grid, innermost first: tp, cp, dp, pp
+ * (Megatron-LM's default), so a TP group is contiguous within a node. */
+
+/* Tile of a tensor-core GEMM: m and n are padded to 128, k to 64 (NVIDIA,
+ * "Matrix Multiplication Background User's Guide", tile quantization). */
+#define TILE_MN 128.0
+#define TILE_K   64.0
+
+typedef struct
+{
+  const HrModel    *model;
+  const HrGpu      *gpu;
+  HrPlanAssumptions as;
+  HrParams          params;
+  HrFlops           flops[HR_RECOMPUTE_FULL + 1];  /* micro_batch 1 */
+  bool              have_flops[HR_RECOMPUTE_FULL + 1];
+  int64_t           head_dim;
+  int64_t           q_dim;     /* query heads × head_dim */
+  int64_t           kv_dim;    /* key/value heads × head_dim */
+} PlanContext;
+
+void
+hr_plan_assumptions_init (HrPlanAssumptions *assumptions)
+{
+  *assumptions = (HrPlanAssumptions) {
+    .gemm_efficiency = 0.75,
+    .memory_efficiency = 0.80,
+    .link_efficiency = 0.80,
+    .intra_node_latency = 5e-6,
+    .overlap_grad_reduce = true,
+  };
+}
+
+void
+hr_plan_request_init (HrPlanRequest *request)
+{
+  memset (request, 0, sizeof *request);
+  hr_training_init (&request->training);
+  request->zero_stage = HR_PLAN_FREE;
+  request->fsdp = HR_PLAN_FREE;
+  request->sequence_parallel = HR_PLAN_FREE;
+  request->recompute = HR_PLAN_FREE;
+  hr_plan_assumptions_init (&request->assumptions);
+}
+
+const char *
+hr_plan_bound_name (HrPlanBound bound)
+{
+  switch (bound)
+    {
+    case HR_PLAN_BOUND_COMPUTE:
+      return "compute";
+    case HR_PLAN_BOUND_MEMORY:
+      return "memory";
+    case HR_PLAN_BOUND_COMMUNICATION:
+      return "communication";
+    case HR_PLAN_BOUND_BUBBLE:
+      return "bubble";
+    default:
+      return "unknown";
+    }
+}
+
+const char *
+hr_plan_comm_name (HrPlanComm comm)
+{
+  switch (comm)
+    {
+    case HR_PLAN_COMM_TP:
+      return "tp";
+    case HR_PLAN_COMM_PP:
+      return "pp";
+    case HR_PLAN_COMM_DP:
+      return "dp";
+    case HR_PLAN_COMM_CP:
+      return "cp";
+    case HR_PLAN_COMM_EP:
+      return "ep";
+    case HR_PLAN_COMM_N:
+    default:
+      return "unknown";
+    }
+}
+
+static double
+dtype_bytes (HrDtype dtype)
+{
+  switch (dtype)
+    {
+    case HR_DTYPE_FP32:
+    case HR_DTYPE_TF32:
+      return 4.0;
+    case HR_DTYPE_FP8:
+    case HR_DTYPE_INT8:
+      return 1.0;
+    case HR_DTYPE_BF16:
+    case HR_DTYPE_FP16:
+    case HR_DTYPE_N:
+    default:
+      return 2.0;
+    }
+}
+
+/* Bytes of an activation element: FP8 recipes keep activations in bf16
+ * (Transformer Engine casts only the matrix-product inputs). */
+static double
+activation_bytes (HrDtype dtype)
+{
+  return dtype == HR_DTYPE_FP8 ? 2.0 : dtype_bytes (dtype);
+}
+
+/* Bytes of a weight element and of a gradient element as communicated. */
+static double
+weight_bytes (const HrTraining *training)
+{
+  return training->precision == HR_PRECISION_FP32 ? 4.0 : 2.0;
+}
+
+static double
+gradient_bytes (const HrTraining *training)
+{
+  return training->fp32_gradients ? 4.0 : weight_bytes (training);
+}
+
+/* Seconds per FLOP of an m×k by k×n product: the larger of its compute time
+ * at gemm_efficiency × tile efficiency and its operand traffic at memory
+ * bandwidth (a roofline, Williams et al. 2009, with NVIDIA's tile
+ * quantization). `write_out` is false for fused kernels that keep the
+ * product on chip (FlashAttention's scores). */
+static double
+gemm_seconds_per_flop (const PlanContext *ctx,
+                       double             peak,
+                       double             elem,
+                       double             m,
+                       double             n,
+                       double             k,
+                       bool               write_out)
+{
+  double tile, compute, traffic, bytes;
+
+  if (m < 1.0)
+    m = 1.0;
+  if (n < 1.0)
+    n = 1.0;
+  if (k < 1.0)
+    k = 1.0;
+  tile = (m / (ceil (m / TILE_MN) * TILE_MN))
+         * (n / (ceil (n / TILE_MN) * TILE_MN))
+         * (k / (ceil (k / TILE_K) * TILE_K));
+  compute = 1.0 / (peak * ctx->as.gemm_efficiency * tile);
+  bytes = elem * (m * k + k * n + (write_out ? m * n : 0.0));
+  traffic = bytes / (2.0 * m * n * k) / (ctx->gpu->memory_bandwidth * ctx->as.memory_efficiency);
+  return compute > traffic ? compute : traffic;
+}
+
+/* Ring collectives over n ranks (Patarasuk & Yuan 2009; NCCL's ring):
+ * reduce-scatter or all-gather move (n − 1)/n of the buffer through each
+ * rank's link in n − 1 steps; an all-reduce is both. */
+static double
+ring_seconds (double volume,
+              double n,
+              double bandwidth,
+              double latency,
+              double passes)
+{
+  if (n <= 1.0)
+    return 0.0;
+  return passes * ((n - 1.0) / n * volume / bandwidth + (n - 1.0) * latency);
+}
+
+static double
+ring_bytes (double volume,
+            double n,
+            double passes)
+{
+  if (n <= 1.0)
+    return 0.0;
+  return passes * (n - 1.0) / n * volume;
+}
+
+static double
+max2 (double a,
+      double b)
+{
+  return a > b ? a : b;
+}
+
+typedef struct
+{
+  double bandwidth;
+  double latency;
+} Link;
+
+static Link
+link_for (const PlanContext *ctx,
+          int64_t            span,
+          int64_t            gpus_per_node)
+{
+  /* A group whose ranks lie within `span` consecutive ranks stays on NVLink
+   * when span fits a node; otherwise each GPU's own network port bounds it. */
+  if (span <= gpus_per_node)
+    return (Link) { ctx->gpu->intra_node_bandwidth * ctx->as.link_efficiency,
+                    ctx->as.intra_node_latency };
+  return (Link) { ctx->gpu->inter_node_bandwidth * ctx->as.link_efficiency,
+                  ctx->gpu->inter_node_latency };
+}
+
+static HrStatus
+context_init (PlanContext             *ctx,
+              const HrModel           *model,
+              const HrGpu             *gpu,
+              const HrPlanAssumptions *assumptions,
+              HrError                 *err)
+{
+  HrStatus status;
+
+  memset (ctx, 0, sizeof *ctx);
+  ctx->model = model;
+  ctx->gpu = gpu;
+  if (assumptions != NULL)
+    ctx->as = *assumptions;
+  else
+    hr_plan_assumptions_init (&ctx->as);
+
+  if (!(ctx->as.gemm_efficiency > 0.0 && ctx->as.gemm_efficiency <= 1.0))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "gemm_efficiency", 0, 1,
+                         "must lie in (0, 1]");
+  if (!(ctx->as.memory_efficiency > 0.0 && ctx->as.memory_efficiency <= 1.0))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "memory_efficiency", 0, 1,
+                         "must lie in (0, 1]");
+  if (!(ctx->as.link_efficiency > 0.0 && ctx->as.link_efficiency <= 1.0))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "link_efficiency", 0, 1,
+                         "must lie in (0, 1]");
+  if (!(ctx->as.intra_node_latency >= 0.0) || !isfinite (ctx->as.intra_node_latency))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "intra_node_latency", 0, 0,
+                         "must be a finite number of seconds >= 0");
+  if (!(gpu->memory_bandwidth > 0.0) || !isfinite (gpu->memory_bandwidth))
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bandwidth", 0, 0, NULL);
+  if (!(gpu->inter_node_latency >= 0.0) || !isfinite (gpu->inter_node_latency))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "inter_node_latency", 0, 0,
+                         "must be a finite number of seconds >= 0");
+
+  status = hr_model_validate (model, err);
+  if (status != HR_OK)
+    return status;
+  status = hr_model_params (model, &ctx->params, err);
+  if (status != HR_OK)
+    return status;
+
+  ctx->head_dim = hr_model_head_dim (model);
+  ctx->q_dim = model->n_heads * ctx->head_dim;
+  ctx->kv_dim = model->n_kv_heads * ctx->head_dim;
+  return HR_OK;
+}
+
+/* FLOPs of one sequence (micro_batch 1) under `recompute`; FLOPs grow
+ * linearly with the micro-batch. */
+static HrStatus
+context_flops (PlanContext      *ctx,
+               const HrTraining *training,
+               HrRecompute       recompute,
+               HrError          *err)
+{
+  HrFlopsOptions options = {
+    .seq_len = training->seq_len,
+    .micro_batch = 1,
+    .attention = training->attention,
+    .recompute = recompute,
+    .causal = training->causal,
+  };
+  HrStatus status;
+
+  if (ctx->have_flops[recompute])
+    return HR_OK;
+  status = hr_flops_training (ctx->model, &options, &ctx->flops[recompute], err);
+  if (status != HR_OK)
+    return status;
+  ctx->have_flops[recompute] = true;
+  return HR_OK;
+}
+
+/* Checks the network figures a layout needs. */
+static HrStatus
+check_links (const PlanContext *ctx,
+             const HrTraining  *training,
+             HrError           *err)
+{
+  int64_t gpus = training->nodes * training->gpus_per_node;
+  bool intra = training->tensor_parallel > 1 || (training->gpus_per_node > 1 && gpus > 1);
+
+  if (intra && !(ctx->gpu->intra_node_bandwidth > 0.0))
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "intra_node_bandwidth", 0, 0,
+                         "needed to communicate between the GPUs of a node");
+  if (training->nodes > 1 && !(ctx->gpu->inter_node_bandwidth > 0.0))
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "inter_node_bandwidth", 0, 0,
+                         "needed to communicate between nodes");
+  return HR_OK;
+}
+
+/* The step of a validated layout. `memory` supplies the optimizer's bytes. */
+static void
+evaluate (const PlanContext      *ctx,
+          const HrTraining       *tr,
+          const HrTrainingMemory *memory,
+          HrPlanStep             *step)
+{
+  const HrModel *model = ctx->model;
+  const HrFlops *flops = &ctx->flops[tr->recompute];
+  const HrPlanAssumptions *as = &ctx->as;
+  HrDtype dtype = hr_training_compute_dtype (tr);
+  double peak = ctx->gpu->peak_flops[dtype];
+  double elem = dtype_bytes (dtype);
+  double a = activation_bytes (dtype);
+  double bw = ctx->gpu->memory_bandwidth * as->memory_efficiency;
+  int64_t gpn = tr->gpus_per_node;
+  int64_t gpus = tr->nodes * gpn;
+  double t = (double) tr->tensor_parallel;
+  double p = (double) tr->pipeline_parallel;
+  double v = (double) (tr->virtual_stages > 1 ? tr->virtual_stages : 1);
+  double c = (double) tr->context_parallel;
+  double e = (double) tr->expert_parallel;
+  double b = (double) tr->micro_batch;
+  double s = (double) tr->seq_len;
+  double h = (double) model->hidden_size;
+  double L = (double) model->n_layers;
+  int64_t dp = gpus / (tr->tensor_parallel * tr->pipeline_parallel * tr->context_parallel);
+  double d = (double) dp;
+  double global = (double) (tr->global_batch > 0 ? tr->global_batch : tr->micro_batch * dp);
+  double m = global / (d * b);
+  double tokens = b * s / c;                 /* tokens of one micro-batch on this GPU */
+  double shard = tr->sequence_parallel && t > 1 ? 1.0 / t : 1.0;
+  double layers = L / p;                     /* layers of one pipeline rank */
+  bool moe = model->n_experts > 0;
+  double moe_layers = (double) ctx->params.n_moe_layers / p;
+  double keys, ffn, expert_tokens, mask;
+  double spf[HR_FLOPS_N_COMPONENTS];         /* seconds per FLOP of each component */
+  double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
+  double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
+  double lm_fwd, lm_bwd, core_fwd, core_bwd;
+  double mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec;
+  double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_exposed = 0, tp_bytes = 0;
+  double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
+  double ep_time = 0, ep_bytes = 0;
+  double pp_time = 0, pp_bytes = 0;
+  double dp_time = 0, dp_exposed = 0, dp_bytes = 0;
+  double compute_mb, memory_mb, recompute_mb, comm_mb, per_mb, per_mb_avg;
+  double ideal, losses[4];
+  int i;
+
+  memset (step, 0, sizeof *step);
+
+  /* Shapes of each product (docs/planner.md, "Matrix products"). */
+  keys = s;
+  if (model->sliding_window > 0 && model->sliding_window < keys && model->sliding_window_period <= 1)
+    keys = (double) model->sliding_window;
+  ffn = (double) (moe ? model->expert_ffn_size : model->ffn_size);
+  if (model->ffn_kind == HR_FFN_GATED)
+    ffn *= 2.0;                               /* gate and up fused into one product */
+  expert_tokens = moe && model->n_experts > 0
+                  ? tokens * (double) model->experts_per_token * e / (double) model->n_experts
+                  : tokens;
+  spf[HR_FLOPS_ATTN_PROJ] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
+                                                   (double) (ctx->q_dim + 2 * ctx->kv_dim) / t,
+                                                   h, true);
+  spf[HR_FLOPS_ATTN_SCORES] = gemm_seconds_per_flop (ctx, peak, elem, s / c, keys,
+                                                     (double) ctx->head_dim,
+                                                     tr->attention == HR_ATTENTION_EAGER);
+  spf[HR_FLOPS_ATTN_OVER_V] = gemm_seconds_per_flop (ctx, peak, elem, s / c,
+                                                     (double) ctx->head_dim, keys, true);
+  spf[HR_FLOPS_ATTN_OUT] = gemm_seconds_per_flop (ctx, peak, elem, tokens, h,
+                                                  (double) ctx->q_dim / t, true);
+  spf[HR_FLOPS_MLP] = gemm_seconds_per_flop (ctx, peak, elem, expert_tokens, ffn / t, h, true);
+  spf[HR_FLOPS_ROUTER] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
+                                                (double) (moe ? model->n_experts : 1), h, true);
+  spf[HR_FLOPS_LM_HEAD] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
+                                                 (double) model->vocab_size / t, h, true);
+
+  /* Matrix products of one micro-batch on the last pipeline rank: its share
+   * of the layers, and the LM head. */
+  for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
+    {
+      const HrFlopsPart *part = &flops->component[i];
+      double share = i == HR_FLOPS_LM_HEAD ? scale : scale / p;
+
+      if (i == HR_FLOPS_LM_HEAD)
+        continue;
+      gemm_fwd += part->forward * share * spf[i];
+      gemm_bwd += part->backward * share * spf[i];
+      gemm_rec += part->recompute * share * spf[i];
+      flops_gpu += (part->forward + part->backward) * share;
+    }
+  lm_fwd = flops->component[HR_FLOPS_LM_HEAD].forward * scale * spf[HR_FLOPS_LM_HEAD];
+  lm_bwd = flops->component[HR_FLOPS_LM_HEAD].backward * scale * spf[HR_FLOPS_LM_HEAD];
+  flops_gpu += (flops->component[HR_FLOPS_LM_HEAD].forward
+                + flops->component[HR_FLOPS_LM_HEAD].backward) * scale;
+  core_fwd = (flops->component[HR_FLOPS_ATTN_SCORES].forward * spf[HR_FLOPS_ATTN_SCORES]
+              + flops->component[HR_FLOPS_ATTN_OVER_V].forward * spf[HR_FLOPS_ATTN_OVER_V])
+             * scale / L;
+  core_bwd = 2.0 * core_fwd;
+
+  /* Memory-bound kernels of one layer's forward, bytes read and written;
+   * the backward pass moves twice as much (input and gradient in, gradient
+   * out). Sequence parallel shards the hidden-sized ones over TP
+   * (Korthikanti et al. 2022 §4.2.2). */
+  mask = tr->dropout ? (double) tr->dropout_mask_bytes : 0.0;
+  mem_layer = tokens * h * shard * ((double) model->norms_per_layer * 2.0 * a  /* norms */
+                                    + 2.0 * 3.0 * a                           /* residual adds */
+                                    + (tr->dropout ? 2.0 * (2.0 * a + mask) : 0.0));
+  mem_layer += (moe ? tokens * (double) model->experts_per_token : tokens)
+               * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
+               * (model->ffn_kind == HR_FFN_GATED ? 3.0 : 2.0) * a;   /* activation function */
+  if (model->positions == HR_POSITIONS_ROTARY)
+    mem_layer += tokens * (double) (ctx->q_dim + ctx->kv_dim) / t * 2.0 * a;
+  mem_softmax = 0.0;
+  if (tr->attention == HR_ATTENTION_EAGER)
+    {
+      double scores = b * (double) model->n_heads / t * (s / c) * keys;
+
+      mem_softmax = scores * (2.0 * a + (tr->dropout ? 2.0 * a + mask : 0.0));
+    }
+  mem_layer += mem_softmax;
+  /* Cross-entropy over fp32 logits on the last rank: read and write. */
+  mem_loss = tokens * (double) model->vocab_size / t * 3.0 * 4.0;
+  mem_fwd = (layers * mem_layer + mem_loss) / bw;
+  mem_bwd = 2.0 * mem_fwd;
+  mem_rec = 0.0;
+  if (tr->recompute == HR_RECOMPUTE_FULL)
+    mem_rec = layers * mem_layer / bw;
+  else if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
+    mem_rec = layers * mem_softmax / bw;
+
+  /* Tensor parallel: two all-reduces (or reduce-scatter + all-gather pairs
+   * with sequence parallel, the same traffic) per layer in each pass
+   * (Shoeybi et al. 2019 §3; Korthikanti et al. 2022 §4.2.2); one when
+   * attention and MLP share an input. The forward ones block; the backward
+   * ones overlap with the weight-gradient products (Korthikanti et al. 2022
+   * §6.2), about half of the backward products. */
+  if (t > 1)
+    {
+      Link link = link_for (ctx, tr->tensor_parallel, gpn);
+      double per_layer = model->parallel_block ? 1.0 : 2.0;
+      double volume = tokens * h * a;
+      double one = ring_seconds (volume, t, link.bandwidth, link.latency, 2.0);
+
+      tp_fwd = layers * per_layer * one;
+      tp_bwd = tp_fwd;
+      tp_rec = tr->recompute == HR_RECOMPUTE_FULL ? tp_fwd : 0.0;
+      tp_exposed = tp_fwd + tp_rec + max2 (0.0, tp_bwd - 0.5 * gemm_bwd);
+      tp_bytes = layers * per_layer * ring_bytes (volume, t, 2.0)
+                 * (tr->recompute == HR_RECOMPUTE_FULL ? 3.0 : 2.0);
+    }
+
+  /* Context parallel: each rank passes its key/value block around the ring,
+   * c − 1 hops, overlapped with the attention core (Liu et al. 2023, Ring
+   * Attention; Megatron-Core context parallel). The backward pass also
+   * returns their gradients: twice the bytes. */
+  if (c > 1)
+    {
+      Link link = link_for (ctx, tr->tensor_parallel * tr->context_parallel, gpn);
+      double block = tokens * 2.0 * (double) ctx->kv_dim / t * a;
+      double hop = block / link.bandwidth + link.latency;
+      double fwd = (c - 1.0) * hop, bwd = 2.0 * fwd;
+
+      cp_time = layers * (fwd + bwd);
+      cp_exposed = layers * (max2 (0.0, fwd - core_fwd) + max2 (0.0, bwd - core_bwd));
+      cp_bytes = layers * 3.0 * (c - 1.0) * block;
+    }
+
+  /* Expert parallel: all-to-all dispatch and combine of every routed token
+   * copy, (e − 1)/e of them leaving the GPU, in each pass (Lepikhin et al.
+   * 2020, GShard; Fedus et al. 2021). Not overlapped. */
+  if (moe && e > 1 && moe_layers > 0)
+    {
+      Link link = link_for (ctx, tr->tensor_parallel * tr->expert_parallel, gpn);
+      double volume = tokens * shard * (double) model->experts_per_token * h * a;
+      double sent = 2.0 * volume * (e - 1.0) / e;
+      double one = sent / link.bandwidth + 2.0 * (e - 1.0) * link.latency;
+
+      ep_time = moe_layers * 2.0 * one;
+      ep_bytes = moe_layers * 2.0 * sent;
+    }
+
+  /* Pipeline: each micro-batch crosses every chunk boundary forward and
+   * backward; with TP the message is scattered over the TP ranks
+   * (Narayanan et al. 2021 §4.1), 2·v sends per micro-batch on the critical
+   * path. */
+  if (p > 1)
+    {
+      /* The slowest hop paces the pipeline: a network one once the
+       * pipeline spans nodes. */
+      Link link = link_for (ctx, gpus, gpn);
+      double volume = tokens * h * a / t;
+      double one = volume / link.bandwidth + link.latency;
+
+      pp_time = 2.0 * v * one;
+      pp_bytes = 2.0 * v * volume * m;
+    }
+
+  compute_mb = gemm_fwd + gemm_bwd + lm_fwd + lm_bwd;
+  memory_mb = mem_fwd + mem_bwd;
+  recompute_mb = gemm_rec + mem_rec + tp_rec;
+  comm_mb = (tp_exposed - tp_rec) + cp_exposed + ep_time + pp_time;
+  per_mb = compute_mb + memory_mb + recompute_mb + comm_mb;
+  /* An average rank, without the LM head and loss of the last one, sets
+   * the fill and drain (Narayanan et al. 2021 §2.2: (p − 1)/m for 1F1B
+   * and GPipe, (p − 1)/(v·m) interleaved). */
+  per_mb_avg = per_mb - (1.0 - 1.0 / p) * (lm_fwd + lm_bwd + 3.0 * mem_loss / bw);
+
+  /* Data parallel (ring over dp·cp ranks; experts over dp·cp/ep):
+   * ZeRO 0 all-reduces gradients once per step; ZeRO 1 and Megatron's
+   * distributed optimizer reduce-scatter gradients and all-gather weights;
+   * DeepSpeed ZeRO 2 reduce-scatters each micro-batch; ZeRO 3 and FSDP
+   * all-gather weights for the forward and again for the backward of each
+   * micro-batch and reduce-scatter gradients (Rajbhandari et al. 2020 §7:
+   * 1.5× the all-reduce volume). Hybrid FSDP shards within a node and
+   * all-reduces its shard across nodes. */
+  {
+    double n = d * c;
+    double n_exp = d * c / e;
+    double w = weight_bytes (tr), g = gradient_bytes (tr);
+    double dense = (double) (ctx->params.total - ctx->params.routed_experts) / (t * p);
+    double experts = (double) ctx->params.routed_experts / (t * e * p);
+    Link link = link_for (ctx, tr->tensor_parallel * tr->context_parallel * dp, gpn);
+    double bwd_window = gemm_bwd + mem_bwd + gemm_rec + mem_rec;
+    double fwd_window = gemm_fwd + mem_fwd;
+    double rs, ag, ar, bucket;
+    int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
+               : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
+
+    rs = ring_seconds (dense * g, n, link.bandwidth, link.latency, 1.0)
+         + ring_seconds (experts * g, n_exp, link.bandwidth, link.latency, 1.0);
+    ag = ring_seconds (dense * w, n, link.bandwidth, link.latency, 1.0)
+         + ring_seconds (experts * w, n_exp, link.bandwidth, link.latency, 1.0);
+    ar = 2.0 * rs;
+    bucket = 1.0 / (layers > 1.0 ? layers : 1.0);   /* one layer's share is the last bucket */
+
+    if (tr->fsdp == HR_FSDP_HYBRID)
+      {
+        double inside = (double) (gpn / tr->tensor_parallel) < n ? (double) (gpn / tr->tensor_parallel) : n;
+        Link node = link_for (ctx, 1, gpn);
+        Link net = link_for (ctx, gpn + 1, gpn);
+        double params = dense + experts;
+        double shard_ag = ring_seconds (params * w, inside, node.bandwidth, node.latency, 1.0);
+        double shard_rs = ring_seconds (params * g, inside, node.bandwidth, node.latency, 1.0);
+        double across = ring_seconds (params * g / inside, n / inside, net.bandwidth, net.latency, 2.0);
+
+        dp_time = m * (2.0 * shard_ag + shard_rs) + across;
+        dp_bytes = m * (ring_bytes (params * w, inside, 2.0) + ring_bytes (params * g, inside, 1.0))
+                   + ring_bytes (params * g / inside, n / inside, 2.0);
+        if (as->overlap_grad_reduce)
+          dp_exposed = m * (max2 (shard_ag * bucket, shard_ag - fwd_window)
+                            + max2 ((shard_ag + shard_rs) * bucket, shard_ag + shard_rs - bwd_window))
+                       + max2 (across * bucket, across - bwd_window);
+        else
+          dp_exposed = dp_time;
+      }
+    else if (zero >= 3)
+      {
+        dp_time = m * (2.0 * ag + rs);
+        dp_bytes = m * (ring_bytes (dense * w, n, 2.0) + ring_bytes (experts * w, n_exp, 2.0)
+                        + ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0));
+        if (as->overlap_grad_reduce)
+          dp_exposed = m * (max2 (ag * bucket, ag - fwd_window)
+                            + max2 ((ag + rs) * bucket, ag + rs - bwd_window));
+        else
+          dp_exposed = dp_time;
+      }
+    else if (zero == 2)
+      {
+        double gathers = tr->fsdp == HR_FSDP_GRAD_OP ? m : 1.0;
+
+        dp_time = m * rs + gathers * ag;
+        dp_bytes = m * (ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0))
+                   + gathers * (ring_bytes (dense * w, n, 1.0) + ring_bytes (experts * w, n_exp, 1.0));
+        if (as->overlap_grad_reduce)
+          dp_exposed = m * max2 (rs * bucket, rs - bwd_window)
+                       + gathers * max2 (ag * bucket, ag - fwd_window);
+        else
+          dp_exposed = dp_time;
+      }
+    else if (zero == 1)
+      {
+        dp_time = rs + ag;
+        dp_bytes = ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0)
+                   + ring_bytes (dense * w, n, 1.0) + ring_bytes (experts * w, n_exp, 1.0);
+        if (as->overlap_grad_reduce)
+          dp_exposed = max2 (rs * bucket, rs - bwd_window) + max2 (ag * bucket, ag - fwd_window);
+        else
+          dp_exposed = dp_time;
+      }
+    else
+      {
+        dp_time = ar;
+        dp_bytes = ring_bytes (dense * g, n, 2.0) + ring_bytes (experts * g, n_exp, 2.0);
+        if (as->overlap_grad_reduce)
+          dp_exposed = max2 (ar * bucket, ar - bwd_window);
+        else
+          dp_exposed = dp_time;
+      }
+  }
+
+  /* Optimizer: reads and writes its states and master weights, reads the
+   * gradient shard and writes the working weights, at memory bandwidth. */
+  {
+    bool sharded = tr->zero_stage >= 1 || tr->fsdp != HR_FSDP_NONE;
+    double owned = (double) memory->params_on_gpu / (sharded ? d * c : 1.0);
+
+    step->split.optimizer = (2.0 * (memory->optimizer + memory->master_weights)
+                             + owned * (gradient_bytes (tr) + weight_bytes (tr))) / bw;
+  }
+
+  step->micro_batches = (int64_t) llround (m);
+  step->split.compute = m * compute_mb;
+  step->split.memory_bound = m * memory_mb;
+  step->split.recompute = m * recompute_mb;
+  step->split.bubble = (p - 1.0) / v * per_mb_avg;
+  step->split.communication = m * comm_mb + dp_exposed;
+  step->step_seconds = step->split.compute + step->split.memory_bound + step->split.recompute
+                       + step->split.communication + step->split.bubble + step->split.optimizer;
+
+  step->comm[HR_PLAN_COMM_TP] = (HrPlanCommCost) { m * tp_bytes, m * (tp_fwd + tp_bwd + tp_rec),
+                                                   m * tp_exposed };
+  step->comm[HR_PLAN_COMM_PP] = (HrPlanCommCost) { pp_bytes, m * pp_time, m * pp_time };
+  step->comm[HR_PLAN_COMM_DP] = (HrPlanCommCost) { dp_bytes, dp_time, dp_exposed };
+  step->comm[HR_PLAN_COMM_CP] = (HrPlanCommCost) { m * cp_bytes, m * cp_time, m * cp_exposed };
+  step->comm[HR_PLAN_COMM_EP] = (HrPlanCommCost) { m * ep_bytes, m * ep_time, m * ep_time };
+
+  step->model_flops = flops->model_flops * global;
+  step->hardware_flops = (flops->model_flops + flops->recompute) * global;
+  step->mfu = step->model_flops / ((double) gpus * peak * step->step_seconds);
+  step->hfu = step->hardware_flops / ((double) gpus * peak * step->step_seconds);
+  step->tokens_per_second = global * s / step->step_seconds;
+  step->gemm_efficiency = flops_gpu / (peak * compute_mb);
+  step->bubble_fraction = step->split.bubble / step->step_seconds;
+
+  /* The bound: the largest loss against the model FLOPs at peak. */
+  ideal = step->model_flops / ((double) gpus * peak);
+  losses[HR_PLAN_BOUND_COMPUTE] = step->split.compute - ideal;
+  losses[HR_PLAN_BOUND_MEMORY] = step->split.memory_bound + step->split.recompute
+                                 + step->split.optimizer;
+  losses[HR_PLAN_BOUND_COMMUNICATION] = step->split.communication;
+  losses[HR_PLAN_BOUND_BUBBLE] = step->split.bubble;
+  step->bound = HR_PLAN_BOUND_COMPUTE;
+  for (i = 1; i < 4; i++)
+    if (losses[i] > losses[step->bound])
+      step->bound = (HrPlanBound) i;
+}
+
+HrStatus
+hr_plan_step (const HrModel           *model,
+              const HrTraining        *training,
+              const HrGpu             *gpu,
+              const HrPlanAssumptions *assumptions,
+              HrPlanStep              *step,
+              HrError                 *err)
+{
+  PlanContext ctx;
+  HrTrainingMemory memory;
+  HrDtype dtype;
+  HrStatus status;
+
+  status = context_init (&ctx, model, gpu, assumptions, err);
+  if (status != HR_OK)
+    return status;
+  status = hr_training_validate (training, model, err);
+  if (status != HR_OK)
+    return status;
+  if (training->offload_optimizer)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
+                         "the step-time model does not cover a CPU optimizer step");
+  dtype = hr_training_compute_dtype (training);
+  if (!(gpu->peak_flops[dtype] > 0.0))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
+                         "the GPU has no peak FLOP/s for this precision");
+  status = check_links (&ctx, training, err);
+  if (status != HR_OK)
+    return status;
+  status = context_flops (&ctx, training, training->recompute, err);
+  if (status != HR_OK)
+    return status;
+  status = hr_training_memory (model, training, gpu, &memory, err);
+  if (status != HR_OK)
+    return status;
+
+  evaluate (&ctx, training, &memory, step);
+  return HR_OK;
+}
+
+static bool
+pinned_out (int64_t pin,
+            int64_t value)
+{
+  return pin > 0 && pin != value;
+}
+
+typedef struct
+{
+  PlanContext          ctx;
+  const HrPlanRequest *request;
+  HrPlanLayout        *best;
+  size_t               best_size;
+  HrPlanLayout        *pareto;
+  size_t               pareto_size;
+  HrPlanResult        *result;
+} Search;
+
+/* Keeps best[] sorted by step time, then memory. */
+static void
+offer_best (Search             *search,
+            const HrPlanLayout *layout)
+{
+  size_t n = search->result->n_best;
+  size_t at = n;
+
+  while (at > 0
+         && (layout->step.step_seconds < search->best[at - 1].step.step_seconds
+             || (layout->step.step_seconds == search->best[at - 1].step.step_seconds
+                 && layout->memory_total < search->best[at - 1].memory_total)))
+    at--;
+  if (at >= search->best_size)
+    return;
+  if (n == search->best_size)
+    n--;
+  memmove (&search->best[at + 1], &search->best[at], (n - at) * sizeof *layout);
+  search->best[at] = *layout;
+  search->result->n_best = n + 1;
+}
+
+/* Keeps pareto[] as the front of least memory against most tokens per
+ * second, sorted by memory (throughput then rises strictly). */
+static void
+offer_pareto (Search             *search,
+              const HrPlanLayout *layout)
+{
+  HrPlanLayout *front = search->pareto;
+  size_t n = search->result->n_pareto;
+  size_t i, kept;
+  size_t at;
+
+  for (i = 0; i < n; i++)
+    if (front[i].memory_total <= layout->memory_total
+        && front[i].step.tokens_per_second >= layout->step.tokens_per_second)
+      return;
+
+  /* Drop the points the newcomer dominates, then insert it in order. */
+  for (i = 0, kept = 0; i < n; i++)
+    {
+      if (front[i].memory_total >= layout->memory_total
+          && front[i].step.tokens_per_second <= layout->step.tokens_per_second)
+        continue;
+      if (kept != i)
+        front[kept] = front[i];
+      kept++;
+    }
+  n = kept;
+  for (at = 0; at < n && front[at].memory_total < layout->memory_total; at++)
+    ;
+  if (n == search->pareto_size)
+    {
+      search->result->pareto_truncated = true;
+      search->result->n_pareto = n;
+      return;
+    }
+  memmove (&front[at + 1], &front[at], (n - at) * sizeof *layout);
+  front[at] = *layout;
+  search->result->n_pareto = n + 1;
+}
+
+/* Returns false when the layout is valid but does not fit. */
+static bool
+try_layout (Search     *search,
+            HrTraining *training)
+{
+  HrPlanLayout layout;
+  HrTrainingMemory memory;
+
+  if (hr_training_memory (search->ctx.model, training, search->ctx.gpu, &memory, NULL) != HR_OK)
+    return true;
+  search->result->searched++;
+  if (!memory.fits)
+    return false;
+  search->result->fitting++;
+
+  memset (&layout, 0, sizeof layout);
+  evaluate (&search->ctx, training, &memory, &layout.step);
+  layout.training = *training;
+  layout.training.mfu = layout.step.mfu;
+  layout.data_parallel = memory.data_parallel;
+  layout.grad_accumulation = layout.step.micro_batches;
+  layout.memory_total = memory.total;
+  layout.memory_capacity = memory.capacity;
+
+  if (search->best_size > 0)
+    offer_best (search, &layout);
+  if (search->pareto_size > 0)
+    offer_pareto (search, &layout);
+  return true;
+}
+
+/* Every micro-batch that divides a replica's share of the batch, smallest
+ * first. hr_training_memory() grows with the micro-batch (activations in
+ * flight, min (stages, micro-batches) × micro-batch, and the logits) except
+ * at a single micro-batch per step, which needs no gradient-accumulation
+ * buffer; so once one does not fit, the larger ones with several
+ * micro-batches per step do not either and are counted without a call. */
+static void
+try_micro_batches (Search     *search,
+                   HrTraining *training,
+                   int64_t     dp,
+                   bool        hopeless)
+{
+  const HrPlanRequest *request = search->request;
+  int64_t share = training->global_batch / dp;
+  int64_t pp = training->pipeline_parallel;
+  bool full = false;
+  int64_t mb;
+
+  for (mb = 1; mb <= share; mb++)
+    {
+      int64_t micro_batches = share / mb;
+
+      if (share % mb != 0 || pinned_out (request->micro_batch, mb)
+          || (training->virtual_stages > 1 && micro_batches % pp != 0))
+        continue;
+      if (hopeless || (full && micro_batches > 1))
+        {
+          search->result->searched++;
+          continue;
+        }
+      training->micro_batch = mb;
+      if (!try_layout (search, training) && micro_batches > 1)
+        full = true;
+    }
+}
+
+/* Whether any layout of this TP/PP/CP/EP/sharding group may fit: memory is
+ * least with one virtual stage, full recomputation, sequence parallel and
+ * the smallest micro-batch (or a single micro-batch per step, which needs
+ * no accumulation buffer), as the micro-batch note above and Korthikanti
+ * et al. 2022 §4 (Table 2) order them. */
+static bool
+may_fit (Search           *search,
+         const HrTraining *group,
+         int64_t           dp)
+{
+  const HrPlanRequest *request = search->request;
+  int64_t share = group->global_batch / dp;
+  int64_t sizes[2];
+  HrTraining floor = *group;
+  HrTrainingMemory memory;
+  int i;
+
+  floor.virtual_stages = request->virtual_stages > 0 ? request->virtual_stages : 1;
+  floor.pipeline_schedule = floor.virtual_stages > 1 ? HR_PIPELINE_INTERLEAVED : HR_PIPELINE_1F1B;
+  floor.recompute = request->recompute != HR_PLAN_FREE ? (HrRecompute) request->recompute
+                                                        : HR_RECOMPUTE_FULL;
+  floor.sequence_parallel = request->sequence_parallel != HR_PLAN_FREE
+                            ? request->sequence_parallel == 1 : group->tensor_parallel > 1;
+  sizes[0] = request->micro_batch > 0 ? request->micro_batch : 1;
+  sizes[1] = request->micro_batch > 0 ? request->micro_batch : share;
+  for (i = 0; i < 2; i++)
+    {
+      floor.micro_batch = sizes[i];
+      if (hr_training_memory (search->ctx.model, &floor, search->ctx.gpu, &memory, NULL) != HR_OK
+          || memory.fits)
+        return true;
+    }
+  return false;
+}
+
+typedef struct
+{
+  int    zero_stage;
+  HrFsdp fsdp;
+} Sharding;
+
+/* ZeRO stages and FSDP modes to try. FULL and GRAD_OP cost what ZeRO 3
+ * and 2 cost, so they are tried only when pinned; DeepSpeed runs ZeRO 2/3
+ * (and FSDP) without pipeline parallelism. */
+static size_t
+shardings (const HrPlanRequest *request,
+           int64_t              pp,
+           int64_t              replicas,
+           Sharding            *out)
+{
+  size_t n = 0;
+  int zero;
+
+  if (request->fsdp != HR_PLAN_FREE && request->fsdp != HR_FSDP_NONE)
+    {
+      if (pp == 1)
+        out[n++] = (Sharding) { 0, (HrFsdp) request->fsdp };
+      return n;
+    }
+  if (request->zero_stage != HR_PLAN_FREE)
+    {
+      if (request->zero_stage < 2 || pp == 1)
+        out[n++] = (Sharding) { request->zero_stage, HR_FSDP_NONE };
+      return n;
+    }
+  if (replicas == 1)
+    {
+      out[n++] = (Sharding) { 0, HR_FSDP_NONE };
+      return n;
+    }
+  for (zero = 0; zero <= 3; zero++)
+    if (zero < 2 || pp == 1)
+      out[n++] = (Sharding) { zero, HR_FSDP_NONE };
+  if (request->fsdp == HR_PLAN_FREE && pp == 1 && request->training.nodes > 1)
+    out[n++] = (Sharding) { 0, HR_FSDP_HYBRID };
+  return n;
+}
+
+static HrStatus
+check_request (const HrPlanRequest *request,
+               HrError             *err)
+{
+  const HrTraining *tr = &request->training;
+
+  if (tr->nodes <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "nodes", tr->nodes, 0, NULL);
+  if (tr->gpus_per_node <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "gpus_per_node", tr->gpus_per_node, 0, NULL);
+  if (tr->global_batch <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "global_batch", tr->global_batch, 0,
+                         "the planner needs the sequences per step");
+  if (tr->seq_len <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "seq_len", tr->seq_len, 0, NULL);
+  if (request->tensor_parallel < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "tensor_parallel", request->tensor_parallel, 0,
+                         "0 searches it");
+  if (request->pipeline_parallel < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", request->pipeline_parallel, 0,
+                         "0 searches it");
+  if (request->virtual_stages < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "virtual_stages", request->virtual_stages, 0,
+                         "0 searches it");
+  if (request->context_parallel < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "context_parallel", request->context_parallel, 0,
+                         "0 searches it");
+  if (request->expert_parallel < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "expert_parallel", request->expert_parallel, 0,
+                         "0 searches it");
+  if (request->micro_batch < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "micro_batch", request->micro_batch, 0,
+                         "0 searches it");
+  if (request->zero_stage < HR_PLAN_FREE || request->zero_stage > 3)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "zero_stage", request->zero_stage, 3,
+                         "0-3, or free");
+  if (request->fsdp < HR_PLAN_FREE || request->fsdp > HR_FSDP_HYBRID)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fsdp", request->fsdp, HR_FSDP_HYBRID, NULL);
+  if (request->sequence_parallel < HR_PLAN_FREE || request->sequence_parallel > 1)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sequence_parallel",
+                         request->sequence_parallel, 1, NULL);
+  if (request->recompute < HR_PLAN_FREE || request->recompute > HR_RECOMPUTE_FULL)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", request->recompute,
+                         HR_RECOMPUTE_FULL, NULL);
+  if (tr->nodes > INT64_MAX / tr->gpus_per_node)
+    return hr_error_set (err, HR_ERROR_OVERFLOW, "nodes", tr->nodes, tr->gpus_per_node, NULL);
+  return HR_OK;
+}
+
+HrStatus
+hr_plan_search (const HrModel       *model,
+                const HrGpu         *gpu,
+                const HrPlanRequest *request,
+                HrPlanLayout        *best,
+                size_t               n_best,
+                HrPlanLayout        *pareto,
+                size_t               n_pareto,
+                HrPlanResult        *result,
+                HrError             *err)
+{
+  Search search;
+  HrTraining tr;
+  HrDtype dtype;
+  HrStatus status;
+  int64_t gpus, gpn, layers, tp, pp, cp, dp, ep, vs, per_replica;
+  int rc, sp;
+
+  memset (result, 0, sizeof *result);
+  status = check_request (request, err);
+  if (status != HR_OK)
+    return status;
+  status = context_init (&search.ctx, model, gpu, &request->assumptions, err);
+  if (status != HR_OK)
+    return status;
+  if (request->training.offload_optimizer)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
+                         "the step-time model does not cover a CPU optimizer step");
+  dtype = hr_training_compute_dtype (&request->training);
+  if (!(gpu->peak_flops[dtype] > 0.0))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision",
+                         (int64_t) request->training.precision, 0,
+                         "the GPU has no peak FLOP/s for this precision");
+  status = check_links (&search.ctx, &request->training, err);
+  if (status != HR_OK)
+    return status;
+  for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_FULL; rc++)
+    if (request->recompute == HR_PLAN_FREE || request->recompute == rc)
+      {
+        status = context_flops (&search.ctx, &request->training, (HrRecompute) rc, err);
+        if (status != HR_OK)
+          return status;
+      }
+
+  search.request = request;
+  search.best = best;
+  search.best_size = best != NULL ? n_best : 0;
+  search.pareto = pareto;
+  search.pareto_size = pareto != NULL ? n_pareto : 0;
+  search.result = result;
+
+  tr = request->training;
+  tr.offload_optimizer = false;
+  gpn = tr.gpus_per_node;
+  gpus = tr.nodes * gpn;
+  layers = model->n_layers;
+
+  /* TP stays within a node and divides the query and key/value heads
+   * (Megatron-LM's constraints); PP divides the layers; CP splits the
+   * sequence into 2·cp load-balanced chunks; EP divides the experts and the
+   * dp·cp ranks; the micro-batch divides each replica's share of the batch;
+   * interleaving needs the micro-batches to be a multiple of pp. */
+  for (tp = 1; tp <= gpn; tp++)
+    {
+      if (gpn % tp != 0 || pinned_out (request->tensor_parallel, tp)
+          || model->n_heads % tp != 0 || model->n_kv_heads % tp != 0)
+        continue;
+      for (pp = 1; pp <= layers; pp++)
+        {
+          if (layers % pp != 0 || gpus % (tp * pp) != 0
+              || pinned_out (request->pipeline_parallel, pp))
+            continue;
+          per_replica = gpus / (tp * pp);
+          for (cp = 1; cp <= per_replica; cp++)
+            {
+              Sharding options[6];
+              size_t n_options, o;
+
+              if (per_replica % cp != 0 || pinned_out (request->context_parallel, cp)
+                  || (cp > 1 && tr.seq_len % (2 * cp) != 0))
+                continue;
+              dp = per_replica / cp;
+              if (tr.global_batch % dp != 0)
+                continue;
+              n_options = shardings (request, pp, dp * cp, options);
+              for (ep = 1; ep <= dp * cp; ep++)
+                {
+                  if ((dp * cp) % ep != 0 || pinned_out (request->expert_parallel, ep)
+                      || (model->n_experts > 0 ? model->n_experts % ep != 0 : ep != 1))
+                    continue;
+                  for (o = 0; o < n_options; o++)
+                    {
+                      bool hopeless;
+
+                      tr.tensor_parallel = tp;
+                      tr.pipeline_parallel = pp;
+                      tr.context_parallel = cp;
+                      tr.expert_parallel = ep;
+                      tr.zero_stage = options[o].zero_stage;
+                      tr.fsdp = options[o].fsdp;
+                      hopeless = !may_fit (&search, &tr, dp);
+                      for (vs = 1; vs <= layers / pp; vs++)
+                        {
+                          if ((layers / pp) % vs != 0 || pinned_out (request->virtual_stages, vs)
+                              || (vs > 1 && pp < 2))
+                            continue;
+                          for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_FULL; rc++)
+                            {
+                              if (request->recompute != HR_PLAN_FREE && request->recompute != rc)
+                                continue;
+                              for (sp = 0; sp <= 1; sp++)
+                                {
+                                  if ((sp == 1 && tp == 1)
+                                      || (request->sequence_parallel != HR_PLAN_FREE
+                                          && request->sequence_parallel != sp))
+                                    continue;
+                                  tr.sequence_parallel = sp == 1;
+                                  tr.pipeline_schedule = vs > 1 ? HR_PIPELINE_INTERLEAVED
+                                                                : HR_PIPELINE_1F1B;
+                                  tr.virtual_stages = vs;
+                                  tr.recompute = (HrRecompute) rc;
+                                  try_micro_batches (&search, &tr, dp, hopeless);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+  return HR_OK;
+}

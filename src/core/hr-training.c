@@ -1,5 +1,1511 @@
 /* hr-training.c
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Sources, cited where used:
+ * [ZeRO]  Rajbhandari et al. 2019, "ZeRO: Memory Optimizations Toward Training
+ *         Trillion Parameter Models", arXiv 1910.02054.
+ * [MLM]   Narayanan et al. 2021, "Efficient Large-Scale Language Model Training
+ *         on GPU Clusters Using Megatron-LM", arXiv 2104.04473.
+ * [SP]    Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ *         Transformer Models", arXiv 2205.05198.
+ * [PaLM]  Chowdhery et al. 2022, "PaLM", arXiv 2204.02311, App. B (MFU).
+ * docs/training.md explains every formula and its assumptions.
  */
-#include "hr-model.h"
+#include "hr-training.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+
+/* PyTorch DistributedDataParallel's bucket_cap_mb default (25 MiB); two
+ * buckets are in flight while the backward pass fills the next one. */
+#define DP_BUCKET_BYTES (25.0 * MIB)
+#define DP_BUCKETS_IN_FLIGHT 2.0
+
+/* bitsandbytes 8-bit optimizers quantise blocks of 2048 values with one fp32
+ * absmax each (Dettmers et al. 2021, "8-bit Optimizers via Block-wise
+ * Quantization", §2). */
+#define ADAM_8BIT_BLOCK 2048.0
+
+/* Search bounds of hr_training_limits(). */
+#define LIMIT_MAX_MICRO_BATCH (INT64_C (1) << 20)
+#define LIMIT_MAX_SEQ_LEN (INT64_C (1) << 24)
+#define LIMIT_MAX_DATA_PARALLEL (INT64_C (1) << 16)
+
+/* Names */
+
+static const char * const precision_names[] = {
+  [HR_PRECISION_FP32] = "fp32",
+  [HR_PRECISION_BF16_MIXED] = "bf16-mixed",
+  [HR_PRECISION_FP16_MIXED] = "fp16-mixed",
+  [HR_PRECISION_BF16] = "bf16",
+  [HR_PRECISION_FP8_MIXED] = "fp8-mixed",
+};
+
+static const char * const optimizer_names[] = {
+  [HR_OPTIMIZER_ADAMW] = "adamw",
+  [HR_OPTIMIZER_ADAMW_8BIT] = "adamw-8bit",
+  [HR_OPTIMIZER_SGD] = "sgd",
+  [HR_OPTIMIZER_SGD_MOMENTUM] = "sgd-momentum",
+  [HR_OPTIMIZER_LION] = "lion",
+  [HR_OPTIMIZER_ADAFACTOR] = "adafactor",
+};
+
+static const char * const schedule_names[] = {
+  [HR_PIPELINE_1F1B] = "1f1b",
+  [HR_PIPELINE_INTERLEAVED] = "interleaved",
+  [HR_PIPELINE_GPIPE] = "gpipe",
+};
+
+static const char * const fsdp_names[] = {
+  [HR_FSDP_NONE] = "none",
+  [HR_FSDP_FULL] = "full",
+  [HR_FSDP_GRAD_OP] = "grad-op",
+  [HR_FSDP_HYBRID] = "hybrid",
+};
+
+static const char * const attention_names[] = {
+  [HR_ATTENTION_EAGER] = "eager",
+  [HR_ATTENTION_FLASH] = "flash",
+};
+
+static const char * const recompute_names[] = {
+  [HR_RECOMPUTE_NONE] = "none",
+  [HR_RECOMPUTE_SELECTIVE] = "selective",
+  [HR_RECOMPUTE_FULL] = "full",
+};
+
+#define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
+
+static const char *
+name_of (const char * const *names,
+         size_t              n,
+         int                 value)
+{
+  if (value < 0 || (size_t) value >= n)
+    return "unknown";
+  return names[value];
+}
+
+static bool
+value_of (const char * const *names,
+          size_t              n,
+          const char         *name,
+          int                *value)
+{
+  if (name == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (names[i], name) == 0)
+      {
+        *value = (int) i;
+        return true;
+      }
+  return false;
+}
+
+#define DEFINE_NAMES(prefix, Type, table)                                   \
+  const char *                                                              \
+  prefix##_name (Type value)                                                \
+  {                                                                         \
+    return name_of (table, N_ELEMENTS (table), (int) value);               \
+  }                                                                         \
+  bool                                                                      \
+  prefix##_from_name (const char *name,                                     \
+                      Type       *value)                                    \
+  {                                                                         \
+    int v;                                                                  \
+    if (!value_of (table, N_ELEMENTS (table), name, &v))                    \
+      return false;                                                         \
+    *value = (Type) v;                                                      \
+    return true;                                                            \
+  }
+
+DEFINE_NAMES (hr_precision, HrPrecision, precision_names)
+DEFINE_NAMES (hr_optimizer, HrOptimizer, optimizer_names)
+DEFINE_NAMES (hr_pipeline_schedule, HrPipelineSchedule, schedule_names)
+DEFINE_NAMES (hr_fsdp, HrFsdp, fsdp_names)
+DEFINE_NAMES (hr_training_attention, HrAttentionImpl, attention_names)
+DEFINE_NAMES (hr_training_recompute, HrRecompute, recompute_names)
+
+/* Settings */
+
+void
+hr_training_init (HrTraining *training)
+{
+  memset (training, 0, sizeof *training);
+  training->nodes = 1;
+  training->gpus_per_node = 8;
+  training->tensor_parallel = 1;
+  training->pipeline_parallel = 1;
+  training->pipeline_schedule = HR_PIPELINE_1F1B;
+  training->virtual_stages = 1;
+  training->context_parallel = 1;
+  training->expert_parallel = 1;
+  training->zero_stage = 0;
+  training->fsdp = HR_FSDP_NONE;
+  training->micro_batch = 1;
+  training->global_batch = 0;
+  training->seq_len = 4096;
+  training->tokens = 0;
+  training->precision = HR_PRECISION_BF16_MIXED;
+  training->optimizer = HR_OPTIMIZER_ADAMW;
+  training->attention = HR_ATTENTION_FLASH;
+  training->recompute = HR_RECOMPUTE_NONE;
+  training->dropout = false;
+  training->dropout_mask_bytes = 1;
+  training->causal = true;
+  /* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack:
+   * see docs/training.md, "Overhead". */
+  training->overhead_bytes = 1.0 * GIB;
+  /* PaLM reports 46.2% MFU, Megatron-LM 42-54% with [SP]: docs/training.md. */
+  training->mfu = 0.40;
+  training->price_per_gpu_hour = 0;
+  training->fp32_residual = false;
+}
+
+int64_t
+hr_training_gpus (const HrTraining *training)
+{
+  return training->nodes * training->gpus_per_node;
+}
+
+int64_t
+hr_training_data_parallel (const HrTraining *training)
+{
+  int64_t model_parallel = training->tensor_parallel * training->pipeline_parallel
+                           * training->context_parallel;
+
+  if (model_parallel <= 0)
+    return 0;
+  return hr_training_gpus (training) / model_parallel;
+}
+
+static bool
+is_mixed (const HrTraining *training)
+{
+  return training->precision == HR_PRECISION_BF16_MIXED
+         || training->precision == HR_PRECISION_FP16_MIXED
+         || training->precision == HR_PRECISION_FP8_MIXED;
+}
+
+/* PyTorch has run fp32 matrix products in full fp32 since 1.12
+ * (torch.backends.cuda.matmul.allow_tf32 = False), so fp32 uses the fp32 peak. */
+HrDtype
+hr_training_compute_dtype (const HrTraining *training)
+{
+  switch (training->precision)
+    {
+    case HR_PRECISION_FP32:
+      return HR_DTYPE_FP32;
+    case HR_PRECISION_FP16_MIXED:
+      return HR_DTYPE_FP16;
+    case HR_PRECISION_FP8_MIXED:
+      return HR_DTYPE_FP8;
+    case HR_PRECISION_BF16_MIXED:
+    case HR_PRECISION_BF16:
+    default:
+      return HR_DTYPE_BF16;
+    }
+}
+
+static int64_t
+effective_zero_stage (const HrTraining *training)
+{
+  switch (training->fsdp)
+    {
+    case HR_FSDP_FULL:
+    case HR_FSDP_HYBRID:
+      return 3;
+    case HR_FSDP_GRAD_OP:
+      return 2;
+    case HR_FSDP_NONE:
+    default:
+      return training->zero_stage;
+    }
+}
+
+static int64_t
+grad_accumulation (const HrTraining *training)
+{
+  int64_t dp = hr_training_data_parallel (training);
+
+  if (training->global_batch == 0 || dp <= 0 || training->micro_batch <= 0)
+    return 1;
+  return training->global_batch / (training->micro_batch * dp);
+}
+
+static int64_t
+global_batch (const HrTraining *training)
+{
+  if (training->global_batch > 0)
+    return training->global_batch;
+  return training->micro_batch * hr_training_data_parallel (training);
+}
+
+static HrStatus
+check_positive (int64_t     value,
+                const char *field,
+                HrError    *err)
+{
+  if (value <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, field, value, 0, NULL);
+  return HR_OK;
+}
+
+static HrStatus
+check_divides (int64_t     divisor,
+               int64_t     value,
+               const char *field,
+               const char *detail,
+               HrError    *err)
+{
+  if (value % divisor != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, field, divisor, value, detail);
+  return HR_OK;
+}
+
+static bool
+finite_non_negative (double value)
+{
+  return isfinite (value) && value >= 0;
+}
+
+static HrStatus
+validate_settings (const HrTraining *t,
+                   HrError          *err)
+{
+  struct { int64_t value; const char *field; } positive[] = {
+    { t->nodes, "nodes" },
+    { t->gpus_per_node, "gpus_per_node" },
+    { t->tensor_parallel, "tensor_parallel" },
+    { t->pipeline_parallel, "pipeline_parallel" },
+    { t->virtual_stages, "virtual_stages" },
+    { t->context_parallel, "context_parallel" },
+    { t->expert_parallel, "expert_parallel" },
+    { t->micro_batch, "micro_batch" },
+    { t->seq_len, "seq_len" },
+    { t->dropout_mask_bytes, "dropout_mask_bytes" },
+  };
+  HrStatus status;
+
+  for (size_t i = 0; i < N_ELEMENTS (positive); i++)
+    if ((status = check_positive (positive[i].value, positive[i].field, err)) != HR_OK)
+      return status;
+
+  if (t->nodes > INT32_MAX || t->gpus_per_node > INT32_MAX)
+    return hr_error_set (err, HR_ERROR_OVERFLOW, t->nodes > INT32_MAX ? "nodes" : "gpus_per_node",
+                         0, 0, NULL);
+  if (t->global_batch < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "global_batch", t->global_batch, 0,
+                         "must be 0 (micro_batch × data-parallel) or positive");
+  if (t->zero_stage < 0 || t->zero_stage > 3)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "zero_stage", t->zero_stage, 3,
+                         "ZeRO stages are 0 to 3");
+  if ((unsigned) t->fsdp >= N_ELEMENTS (fsdp_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fsdp", t->fsdp, 0, NULL);
+  if (t->fsdp != HR_FSDP_NONE && t->zero_stage != 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "zero_stage", t->zero_stage, 0,
+                         "choose either a ZeRO stage or an FSDP mode");
+  if ((unsigned) t->precision >= N_ELEMENTS (precision_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "precision", t->precision, 0, NULL);
+  if ((unsigned) t->optimizer >= N_ELEMENTS (optimizer_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "optimizer", t->optimizer, 0, NULL);
+  if ((unsigned) t->pipeline_schedule >= N_ELEMENTS (schedule_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_schedule",
+                         t->pipeline_schedule, 0, NULL);
+  if ((unsigned) t->attention >= N_ELEMENTS (attention_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention", t->attention, 0, NULL);
+  if ((unsigned) t->recompute >= N_ELEMENTS (recompute_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", t->recompute, 0, NULL);
+  if (t->dropout_mask_bytes > 8)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
+                         t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");
+  if (!finite_non_negative (t->tokens))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "tokens", (int64_t) 0, 0,
+                         "must be a finite number of tokens, 0 or more");
+  if (!finite_non_negative (t->overhead_bytes))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "overhead_bytes", 0, 0,
+                         "must be finite, 0 or more");
+  if (!finite_non_negative (t->price_per_gpu_hour))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "price_per_gpu_hour", 0, 0,
+                         "must be finite, 0 or more");
+  if (!isfinite (t->mfu) || t->mfu <= 0 || t->mfu > 1)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "mfu", (int64_t) (t->mfu * 100), 100,
+                         "MFU is a fraction in (0, 1]");
+  if (t->fp32_residual && !is_mixed (t))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp32_residual", 1, 0,
+                         "autocast applies to the mixed-precision recipes only");
+  return HR_OK;
+}
+
+static HrStatus
+validate_layout (const HrTraining *t,
+                 const HrModel    *model,
+                 HrError          *err)
+{
+  int64_t gpus = hr_training_gpus (t);
+  int64_t tp = t->tensor_parallel, pp = t->pipeline_parallel, cp = t->context_parallel;
+  int64_t dp, m;
+  HrStatus status;
+
+  /* tp · pp · cp · dp = GPUs ([MLM] §2.3; Megatron's rank order tp, cp, dp, pp) */
+  if ((status = check_divides (tp, gpus, "tensor_parallel", "GPUs", err)) != HR_OK)
+    return status;
+  if ((status = check_divides (tp * pp, gpus, "pipeline_parallel",
+                               "GPUs (with tensor_parallel × pipeline_parallel)", err)) != HR_OK)
+    return status;
+  if ((status = check_divides (tp * pp * cp, gpus, "context_parallel",
+                               "GPUs (with tensor × pipeline × context parallel)", err)) != HR_OK)
+    return status;
+  dp = gpus / (tp * pp * cp);
+
+  /* Heads: every TP rank holds n_heads / tp query heads. KV heads are split
+   * when tp divides them and replicated (tp / kv copies of each) when kv
+   * divides tp, as Megatron-Core does for GQA. */
+  if ((status = check_divides (tp, model->n_heads, "tensor_parallel",
+                               "num_attention_heads", err)) != HR_OK)
+    return status;
+  if (model->n_kv_heads % tp != 0 && tp % model->n_kv_heads != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "tensor_parallel", tp, model->n_kv_heads,
+                         "num_key_value_heads (nor do they divide it, for replication)");
+  if (model->ffn_size > 0
+      && (status = check_divides (tp, model->ffn_size, "tensor_parallel",
+                                  "intermediate_size", err)) != HR_OK)
+    return status;
+
+  /* Layers: pp stages of virtual_stages chunks each ([MLM] §2.2) */
+  if ((status = check_divides (pp, model->n_layers, "pipeline_parallel",
+                               "num_hidden_layers", err)) != HR_OK)
+    return status;
+  if (t->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+    {
+      if (pp < 2)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pipeline_schedule", pp, 0,
+                             "the interleaved schedule needs pipeline_parallel of 2 or more");
+      if ((status = check_divides (pp * t->virtual_stages, model->n_layers, "virtual_stages",
+                                   "num_hidden_layers (with pipeline_parallel × virtual_stages)",
+                                   err)) != HR_OK)
+        return status;
+    }
+  else if (t->virtual_stages != 1)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "virtual_stages", t->virtual_stages, 1,
+                         "virtual stages need the interleaved schedule");
+
+  /* Experts: the expert-parallel group is carved out of dp · cp */
+  if (t->expert_parallel > 1)
+    {
+      if (model->n_experts <= 0)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "expert_parallel", t->expert_parallel, 0,
+                             "the model has no routed experts");
+      if ((status = check_divides (t->expert_parallel, model->n_experts, "expert_parallel",
+                                   "n_routed_experts", err)) != HR_OK)
+        return status;
+      if ((status = check_divides (t->expert_parallel, dp * cp, "expert_parallel",
+                                   "data-parallel × context-parallel ranks", err)) != HR_OK)
+        return status;
+    }
+
+  /* Sequence: CP splits it, SP splits each CP chunk over the TP group */
+  if ((status = check_divides (cp, t->seq_len, "context_parallel", "seq_len", err)) != HR_OK)
+    return status;
+  if (t->sequence_parallel && (t->seq_len / cp) % tp != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "sequence_parallel", tp, t->seq_len / cp,
+                         "tokens per context-parallel rank (sequence parallel splits them over "
+                         "tensor_parallel)");
+
+  /* Batch: global = micro × dp × accumulation steps */
+  if (t->global_batch > 0
+      && (status = check_divides (t->micro_batch * dp, t->global_batch, "global_batch",
+                                  "(micro_batch × data-parallel must divide the global batch)",
+                                  err)) != HR_OK)
+    return status;
+  m = grad_accumulation (t);
+  if (t->pipeline_schedule == HR_PIPELINE_INTERLEAVED && m % pp != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "global_batch", pp, m,
+                         "micro-batches per step (the interleaved schedule needs a multiple "
+                         "of pipeline_parallel)");
+  return HR_OK;
+}
+
+HrStatus
+hr_training_validate (const HrTraining *training,
+                      const HrModel    *model,
+                      HrError          *err)
+{
+  HrStatus status;
+
+  if ((status = hr_model_validate (model, err)) != HR_OK)
+    return status;
+  if ((status = validate_settings (training, err)) != HR_OK)
+    return status;
+  return validate_layout (training, model, err);
+}
+
+/* Parameters per rank */
+
+typedef struct
+{
+  int64_t attention;       /* one layer, before TP */
+  int64_t kv;              /* its k and v projections (replicated when tp > kv heads) */
+  int64_t norms;           /* one layer's norms, replicated over TP */
+  int64_t dense_mlp;       /* one dense layer's MLP */
+  int64_t shared_mlp;      /* one MoE layer's shared experts */
+  int64_t router;          /* one MoE layer's router */
+  int64_t routed;          /* one MoE layer's routed experts */
+  int64_t final_norm;
+} LayerParams;
+
+static int64_t
+head_dim_qk (const HrModel *model)
+{
+  if (hr_model_uses_mla (model))
+    return model->qk_nope_head_dim + model->qk_rope_head_dim;
+  return hr_model_head_dim (model);
+}
+
+static int64_t
+head_dim_v (const HrModel *model)
+{
+  if (hr_model_uses_mla (model))
+    return model->v_head_dim;
+  return hr_model_head_dim (model);
+}
+
+/* MLA decompresses k and v for every query head. */
+static int64_t
+kv_heads (const HrModel *model)
+{
+  if (hr_model_uses_mla (model))
+    return model->n_heads;
+  return model->n_kv_heads;
+}
+
+static int64_t
+norm_params (const HrModel *model)
+{
+  bool bias = model->norm_kind == HR_NORM_LAYERNORM && model->norm_bias;
+
+  return model->hidden_size * (bias ? 2 : 1);
+}
+
+static void
+split_layer_params (const HrModel  *model,
+                    const HrParams *params,
+                    LayerParams    *lp)
+{
+  int64_t d = hr_model_head_dim (model);
+
+  memset (lp, 0, sizeof *lp);
+  lp->attention = params->attention / model->n_layers;
+  lp->kv = hr_model_uses_mla (model) ? 0
+           : 2 * model->n_kv_heads * d * (model->hidden_size + (model->qkv_bias ? 1 : 0));
+  lp->final_norm = model->final_norm ? norm_params (model) : 0;
+  lp->norms = (params->norm - lp->final_norm) / model->n_layers;
+  if (params->n_dense_layers > 0)
+    lp->dense_mlp = params->dense_layer - lp->attention - lp->norms;
+  if (params->n_moe_layers > 0)
+    {
+      lp->routed = params->routed_experts / params->n_moe_layers;
+      lp->router = params->router / params->n_moe_layers;
+      lp->shared_mlp = params->moe_layer - lp->attention - lp->norms - lp->routed - lp->router;
+    }
+}
+
+static int64_t
+ceil_div (int64_t a,
+          int64_t b)
+{
+  return (a + b - 1) / b;
+}
+
+/* Megatron's layer → stage map: chunk c of L / (pp · v) layers lives on stage
+ * c mod pp ([MLM] §2.2.1, interleaved schedule). */
+static int64_t
+stage_of_layer (const HrTraining *t,
+                int64_t           n_layers,
+                int64_t           layer)
+{
+  int64_t chunk = n_layers / (t->pipeline_parallel * t->virtual_stages);
+
+  return (layer / chunk) % t->pipeline_parallel;
+}
+
+/* Adafactor second moments of a rows × cols matrix: a row and a column vector
+ * (Shazeer & Stern 2018, "Adafactor", §3). */
+static int64_t
+factored (int64_t rows,
+          int64_t cols)
+{
+  return rows + cols;
+}
+
+static int64_t
+mlp_factored (const HrModel *model,
+              int64_t        ffn,
+              int64_t        tp)
+{
+  int64_t h = model->hidden_size, f = ffn / tp;
+  int64_t matrices = model->ffn_kind == HR_FFN_GATED ? 3 : 2;
+  int64_t biases = model->mlp_bias ? f * (matrices - 1) + h : 0;
+
+  return matrices * factored (h, f) + biases;
+}
+
+static int64_t
+attention_factored (const HrModel *model,
+                    int64_t        tp)
+{
+  int64_t h = model->hidden_size;
+  int64_t q = model->n_heads / tp * head_dim_qk (model);
+  int64_t o = model->n_heads / tp * head_dim_v (model);
+  int64_t kv = kv_heads (model) >= tp ? kv_heads (model) / tp : 1;
+  int64_t k = kv * head_dim_qk (model), v = kv * head_dim_v (model);
+
+  return factored (h, q) + factored (h, k) + factored (h, v) + factored (o, h)
+         + (model->qkv_bias ? q + k + v : 0) + (model->out_bias ? h : 0);
+}
+
+HrStatus
+hr_training_rank (const HrModel    *model,
+                  const HrTraining *training,
+                  int64_t           stage,
+                  HrTrainingRank   *rank,
+                  HrError          *err)
+{
+  int64_t tp = training->tensor_parallel, ep = training->expert_parallel;
+  int64_t pp = training->pipeline_parallel;
+  int64_t kv = kv_heads (model);
+  HrParams params;
+  LayerParams lp;
+  HrStatus status;
+  int64_t attention, dense, moe, moe_experts;
+
+  memset (rank, 0, sizeof *rank);
+  if (stage < 0 || stage >= pp)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
+                         "pipeline stage");
+  if ((status = hr_model_params (model, &params, err)) != HR_OK)
+    return status;
+  split_layer_params (model, &params, &lp);
+
+  /* [MLM] §2.3: q, o and MLP matrices split over TP; k and v split while
+   * tp ≤ kv heads, then one head per rank; norms replicated. Routed experts
+   * split over EP and over TP inside each expert (Megatron-Core's default
+   * expert tensor parallelism). */
+  attention = (lp.attention - lp.kv) / tp
+              + (kv >= tp ? lp.kv / tp : (kv > 0 ? lp.kv / kv : 0));
+  dense = attention + lp.norms + lp.dense_mlp / tp;
+  moe = attention + lp.norms + lp.router + lp.shared_mlp / tp;
+  moe_experts = lp.routed / (ep * tp);
+
+  for (int64_t i = 0; i < model->n_layers; i++)
+    {
+      bool is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
+      int64_t layer_total;
+      int64_t f;
+
+      if (stage_of_layer (training, model->n_layers, i) != stage)
+        continue;
+      rank->layers++;
+      f = attention_factored (model, tp) + model->norms_per_layer * norm_params (model);
+      if (is_moe)
+        {
+          rank->moe_layers++;
+          rank->params += moe;
+          rank->expert_params += moe_experts;
+          layer_total = moe + moe_experts;
+          f += factored (model->hidden_size, model->n_experts)
+               + model->n_experts / ep * mlp_factored (model, model->expert_ffn_size, tp)
+               + model->n_shared_experts * mlp_factored (model, model->shared_expert_ffn_size, tp);
+        }
+      else
+        {
+          rank->params += dense;
+          layer_total = dense;
+          f += mlp_factored (model, model->ffn_size, tp);
+        }
+      rank->factored_elements += f;
+      if (layer_total > rank->largest_layer)
+        rank->largest_layer = layer_total;
+    }
+
+  /* Megatron splits the vocabulary over TP (VocabParallelEmbedding); the
+   * position table is replicated. A tied LM head keeps a copy of the
+   * embedding on the last stage when pp > 1 ([MLM] §2.2). */
+  if (stage == 0)
+    {
+      int64_t rows = ceil_div (model->vocab_size, tp);
+
+      rank->params += ceil_div (params.embedding, tp) + params.position_embedding;
+      rank->factored_elements += factored (rows, model->hidden_size)
+                                 + (params.position_embedding > 0
+                                    ? factored (model->max_positions + model->position_offset,
+                                                model->hidden_size) : 0);
+    }
+  if (stage == pp - 1)
+    {
+      int64_t head = params.lm_head;
+
+      if (model->tied_embeddings && pp > 1)
+        head = params.embedding;
+      rank->params += ceil_div (head, tp) + lp.final_norm;
+      if (head > 0)
+        rank->factored_elements += factored (ceil_div (model->vocab_size, tp), model->hidden_size);
+      rank->factored_elements += lp.final_norm;
+    }
+  return HR_OK;
+}
+
+/* Model states */
+
+typedef struct
+{
+  double weights;       /* working copy */
+  double master;        /* fp32 master copy */
+  double gradients;
+  double state;         /* bytes of one optimizer state element */
+} StateBytes;
+
+static void
+state_bytes (const HrTraining *t,
+             StateBytes       *b)
+{
+  switch (t->precision)
+    {
+    case HR_PRECISION_FP32:
+      /* The parameters are the master copy. */
+      *b = (StateBytes) { 4, 0, 4, 4 };
+      break;
+    case HR_PRECISION_BF16:
+      /* Pure bf16: weights, gradients and optimizer states in bf16, no master copy. */
+      *b = (StateBytes) { 2, 0, 2, 2 };
+      break;
+    case HR_PRECISION_FP8_MIXED:
+      /* Transformer Engine keeps bf16 weights plus their fp8 cast for the
+       * matrix products: 2 + 1 bytes. */
+      *b = (StateBytes) { 3, 4, 2, 4 };
+      break;
+    case HR_PRECISION_BF16_MIXED:
+    case HR_PRECISION_FP16_MIXED:
+    default:
+      /* [ZeRO] §3.1: 2 (16-bit weights) + 2 (16-bit gradients) + 4 (fp32 master). */
+      *b = (StateBytes) { 2, 4, 2, 4 };
+      break;
+    }
+  /* Autocast trains the fp32 parameters themselves: their gradients are fp32. */
+  if (is_mixed (t) && (t->fp32_gradients || t->fp32_residual))
+    b->gradients = 4;
+}
+
+/* Optimizer bytes per parameter, excluding the master copy. */
+static double
+optimizer_bytes (const HrTraining     *t,
+                 const HrTrainingRank *rank,
+                 double                state)
+{
+  double params = (double) rank->params + (double) rank->expert_params;
+
+  switch (t->optimizer)
+    {
+    case HR_OPTIMIZER_ADAMW:
+      /* m and v (Loshchilov & Hutter 2019) */
+      return 2 * state;
+    case HR_OPTIMIZER_ADAMW_8BIT:
+      /* m and v in 8 bits, one fp32 absmax per block each */
+      return 2 * (1 + 4 / ADAM_8BIT_BLOCK);
+    case HR_OPTIMIZER_SGD:
+      return 0;
+    case HR_OPTIMIZER_SGD_MOMENTUM:
+    case HR_OPTIMIZER_LION:
+      /* one momentum buffer (Lion: Chen et al. 2023, Alg. 2) */
+      return state;
+    case HR_OPTIMIZER_ADAFACTOR:
+      /* factored second moments; no first moment (beta1 = None, the default) */
+      return params > 0 ? state * (double) rank->factored_elements / params : 0;
+    default:
+      return 0;
+    }
+}
+
+typedef struct
+{
+  double dense;   /* ranks sharing ZeRO states of the non-expert parameters */
+  double expert;  /* ranks sharing ZeRO states of the routed experts */
+} ShardGroups;
+
+/* [ZeRO] shards over the data-parallel group, which Megatron makes dp · cp
+ * wide; experts are replicated over dp · cp / ep ranks only. FSDP's hybrid
+ * shard keeps the shards within a node. */
+static void
+shard_groups (const HrTraining *t,
+              ShardGroups      *g)
+{
+  int64_t dp_cp = hr_training_data_parallel (t) * t->context_parallel;
+  int64_t expert = dp_cp / t->expert_parallel;
+
+  g->dense = (double) dp_cp;
+  g->expert = (double) (expert > 0 ? expert : 1);
+  if (t->fsdp == HR_FSDP_HYBRID)
+    {
+      int64_t per_node = t->gpus_per_node / (t->tensor_parallel * t->pipeline_parallel);
+
+      if (per_node < 1)
+        per_node = 1;
+      if (g->dense > (double) per_node)
+        g->dense = (double) per_node;
+      if (g->expert > g->dense)
+        g->expert = g->dense;
+    }
+}
+
+static double
+bytes_for (const HrTrainingRank *rank,
+           const ShardGroups    *g,
+           double                bytes_per_param,
+           bool                  sharded)
+{
+  if (!sharded)
+    return bytes_per_param * ((double) rank->params + (double) rank->expert_params);
+  return bytes_per_param * ((double) rank->params / g->dense
+                            + (double) rank->expert_params / g->expert);
+}
+
+void
+hr_training_model_states (const HrTraining     *training,
+                          const HrTrainingRank *rank,
+                          HrTrainingMemory     *memory)
+{
+  int64_t zero = effective_zero_stage (training);
+  double optimizer_per_param;
+  StateBytes b;
+  ShardGroups g;
+
+  state_bytes (training, &b);
+  shard_groups (training, &g);
+  optimizer_per_param = optimizer_bytes (training, rank, b.state);
+
+  /* [ZeRO] §5: stage 1 shards optimizer states (with the master copy),
+   * stage 2 adds gradients, stage 3 adds the weights. */
+  memory->weights = bytes_for (rank, &g, b.weights, zero >= 3);
+  memory->master_weights = bytes_for (rank, &g, b.master, zero >= 1);
+  memory->gradients = bytes_for (rank, &g, b.gradients, zero >= 2);
+  memory->optimizer = bytes_for (rank, &g, optimizer_per_param, zero >= 1);
+
+  /* 16-bit gradients accumulated over several micro-batches go into an fp32
+   * buffer (DeepSpeed's bf16 optimizer, fp32 accumulation) */
+  memory->grad_accumulation_buffer = 0;
+  if (is_mixed (training) && b.gradients < 4 && grad_accumulation (training) > 1)
+    memory->grad_accumulation_buffer = bytes_for (rank, &g, 4, zero >= 2);
+
+  /* ZeRO-Offload (Ren et al. 2021, §4): fp32 master weights, optimizer
+   * states and an fp32 gradient copy live in CPU memory. */
+  memory->cpu_bytes = 0;
+  if (training->offload_optimizer)
+    {
+      memory->cpu_bytes = memory->master_weights + memory->optimizer
+                          + (b.master > 0 ? bytes_for (rank, &g, 4, zero >= 1) : 0);
+      memory->master_weights = 0;
+      memory->optimizer = 0;
+    }
+}
+
+/* Activations */
+
+typedef struct
+{
+  double tokens;      /* b · s / cp: tokens of one micro-batch on a CP rank */
+  double batch;       /* b */
+  double s_q, s_k;    /* query rows (s / cp) and key columns (s) of one attention */
+  double h;           /* hidden size */
+  double h_rep;       /* hidden width of the tensors TP does not split: h, or h / tp under SP */
+  double tokens_rep;  /* tokens whose statistics TP does not split: b·s/cp, or / tp under SP */
+  double heads;       /* query heads per TP rank */
+  double kv_heads;    /* k/v heads per TP rank (at least one) */
+  double d_qk, d_v;   /* head dims */
+  double residual;    /* bytes of the residual stream */
+  double compute;     /* bytes of projection outputs and attention tensors */
+  double input;       /* bytes of a saved projection input */
+  double mask;        /* bytes of a dropout mask element (0 without dropout) */
+  double attn_casts;  /* saved copies of the attention input (autocast casts per projection) */
+  double mlp_casts;   /* the same for the MLP input; 0 when it shares the attention's */
+} ActShape;
+
+static void
+act_shape (const HrModel    *model,
+           const HrTraining *t,
+           ActShape         *a)
+{
+  double tp = (double) t->tensor_parallel;
+  double cp = (double) t->context_parallel;
+  double kv = (double) kv_heads (model);
+  bool autocast = t->fp32_residual && is_mixed (t);
+
+  a->batch = (double) t->micro_batch;
+  a->s_k = (double) t->seq_len;
+  a->s_q = a->s_k / cp;
+  a->tokens = a->batch * a->s_q;
+  a->h = (double) model->hidden_size;
+  a->h_rep = t->sequence_parallel ? a->h / tp : a->h;
+  a->tokens_rep = t->sequence_parallel ? a->tokens / tp : a->tokens;
+  a->heads = (double) model->n_heads / tp;
+  a->kv_heads = kv >= tp ? kv / tp : 1;
+  a->d_qk = (double) head_dim_qk (model);
+  a->d_v = (double) head_dim_v (model);
+
+  /* dtypes: fp32 everywhere in fp32; 16-bit otherwise, except that autocast
+   * keeps the residual stream and norms in fp32 and casts each projection's
+   * input; Transformer Engine saves fp8 casts of the projection inputs. */
+  a->compute = t->precision == HR_PRECISION_FP32 ? 4 : 2;
+  a->residual = (t->precision == HR_PRECISION_FP32 || autocast) ? 4 : 2;
+  a->input = t->precision == HR_PRECISION_FP8_MIXED ? 1 : a->compute;
+  a->mask = t->dropout ? (double) t->dropout_mask_bytes : 0;
+
+  /* Under autocast q, k and v (separate modules, as in the HF Llama family)
+   * each save their own 16-bit cast of the fp32 norm output; gate and up too. */
+  a->attn_casts = autocast ? 3 : 1;
+  a->mlp_casts = autocast ? (model->ffn_kind == HR_FFN_GATED ? 2 : 1) : 1;
+  if (model->parallel_block && model->norms_per_layer == 1 && !autocast)
+    a->mlp_casts = 0;
+}
+
+/* Norm statistics: LayerNorm saves mean and rstd, RMSNorm rstd, in fp32. */
+static double
+norm_stats (const HrModel  *model,
+            const ActShape *a)
+{
+  return a->tokens_rep * 4 * (model->norm_kind == HR_NORM_LAYERNORM ? 2 : 1);
+}
+
+/* One MLP of width `ffn` (before TP) run on `tokens` tokens:
+ * plain: fc output (activation input) + activation output;
+ * gated: gate output, its activation, up output, and their product ([SP] §4.1
+ * counts 8sbh + 8sbh for the GPT 4h MLP in 16 bits). */
+static double
+mlp_bytes (const HrModel    *model,
+           const HrTraining *t,
+           const ActShape   *a,
+           int64_t           ffn,
+           double            tokens)
+{
+  double f = (double) ffn / (double) t->tensor_parallel;
+
+  if (model->ffn_kind == HR_FFN_GATED)
+    return tokens * f * (3 * a->compute + a->input);
+  return tokens * f * (a->compute + a->input);
+}
+
+/* One layer of one micro-batch as saved for the backward pass under
+ * `recompute`, tensor by tensor after [SP] §4.1 (Eq. 1), for the real
+ * architecture. */
+static double
+layer_bytes (const HrModel    *model,
+             const HrTraining *t,
+             const ActShape   *a,
+             bool              is_moe,
+             HrRecompute       recompute)
+{
+  double probs = a->batch * a->heads * a->s_q * a->s_k;
+  double q = a->tokens * a->heads * a->d_qk * a->compute;
+  double o = a->tokens * a->heads * a->d_v;
+  double bytes = 0;
+
+  /* Full recomputation keeps the layer input only ([SP] §5: 2sbh in 16 bits,
+   * split over TP under SP). */
+  if (recompute == HR_RECOMPUTE_FULL)
+    return a->tokens_rep * a->h * a->residual;
+
+  /* Norm inputs and statistics; projection inputs (the norm outputs). */
+  bytes += (double) model->norms_per_layer
+           * (a->tokens * a->h_rep * a->residual + norm_stats (model, a));
+  bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_rep * a->input;
+
+  /* Attention core: q after the rotary embedding, k and v. */
+  bytes += q;
+  if (t->attention == HR_ATTENTION_FLASH)
+    {
+      /* FlashAttention (Dao et al. 2022, §3.1) saves q, k, v (k/v heads only),
+       * the output and an fp32 log-sum-exp per head and row. */
+      bytes += a->tokens * a->kv_heads * (a->d_qk + a->d_v) * a->compute;
+      bytes += a->batch * a->heads * a->s_q * 4;
+      bytes += o * a->compute;
+      if (a->input != a->compute)
+        bytes += o * a->input;
+    }
+  else
+    {
+      /* Eager attention: k and v repeated to every query head (HF repeat_kv),
+       * the softmax output and, with dropout, its mask and the dropped
+       * probabilities ([SP]: 2as²b + as²b + 2as²b in 16 bits). Autocast runs
+       * the softmax in fp32 and saves its 16-bit cast for the product with V. */
+      bytes += a->tokens * a->heads * (a->d_qk + a->d_v) * a->compute;
+      if (recompute != HR_RECOMPUTE_SELECTIVE)
+        {
+          bool autocast = t->fp32_residual && is_mixed (t);
+
+          bytes += probs * (autocast ? 4 + a->compute : a->compute);
+          if (t->dropout)
+            bytes += probs * (a->mask + a->compute);
+        }
+      bytes += o * a->input;
+    }
+
+  /* Dropout after the attention output projection and after the MLP. */
+  bytes += 2 * a->tokens * a->h_rep * a->mask;
+
+  if (is_moe)
+    {
+      /* Router probabilities in fp32; each token's k copies dispatched to its
+       * experts (dropless, balanced: k · tokens per rank under EP); shared
+       * experts on every token. */
+      double routed = (double) model->experts_per_token * a->tokens;
+
+      bytes += a->tokens * (double) model->n_experts * 4;
+      bytes += routed * a->h * a->input;
+      bytes += mlp_bytes (model, t, a, model->expert_ffn_size, routed);
+      bytes += mlp_bytes (model, t, a,
+                          model->n_shared_experts * model->shared_expert_ffn_size, a->tokens);
+    }
+  else
+    bytes += mlp_bytes (model, t, a, model->ffn_size, a->tokens);
+  return bytes;
+}
+
+HrStatus
+hr_training_activations (const HrModel         *model,
+                         const HrTraining      *training,
+                         int64_t                stage,
+                         HrTrainingActivations *act,
+                         HrError               *err)
+{
+  int64_t pp = training->pipeline_parallel;
+  double tp = (double) training->tensor_parallel;
+  ActShape a;
+  double layers_total = 0;
+
+  memset (act, 0, sizeof *act);
+  if (stage < 0 || stage >= pp)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
+                         "pipeline stage");
+  act_shape (model, training, &a);
+
+  for (int64_t i = 0; i < model->n_layers; i++)
+    {
+      bool is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
+      double saved, full;
+
+      if (stage_of_layer (training, model->n_layers, i) != stage)
+        continue;
+      act->layers++;
+      saved = layer_bytes (model, training, &a, is_moe, training->recompute);
+      full = layer_bytes (model, training, &a, is_moe, HR_RECOMPUTE_NONE);
+      layers_total += saved;
+      if (saved > act->per_layer)
+        act->per_layer = saved;
+      if (full > act->per_layer_full)
+        act->per_layer_full = full;
+    }
+
+  /* Token ids (int64), learned position ids, the embedding dropout mask. The
+   * embedding output itself is the first layer's input, counted there. */
+  if (stage == 0)
+    act->embedding = a.tokens * 8
+                     + (model->positions == HR_POSITIONS_LEARNED ? a.s_q * 8 : 0)
+                     + a.tokens * a.h_rep * a.mask;
+
+  /* Final norm input and statistics, the LM head input (gathered to full
+   * width), the fp32 log-probabilities of the cross-entropy loss (split over
+   * the vocabulary by TP, Megatron's vocab-parallel loss) and int64 labels. */
+  if (stage == pp - 1)
+    {
+      if (model->final_norm)
+        act->final_norm = a.tokens * a.h_rep * a.residual + norm_stats (model, &a);
+      act->lm_head = a.tokens * a.h * a.input;
+      act->loss = a.tokens * ceil ((double) model->vocab_size / tp) * 4 + a.tokens * 8;
+    }
+
+  act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss;
+  return HR_OK;
+}
+
+/* Memory */
+
+static HrStatus
+check_gpu (const HrTraining *training,
+           const HrGpu      *gpu,
+           bool              need_peak,
+           HrError          *err)
+{
+  if (!isfinite (gpu->memory_bytes) || gpu->memory_bytes <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
+                         (int64_t) gpu->memory_bytes, 0, "the GPU's memory");
+  if (need_peak)
+    {
+      double peak = gpu->peak_flops[hr_training_compute_dtype (training)];
+
+      if (!isfinite (peak) || peak <= 0)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", training->precision, 0,
+                             "the GPU has no peak rate for this precision's compute dtype");
+    }
+  return HR_OK;
+}
+
+/* Micro-batches whose activations stage `stage` holds at once, in units of
+ * all its layers. 1F1B: stage i warms up with pp − i forwards ([MLM] §2.2.1);
+ * GPipe keeps all m; interleaved stage i runs 2(pp − i − 1) + (v − 1)·pp + 1
+ * chunk forwards of 1/v of its layers before its first backward, which is
+ * pp + (pp − 1)/v on stage 0 ([SP] §4.2.3). */
+static double
+in_flight (const HrTraining *t,
+           int64_t           stage)
+{
+  double m = (double) grad_accumulation (t);
+  double pp = (double) t->pipeline_parallel, v = (double) t->virtual_stages;
+  double i = (double) stage, n;
+
+  if (t->pipeline_parallel == 1)
+    return 1;
+  switch (t->pipeline_schedule)
+    {
+    case HR_PIPELINE_GPIPE:
+      return m;
+    case HR_PIPELINE_INTERLEAVED:
+      n = (2 * (pp - i - 1) + (v - 1) * pp + 1) / v;
+      break;
+    case HR_PIPELINE_1F1B:
+    default:
+      n = pp - i;
+      break;
+    }
+  return n < m ? n : m;
+}
+
+static HrStatus
+stage_memory (const HrModel    *model,
+              const HrTraining *training,
+              int64_t           stage,
+              HrTrainingMemory *memory,
+              HrError          *err)
+{
+  int64_t zero = effective_zero_stage (training);
+  HrStatus status;
+  StateBytes b;
+  ActShape a;
+
+  memset (memory, 0, sizeof *memory);
+  memory->pipeline_stage = stage;
+  memory->data_parallel = hr_training_data_parallel (training);
+  memory->grad_accumulation = grad_accumulation (training);
+  if ((status = hr_training_rank (model, training, stage, &memory->rank, err)) != HR_OK)
+    return status;
+  memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
+  hr_training_model_states (training, &memory->rank, memory);
+
+  if ((status = hr_training_activations (model, training, stage, &memory->activation,
+                                         err)) != HR_OK)
+    return status;
+  memory->micro_batches_in_flight = in_flight (training, stage);
+  memory->activations_per_layer = memory->activation.per_layer;
+  memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
+  /* The layer being recomputed holds its full activations during its backward. */
+  if (training->recompute != HR_RECOMPUTE_NONE && memory->activation.layers > 0)
+    memory->activations += memory->activation.per_layer_full - memory->activation.per_layer;
+
+  /* Temporary buffers */
+  state_bytes (training, &b);
+  act_shape (model, training, &a);
+  if (stage == training->pipeline_parallel - 1)
+    /* The logits in the compute dtype and an fp32 buffer beside them (the
+     * upcast in the forward, the logits' gradient in the backward). */
+    memory->temporary += a.tokens * ceil ((double) model->vocab_size
+                                          / (double) training->tensor_parallel)
+                         * (a.compute + 4);
+  if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1)
+    /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
+     * hold the full gradient of a layer until it is reduce-scattered. */
+    memory->temporary += (double) memory->rank.largest_layer * (2 * b.weights + b.gradients);
+  if (hr_training_data_parallel (training) * training->context_parallel > 1)
+    memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
+
+  memory->overhead = training->overhead_bytes;
+  memory->total = memory->weights + memory->master_weights + memory->gradients
+                  + memory->grad_accumulation_buffer + memory->optimizer + memory->activations
+                  + memory->temporary + memory->overhead;
+  return HR_OK;
+}
+
+HrStatus
+hr_training_memory (const HrModel    *model,
+                    const HrTraining *training,
+                    const HrGpu      *gpu,
+                    HrTrainingMemory *memory,
+                    HrError          *err)
+{
+  HrStatus status;
+
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
+    return status;
+  if ((status = stage_memory (model, training, 0, memory, err)) != HR_OK)
+    return status;
+  if (training->pipeline_parallel > 1)
+    {
+      HrTrainingMemory last;
+
+      if ((status = stage_memory (model, training, training->pipeline_parallel - 1, &last,
+                                  err)) != HR_OK)
+        return status;
+      if (last.total > memory->total)
+        *memory = last;
+    }
+
+  memory->capacity = gpu->memory_bytes;
+  memory->fits = memory->total <= memory->capacity;
+  memory->headroom = memory->fits ? memory->capacity - memory->total : 0;
+  memory->overflow = memory->fits ? 0 : memory->total - memory->capacity;
+  return HR_OK;
+}
+
+/* Time */
+
+static HrStatus
+step_flops (const HrModel    *model,
+            const HrTraining *training,
+            HrFlops          *flops,
+            HrError          *err)
+{
+  HrFlopsOptions options = {
+    .seq_len = training->seq_len,
+    .micro_batch = global_batch (training),
+    .attention = training->attention,
+    .recompute = training->recompute,
+    .causal = training->causal,
+  };
+
+  return hr_flops_training (model, &options, flops, err);
+}
+
+/* Ring all-reduce sends 2(n − 1)/n of the buffer per rank; an all-gather or a
+ * reduce-scatter half of that (Patarasuk & Yuan 2009). */
+static double
+ring_factor (double n)
+{
+  return n > 1 ? 2 * (n - 1) / n : 0;
+}
+
+static double
+transfer_seconds (double bytes,
+                  double bandwidth)
+{
+  return bandwidth > 0 ? bytes / bandwidth : 0;
+}
+
+static void
+communication (const HrModel    *model,
+               const HrTraining *t,
+               const HrGpu      *gpu,
+               HrTrainingTime   *time,
+               HrError          *err)
+{
+  double tp = (double) t->tensor_parallel;
+  double m = (double) grad_accumulation (t);
+  double gpn = (double) t->gpus_per_node;
+  double dp_cp = (double) (hr_training_data_parallel (t) * t->context_parallel);
+  double dp_expert = dp_cp / (double) t->expert_parallel;
+  double dp_bw, pp_bw;
+  HrTrainingRank rank;
+  StateBytes b;
+  ActShape a;
+  double activation;
+
+  act_shape (model, t, &a);
+  state_bytes (t, &b);
+  if (hr_training_rank (model, t, 0, &rank, err) != HR_OK)
+    return;
+  activation = a.tokens * a.h * a.compute;
+
+  /* TP ([MLM] §2.3): two all-reduces of the layer's b·s·h activations in the
+   * forward and two in the backward (all-gather + reduce-scatter under SP,
+   * the same volume), two more when the forward is recomputed in full. */
+  time->tp_comm_bytes = (double) rank.layers * m * ring_factor (tp) * activation
+                        * (t->recompute == HR_RECOMPUTE_FULL ? 6 : 4);
+  time->tp_comm_seconds = transfer_seconds (time->tp_comm_bytes,
+                                            tp <= gpn ? gpu->intra_node_bandwidth
+                                                      : gpu->inter_node_bandwidth);
+
+  /* DP ([ZeRO] §7): gradients all-reduced once per step (ZeRO-1/2: reduce-
+   * scatter + all-gather, the same volume); ZeRO-3 gathers the weights again
+   * in the backward: 1.5× the volume. */
+  time->dp_comm_bytes = (effective_zero_stage (t) >= 3 ? 1.5 : 1.0) * b.gradients
+                        * ((double) rank.params * ring_factor (dp_cp)
+                           + (double) rank.expert_params * ring_factor (dp_expert));
+  /* Megatron orders ranks tp, cp, dp, pp: the DP group stays in a node while
+   * tp · cp · dp fits in one. */
+  dp_bw = tp * dp_cp <= gpn ? gpu->intra_node_bandwidth : gpu->inter_node_bandwidth;
+  time->dp_comm_seconds = transfer_seconds (time->dp_comm_bytes, dp_bw);
+
+  /* PP: each micro-batch's activations go to the next stage and their
+   * gradients come back, once per virtual chunk. */
+  time->pp_comm_bytes = t->pipeline_parallel > 1
+                        ? 2 * m * (double) t->virtual_stages * activation : 0;
+  pp_bw = hr_training_gpus (t) <= t->gpus_per_node ? gpu->intra_node_bandwidth
+                                                   : gpu->inter_node_bandwidth;
+  time->pp_comm_seconds = transfer_seconds (time->pp_comm_bytes, pp_bw);
+}
+
+HrStatus
+hr_training_time (const HrModel    *model,
+                  const HrTraining *training,
+                  const HrGpu      *gpu,
+                  HrTrainingTime   *time,
+                  HrError          *err)
+{
+  double gpus = (double) hr_training_gpus (training);
+  double m = (double) grad_accumulation (training);
+  double pp = (double) training->pipeline_parallel;
+  HrStatus status;
+  HrFlops flops;
+
+  memset (time, 0, sizeof *time);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
+    return status;
+  if ((status = step_flops (model, training, &flops, err)) != HR_OK)
+    return status;
+
+  /* [PaLM] App. B: MFU = model FLOPs per second / peak; so a step takes
+   * model FLOPs / (GPUs · peak · MFU). HFU counts the recomputation too. */
+  time->tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
+  time->model_flops_per_step = flops.model_flops;
+  time->hardware_flops_per_step = flops.total;
+  time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
+  time->mfu = training->mfu;
+  time->step_seconds = time->model_flops_per_step / (gpus * time->peak_flops * time->mfu);
+  time->hfu = time->hardware_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
+  time->tokens_per_second = time->tokens_per_step / time->step_seconds;
+
+  if (training->tokens > 0)
+    time->steps = ceil (training->tokens / time->tokens_per_step);
+  time->total_seconds = time->steps * time->step_seconds;
+  time->gpu_hours = gpus * time->total_seconds / 3600;
+  time->cost = time->gpu_hours * training->price_per_gpu_hour;
+  /* kWh = W · s / 3.6e6, at board power for the whole run */
+  time->energy_kwh = gpus * gpu->power_watts * time->total_seconds / 3.6e6;
+
+  /* Pipeline bubble over the ideal step ([MLM] §2.2): (p − 1)/m for GPipe and
+   * 1F1B, (p − 1)/(v·m) interleaved. Its share of the real step is
+   * bubble / (1 + bubble); the MFU already contains it. */
+  if (training->pipeline_parallel > 1)
+    {
+      double v = training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
+                 ? (double) training->virtual_stages : 1;
+
+      time->bubble_fraction = (pp - 1) / (v * m);
+      time->bubble_seconds = time->step_seconds * time->bubble_fraction
+                             / (1 + time->bubble_fraction);
+    }
+  communication (model, training, gpu, time, err);
+  return HR_OK;
+}
+
+/* Utilization from a measured throughput */
+
+HrStatus
+hr_training_utilization_from_tokens_per_second (const HrModel         *model,
+                                                const HrTraining      *training,
+                                                const HrGpu           *gpu,
+                                                double                 tokens_per_second,
+                                                HrTrainingUtilization *out,
+                                                HrError               *err)
+{
+  double gpus = (double) hr_training_gpus (training);
+  double peak, tokens_per_step;
+  HrStatus status;
+  HrFlops flops;
+
+  memset (out, 0, sizeof *out);
+  if (!isfinite (tokens_per_second) || tokens_per_second <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "tokens_per_second",
+                         (int64_t) tokens_per_second, 0, "a measured throughput");
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
+    return status;
+  if ((status = step_flops (model, training, &flops, err)) != HR_OK)
+    return status;
+
+  peak = gpu->peak_flops[hr_training_compute_dtype (training)];
+  tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
+  out->tokens_per_second = tokens_per_second;
+  out->step_seconds = tokens_per_step / tokens_per_second;
+  out->mfu = flops.model_flops / out->step_seconds / (gpus * peak);
+  out->hfu = flops.total / out->step_seconds / (gpus * peak);
+  return HR_OK;
+}
+
+HrStatus
+hr_training_utilization_from_step_seconds (const HrModel         *model,
+                                           const HrTraining      *training,
+                                           const HrGpu           *gpu,
+                                           double                 step_seconds,
+                                           HrTrainingUtilization *out,
+                                           HrError               *err)
+{
+  double tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
+
+  if (!isfinite (step_seconds) || step_seconds <= 0)
+    {
+      memset (out, 0, sizeof *out);
+      return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "step_seconds", (int64_t) step_seconds, 0,
+                           "a measured step time");
+    }
+  return hr_training_utilization_from_tokens_per_second (model, training, gpu,
+                                                         tokens_per_step / step_seconds,
+                                                         out, err);
+}
+
+/* Limits */
+
+static bool
+fits (const HrModel    *model,
+      const HrTraining *training,
+      const HrGpu      *gpu)
+{
+  HrTrainingMemory memory;
+
+  return hr_training_memory (model, training, gpu, &memory, NULL) == HR_OK && memory.fits;
+}
+
+/* Largest n in [1, max] with ok(n), for ok monotone (true, then false);
+ * 0 when ok(1) is false. Memory grows with batch and sequence, so each
+ * probe is one closed-form estimate. */
+typedef bool (*Probe) (const HrModel *, const HrTraining *, const HrGpu *, int64_t);
+
+static int64_t
+largest (Probe             ok,
+         const HrModel    *model,
+         const HrTraining *training,
+         const HrGpu      *gpu,
+         int64_t           max)
+{
+  int64_t lo = 0, hi = max;
+
+  while (lo < hi)
+    {
+      int64_t mid = lo + (hi - lo + 1) / 2;
+
+      if (ok (model, training, gpu, mid))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  return lo;
+}
+
+/* Keeps the gradient-accumulation steps: global = micro × dp × steps. */
+static bool
+micro_batch_fits (const HrModel    *model,
+                  const HrTraining *training,
+                  const HrGpu      *gpu,
+                  int64_t           micro_batch)
+{
+  HrTraining t = *training;
+
+  t.micro_batch = micro_batch;
+  if (training->global_batch > 0)
+    t.global_batch = micro_batch * hr_training_data_parallel (training)
+                     * grad_accumulation (training);
+  return fits (model, &t, gpu);
+}
+
+/* The sequence in units of what CP and SP must divide. */
+static int64_t
+seq_unit (const HrTraining *training)
+{
+  return training->context_parallel
+         * (training->sequence_parallel ? training->tensor_parallel : 1);
+}
+
+static bool
+seq_fits (const HrModel    *model,
+          const HrTraining *training,
+          const HrGpu      *gpu,
+          int64_t           units)
+{
+  HrTraining t = *training;
+
+  t.seq_len = units * seq_unit (training);
+  return fits (model, &t, gpu);
+}
+
+/* The same layout (tp, pp, cp, ep, schedule) with data-parallel degree dp,
+ * whole nodes once it outgrows one. */
+static bool
+with_data_parallel (const HrTraining *training,
+                    int64_t           dp,
+                    HrTraining       *t)
+{
+  int64_t gpus = training->tensor_parallel * training->pipeline_parallel
+                 * training->context_parallel * dp;
+
+  *t = *training;
+  if (gpus <= training->gpus_per_node)
+    {
+      t->nodes = 1;
+      t->gpus_per_node = gpus;
+    }
+  else if (gpus % training->gpus_per_node == 0)
+    t->nodes = gpus / training->gpus_per_node;
+  else
+    return false;
+  return true;
+}
+
+HrStatus
+hr_training_limits (const HrModel    *model,
+                    const HrTraining *training,
+                    const HrGpu      *gpu,
+                    HrTrainingLimits *limits,
+                    HrError          *err)
+{
+  HrStatus status;
+  int64_t max_units;
+
+  memset (limits, 0, sizeof *limits);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
+    return status;
+
+  limits->max_micro_batch = largest (micro_batch_fits, model, training, gpu,
+                                     LIMIT_MAX_MICRO_BATCH);
+
+  /* A learned position table bounds the sequence too. */
+  max_units = LIMIT_MAX_SEQ_LEN;
+  if (model->positions == HR_POSITIONS_LEARNED && model->max_positions < max_units)
+    max_units = model->max_positions;
+  limits->max_seq_len = largest (seq_fits, model, training, gpu,
+                                 max_units / seq_unit (training)) * seq_unit (training);
+
+  for (int64_t dp = 1; dp <= LIMIT_MAX_DATA_PARALLEL; dp++)
+    {
+      HrTraining t;
+
+      if (!with_data_parallel (training, dp, &t))
+        continue;
+      if (fits (model, &t, gpu))
+        {
+          limits->min_gpus = hr_training_gpus (&t);
+          limits->min_gpus_tensor_parallel = t.tensor_parallel;
+          limits->min_gpus_pipeline_parallel = t.pipeline_parallel;
+          limits->min_gpus_data_parallel = dp;
+          break;
+        }
+    }
+  return HR_OK;
+}

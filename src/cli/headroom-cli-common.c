@@ -1,0 +1,665 @@
+/* headroom-cli-common.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "headroom-catalog.h"
+#include "headroom-cli.h"
+#include "headroom-hf-config.h"
+
+G_DEFINE_QUARK (headroom-cli-error-quark, headroom_cli_error)
+
+void
+headroom_cli_model_clear (HeadroomCliModel *model)
+{
+  g_clear_pointer (&model->name, g_free);
+  g_clear_object (&model->project);
+}
+
+static gboolean
+looks_like_path (const char *text)
+{
+  return strchr (text, '/') != NULL || g_str_has_suffix (text, ".json")
+         || g_str_has_suffix (text, ".headroom");
+}
+
+gboolean
+headroom_cli_resolve_model (const char        *text,
+                            HeadroomCliModel  *out,
+                            GError           **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  HeadroomCatalog *catalog;
+
+  memset (out, 0, sizeof *out);
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--model: missing (a preset id, a config.json or a project file)"));
+      return FALSE;
+    }
+
+  if (g_file_test (text, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (text);
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(JsonObject) config = NULL;
+      JsonNode *format;
+
+      bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
+      if (bytes == NULL)
+        {
+          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                       "--model: %s", local_error->message);
+          return FALSE;
+        }
+
+      config = headroom_hf_config_parse_bytes (bytes, &local_error);
+      if (config == NULL)
+        {
+          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                       "%s: %s", text, local_error->message);
+          return FALSE;
+        }
+
+      out->name = g_path_get_basename (text);
+
+      format = json_object_get_member (config, "format");
+      if (format != NULL && JSON_NODE_HOLDS_VALUE (format)
+          && g_strcmp0 (json_node_get_string (format), HEADROOM_PROJECT_FORMAT) == 0)
+        {
+          out->project = headroom_project_new_from_bytes (bytes, &local_error);
+          if (out->project == NULL
+              || !headroom_project_get_model (out->project, &out->model, &local_error))
+            {
+              g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           "%s: %s", text, local_error->message);
+              headroom_cli_model_clear (out);
+              return FALSE;
+            }
+          return TRUE;
+        }
+
+      if (!headroom_hf_config_read (config, &out->model, NULL, NULL, &local_error))
+        {
+          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                       "%s: %s", text, local_error->message);
+          headroom_cli_model_clear (out);
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (looks_like_path (text))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--model: %s: no such file"), text);
+      return FALSE;
+    }
+
+  catalog = headroom_catalog_get_default ();
+  if (headroom_catalog_find_model (catalog, text) == NULL)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--model: unknown preset “%s” and no such file"), text);
+      return FALSE;
+    }
+  if (!headroom_catalog_lookup_model (catalog, text, &out->model, &local_error))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   "--model: %s", local_error->message);
+      return FALSE;
+    }
+
+  out->name = g_strdup (text);
+  return TRUE;
+}
+
+gboolean
+headroom_cli_resolve_gpu (const char  *option,
+                          const char  *text,
+                          HrGpu       *out,
+                          GError     **error)
+{
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: missing (see “headroom-cli gpus”)"), option);
+      return FALSE;
+    }
+
+  if (!headroom_catalog_lookup_gpu (headroom_catalog_get_default (), text, out, NULL))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: unknown GPU “%s” (see “headroom-cli gpus”)"), option, text);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+gboolean
+headroom_cli_parse_int (const char  *option,
+                        const char  *text,
+                        gint64       minimum,
+                        gint64      *out,
+                        GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gint64 value;
+
+  if (!g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &value, &local_error))
+    {
+      if (g_error_matches (local_error, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+        g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                     _("%s: %s does not fit 64 bits"), option, text);
+      else
+        g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                     _("%s: “%s” is not a whole number"), option, text);
+      return FALSE;
+    }
+
+  if (value < minimum)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: %s must be at least %" G_GINT64_FORMAT), option, text, minimum);
+      return FALSE;
+    }
+
+  *out = value;
+  return TRUE;
+}
+
+gboolean
+headroom_cli_parse_double (const char  *option,
+                           const char  *text,
+                           double       minimum,
+                           double       maximum,
+                           gboolean     exclusive_minimum,
+                           double      *out,
+                           GError     **error)
+{
+  char *end = NULL;
+  double value;
+
+  errno = 0;
+  value = g_ascii_strtod (text, &end);
+  if (*text == '\0' || end == NULL || *end != '\0' || g_ascii_isspace (*text))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: “%s” is not a number"), option, text);
+      return FALSE;
+    }
+  if (errno == ERANGE || !isfinite (value))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: %s is out of range"), option, text);
+      return FALSE;
+    }
+  if (value < minimum || (exclusive_minimum && value == minimum) || value > maximum)
+    {
+      g_autofree char *low = headroom_cli_format_number (minimum, 6);
+      g_autofree char *high = headroom_cli_format_number (maximum, 6);
+
+      if (maximum < G_MAXDOUBLE)
+        g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                     exclusive_minimum ? _("%s: %s must be above %s and at most %s")
+                                       : _("%s: %s must be between %s and %s"),
+                     option, text, low, high);
+      else
+        g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                     exclusive_minimum ? _("%s: %s must be above %s")
+                                       : _("%s: %s must be at least %s"),
+                     option, text, low);
+      return FALSE;
+    }
+
+  *out = value;
+  return TRUE;
+}
+
+gboolean
+headroom_cli_parse_choice (const char         *option,
+                           const char         *text,
+                           const char * const *choices,
+                           int                *out,
+                           GError            **error)
+{
+  g_autofree char *list = NULL;
+
+  for (int i = 0; choices[i] != NULL; i++)
+    if (g_str_equal (text, choices[i]))
+      {
+        *out = i;
+        return TRUE;
+      }
+
+  list = g_strjoinv ("|", (char **) choices);
+  g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+               _("%s: “%s” is not one of %s"), option, text, list);
+  return FALSE;
+}
+
+void
+headroom_cli_project_choice (HeadroomProject    *project,
+                             const char         *key,
+                             const char * const *choices,
+                             int                *out)
+{
+  const char *value = headroom_project_get_string (project, key);
+
+  for (int i = 0; value != NULL && choices[i] != NULL; i++)
+    if (g_str_equal (value, choices[i]))
+      *out = i;
+}
+
+gboolean
+headroom_cli_parse_options (GOptionContext  *context,
+                            int             *argc,
+                            char          ***argv,
+                            GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &local_error))
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           local_error->message);
+      return FALSE;
+    }
+
+  if (*argc > 1)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("unexpected argument “%s”"), (*argv)[1]);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+int
+headroom_cli_report_error (const GError *error)
+{
+  g_autofree char *line = g_strdup (error->message);
+
+  /* One line, whatever a library put in its message. */
+  g_strdelimit (line, "\r\n", ' ');
+  fflush (stdout);
+  fprintf (stderr, "headroom-cli: %s\n", line);
+
+  if (error->domain == HEADROOM_CLI_ERROR && error->code == HEADROOM_CLI_ERROR_FAILED)
+    return HEADROOM_CLI_EXIT_FAILURE;
+  return HEADROOM_CLI_EXIT_USAGE;
+}
+
+/* Core field names of the workload and the options that set them. */
+static const struct
+{
+  const char *field;
+  const char *option;
+} field_options[] = {
+  { "nodes", "--nodes" },
+  { "gpus_per_node", "--gpus-per-node" },
+  { "gpus", "--gpus" },
+  { "tensor_parallel", "--tp" },
+  { "sequence_parallel", "--sequence-parallel" },
+  { "pipeline_parallel", "--pp" },
+  { "pipeline_schedule", "--pp-schedule" },
+  { "virtual_stages", "--vpp" },
+  { "context_parallel", "--cp" },
+  { "expert_parallel", "--ep" },
+  { "zero_stage", "--zero" },
+  { "fsdp", "--fsdp" },
+  { "micro_batch", "--micro-batch" },
+  { "global_batch", "--global-batch" },
+  { "seq_len", "--seq" },
+  { "tokens", "--tokens" },
+  { "precision", "--precision" },
+  { "optimizer", "--optimizer" },
+  { "offload_optimizer", "--offload-optimizer" },
+  { "attention", "--attention" },
+  { "recompute", "--recompute" },
+  { "overhead_bytes", "--overhead" },
+  { "mfu", "--mfu" },
+  { "price_per_gpu_hour", "--price" },
+  { "batch", "--batch" },
+  { "prompt", "--prompt" },
+  { "generate", "--generate" },
+  { "weights", "--weights" },
+  { "group_size", "--group-size" },
+  { "kv_dtype", "--kv-cache" },
+  { "paged_block", "--paged-block" },
+};
+
+void
+headroom_cli_set_core_error (GError        **error,
+                             const HrError  *err)
+{
+  HrError named = *err;
+  char message[256];
+
+  for (gsize i = 0; i < G_N_ELEMENTS (field_options); i++)
+    if (g_strcmp0 (err->field, field_options[i].field) == 0)
+      {
+        named.field = field_options[i].option;
+        break;
+      }
+
+  hr_error_format (&named, message, sizeof message);
+  g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, message);
+}
+
+void
+headroom_cli_json_int (JsonBuilder *builder,
+                       const char  *key,
+                       gint64       value)
+{
+  json_builder_set_member_name (builder, key);
+  json_builder_add_int_value (builder, value);
+}
+
+void
+headroom_cli_json_bytes (JsonBuilder *builder,
+                         const char  *key,
+                         double       bytes)
+{
+  json_builder_set_member_name (builder, key);
+  /* The core keeps bytes as whole numbers below 2^53; round what a ratio left. */
+  if (isfinite (bytes) && fabs (bytes) < 9.2e18)
+    json_builder_add_int_value (builder, (gint64) llround (bytes));
+  else
+    json_builder_add_null_value (builder);
+}
+
+void
+headroom_cli_json_double (JsonBuilder *builder,
+                          const char  *key,
+                          double       value)
+{
+  json_builder_set_member_name (builder, key);
+  if (isfinite (value))
+    json_builder_add_double_value (builder, value);
+  else
+    json_builder_add_null_value (builder);
+}
+
+void
+headroom_cli_json_bool (JsonBuilder *builder,
+                        const char  *key,
+                        gboolean     value)
+{
+  json_builder_set_member_name (builder, key);
+  json_builder_add_boolean_value (builder, value);
+}
+
+void
+headroom_cli_json_string (JsonBuilder *builder,
+                          const char  *key,
+                          const char  *value)
+{
+  json_builder_set_member_name (builder, key);
+  json_builder_add_string_value (builder, value);
+}
+
+void
+headroom_cli_json_params (JsonBuilder    *builder,
+                          const HrParams *params)
+{
+  json_builder_begin_object (builder);
+  headroom_cli_json_int (builder, "total", params->total);
+  headroom_cli_json_int (builder, "active", params->active);
+  json_builder_set_member_name (builder, "breakdown");
+  json_builder_begin_object (builder);
+  headroom_cli_json_int (builder, "embedding", params->embedding);
+  headroom_cli_json_int (builder, "position_embedding", params->position_embedding);
+  headroom_cli_json_int (builder, "attention", params->attention);
+  headroom_cli_json_int (builder, "mlp", params->mlp);
+  headroom_cli_json_int (builder, "router", params->router);
+  headroom_cli_json_int (builder, "norm", params->norm);
+  headroom_cli_json_int (builder, "lm_head", params->lm_head);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+}
+
+static void
+json_flops_part (JsonBuilder *builder,
+                 double       forward,
+                 double       backward,
+                 double       recompute)
+{
+  headroom_cli_json_double (builder, "forward", forward);
+  headroom_cli_json_double (builder, "backward", backward);
+  headroom_cli_json_double (builder, "recompute", recompute);
+}
+
+void
+headroom_cli_json_flops (JsonBuilder   *builder,
+                         const HrFlops *flops)
+{
+  json_builder_begin_object (builder);
+  headroom_cli_json_int (builder, "tokens", flops->tokens);
+  json_flops_part (builder, flops->forward, flops->backward, flops->recompute);
+  headroom_cli_json_double (builder, "total", flops->total);
+  headroom_cli_json_double (builder, "per_token", flops->per_token);
+  json_builder_set_member_name (builder, "breakdown");
+  json_builder_begin_object (builder);
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    {
+      const HrFlopsPart *part = &flops->component[c];
+
+      json_builder_set_member_name (builder, hr_flops_component_name (c));
+      json_builder_begin_object (builder);
+      json_flops_part (builder, part->forward, part->backward, part->recompute);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+}
+
+void
+headroom_cli_print_json (JsonBuilder *builder)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+}
+
+char *
+headroom_cli_format_number (double value,
+                            int    digits)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char format[16];
+
+  g_snprintf (format, sizeof format, "%%.%dg", digits);
+  return g_strdup (g_ascii_formatd (buf, sizeof buf, format, value));
+}
+
+char *
+headroom_cli_format_gib (double bytes)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* GiB: 2^30 bytes (IEC). */
+  g_ascii_formatd (buf, sizeof buf, "%.2f", bytes / 1073741824.0);
+  return g_strdup_printf ("%s GiB", buf);
+}
+
+char *
+headroom_cli_format_flops (double flops)
+{
+  static const char * const prefixes[] = { "", "k", "M", "G", "T", "P", "E", "Z", "Y" };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  guint exponent = 0;
+  double scaled = flops;
+
+  while (fabs (scaled) >= 1000 && exponent + 1 < G_N_ELEMENTS (prefixes))
+    {
+      scaled /= 1000;
+      exponent++;
+    }
+
+  g_ascii_formatd (buf, sizeof buf, exponent == 0 ? "%.0f" : "%.3f", scaled);
+  return g_strdup_printf ("%s %sFLOP", buf, prefixes[exponent]);
+}
+
+char *
+headroom_cli_format_count (double count)
+{
+  char digits[64];
+  GString *out = g_string_new (NULL);
+  gsize n;
+
+  g_snprintf (digits, sizeof digits, "%.0f", fabs (count));
+  n = strlen (digits);
+  if (count < 0)
+    g_string_append_c (out, '-');
+  for (gsize i = 0; i < n; i++)
+    {
+      if (i > 0 && (n - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+char *
+headroom_cli_format_duration (double seconds)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (seconds < 1e-3)
+    return g_strdup_printf ("%s µs", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds * 1e6));
+  if (seconds < 1)
+    return g_strdup_printf ("%s ms", g_ascii_formatd (buf, sizeof buf, "%.2f", seconds * 1e3));
+  if (seconds < 120)
+    return g_strdup_printf ("%s s", g_ascii_formatd (buf, sizeof buf, "%.2f", seconds));
+  if (seconds < 2 * 3600)
+    return g_strdup_printf ("%s min", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 60));
+  if (seconds < 2 * 86400)
+    return g_strdup_printf ("%s h", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 3600));
+  return g_strdup_printf ("%s days", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 86400));
+}
+
+struct _HeadroomCliTable
+{
+  guint      n_columns;
+  GPtrArray *cells;   /* row-major; NULL cells print empty */
+};
+
+HeadroomCliTable *
+headroom_cli_table_new (guint n_columns)
+{
+  HeadroomCliTable *table = g_new0 (HeadroomCliTable, 1);
+
+  table->n_columns = n_columns;
+  table->cells = g_ptr_array_new_with_free_func (g_free);
+  return table;
+}
+
+static void
+table_add_row (HeadroomCliTable *table,
+               char             *first,
+               va_list           args,
+               gboolean          take)
+{
+  char *cell = first;
+
+  for (guint i = 0; i < table->n_columns; i++)
+    {
+      g_ptr_array_add (table->cells, take ? cell : g_strdup (cell));
+      if (cell != NULL && i + 1 < table->n_columns)
+        cell = va_arg (args, char *);
+      else
+        cell = NULL;
+    }
+}
+
+void
+headroom_cli_table_add (HeadroomCliTable *table,
+                        const char       *first,
+                        ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  table_add_row (table, (char *) first, args, FALSE);
+  va_end (args);
+}
+
+void
+headroom_cli_table_take (HeadroomCliTable *table,
+                         char             *first,
+                         ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  table_add_row (table, first, args, TRUE);
+  va_end (args);
+}
+
+void
+headroom_cli_table_print (HeadroomCliTable *table)
+{
+  g_autofree glong *widths = g_new0 (glong, table->n_columns);
+  guint n_rows = table->cells->len / table->n_columns;
+
+  for (guint i = 0; i < table->cells->len; i++)
+    {
+      const char *cell = g_ptr_array_index (table->cells, i);
+
+      if (cell != NULL)
+        widths[i % table->n_columns] = MAX (widths[i % table->n_columns], g_utf8_strlen (cell, -1));
+    }
+
+  for (guint row = 0; row < n_rows; row++)
+    {
+      GString *line = g_string_new (NULL);
+
+      for (guint column = 0; column < table->n_columns; column++)
+        {
+          const char *cell = g_ptr_array_index (table->cells, row * table->n_columns + column);
+          glong pad = widths[column] - (cell != NULL ? g_utf8_strlen (cell, -1) : 0);
+
+          if (column > 0)
+            g_string_append (line, "  ");
+          if (column > 0)
+            for (glong i = 0; i < pad; i++)
+              g_string_append_c (line, ' ');
+          g_string_append (line, cell != NULL ? cell : "");
+          if (column == 0 && column + 1 < table->n_columns)
+            for (glong i = 0; i < pad; i++)
+              g_string_append_c (line, ' ');
+        }
+
+      /* No trailing blanks on rows that end early. */
+      while (line->len > 0 && line->str[line->len - 1] == ' ')
+        g_string_truncate (line, line->len - 1);
+      printf ("%s\n", line->str);
+      g_string_free (line, TRUE);
+    }
+}
+
+void
+headroom_cli_table_free (HeadroomCliTable *table)
+{
+  g_ptr_array_unref (table->cells);
+  g_free (table);
+}

@@ -1,0 +1,362 @@
+/* headroom-cli-infer.c: the infer command
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <glib/gi18n.h>
+
+#include "headroom-cli.h"
+#include "hr-inference.h"
+
+/* Each list is in the order of its core enum. */
+static const char * const weights_choices[] = { "bf16", "fp16", "fp8", "int8", "int4", NULL };
+static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
+
+typedef struct
+{
+  char    *model;
+  char    *gpu;
+  char    *gpus;
+  char    *tp;
+  char    *pp;
+  char    *batch;
+  char    *prompt;
+  char    *generate;
+  char    *weights;
+  char    *group_size;
+  char    *kv_cache;
+  char    *paged_block;
+  char    *overhead;
+  char    *price;
+  gboolean json;
+} InferArgs;
+
+static void
+infer_args_clear (InferArgs *args)
+{
+  char **strings[] = {
+    &args->model, &args->gpu, &args->gpus, &args->tp, &args->pp, &args->batch, &args->prompt,
+    &args->generate, &args->weights, &args->group_size, &args->kv_cache, &args->paged_block,
+    &args->overhead, &args->price,
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (strings); i++)
+    g_clear_pointer (strings[i], g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (InferArgs, infer_args_clear)
+
+static gboolean
+parse_count (const char  *option,
+             const char  *text,
+             gint64       minimum,
+             gint64      *out,
+             GError     **error)
+{
+  return text == NULL || headroom_cli_parse_int (option, text, minimum, out, error);
+}
+
+static gboolean
+parse_enum (const char         *option,
+            const char         *text,
+            const char * const *choices,
+            int                *out,
+            GError            **error)
+{
+  return text == NULL || headroom_cli_parse_choice (option, text, choices, out, error);
+}
+
+static void
+apply_project (HrInference     *inference,
+               HeadroomProject *project)
+{
+  inference->tensor_parallel = headroom_project_get_int (project, "inference.tensor_parallel");
+  inference->pipeline_parallel = headroom_project_get_int (project, "inference.pipeline_parallel");
+  inference->gpus = inference->tensor_parallel * inference->pipeline_parallel;
+  inference->batch = headroom_project_get_int (project, "inference.batch");
+  inference->prompt = headroom_project_get_int (project, "inference.prompt");
+  inference->generate = headroom_project_get_int (project, "inference.generate");
+  headroom_cli_project_choice (project, "inference.weights", weights_choices,
+                               (int *) &inference->weights);
+  inference->group_size = headroom_project_get_int (project, "inference.group_size");
+  headroom_cli_project_choice (project, "inference.kv_dtype", kv_choices,
+                               (int *) &inference->kv_dtype);
+  inference->paged_block = headroom_project_get_int (project, "inference.paged_block");
+  inference->prefill_chunk = headroom_project_get_int (project, "inference.prefill_chunk");
+  inference->compute_efficiency = headroom_project_get_double (project, "inference.compute_efficiency");
+  inference->memory_efficiency = headroom_project_get_double (project, "inference.memory_efficiency");
+  inference->price_per_gpu_hour = headroom_project_get_double (project, "hardware.price_per_gpu_hour");
+}
+
+/* GPUs = TP × PP: --gpus alone means tensor parallelism over them all; with
+ * --tp and --pp the core checks that they multiply to --gpus. */
+static gboolean
+apply_args (HrInference  *inference,
+            InferArgs    *args,
+            GError      **error)
+{
+  if (!parse_count ("--gpus", args->gpus, 1, &inference->gpus, error)
+      || !parse_count ("--tp", args->tp, 1, &inference->tensor_parallel, error)
+      || !parse_count ("--pp", args->pp, 1, &inference->pipeline_parallel, error)
+      || !parse_count ("--batch", args->batch, 1, &inference->batch, error)
+      || !parse_count ("--prompt", args->prompt, 1, &inference->prompt, error)
+      || !parse_count ("--generate", args->generate, 0, &inference->generate, error)
+      || !parse_enum ("--weights", args->weights, weights_choices, (int *) &inference->weights, error)
+      || !parse_count ("--group-size", args->group_size, 1, &inference->group_size, error)
+      || !parse_enum ("--kv-cache", args->kv_cache, kv_choices, (int *) &inference->kv_dtype, error)
+      || !parse_count ("--paged-block", args->paged_block, 0, &inference->paged_block, error))
+    return FALSE;
+
+  if (args->overhead != NULL
+      && !headroom_cli_parse_double ("--overhead", args->overhead, 0, G_MAXDOUBLE, FALSE,
+                                     &inference->overhead_bytes, error))
+    return FALSE;
+  if (args->price != NULL
+      && !headroom_cli_parse_double ("--price", args->price, 0, G_MAXDOUBLE, FALSE,
+                                     &inference->price_per_gpu_hour, error))
+    return FALSE;
+
+  if (args->gpus != NULL && args->tp == NULL && args->pp == NULL)
+    inference->tensor_parallel = inference->gpus;
+  else if (args->gpus == NULL && (args->tp != NULL || args->pp != NULL))
+    inference->gpus = inference->tensor_parallel * inference->pipeline_parallel;
+
+  return TRUE;
+}
+
+typedef struct
+{
+  HrParams           params;
+  HrInferenceMemory  memory;
+  HrInferenceLatency latency;
+  HrInferenceLimits  limits;
+} InferResult;
+
+static void
+print_infer_json (const InferResult *r)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  const HrInferenceMemory *m = &r->memory;
+  const HrInferenceLatency *l = &r->latency;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "params");
+  headroom_cli_json_params (builder, &r->params);
+
+  json_builder_set_member_name (builder, "memory");
+  json_builder_begin_object (builder);
+  headroom_cli_json_bytes (builder, "weights", m->weights);
+  headroom_cli_json_bytes (builder, "kv_cache", m->kv_cache);
+  headroom_cli_json_bytes (builder, "kv_cache_per_token", m->kv_cache_per_token);
+  headroom_cli_json_bytes (builder, "kv_cache_uncapped", m->kv_cache_uncapped);
+  headroom_cli_json_bytes (builder, "activations", m->activations);
+  headroom_cli_json_bytes (builder, "overhead", m->overhead);
+  headroom_cli_json_bytes (builder, "total", m->total);
+  headroom_cli_json_bytes (builder, "capacity", m->capacity);
+  headroom_cli_json_bool (builder, "fits", m->fits);
+  headroom_cli_json_bytes (builder, "headroom", m->headroom);
+  headroom_cli_json_bytes (builder, "overflow", m->overflow);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "latency");
+  json_builder_begin_object (builder);
+  headroom_cli_json_double (builder, "time_to_first_token", l->time_to_first_token);
+  headroom_cli_json_double (builder, "time_per_output_token", l->time_per_output_token);
+  headroom_cli_json_double (builder, "tokens_per_second", l->tokens_per_second);
+  headroom_cli_json_double (builder, "tokens_per_second_per_sequence", l->tokens_per_second_per_sequence);
+  headroom_cli_json_string (builder, "prefill_bound", hr_bound_name (l->prefill_bound));
+  headroom_cli_json_string (builder, "decode_bound", hr_bound_name (l->decode_bound));
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "cost");
+  json_builder_begin_object (builder);
+  headroom_cli_json_double (builder, "per_million_tokens", l->cost_per_million_tokens);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "limits");
+  json_builder_begin_object (builder);
+  headroom_cli_json_int (builder, "max_batch", r->limits.max_batch);
+  headroom_cli_json_int (builder, "max_context", r->limits.max_context);
+  headroom_cli_json_int (builder, "min_gpus", r->limits.min_gpus);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+
+  headroom_cli_print_json (builder);
+}
+
+static char *
+format_limit (gint64 value)
+{
+  return value > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup (_("none fits"));
+}
+
+static void
+add_gib_row (HeadroomCliTable *table,
+             const char       *label,
+             double            bytes)
+{
+  headroom_cli_table_take (table, g_strdup (label), headroom_cli_format_gib (bytes), NULL);
+}
+
+static void
+print_infer_table (const char        *name,
+                   const HrInference *inference,
+                   const InferResult *r)
+{
+  g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (2);
+  const HrInferenceMemory *m = &r->memory;
+  const HrInferenceLatency *l = &r->latency;
+  g_autofree char *per_token = headroom_cli_format_count (m->kv_cache_per_token);
+
+  printf (_("%s on %" G_GINT64_FORMAT " GPUs (TP %" G_GINT64_FORMAT ", PP %" G_GINT64_FORMAT
+            "): batch %" G_GINT64_FORMAT ", prompt %" G_GINT64_FORMAT ", generate %"
+            G_GINT64_FORMAT ", weights %s, KV cache %s\n"),
+          name, inference->gpus, inference->tensor_parallel, inference->pipeline_parallel,
+          inference->batch, inference->prompt, inference->generate,
+          weights_choices[inference->weights], kv_choices[inference->kv_dtype]);
+
+  printf ("\n%s\n", _("Memory of the most loaded GPU"));
+  add_gib_row (table, _("Weights"), m->weights);
+  add_gib_row (table, _("KV cache"), m->kv_cache);
+  headroom_cli_table_take (table, g_strdup (_("  per token (bytes)")), g_strdup (per_token), NULL);
+  if (m->kv_cache_uncapped != m->kv_cache)
+    add_gib_row (table, _("  without window capping"), m->kv_cache_uncapped);
+  add_gib_row (table, _("Activations"), m->activations);
+  add_gib_row (table, _("Framework overhead"), m->overhead);
+  add_gib_row (table, _("Total"), m->total);
+  add_gib_row (table, _("Capacity"), m->capacity);
+  if (m->fits)
+    add_gib_row (table, _("Headroom"), m->headroom);
+  else
+    add_gib_row (table, _("Overflow (does not fit)"), m->overflow);
+  headroom_cli_table_print (table);
+
+  g_clear_pointer (&table, headroom_cli_table_free);
+  table = headroom_cli_table_new (2);
+  printf ("\n%s\n", _("Latency"));
+  headroom_cli_table_take (table, g_strdup (_("Time to first token")),
+                           headroom_cli_format_duration (l->time_to_first_token), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Time per output token")),
+                           headroom_cli_format_duration (l->time_per_output_token), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
+                           headroom_cli_format_count (l->tokens_per_second), NULL);
+  headroom_cli_table_take (table, g_strdup (_("  per sequence")),
+                           headroom_cli_format_count (l->tokens_per_second_per_sequence), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Prefill / decode bound")),
+                           g_strdup_printf ("%s / %s", hr_bound_name (l->prefill_bound),
+                                            hr_bound_name (l->decode_bound)), NULL);
+  if (l->cost_per_million_tokens > 0)
+    headroom_cli_table_take (table, g_strdup (_("Cost per million tokens (USD)")),
+                             headroom_cli_format_number (l->cost_per_million_tokens, 4), NULL);
+  headroom_cli_table_print (table);
+
+  g_clear_pointer (&table, headroom_cli_table_free);
+  table = headroom_cli_table_new (2);
+  printf ("\n%s\n", _("Limits"));
+  headroom_cli_table_take (table, g_strdup (_("Largest batch")), format_limit (r->limits.max_batch), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Longest context")), format_limit (r->limits.max_context), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")), format_limit (r->limits.min_gpus), NULL);
+  headroom_cli_table_print (table);
+}
+
+static int
+run_infer (HeadroomCliModel *model,
+           InferArgs        *args)
+{
+  g_autoptr(GError) error = NULL;
+  HrInference inference;
+  InferResult result;
+  HrError err = { 0 };
+  HrGpu gpu;
+
+  hr_inference_init (&inference);
+  if (model->project != NULL)
+    apply_project (&inference, model->project);
+
+  if (!apply_args (&inference, args, &error))
+    return headroom_cli_report_error (error);
+
+  if (args->gpu != NULL || model->project == NULL)
+    {
+      if (!headroom_cli_resolve_gpu ("--gpu", args->gpu, &gpu, &error))
+        return headroom_cli_report_error (error);
+    }
+  else if (!headroom_project_get_gpu (model->project, &gpu, &error))
+    {
+      g_prefix_error (&error, "%s: ", model->name);
+      return headroom_cli_report_error (error);
+    }
+
+  if (hr_inference_validate (&model->model, &inference, &err) != HR_OK
+      || hr_model_params (&model->model, &result.params, &err) != HR_OK
+      || hr_inference_memory (&model->model, &inference, &gpu, &result.memory, &err) != HR_OK
+      || hr_inference_latency (&model->model, &inference, &gpu, &result.latency, &err) != HR_OK
+      || hr_inference_limits (&model->model, &inference, &gpu, &result.limits, &err) != HR_OK)
+    {
+      headroom_cli_set_core_error (&error, &err);
+      return headroom_cli_report_error (error);
+    }
+
+  if (args->json)
+    print_infer_json (&result);
+  else
+    print_infer_table (model->name, &inference, &result);
+
+  return HEADROOM_CLI_EXIT_OK;
+}
+
+int
+headroom_cli_infer (int    argc,
+                    char **argv)
+{
+  g_auto(InferArgs) args = { 0 };
+  const GOptionEntry entries[] = {
+    { "model", 'm', 0, G_OPTION_ARG_STRING, &args.model,
+      N_("Preset id, Hugging Face config.json or project file"), N_("MODEL") },
+    { "gpu", 0, 0, G_OPTION_ARG_STRING, &args.gpu, N_("GPU id (see “headroom-cli gpus”)"), N_("GPU") },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &args.gpus, N_("Number of GPUs (= TP × PP)"), N_("N") },
+    { "tp", 0, 0, G_OPTION_ARG_STRING, &args.tp, N_("Tensor-parallel degree"), N_("N") },
+    { "pp", 0, 0, G_OPTION_ARG_STRING, &args.pp, N_("Pipeline-parallel degree"), N_("N") },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &args.batch, N_("Concurrent sequences"), N_("B") },
+    { "prompt", 0, 0, G_OPTION_ARG_STRING, &args.prompt, N_("Prompt tokens per sequence"), N_("N") },
+    { "generate", 0, 0, G_OPTION_ARG_STRING, &args.generate,
+      N_("Generated tokens per sequence (0: prefill only)"), N_("N") },
+    { "weights", 0, 0, G_OPTION_ARG_STRING, &args.weights, N_("Weight precision"),
+      N_("bf16|fp16|fp8|int8|int4") },
+    { "group-size", 0, 0, G_OPTION_ARG_STRING, &args.group_size,
+      N_("Weights per quantisation group (int8, int4; default 128)"), N_("G") },
+    { "kv-cache", 0, 0, G_OPTION_ARG_STRING, &args.kv_cache, N_("KV cache type"),
+      N_("fp32|bf16|fp16|fp8|int8") },
+    { "paged-block", 0, 0, G_OPTION_ARG_STRING, &args.paged_block,
+      N_("Tokens per KV block (default 16; 0: contiguous)"), N_("N") },
+    { "overhead", 0, 0, G_OPTION_ARG_STRING, &args.overhead,
+      N_("Framework memory per GPU (default 1 GiB)"), N_("BYTES") },
+    { "price", 0, 0, G_OPTION_ARG_STRING, &args.price, N_("Price of one GPU-hour"),
+      N_("USD_PER_GPU_HOUR") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, N_("Print one JSON object"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(GError) error = NULL;
+  g_auto(HeadroomCliModel) model = { 0 };
+
+  g_option_context_set_summary (context, _("Estimate the memory per GPU, latency and cost of serving a model."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+      || !headroom_cli_resolve_model (args.model, &model, &error))
+    return headroom_cli_report_error (error);
+
+  return run_infer (&model, &args);
+}
+
+int
+headroom_cli_report_inference (HeadroomCliModel *model,
+                               gboolean          json)
+{
+  InferArgs args = { .json = json };
+
+  return run_infer (model, &args);
+}

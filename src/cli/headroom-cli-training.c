@@ -1,0 +1,802 @@
+/* headroom-cli-training.c: the train and plan commands
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <glib/gi18n.h>
+
+#include "headroom-cli.h"
+#include "hr-planner.h"
+#include "hr-training.h"
+
+/* Each list is in the order of its core enum. */
+static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe", NULL };
+static const char * const fsdp_choices[] = { "none", "full", "grad-op", "hybrid", NULL };
+static const char * const precision_choices[] = {
+  "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", NULL };
+static const char * const optimizer_choices[] = {
+  "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
+static const char * const attention_choices[] = { "eager", "flash", NULL };
+static const char * const recompute_choices[] = { "none", "selective", "full", NULL };
+
+/* The options of train (plan takes a subset), as typed. */
+typedef struct
+{
+  char    *model;
+  char    *gpu;
+  char    *gpus;
+  char    *nodes;
+  char    *gpus_per_node;
+  char    *tp;
+  gboolean sequence_parallel;
+  char    *pp;
+  char    *pp_schedule;
+  char    *vpp;
+  char    *cp;
+  char    *ep;
+  char    *zero;
+  char    *fsdp;
+  char    *micro_batch;
+  char    *global_batch;
+  char    *seq;
+  char    *tokens;
+  char    *precision;
+  char    *optimizer;
+  gboolean offload_optimizer;
+  char    *attention;
+  char    *recompute;
+  gboolean dropout;
+  char    *overhead;
+  char    *mfu;
+  char    *price;
+  char    *top;
+  gboolean json;
+  gboolean csv;
+} TrainArgs;
+
+static void
+train_args_clear (TrainArgs *args)
+{
+  char **strings[] = {
+    &args->model, &args->gpu, &args->gpus, &args->nodes, &args->gpus_per_node, &args->tp,
+    &args->pp, &args->pp_schedule, &args->vpp, &args->cp, &args->ep, &args->zero, &args->fsdp,
+    &args->micro_batch, &args->global_batch, &args->seq, &args->tokens, &args->precision,
+    &args->optimizer, &args->attention, &args->recompute, &args->overhead, &args->mfu,
+    &args->price, &args->top,
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (strings); i++)
+    g_clear_pointer (strings[i], g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TrainArgs, train_args_clear)
+
+#define STRING_OPTION(name, field, description, arg) \
+  { name, 0, 0, G_OPTION_ARG_STRING, &args->field, description, arg }
+#define FLAG_OPTION(name, field, description) \
+  { name, 0, 0, G_OPTION_ARG_NONE, &args->field, description, NULL }
+
+static void
+add_layout_entries (GOptionContext *context,
+                    TrainArgs      *args,
+                    gboolean        plan)
+{
+  const GOptionEntry entries[] = {
+    STRING_OPTION ("model", model, N_("Preset id, Hugging Face config.json or project file"), N_("MODEL")),
+    STRING_OPTION ("gpu", gpu, N_("GPU id (see “headroom-cli gpus”)"), N_("GPU")),
+    STRING_OPTION ("gpus", gpus, N_("Number of GPUs"), N_("N")),
+    STRING_OPTION ("gpus-per-node", gpus_per_node, N_("GPUs in one node (default 8)"), N_("N")),
+    STRING_OPTION ("tp", tp, N_("Tensor-parallel degree"), N_("N")),
+    FLAG_OPTION ("sequence-parallel", sequence_parallel, N_("Shard norms and dropout over the TP group")),
+    STRING_OPTION ("pp", pp, N_("Pipeline-parallel degree"), N_("N")),
+    STRING_OPTION ("vpp", vpp, N_("Virtual pipeline stages per rank (interleaved schedule)"), N_("N")),
+    STRING_OPTION ("cp", cp, N_("Context-parallel degree"), N_("N")),
+    STRING_OPTION ("ep", ep, N_("Expert-parallel degree"), N_("N")),
+    STRING_OPTION ("zero", zero, N_("ZeRO stage"), N_("0|1|2|3")),
+    STRING_OPTION ("fsdp", fsdp, N_("FSDP sharding (instead of ZeRO)"), N_("full|grad-op|hybrid")),
+    STRING_OPTION ("micro-batch", micro_batch, N_("Sequences per GPU per forward pass"), N_("B")),
+    STRING_OPTION ("global-batch", global_batch, N_("Sequences per optimizer step"), N_("B")),
+    STRING_OPTION ("seq", seq, N_("Sequence length in tokens"), N_("N")),
+    STRING_OPTION ("precision", precision, N_("Precision recipe"),
+                   N_("fp32|bf16-mixed|fp16-mixed|bf16|fp8-mixed")),
+    STRING_OPTION ("optimizer", optimizer, N_("Optimizer"),
+                   N_("adamw|adamw-8bit|sgd|sgd-momentum|lion|adafactor")),
+    STRING_OPTION ("recompute", recompute, N_("Activation recomputation"), N_("none|selective|full")),
+    FLAG_OPTION ("json", json, N_("Print one JSON object")),
+    { NULL }
+  };
+  const GOptionEntry train_entries[] = {
+    STRING_OPTION ("nodes", nodes, N_("Number of nodes (with --gpus-per-node)"), N_("N")),
+    STRING_OPTION ("pp-schedule", pp_schedule, N_("Pipeline schedule"), N_("1f1b|interleaved|gpipe")),
+    STRING_OPTION ("tokens", tokens, N_("Training budget in tokens"), N_("T")),
+    FLAG_OPTION ("offload-optimizer", offload_optimizer, N_("Keep optimizer states on the CPU (ZeRO-Offload)")),
+    STRING_OPTION ("attention", attention, N_("Attention implementation"), N_("eager|flash")),
+    FLAG_OPTION ("dropout", dropout, N_("Train with dropout")),
+    STRING_OPTION ("overhead", overhead, N_("Framework memory per GPU (default 1 GiB)"), N_("BYTES")),
+    STRING_OPTION ("mfu", mfu, N_("Model FLOPs utilisation, above 0 and at most 1 (default 0.4)"), N_("F")),
+    STRING_OPTION ("price", price, N_("Price of one GPU-hour"), N_("USD_PER_GPU_HOUR")),
+    { NULL }
+  };
+  const GOptionEntry plan_entries[] = {
+    STRING_OPTION ("top", top, N_("Layouts to print (default 10)"), N_("K")),
+    FLAG_OPTION ("csv", csv, N_("Print CSV instead of a table")),
+    { NULL }
+  };
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  g_option_context_add_main_entries (context, plan ? plan_entries : train_entries, GETTEXT_PACKAGE);
+}
+
+static gboolean
+parse_count (const char  *option,
+             const char  *text,
+             gint64       minimum,
+             gint64      *out,
+             GError     **error)
+{
+  return text == NULL || headroom_cli_parse_int (option, text, minimum, out, error);
+}
+
+static gboolean
+parse_enum (const char         *option,
+            const char         *text,
+            const char * const *choices,
+            int                *out,
+            GError            **error)
+{
+  return text == NULL || headroom_cli_parse_choice (option, text, choices, out, error);
+}
+
+/* Applies the project's settings (its file keys) before the options. */
+static void
+apply_project (HrTraining      *training,
+               HeadroomProject *project)
+{
+  training->nodes = headroom_project_get_int (project, "hardware.nodes");
+  training->gpus_per_node = headroom_project_get_int (project, "hardware.gpus_per_node");
+  training->price_per_gpu_hour = headroom_project_get_double (project, "hardware.price_per_gpu_hour");
+  training->tensor_parallel = headroom_project_get_int (project, "training.tensor_parallel");
+  training->sequence_parallel = headroom_project_get_boolean (project, "training.sequence_parallel");
+  training->pipeline_parallel = headroom_project_get_int (project, "training.pipeline_parallel");
+  headroom_cli_project_choice (project, "training.pipeline_schedule", schedule_choices,
+                               (int *) &training->pipeline_schedule);
+  training->virtual_stages = headroom_project_get_int (project, "training.virtual_stages");
+  training->context_parallel = headroom_project_get_int (project, "training.context_parallel");
+  training->expert_parallel = headroom_project_get_int (project, "training.expert_parallel");
+  training->zero_stage = headroom_project_get_int (project, "training.zero_stage");
+  headroom_cli_project_choice (project, "training.fsdp", fsdp_choices, (int *) &training->fsdp);
+  training->micro_batch = headroom_project_get_int (project, "training.micro_batch");
+  training->global_batch = headroom_project_get_int (project, "training.global_batch");
+  training->seq_len = headroom_project_get_int (project, "training.seq_len");
+  training->tokens = headroom_project_get_double (project, "training.tokens");
+  headroom_cli_project_choice (project, "training.precision", precision_choices,
+                               (int *) &training->precision);
+  headroom_cli_project_choice (project, "training.optimizer", optimizer_choices,
+                               (int *) &training->optimizer);
+  training->offload_optimizer = headroom_project_get_boolean (project, "training.offload_optimizer");
+  headroom_cli_project_choice (project, "training.attention", attention_choices,
+                               (int *) &training->attention);
+  headroom_cli_project_choice (project, "training.recompute", recompute_choices,
+                               (int *) &training->recompute);
+  training->dropout = headroom_project_get_boolean (project, "training.dropout");
+  training->mfu = headroom_project_get_double (project, "training.mfu");
+}
+
+/* --gpus N splits into nodes of --gpus-per-node (else the project's node,
+ * else 8) when N is a multiple of it, else makes one node of N GPUs. */
+static gboolean
+apply_gpu_count (HrTraining  *training,
+                 TrainArgs   *args,
+                 GError     **error)
+{
+  gint64 gpus = 0;
+  gboolean per_node_given = args->gpus_per_node != NULL;
+
+  if (!parse_count ("--gpus-per-node", args->gpus_per_node, 1, &training->gpus_per_node, error)
+      || !parse_count ("--nodes", args->nodes, 1, &training->nodes, error)
+      || !parse_count ("--gpus", args->gpus, 1, &gpus, error))
+    return FALSE;
+
+  if (args->gpus != NULL && args->nodes != NULL)
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--gpus: give either --gpus or --nodes with --gpus-per-node"));
+      return FALSE;
+    }
+
+  if (args->gpus == NULL)
+    return TRUE;
+
+  if (gpus >= training->gpus_per_node && gpus % training->gpus_per_node == 0)
+    training->nodes = gpus / training->gpus_per_node;
+  else if (per_node_given)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--gpus: %" G_GINT64_FORMAT " is not a multiple of --gpus-per-node %" G_GINT64_FORMAT),
+                   gpus, training->gpus_per_node);
+      return FALSE;
+    }
+  else
+    {
+      training->nodes = 1;
+      training->gpus_per_node = gpus;
+    }
+
+  return TRUE;
+}
+
+/* The recipe options, shared by train and plan. */
+static gboolean
+apply_recipe (HrTraining  *training,
+              TrainArgs   *args,
+              GError     **error)
+{
+  return parse_count ("--global-batch", args->global_batch, 1, &training->global_batch, error)
+         && parse_count ("--seq", args->seq, 1, &training->seq_len, error)
+         && parse_enum ("--precision", args->precision, precision_choices,
+                        (int *) &training->precision, error)
+         && parse_enum ("--optimizer", args->optimizer, optimizer_choices,
+                        (int *) &training->optimizer, error);
+}
+
+static gboolean
+apply_train_args (HrTraining  *training,
+                  TrainArgs   *args,
+                  GError     **error)
+{
+  gint64 zero = training->zero_stage;
+
+  if (!apply_gpu_count (training, args, error)
+      || !apply_recipe (training, args, error)
+      || !parse_count ("--tp", args->tp, 1, &training->tensor_parallel, error)
+      || !parse_count ("--pp", args->pp, 1, &training->pipeline_parallel, error)
+      || !parse_enum ("--pp-schedule", args->pp_schedule, schedule_choices,
+                      (int *) &training->pipeline_schedule, error)
+      || !parse_count ("--vpp", args->vpp, 1, &training->virtual_stages, error)
+      || !parse_count ("--cp", args->cp, 1, &training->context_parallel, error)
+      || !parse_count ("--ep", args->ep, 1, &training->expert_parallel, error)
+      || !parse_count ("--zero", args->zero, 0, &zero, error)
+      || !parse_enum ("--fsdp", args->fsdp, fsdp_choices, (int *) &training->fsdp, error)
+      || !parse_count ("--micro-batch", args->micro_batch, 1, &training->micro_batch, error)
+      || !parse_enum ("--attention", args->attention, attention_choices,
+                      (int *) &training->attention, error)
+      || !parse_enum ("--recompute", args->recompute, recompute_choices,
+                      (int *) &training->recompute, error))
+    return FALSE;
+
+  if (zero > 3)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--zero: %s is not one of 0|1|2|3"), args->zero);
+      return FALSE;
+    }
+  training->zero_stage = (int) zero;
+
+  /* A virtual stage count above 1 only means something when interleaved. */
+  if (args->vpp != NULL && training->virtual_stages > 1 && args->pp_schedule == NULL)
+    training->pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+
+  if (args->tokens != NULL
+      && !headroom_cli_parse_double ("--tokens", args->tokens, 0, G_MAXDOUBLE, FALSE,
+                                     &training->tokens, error))
+    return FALSE;
+  if (args->overhead != NULL
+      && !headroom_cli_parse_double ("--overhead", args->overhead, 0, G_MAXDOUBLE, FALSE,
+                                     &training->overhead_bytes, error))
+    return FALSE;
+  if (args->mfu != NULL
+      && !headroom_cli_parse_double ("--mfu", args->mfu, 0, 1, TRUE, &training->mfu, error))
+    return FALSE;
+  if (args->price != NULL
+      && !headroom_cli_parse_double ("--price", args->price, 0, G_MAXDOUBLE, FALSE,
+                                     &training->price_per_gpu_hour, error))
+    return FALSE;
+
+  if (args->sequence_parallel)
+    training->sequence_parallel = TRUE;
+  if (args->offload_optimizer)
+    training->offload_optimizer = TRUE;
+  if (args->dropout)
+    training->dropout = TRUE;
+
+  return TRUE;
+}
+
+/* The GPU: --gpu, else the project's. */
+static gboolean
+resolve_gpu (HeadroomCliModel  *model,
+             const char        *text,
+             HrGpu             *gpu,
+             GError           **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (text != NULL || model->project == NULL)
+    return headroom_cli_resolve_gpu ("--gpu", text, gpu, error);
+
+  if (!headroom_project_get_gpu (model->project, gpu, &local_error))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   "%s: %s", model->name, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+typedef struct
+{
+  HrParams         params;
+  HrFlops          flops;
+  HrTrainingMemory memory;
+  HrTrainingTime   time;
+  HrTrainingLimits limits;
+} TrainResult;
+
+static gboolean
+compute_training (const HrModel    *model,
+                  const HrTraining *training,
+                  const HrGpu      *gpu,
+                  TrainResult      *result,
+                  GError          **error)
+{
+  HrFlopsOptions flops_options = {
+    .seq_len = training->seq_len,
+    .micro_batch = training->micro_batch,
+    .attention = training->attention,
+    .recompute = training->recompute,
+    .causal = training->causal,
+  };
+  HrError err = { 0 };
+
+  if (hr_training_validate (training, model, &err) != HR_OK
+      || hr_model_params (model, &result->params, &err) != HR_OK
+      || hr_flops_training (model, &flops_options, &result->flops, &err) != HR_OK
+      || hr_training_memory (model, training, gpu, &result->memory, &err) != HR_OK
+      || hr_training_time (model, training, gpu, &result->time, &err) != HR_OK
+      || hr_training_limits (model, training, gpu, &result->limits, &err) != HR_OK)
+    {
+      headroom_cli_set_core_error (error, &err);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static void
+print_train_json (const TrainResult *r)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  const HrTrainingMemory *m = &r->memory;
+  const HrTrainingTime *t = &r->time;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "params");
+  headroom_cli_json_params (builder, &r->params);
+  json_builder_set_member_name (builder, "flops");
+  headroom_cli_json_flops (builder, &r->flops);
+
+  json_builder_set_member_name (builder, "memory");
+  json_builder_begin_object (builder);
+  headroom_cli_json_bytes (builder, "weights", m->weights);
+  headroom_cli_json_bytes (builder, "master_weights", m->master_weights);
+  headroom_cli_json_bytes (builder, "gradients", m->gradients);
+  headroom_cli_json_bytes (builder, "grad_accumulation_buffer", m->grad_accumulation_buffer);
+  headroom_cli_json_bytes (builder, "optimizer", m->optimizer);
+  headroom_cli_json_bytes (builder, "activations", m->activations);
+  headroom_cli_json_bytes (builder, "activations_per_layer", m->activations_per_layer);
+  headroom_cli_json_bytes (builder, "temporary", m->temporary);
+  headroom_cli_json_bytes (builder, "overhead", m->overhead);
+  headroom_cli_json_bytes (builder, "total", m->total);
+  headroom_cli_json_bytes (builder, "capacity", m->capacity);
+  headroom_cli_json_bool (builder, "fits", m->fits);
+  headroom_cli_json_bytes (builder, "headroom", m->headroom);
+  headroom_cli_json_bytes (builder, "overflow", m->overflow);
+  headroom_cli_json_bytes (builder, "cpu", m->cpu_bytes);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "time");
+  json_builder_begin_object (builder);
+  headroom_cli_json_double (builder, "step_seconds", t->step_seconds);
+  headroom_cli_json_double (builder, "tokens_per_second", t->tokens_per_second);
+  headroom_cli_json_double (builder, "total_seconds", t->total_seconds);
+  headroom_cli_json_double (builder, "gpu_hours", t->gpu_hours);
+  headroom_cli_json_double (builder, "cost", t->cost);
+  headroom_cli_json_double (builder, "energy_kwh", t->energy_kwh);
+  headroom_cli_json_double (builder, "mfu", t->mfu);
+  json_builder_end_object (builder);
+
+  json_builder_set_member_name (builder, "limits");
+  json_builder_begin_object (builder);
+  headroom_cli_json_int (builder, "max_micro_batch", r->limits.max_micro_batch);
+  headroom_cli_json_int (builder, "max_seq", r->limits.max_seq_len);
+  headroom_cli_json_int (builder, "min_gpus", r->limits.min_gpus);
+  json_builder_end_object (builder);
+  json_builder_end_object (builder);
+
+  headroom_cli_print_json (builder);
+}
+
+static void
+add_gib_row (HeadroomCliTable *table,
+             const char       *label,
+             double            bytes)
+{
+  headroom_cli_table_take (table, g_strdup (label), headroom_cli_format_gib (bytes), NULL);
+}
+
+static char *
+format_limit (gint64 value)
+{
+  return value > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup (_("none fits"));
+}
+
+static void
+print_train_table (const char       *name,
+                   const HrTraining *training,
+                   const TrainResult *r)
+{
+  g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (2);
+  const HrTrainingMemory *m = &r->memory;
+  const HrTrainingTime *t = &r->time;
+  g_autofree char *params = headroom_cli_format_count (r->params.total);
+  g_autofree char *mfu = headroom_cli_format_number (100 * t->mfu, 3);
+
+  printf (_("%s (%s parameters) on %" G_GINT64_FORMAT " GPUs: TP %" G_GINT64_FORMAT
+            ", PP %" G_GINT64_FORMAT ", CP %" G_GINT64_FORMAT ", DP %" G_GINT64_FORMAT
+            ", micro batch %" G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
+          name, params, hr_training_gpus (training), training->tensor_parallel,
+          training->pipeline_parallel, training->context_parallel, m->data_parallel,
+          training->micro_batch, training->seq_len);
+  printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
+  add_gib_row (table, _("Weights"), m->weights);
+  add_gib_row (table, _("Master weights"), m->master_weights);
+  add_gib_row (table, _("Gradients"), m->gradients + m->grad_accumulation_buffer);
+  add_gib_row (table, _("Optimizer states"), m->optimizer);
+  add_gib_row (table, _("Activations"), m->activations);
+  add_gib_row (table, _("  of which one layer"), m->activations_per_layer);
+  add_gib_row (table, _("Temporary buffers"), m->temporary);
+  add_gib_row (table, _("Framework overhead"), m->overhead);
+  add_gib_row (table, _("Total"), m->total);
+  add_gib_row (table, _("Capacity"), m->capacity);
+  if (m->fits)
+    add_gib_row (table, _("Headroom"), m->headroom);
+  else
+    add_gib_row (table, _("Overflow (does not fit)"), m->overflow);
+  if (m->cpu_bytes > 0)
+    add_gib_row (table, _("Offloaded to CPU"), m->cpu_bytes);
+  headroom_cli_table_print (table);
+
+  g_clear_pointer (&table, headroom_cli_table_free);
+  table = headroom_cli_table_new (2);
+  printf ("\n%s\n", _("Time"));
+  headroom_cli_table_take (table, g_strdup (_("Step")), headroom_cli_format_duration (t->step_seconds), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
+                           headroom_cli_format_count (t->tokens_per_second), NULL);
+  headroom_cli_table_take (table, g_strdup (_("MFU")), g_strdup_printf ("%s%%", mfu), NULL);
+  if (t->total_seconds > 0)
+    {
+      headroom_cli_table_take (table, g_strdup (_("Training time")),
+                               headroom_cli_format_duration (t->total_seconds), NULL);
+      headroom_cli_table_take (table, g_strdup (_("GPU-hours")),
+                               headroom_cli_format_count (t->gpu_hours), NULL);
+      headroom_cli_table_take (table, g_strdup (_("Cost (USD)")),
+                               headroom_cli_format_count (t->cost), NULL);
+      headroom_cli_table_take (table, g_strdup (_("Energy (kWh)")),
+                               headroom_cli_format_count (t->energy_kwh), NULL);
+    }
+  headroom_cli_table_print (table);
+
+  g_clear_pointer (&table, headroom_cli_table_free);
+  table = headroom_cli_table_new (2);
+  printf ("\n%s\n", _("Limits"));
+  headroom_cli_table_take (table, g_strdup (_("Largest micro batch")),
+                           format_limit (r->limits.max_micro_batch), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Longest sequence")),
+                           format_limit (r->limits.max_seq_len), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")),
+                           format_limit (r->limits.min_gpus), NULL);
+  headroom_cli_table_print (table);
+}
+
+/* Runs train on `model` with the options in `args` over the project's settings. */
+static int
+run_train (HeadroomCliModel *model,
+           TrainArgs        *args)
+{
+  g_autoptr(GError) error = NULL;
+  HrTraining training;
+  HrGpu gpu;
+  TrainResult result;
+
+  hr_training_init (&training);
+  if (model->project != NULL)
+    apply_project (&training, model->project);
+  else if (args->gpus == NULL && args->nodes == NULL)
+    training.gpus_per_node = 1;
+
+  if (!apply_train_args (&training, args, &error)
+      || !resolve_gpu (model, args->gpu, &gpu, &error)
+      || !compute_training (&model->model, &training, &gpu, &result, &error))
+    return headroom_cli_report_error (error);
+
+  if (args->json)
+    print_train_json (&result);
+  else
+    print_train_table (model->name, &training, &result);
+
+  return HEADROOM_CLI_EXIT_OK;
+}
+
+int
+headroom_cli_train (int    argc,
+                    char **argv)
+{
+  g_auto(TrainArgs) args = { 0 };
+  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(GError) error = NULL;
+  g_auto(HeadroomCliModel) model = { 0 };
+
+  g_option_context_set_summary (context, _("Estimate the memory per GPU, time and cost of a training run."));
+  add_layout_entries (context, &args, FALSE);
+  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+      || !headroom_cli_resolve_model (args.model, &model, &error))
+    return headroom_cli_report_error (error);
+
+  return run_train (&model, &args);
+}
+
+int
+headroom_cli_report_training (HeadroomCliModel *model,
+                              gboolean          json)
+{
+  TrainArgs args = { .json = json };
+
+  return run_train (model, &args);
+}
+
+static const char *
+plan_bound_label (HrPlanBound bound)
+{
+  return hr_plan_bound_name (bound);
+}
+
+/* The layout fields of plan's output, in order. */
+static const char * const layout_keys[] = {
+  "tp", "pp", "vpp", "dp", "cp", "ep", "zero", "fsdp", "sequence_parallel", "micro_batch",
+  "recompute", "memory_total", "step_seconds", "mfu", "tokens_per_second", "bound", NULL
+};
+
+static void
+json_layout (JsonBuilder        *builder,
+             const HrPlanLayout *layout)
+{
+  const HrTraining *t = &layout->training;
+
+  json_builder_begin_object (builder);
+  headroom_cli_json_int (builder, "tp", t->tensor_parallel);
+  headroom_cli_json_int (builder, "pp", t->pipeline_parallel);
+  headroom_cli_json_int (builder, "vpp", t->virtual_stages);
+  headroom_cli_json_int (builder, "dp", layout->data_parallel);
+  headroom_cli_json_int (builder, "cp", t->context_parallel);
+  headroom_cli_json_int (builder, "ep", t->expert_parallel);
+  headroom_cli_json_int (builder, "zero", t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0);
+  headroom_cli_json_string (builder, "fsdp", fsdp_choices[t->fsdp]);
+  headroom_cli_json_bool (builder, "sequence_parallel", t->sequence_parallel);
+  headroom_cli_json_int (builder, "micro_batch", t->micro_batch);
+  headroom_cli_json_string (builder, "recompute", recompute_choices[t->recompute]);
+  headroom_cli_json_bytes (builder, "memory_total", layout->memory_total);
+  headroom_cli_json_double (builder, "step_seconds", layout->step.step_seconds);
+  headroom_cli_json_double (builder, "mfu", layout->step.mfu);
+  headroom_cli_json_double (builder, "tokens_per_second", layout->step.tokens_per_second);
+  headroom_cli_json_string (builder, "bound", plan_bound_label (layout->step.bound));
+  json_builder_end_object (builder);
+}
+
+static char *
+csv_number (double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  return g_strdup (g_ascii_dtostr (buf, sizeof buf, value));
+}
+
+/* One CSV row; no field needs quoting (numbers and fixed words). */
+static void
+print_layout_csv (const HrPlanLayout *layout)
+{
+  const HrTraining *t = &layout->training;
+  g_autofree char *step = csv_number (layout->step.step_seconds);
+  g_autofree char *mfu = csv_number (layout->step.mfu);
+  g_autofree char *tokens = csv_number (layout->step.tokens_per_second);
+
+  printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+          ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d,%s,%s,%" G_GINT64_FORMAT ",%s,%.0f,%s,%s,%s,%s\r\n",
+          t->tensor_parallel, t->pipeline_parallel, t->virtual_stages, layout->data_parallel,
+          t->context_parallel, t->expert_parallel,
+          t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0, fsdp_choices[t->fsdp],
+          t->sequence_parallel ? "true" : "false", t->micro_batch,
+          recompute_choices[t->recompute], layout->memory_total, step, mfu, tokens,
+          plan_bound_label (layout->step.bound));
+}
+
+static void
+print_plan_table (const char         *name,
+                  const HrPlanRequest *request,
+                  const HrPlanLayout *layouts,
+                  const HrPlanResult *result,
+                  double              seconds)
+{
+  g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (16);
+  g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
+
+  printf (_("%s on %" G_GINT64_FORMAT " GPUs (%" G_GINT64_FORMAT " per node), global batch %"
+            G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
+          name, hr_training_gpus (&request->training), request->training.gpus_per_node,
+          request->training.global_batch, request->training.seq_len);
+  printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n\n"),
+          result->searched, result->fitting, ms);
+
+  if (result->n_best == 0)
+    {
+      printf ("%s\n", _("No layout fits in memory."));
+      return;
+    }
+
+  headroom_cli_table_add (table, "#", "TP", "PP", "VPP", "DP", "CP", "EP", "ZeRO", "FSDP", "SP",
+                          _("Micro"), _("Recompute"), _("Memory"), _("Step"), "MFU",
+                          _("Bound"), NULL);
+  for (size_t i = 0; i < result->n_best; i++)
+    {
+      const HrPlanLayout *l = &layouts[i];
+      const HrTraining *t = &l->training;
+      g_autofree char *mfu = headroom_cli_format_number (100 * l->step.mfu, 3);
+
+      headroom_cli_table_take (table,
+                               g_strdup_printf ("%zu", i + 1),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, t->tensor_parallel),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, t->pipeline_parallel),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, t->virtual_stages),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, l->data_parallel),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, t->context_parallel),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, t->expert_parallel),
+                               g_strdup_printf ("%d", t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0),
+                               g_strdup (fsdp_choices[t->fsdp]),
+                               g_strdup (t->sequence_parallel ? _("yes") : _("no")),
+                               g_strdup_printf ("%" G_GINT64_FORMAT, t->micro_batch),
+                               g_strdup (recompute_choices[t->recompute]),
+                               headroom_cli_format_gib (l->memory_total),
+                               headroom_cli_format_duration (l->step.step_seconds),
+                               g_strdup_printf ("%s%%", mfu),
+                               g_strdup (plan_bound_label (l->step.bound)),
+                               NULL);
+    }
+  headroom_cli_table_print (table);
+}
+
+/* Smallest multiple of the GPU count that is at least 512 sequences. */
+static gint64
+default_global_batch (gint64 gpus)
+{
+  return gpus >= 512 ? gpus : ((512 + gpus - 1) / gpus) * gpus;
+}
+
+int
+headroom_cli_plan (int    argc,
+                   char **argv)
+{
+  g_auto(TrainArgs) args = { 0 };
+  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(GError) error = NULL;
+  g_auto(HeadroomCliModel) model = { 0 };
+  g_autofree HrPlanLayout *layouts = NULL;
+  HrPlanRequest request;
+  HrPlanResult result = { 0 };
+  HrError err = { 0 };
+  HrGpu gpu;
+  gint64 top = 10;
+  gint64 zero = HR_PLAN_FREE;
+  int fsdp = HR_PLAN_FREE;
+  int recompute = HR_PLAN_FREE;
+  gint64 started;
+  double seconds;
+
+  g_option_context_set_summary (context, _("Search the parallel layouts of a training run and rank those that fit."));
+  add_layout_entries (context, &args, TRUE);
+  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+      || !headroom_cli_resolve_model (args.model, &model, &error))
+    return headroom_cli_report_error (error);
+
+  hr_plan_request_init (&request);
+  if (model.project != NULL)
+    apply_project (&request.training, model.project);
+
+  if (args.gpus == NULL && model.project == NULL)
+    {
+      g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--gpus: missing (the number of GPUs to plan for)"));
+      return headroom_cli_report_error (error);
+    }
+  if (args.json && args.csv)
+    {
+      g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--csv: give either --json or --csv"));
+      return headroom_cli_report_error (error);
+    }
+
+  if (model.project == NULL)
+    request.training.global_batch = 0;
+  if (!apply_gpu_count (&request.training, &args, &error)
+      || !apply_recipe (&request.training, &args, &error)
+      || !parse_count ("--top", args.top, 1, &top, &error)
+      || !parse_count ("--tp", args.tp, 1, &request.tensor_parallel, &error)
+      || !parse_count ("--pp", args.pp, 1, &request.pipeline_parallel, &error)
+      || !parse_count ("--vpp", args.vpp, 1, &request.virtual_stages, &error)
+      || !parse_count ("--cp", args.cp, 1, &request.context_parallel, &error)
+      || !parse_count ("--ep", args.ep, 1, &request.expert_parallel, &error)
+      || !parse_count ("--micro-batch", args.micro_batch, 1, &request.micro_batch, &error)
+      || !parse_count ("--zero", args.zero, 0, &zero, &error)
+      || !parse_enum ("--fsdp", args.fsdp, fsdp_choices, &fsdp, &error)
+      || !parse_enum ("--recompute", args.recompute, recompute_choices, &recompute, &error)
+      || !resolve_gpu (&model, args.gpu, &gpu, &error))
+    return headroom_cli_report_error (error);
+
+  if (zero > 3)
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--zero: %s is not one of 0|1|2|3"), args.zero);
+      return headroom_cli_report_error (error);
+    }
+  request.zero_stage = (int) zero;
+  request.fsdp = fsdp;
+  request.recompute = recompute;
+  if (args.sequence_parallel)
+    request.sequence_parallel = 1;
+  if (request.training.global_batch == 0)
+    request.training.global_batch = default_global_batch (hr_training_gpus (&request.training));
+
+  if (top > 1000)
+    top = 1000;
+  layouts = g_new0 (HrPlanLayout, top);
+
+  started = g_get_monotonic_time ();
+  if (hr_plan_search (&model.model, &gpu, &request, layouts, (size_t) top, NULL, 0,
+                      &result, &err) != HR_OK)
+    {
+      headroom_cli_set_core_error (&error, &err);
+      return headroom_cli_report_error (error);
+    }
+  seconds = (g_get_monotonic_time () - started) / 1e6;
+
+  if (args.json)
+    {
+      g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "layouts");
+      json_builder_begin_array (builder);
+      for (size_t i = 0; i < result.n_best; i++)
+        json_layout (builder, &layouts[i]);
+      json_builder_end_array (builder);
+      headroom_cli_json_int (builder, "searched", result.searched);
+      headroom_cli_json_int (builder, "fitting", result.fitting);
+      headroom_cli_json_double (builder, "seconds", seconds);
+      json_builder_end_object (builder);
+      headroom_cli_print_json (builder);
+    }
+  else if (args.csv)
+    {
+      g_autofree char *header = g_strjoinv (",", (char **) layout_keys);
+
+      printf ("%s\r\n", header);
+      for (size_t i = 0; i < result.n_best; i++)
+        print_layout_csv (&layouts[i]);
+    }
+  else
+    print_plan_table (model.name, &request, layouts, &result, seconds);
+
+  return HEADROOM_CLI_EXIT_OK;
+}

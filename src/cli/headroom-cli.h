@@ -1,0 +1,157 @@
+/* headroom-cli.h: pieces shared by the headroom-cli commands
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every command returns an exit status: 0 done, 1 a failure outside the
+ * input (writing a file), 2 bad input. Bad input is reported as one line on
+ * stderr ("headroom-cli: --tp: …") with nothing on stdout: commands compute
+ * everything before they print.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "headroom-project.h"
+#include "hr-flops.h"
+#include "hr-gpu.h"
+#include "hr-model.h"
+
+G_BEGIN_DECLS
+
+#define HEADROOM_CLI_EXIT_OK      0
+#define HEADROOM_CLI_EXIT_FAILURE 1
+#define HEADROOM_CLI_EXIT_USAGE   2
+
+#define HEADROOM_CLI_ERROR (headroom_cli_error_quark ())
+
+typedef enum
+{
+  HEADROOM_CLI_ERROR_USAGE,    /* bad input: exit status 2 */
+  HEADROOM_CLI_ERROR_FAILED,   /* anything else: exit status 1 */
+} HeadroomCliError;
+
+GQuark headroom_cli_error_quark (void);
+
+/* The model a command runs on, from --model. */
+typedef struct
+{
+  HrModel          model;
+  char            *name;     /* preset id, file name */
+  HeadroomProject *project;  /* set when MODEL was a project file */
+} HeadroomCliModel;
+
+void     headroom_cli_model_clear   (HeadroomCliModel *model);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HeadroomCliModel, headroom_cli_model_clear)
+
+/* MODEL: a preset id, a Hugging Face config.json or a project file. */
+gboolean headroom_cli_resolve_model (const char        *text,
+                                     HeadroomCliModel  *out,
+                                     GError           **error);
+/* GPU id from the catalog. */
+gboolean headroom_cli_resolve_gpu   (const char  *option,
+                                     const char  *text,
+                                     HrGpu       *out,
+                                     GError     **error);
+
+/* Strict number parsing; errors name `option`. */
+gboolean headroom_cli_parse_int     (const char  *option,
+                                     const char  *text,
+                                     gint64       minimum,
+                                     gint64      *out,
+                                     GError     **error);
+gboolean headroom_cli_parse_double  (const char  *option,
+                                     const char  *text,
+                                     double       minimum,
+                                     double       maximum,
+                                     gboolean     exclusive_minimum,
+                                     double      *out,
+                                     GError     **error);
+/* Sets *out to the index of `text` in the NULL-terminated `choices`. */
+gboolean headroom_cli_parse_choice  (const char         *option,
+                                     const char         *text,
+                                     const char * const *choices,
+                                     int                *out,
+                                     GError            **error);
+
+/* Sets *out to the index in `choices` of the project's value of `key`;
+ * leaves it unchanged when the value is unset or not a choice. */
+void     headroom_cli_project_choice (HeadroomProject    *project,
+                                      const char         *key,
+                                      const char * const *choices,
+                                      int                *out);
+
+/* Parses argv with `context`; a non-option argument left over is an error. */
+gboolean headroom_cli_parse_options (GOptionContext  *context,
+                                     int             *argc,
+                                     char          ***argv,
+                                     GError         **error);
+
+/* Prints "headroom-cli: MESSAGE" as one line and returns the exit status. */
+int      headroom_cli_report_error  (const GError *error);
+
+/* Sets a USAGE error from a core error; a workload field is named by its
+ * option ("tensor_parallel" becomes "--tp"), a model field by its config key. */
+void     headroom_cli_set_core_error (GError        **error,
+                                      const HrError  *err);
+
+/* JSON output */
+void     headroom_cli_json_int      (JsonBuilder *builder,
+                                     const char  *key,
+                                     gint64       value);
+/* Bytes held in a double: written as an integer. */
+void     headroom_cli_json_bytes    (JsonBuilder *builder,
+                                     const char  *key,
+                                     double       bytes);
+void     headroom_cli_json_double   (JsonBuilder *builder,
+                                     const char  *key,
+                                     double       value);
+void     headroom_cli_json_bool     (JsonBuilder *builder,
+                                     const char  *key,
+                                     gboolean     value);
+void     headroom_cli_json_string   (JsonBuilder *builder,
+                                     const char  *key,
+                                     const char  *value);
+void     headroom_cli_json_params   (JsonBuilder    *builder,
+                                     const HrParams *params);
+void     headroom_cli_json_flops    (JsonBuilder   *builder,
+                                     const HrFlops *flops);
+void     headroom_cli_print_json    (JsonBuilder *builder);
+
+/* Readable numbers (C locale, so that tables read the same everywhere). */
+char    *headroom_cli_format_gib      (double bytes);
+char    *headroom_cli_format_flops    (double flops);    /* "1.23 TFLOP" */
+char    *headroom_cli_format_count    (double count);    /* "6,738,415,616" */
+char    *headroom_cli_format_number   (double value,
+                                       int    digits);
+char    *headroom_cli_format_duration (double seconds);
+
+/* A table: first column left-aligned, the others right-aligned. */
+typedef struct _HeadroomCliTable HeadroomCliTable;
+
+HeadroomCliTable *headroom_cli_table_new     (guint             n_columns);
+void              headroom_cli_table_add     (HeadroomCliTable *table,
+                                              const char       *first,
+                                              ...) G_GNUC_NULL_TERMINATED;
+/* Takes ownership of each cell. */
+void              headroom_cli_table_take    (HeadroomCliTable *table,
+                                              char             *first,
+                                              ...) G_GNUC_NULL_TERMINATED;
+void              headroom_cli_table_print   (HeadroomCliTable *table);
+void              headroom_cli_table_free    (HeadroomCliTable *table);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliTable, headroom_cli_table_free)
+
+/* The commands: argv[0] is the command name. */
+int headroom_cli_params (int argc, char **argv);
+int headroom_cli_flops  (int argc, char **argv);
+int headroom_cli_gpus   (int argc, char **argv);
+int headroom_cli_train  (int argc, char **argv);
+int headroom_cli_plan   (int argc, char **argv);
+int headroom_cli_infer  (int argc, char **argv);
+
+/* report: the project's own workload, with no options over it. */
+int headroom_cli_report_training  (HeadroomCliModel *model,
+                                   gboolean          json);
+int headroom_cli_report_inference (HeadroomCliModel *model,
+                                   gboolean          json);
+
+G_END_DECLS

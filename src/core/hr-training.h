@@ -1,0 +1,279 @@
+/* hr-training.h: memory per GPU, step time, MFU and cost of a training run
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Fill an HrTraining with hr_training_init(), set the fields, check it with
+ * hr_training_validate() against a model, then ask for the memory of the most
+ * loaded GPU, the time and cost of the run, or the limits that still fit.
+ * Bytes and FLOPs are doubles (exact below 2^53); counts are int64.
+ * docs/training.md gives every formula with its source.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hr-error.h"
+#include "hr-flops.h"
+#include "hr-gpu.h"
+#include "hr-model.h"
+
+typedef enum
+{
+  HR_PIPELINE_1F1B,         /* one forward, one backward (PipeDream-Flush) */
+  HR_PIPELINE_INTERLEAVED,  /* 1F1B over virtual_stages model chunks per rank */
+  HR_PIPELINE_GPIPE,        /* all forwards, then all backwards */
+} HrPipelineSchedule;
+
+typedef enum
+{
+  HR_FSDP_NONE,
+  HR_FSDP_FULL,     /* FULL_SHARD: as ZeRO-3 */
+  HR_FSDP_GRAD_OP,  /* SHARD_GRAD_OP: as ZeRO-2 */
+  HR_FSDP_HYBRID,   /* HYBRID_SHARD: ZeRO-3 within a node, replicated across nodes */
+} HrFsdp;
+
+typedef enum
+{
+  HR_PRECISION_FP32,        /* everything fp32 (tf32 matrix products where the GPU has them) */
+  HR_PRECISION_BF16_MIXED,  /* fp32 master weights, bf16 working copy and compute */
+  HR_PRECISION_FP16_MIXED,  /* as bf16-mixed, fp16 (with loss scaling) */
+  HR_PRECISION_BF16,        /* pure bf16: weights, gradients and optimizer states in bf16 */
+  HR_PRECISION_FP8_MIXED,   /* Transformer Engine: fp8 matrix products, bf16 elsewhere */
+} HrPrecision;
+
+typedef enum
+{
+  HR_OPTIMIZER_ADAMW,
+  HR_OPTIMIZER_ADAMW_8BIT,    /* bitsandbytes blockwise 8-bit m and v */
+  HR_OPTIMIZER_SGD,           /* no state */
+  HR_OPTIMIZER_SGD_MOMENTUM,  /* one momentum buffer */
+  HR_OPTIMIZER_LION,          /* one momentum buffer */
+  HR_OPTIMIZER_ADAFACTOR,     /* factored second moments, no momentum (beta1 = None) */
+} HrOptimizer;
+
+typedef struct
+{
+  /* Hardware and layout: GPUs = nodes × gpus_per_node = tp · pp · cp · dp */
+  int64_t nodes;
+  int64_t gpus_per_node;
+  int64_t tensor_parallel;
+  bool    sequence_parallel;      /* shards norms, dropout and residuals over the TP group */
+  int64_t pipeline_parallel;
+  HrPipelineSchedule pipeline_schedule;
+  int64_t virtual_stages;         /* model chunks per pipeline rank (interleaved); 1 otherwise */
+  int64_t context_parallel;
+  int64_t expert_parallel;        /* divides dp · cp; expert data-parallel = dp · cp / ep */
+  int     zero_stage;             /* 0-3 (DeepSpeed); ignored when fsdp is set */
+  HrFsdp  fsdp;
+
+  /* Batch and budget */
+  int64_t micro_batch;            /* sequences per GPU per forward */
+  int64_t global_batch;           /* sequences per optimizer step; 0 = micro_batch × dp */
+  int64_t seq_len;
+  double  tokens;                 /* training budget in tokens; 0 = none */
+
+  /* Recipe */
+  HrPrecision precision;
+  bool    fp32_gradients;         /* mixed precision: gradients reduced and kept in fp32
+                                   * (Megatron main_grad) instead of the working dtype */
+  HrOptimizer optimizer;
+  bool    offload_optimizer;      /* ZeRO-Offload: optimizer states and master weights on CPU */
+  HrAttentionImpl attention;
+  HrRecompute recompute;
+  bool    dropout;
+  int64_t dropout_mask_bytes;     /* bytes per mask element: 1 (CUDA bool), 4 (PyTorch CPU) */
+  bool    causal;
+
+  /* Costs and rates */
+  double  overhead_bytes;         /* CUDA context, NCCL and allocator reserve per GPU */
+  double  mfu;                    /* model FLOPs utilisation, (0, 1] */
+  double  price_per_gpu_hour;     /* currency units; 0 = no cost */
+
+  /* Mixed precision as PyTorch autocast runs it (HF Trainer --bf16): fp32
+   * weights and residual stream, norms in fp32, each projection casting its
+   * input to 16 bits. false: a 16-bit model with fp32 master weights in the
+   * optimizer (Megatron, DeepSpeed, FSDP MixedPrecision). */
+  bool    fp32_residual;
+} HrTraining;
+
+/* Parameters that one rank owns, before ZeRO/FSDP sharding. */
+typedef struct
+{
+  int64_t params;             /* everything but routed experts (after TP and PP) */
+  int64_t expert_params;      /* routed experts (after EP, expert TP and PP) */
+  int64_t factored_elements;  /* Adafactor second-moment elements: rows + cols per
+                               * matrix, every element of a vector */
+  int64_t largest_layer;      /* the rank's largest layer (ZeRO-3 gathers) */
+  int64_t layers;             /* transformer layers on the rank */
+  int64_t moe_layers;         /* of which MoE layers */
+} HrTrainingRank;
+
+/* Activations of one micro-batch on the reported rank, in bytes, tensor by
+ * tensor as Korthikanti et al. (2022) §4 count them, after TP/SP/CP sharding. */
+typedef struct
+{
+  double  embedding;        /* embedding output and its dropout mask (first stage) */
+  double  per_layer;        /* one transformer layer as saved under the recompute mode */
+  double  per_layer_full;   /* one layer with nothing recomputed (live during a recompute) */
+  int64_t layers;           /* layers on the rank (all its virtual chunks) */
+  double  final_norm;       /* last stage: final norm input and statistics */
+  double  lm_head;          /* last stage: LM head input */
+  double  loss;             /* last stage: fp32 logits and loss buffers */
+  double  micro_batch;      /* everything above for one micro-batch on this rank */
+} HrTrainingActivations;
+
+typedef struct
+{
+  /* The rank reported: the first pipeline stage (embedding, most micro-batches
+   * in flight), which also holds the LM head and loss when pp = 1. */
+  int64_t params_on_gpu;          /* parameters the rank owns before ZeRO sharding */
+  int64_t data_parallel;          /* dp = GPUs / (tp · pp · cp) */
+  int64_t grad_accumulation;      /* global_batch / (micro_batch × dp) */
+  double  micro_batches_in_flight;/* activations held at once on this rank */
+  HrTrainingActivations activation;
+
+  double weights;                 /* working copy in the compute dtype */
+  double master_weights;          /* fp32 copy of mixed precision */
+  double gradients;
+  double grad_accumulation_buffer;/* separate fp32 accumulation buffer, where kept */
+  double optimizer;               /* optimizer states on the GPU */
+  double activations;             /* per_layer × layers × in flight, + outside-layer tensors */
+  double activations_per_layer;   /* one layer of one micro-batch */
+  double temporary;               /* gathered layers, comm buckets, fp32 logits and loss */
+  double overhead;
+  double total;
+  double capacity;                /* the GPU's memory */
+  double headroom;                /* capacity − total when it fits, else 0 */
+  double overflow;                /* total − capacity when it does not fit, else 0 */
+  bool   fits;
+  double cpu_bytes;               /* optimizer states and master weights offloaded to CPU */
+  int64_t pipeline_stage;         /* the stage reported: 0 (first) or pp − 1 (last), the larger */
+  HrTrainingRank rank;
+} HrTrainingMemory;
+
+typedef struct
+{
+  double  tokens_per_step;        /* global_batch × seq_len */
+  double  model_flops_per_step;   /* forward + backward of the whole model (what MFU counts) */
+  double  hardware_flops_per_step;/* model FLOPs + recomputation (what HFU counts) */
+  double  peak_flops;             /* one GPU, compute dtype, dense */
+  double  step_seconds;           /* model FLOPs / (GPUs × peak × mfu) */
+  double  tokens_per_second;
+  double  steps;                  /* ceil (tokens budget / tokens_per_step); 0 without budget */
+  double  total_seconds;
+  double  gpu_hours;
+  double  cost;
+  double  energy_kwh;             /* GPUs × board power × time */
+  double  mfu;
+  double  hfu;                    /* hardware FLOPs utilisation at that step time */
+
+  /* Information, already inside the MFU (not added to step_seconds) */
+  double  bubble_fraction;        /* idle share of a pipeline step */
+  double  bubble_seconds;
+  double  tp_comm_bytes;          /* per GPU per step */
+  double  tp_comm_seconds;
+  double  dp_comm_bytes;          /* per GPU per step: gradient reduce (+ ZeRO-3 gathers) */
+  double  dp_comm_seconds;
+  double  pp_comm_bytes;          /* per GPU per step: activations sent between stages */
+  double  pp_comm_seconds;
+} HrTrainingTime;
+
+/* Utilisation from a measured throughput (the nanoGPT sizing notebook path). */
+typedef struct
+{
+  double tokens_per_second;
+  double step_seconds;
+  double mfu;                     /* model FLOPs / (GPUs × peak × time) */
+  double hfu;                     /* with recomputation */
+} HrTrainingUtilization;
+
+typedef struct
+{
+  int64_t max_micro_batch;        /* 0 = even a micro-batch of 1 does not fit */
+  int64_t max_seq_len;            /* 0 = not even 1 token; capped at hr_training_limits' bound */
+  int64_t min_gpus;               /* 0 = none up to the search bound */
+  int64_t min_gpus_tensor_parallel;   /* layout found for min_gpus */
+  int64_t min_gpus_pipeline_parallel;
+  int64_t min_gpus_data_parallel;
+} HrTrainingLimits;
+
+void     hr_training_init     (HrTraining       *training);
+HrStatus hr_training_validate (const HrTraining *training,
+                               const HrModel    *model,
+                               HrError          *err);
+
+int64_t  hr_training_gpus          (const HrTraining *training);
+int64_t  hr_training_data_parallel (const HrTraining *training);
+HrDtype  hr_training_compute_dtype (const HrTraining *training);
+
+/* Parameters held by pipeline stage `stage` (0 … pp − 1). */
+HrStatus hr_training_rank        (const HrModel    *model,
+                                  const HrTraining *training,
+                                  int64_t           stage,
+                                  HrTrainingRank   *rank,
+                                  HrError          *err);
+/* Model states (weights, master weights, gradients, accumulation buffer,
+ * optimizer, cpu_bytes) of a rank; the other fields of *memory are left alone. */
+void     hr_training_model_states (const HrTraining     *training,
+                                   const HrTrainingRank *rank,
+                                   HrTrainingMemory     *memory);
+/* Activations of one micro-batch on pipeline stage `stage`: the embedding
+ * on stage 0, the final norm, LM head and loss on stage pp − 1. */
+HrStatus hr_training_activations (const HrModel         *model,
+                                  const HrTraining      *training,
+                                  int64_t                stage,
+                                  HrTrainingActivations *activations,
+                                  HrError               *err);
+HrStatus hr_training_memory      (const HrModel    *model,
+                                  const HrTraining *training,
+                                  const HrGpu      *gpu,
+                                  HrTrainingMemory *memory,
+                                  HrError          *err);
+HrStatus hr_training_time        (const HrModel    *model,
+                                  const HrTraining *training,
+                                  const HrGpu      *gpu,
+                                  HrTrainingTime   *time,
+                                  HrError          *err);
+
+/* Measured throughput, either in tokens per second or in seconds per step
+ * (global_batch × seq_len tokens). */
+HrStatus hr_training_utilization_from_tokens_per_second (const HrModel         *model,
+                                                         const HrTraining      *training,
+                                                         const HrGpu           *gpu,
+                                                         double                 tokens_per_second,
+                                                         HrTrainingUtilization *out,
+                                                         HrError               *err);
+HrStatus hr_training_utilization_from_step_seconds      (const HrModel         *model,
+                                                         const HrTraining      *training,
+                                                         const HrGpu           *gpu,
+                                                         double                 step_seconds,
+                                                         HrTrainingUtilization *out,
+                                                         HrError               *err);
+
+HrStatus hr_training_limits (const HrModel    *model,
+                             const HrTraining *training,
+                             const HrGpu      *gpu,
+                             HrTrainingLimits *limits,
+                             HrError          *err);
+
+/* Names as the project file and the CLI spell them ("bf16-mixed", "adamw-8bit",
+ * "1f1b", "grad-op", "eager", "selective"); *_from_name returns false when unknown. */
+const char *hr_precision_name               (HrPrecision         precision);
+bool        hr_precision_from_name          (const char         *name,
+                                             HrPrecision        *precision);
+const char *hr_optimizer_name               (HrOptimizer         optimizer);
+bool        hr_optimizer_from_name          (const char         *name,
+                                             HrOptimizer        *optimizer);
+const char *hr_pipeline_schedule_name       (HrPipelineSchedule  schedule);
+bool        hr_pipeline_schedule_from_name  (const char         *name,
+                                             HrPipelineSchedule *schedule);
+const char *hr_fsdp_name                    (HrFsdp              fsdp);
+bool        hr_fsdp_from_name               (const char         *name,
+                                             HrFsdp             *fsdp);
+const char *hr_training_attention_name      (HrAttentionImpl     attention);
+bool        hr_training_attention_from_name (const char         *name,
+                                             HrAttentionImpl    *attention);
+const char *hr_training_recompute_name      (HrRecompute         recompute);
+bool        hr_training_recompute_from_name (const char         *name,
+                                             HrRecompute        *recompute);

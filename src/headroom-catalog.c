@@ -1,0 +1,598 @@
+/* headroom-catalog.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "headroom-catalog.h"
+#include "headroom-hf-config.h"
+
+#define CATALOG_RESOURCE "/io/github/headroom/Headroom/catalog/"
+
+struct _HeadroomCatalog
+{
+  GObject     parent_instance;
+
+  char       *user_dir;
+  GListStore *models;
+  GListStore *gpus;
+  GError     *load_error;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomCatalog, headroom_catalog, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (headroom-catalog-error-quark, headroom_catalog_error)
+
+/* The JSON keys of HrGpu.peak_flops, in HrDtype order. */
+static const char * const dtype_keys[HR_DTYPE_N] = {
+  "fp32", "tf32", "bf16", "fp16", "fp8", "int8",
+};
+
+static void
+headroom_catalog_finalize (GObject *object)
+{
+  HeadroomCatalog *self = (HeadroomCatalog *) object;
+
+  g_free (self->user_dir);
+  g_clear_object (&self->models);
+  g_clear_object (&self->gpus);
+  g_clear_error (&self->load_error);
+
+  G_OBJECT_CLASS (headroom_catalog_parent_class)->finalize (object);
+}
+
+static void
+headroom_catalog_class_init (HeadroomCatalogClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = headroom_catalog_finalize;
+}
+
+static void
+headroom_catalog_init (HeadroomCatalog *self)
+{
+  self->models = g_list_store_new (HEADROOM_TYPE_MODEL_PRESET);
+  self->gpus = g_list_store_new (HEADROOM_TYPE_GPU_INFO);
+}
+
+static const char *
+member_string (JsonObject *object,
+               const char *key)
+{
+  JsonNode *node = json_object_get_member (object, key);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+/* Reads a rate or size: a finite number >= 0 (> 0 when `required`); absent is 0. */
+static gboolean
+member_number (JsonObject  *object,
+               const char  *key,
+               gboolean     required,
+               double      *out,
+               const char  *what,
+               GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, key);
+  GType type;
+
+  *out = 0;
+  if (node == NULL && !required)
+    return TRUE;
+
+  type = node != NULL && JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: %s: must be a number", what, key);
+      return FALSE;
+    }
+
+  *out = json_node_get_double (node);
+  if (!isfinite (*out) || *out < 0 || (required && *out == 0))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: %s: must be %s", what, key, required ? "positive" : "zero or positive");
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+static HeadroomGpuInfo *
+gpu_from_json (JsonObject  *entry,
+               gboolean     user_defined,
+               GError     **error)
+{
+  const char *id = member_string (entry, "id");
+  JsonNode *peaks_node;
+  JsonObject *peaks;
+  HrGpu gpu = { 0 };
+
+  if (id == NULL || *id == '\0')
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                           "gpus: id: missing or not a string");
+      return NULL;
+    }
+
+  if (!member_number (entry, "memory_bytes", TRUE, &gpu.memory_bytes, id, error)
+      || !member_number (entry, "memory_bandwidth", TRUE, &gpu.memory_bandwidth, id, error)
+      || !member_number (entry, "intra_node_bandwidth", FALSE, &gpu.intra_node_bandwidth, id, error)
+      || !member_number (entry, "inter_node_bandwidth", FALSE, &gpu.inter_node_bandwidth, id, error)
+      || !member_number (entry, "inter_node_latency", FALSE, &gpu.inter_node_latency, id, error)
+      || !member_number (entry, "power_watts", FALSE, &gpu.power_watts, id, error))
+    return NULL;
+
+  peaks_node = json_object_get_member (entry, "peak_flops");
+  if (peaks_node == NULL || !JSON_NODE_HOLDS_OBJECT (peaks_node))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: peak_flops: must be an object", id);
+      return NULL;
+    }
+  peaks = json_node_get_object (peaks_node);
+  for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+    if (!member_number (peaks, dtype_keys[dtype], FALSE, &gpu.peak_flops[dtype], id, error))
+      return NULL;
+
+  return headroom_gpu_info_new (id, member_string (entry, "name"),
+                                member_string (entry, "vendor"),
+                                member_string (entry, "source"),
+                                &gpu, user_defined);
+}
+
+static HeadroomModelPreset *
+model_from_json (JsonObject  *entry,
+                 gboolean     user_defined,
+                 GError     **error)
+{
+  const char *id = member_string (entry, "id");
+  JsonNode *config = json_object_get_member (entry, "config");
+
+  if (id == NULL || *id == '\0')
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                           "models: id: missing or not a string");
+      return NULL;
+    }
+  if (config == NULL || !JSON_NODE_HOLDS_OBJECT (config))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: config: must be an object", id);
+      return NULL;
+    }
+
+  return headroom_model_preset_new (id, member_string (entry, "name"),
+                                    member_string (entry, "hf_id"),
+                                    member_string (entry, "source"),
+                                    json_node_get_object (config), user_defined);
+}
+
+static const char *
+item_id (gpointer item)
+{
+  if (HEADROOM_IS_GPU_INFO (item))
+    return headroom_gpu_info_get_id (item);
+  return headroom_model_preset_get_id (item);
+}
+
+/* Returns the item borrowed: the store keeps it alive. */
+static gpointer
+find_by_id (GListStore *store,
+            const char *id)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (store));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (store), i);
+
+      if (g_strcmp0 (item_id (item), id) == 0)
+        return item;
+    }
+
+  return NULL;
+}
+
+/* Loads the list `list_key` of a catalog file into `store`; entries whose id
+ * is already present are skipped (built-in entries win). */
+static gboolean
+load_catalog (HeadroomCatalog  *self,
+              GBytes           *bytes,
+              const char       *name,
+              const char       *list_key,
+              gboolean          user_defined,
+              GError          **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  GListStore *store = g_str_equal (list_key, "gpus") ? self->gpus : self->models;
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+  JsonNode *root;
+  JsonNode *list;
+  JsonArray *array;
+
+  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) MIN (size, G_MAXSSIZE), &local_error))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: %s", name, local_error->message);
+      return FALSE;
+    }
+
+  root = json_parser_get_root (parser);
+  list = root != NULL && JSON_NODE_HOLDS_OBJECT (root)
+         ? json_object_get_member (json_node_get_object (root), list_key) : NULL;
+  if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: %s: must be an array", name, list_key);
+      return FALSE;
+    }
+
+  array = json_node_get_array (list);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *node = json_array_get_element (array, i);
+      g_autoptr(GObject) item = NULL;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                       "%s: %s[%u]: must be an object", name, list_key, i);
+          return FALSE;
+        }
+
+      if (store == self->gpus)
+        item = G_OBJECT (gpu_from_json (json_node_get_object (node), user_defined, &local_error));
+      else
+        item = G_OBJECT (model_from_json (json_node_get_object (node), user_defined, &local_error));
+
+      if (item == NULL)
+        {
+          g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                       "%s: %s", name, local_error->message);
+          return FALSE;
+        }
+
+      if (find_by_id (store, item_id (item)) == NULL)
+        g_list_store_append (store, item);
+    }
+
+  return TRUE;
+}
+
+static void
+note_load_error (HeadroomCatalog *self,
+                 GError          *error)
+{
+  if (self->load_error == NULL)
+    self->load_error = error;
+  else
+    g_error_free (error);
+}
+
+static void
+load_builtin (HeadroomCatalog *self,
+              const char      *file,
+              const char      *list_key)
+{
+  g_autofree char *path = g_strconcat (CATALOG_RESOURCE, file, NULL);
+  g_autoptr(GBytes) bytes = g_resources_lookup_data (path, 0, NULL);
+  GError *error = NULL;
+
+  /* The resource is compiled into the service: its absence is a build bug. */
+  g_return_if_fail (bytes != NULL);
+
+  if (!load_catalog (self, bytes, path, list_key, FALSE, &error))
+    note_load_error (self, error);
+}
+
+static void
+load_user (HeadroomCatalog *self,
+           const char      *file,
+           const char      *list_key)
+{
+  g_autofree char *path = g_build_filename (self->user_dir, file, NULL);
+  g_autoptr(GFile) gfile = g_file_new_for_path (path);
+  g_autoptr(GBytes) bytes = NULL;
+  GError *error = NULL;
+
+  bytes = g_file_load_bytes (gfile, NULL, NULL, &error);
+  if (bytes == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_clear_error (&error);
+      else
+        note_load_error (self, error);
+      return;
+    }
+
+  if (!load_catalog (self, bytes, path, list_key, TRUE, &error))
+    note_load_error (self, error);
+}
+
+HeadroomCatalog *
+headroom_catalog_new_for_user_dir (const char *dir)
+{
+  HeadroomCatalog *self;
+
+  g_return_val_if_fail (dir != NULL, NULL);
+
+  self = g_object_new (HEADROOM_TYPE_CATALOG, NULL);
+  self->user_dir = g_strdup (dir);
+
+  load_builtin (self, "models.json", "models");
+  load_builtin (self, "gpus.json", "gpus");
+  load_user (self, "models.json", "models");
+  load_user (self, "gpus.json", "gpus");
+
+  return self;
+}
+
+HeadroomCatalog *
+headroom_catalog_get_default (void)
+{
+  static HeadroomCatalog *instance;
+
+  if (instance == NULL)
+    {
+      g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "headroom", NULL);
+
+      instance = headroom_catalog_new_for_user_dir (dir);
+    }
+
+  return instance;
+}
+
+const GError *
+headroom_catalog_get_load_error (HeadroomCatalog *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
+  return self->load_error;
+}
+
+GListModel *
+headroom_catalog_get_models (HeadroomCatalog *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
+  return G_LIST_MODEL (self->models);
+}
+
+GListModel *
+headroom_catalog_get_gpus (HeadroomCatalog *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
+  return G_LIST_MODEL (self->gpus);
+}
+
+HeadroomModelPreset *
+headroom_catalog_find_model (HeadroomCatalog *self,
+                             const char      *id)
+{
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+  return find_by_id (self->models, id);
+}
+
+HeadroomGpuInfo *
+headroom_catalog_find_gpu (HeadroomCatalog *self,
+                           const char      *id)
+{
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+  return find_by_id (self->gpus, id);
+}
+
+gboolean
+headroom_catalog_lookup_model (HeadroomCatalog  *self,
+                               const char       *id,
+                               HrModel          *out,
+                               GError          **error)
+{
+  HeadroomModelPreset *preset;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), FALSE);
+  g_return_val_if_fail (id != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  preset = headroom_catalog_find_model (self, id);
+  if (preset == NULL)
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND,
+                   "no model preset “%s”", id);
+      return FALSE;
+    }
+
+  if (!headroom_model_preset_get_model (preset, out, &local_error))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                   "model preset %s: %s", id, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+gboolean
+headroom_catalog_lookup_gpu (HeadroomCatalog  *self,
+                             const char       *id,
+                             HrGpu            *out,
+                             GError          **error)
+{
+  HeadroomGpuInfo *info;
+
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), FALSE);
+  g_return_val_if_fail (id != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  info = headroom_catalog_find_gpu (self, id);
+  if (info == NULL)
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND,
+                   "no GPU “%s”", id);
+      return FALSE;
+    }
+
+  *out = *headroom_gpu_info_get_gpu (info);
+  return TRUE;
+}
+
+static void
+add_number (JsonBuilder *builder,
+            const char  *key,
+            double       value)
+{
+  json_builder_set_member_name (builder, key);
+  /* Whole numbers (bytes, watts) are written as integers. */
+  if (value == floor (value) && fabs (value) < 9007199254740992.0)
+    json_builder_add_int_value (builder, (gint64) value);
+  else
+    json_builder_add_double_value (builder, value);
+}
+
+static void
+add_string (JsonBuilder *builder,
+            const char  *key,
+            const char  *value)
+{
+  if (value == NULL)
+    return;
+  json_builder_set_member_name (builder, key);
+  json_builder_add_string_value (builder, value);
+}
+
+static gboolean
+save_user_gpus (HeadroomCatalog  *self,
+                GError          **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GFile) dir = g_file_new_for_path (self->user_dir);
+  g_autoptr(GFile) file = g_file_get_child (dir, "gpus.json");
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->gpus));
+
+  json_builder_begin_object (builder);
+  add_string (builder, "format", "headroom-gpus");
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_int_value (builder, 1);
+  json_builder_set_member_name (builder, "gpus");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(HeadroomGpuInfo) info = g_list_model_get_item (G_LIST_MODEL (self->gpus), i);
+      const HrGpu *gpu = headroom_gpu_info_get_gpu (info);
+
+      if (!headroom_gpu_info_get_user_defined (info))
+        continue;
+
+      json_builder_begin_object (builder);
+      add_string (builder, "id", headroom_gpu_info_get_id (info));
+      add_string (builder, "name", headroom_gpu_info_get_name (info));
+      add_string (builder, "vendor", headroom_gpu_info_get_vendor (info));
+      add_number (builder, "memory_bytes", gpu->memory_bytes);
+      add_number (builder, "memory_bandwidth", gpu->memory_bandwidth);
+      json_builder_set_member_name (builder, "peak_flops");
+      json_builder_begin_object (builder);
+      for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+        add_number (builder, dtype_keys[dtype], gpu->peak_flops[dtype]);
+      json_builder_end_object (builder);
+      add_number (builder, "intra_node_bandwidth", gpu->intra_node_bandwidth);
+      add_number (builder, "inter_node_bandwidth", gpu->inter_node_bandwidth);
+      add_number (builder, "inter_node_latency", gpu->inter_node_latency);
+      add_number (builder, "power_watts", gpu->power_watts);
+      add_string (builder, "source", headroom_gpu_info_get_source (info));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+
+  if (!g_file_make_directory_with_parents (dir, NULL, &local_error)
+      && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  /* Written to a temporary file and renamed over the old one. */
+  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+                                  G_FILE_CREATE_NONE, NULL, NULL, error);
+}
+
+gboolean
+headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
+                               const char       *id,
+                               const char       *name,
+                               const char       *vendor,
+                               const char       *source,
+                               const HrGpu      *gpu,
+                               GError          **error)
+{
+  g_autoptr(HeadroomGpuInfo) info = NULL;
+  HeadroomGpuInfo *existing;
+  guint position;
+
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), FALSE);
+  g_return_val_if_fail (id != NULL, FALSE);
+  g_return_val_if_fail (gpu != NULL, FALSE);
+
+  if (*id == '\0')
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                           "id: must not be empty");
+      return FALSE;
+    }
+  if (!isfinite (gpu->memory_bytes) || gpu->memory_bytes <= 0)
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                           "memory_bytes: must be positive");
+      return FALSE;
+    }
+  if (!isfinite (gpu->memory_bandwidth) || gpu->memory_bandwidth <= 0)
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                           "memory_bandwidth: must be positive");
+      return FALSE;
+    }
+  for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+    if (!isfinite (gpu->peak_flops[dtype]) || gpu->peak_flops[dtype] < 0)
+      {
+        g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                     "peak_flops.%s: must be zero or positive", dtype_keys[dtype]);
+        return FALSE;
+      }
+
+  existing = find_by_id (self->gpus, id);
+  if (existing != NULL && !headroom_gpu_info_get_user_defined (existing))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS,
+                   "id: “%s” is a built-in GPU", id);
+      return FALSE;
+    }
+
+  info = headroom_gpu_info_new (id, name, vendor, source, gpu, TRUE);
+  if (existing != NULL && g_list_store_find (self->gpus, existing, &position))
+    g_list_store_splice (self->gpus, position, 1, (gpointer *) &info, 1);
+  else
+    g_list_store_append (self->gpus, info);
+
+  return save_user_gpus (self, error);
+}

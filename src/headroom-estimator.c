@@ -1,0 +1,868 @@
+/* headroom-estimator.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "headroom-estimator"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "headroom-estimator.h"
+#include "headroom-flops-row.h"
+#include "headroom-quantity.h"
+#include "hr-inference.h"
+#include "hr-training.h"
+
+/* Everything one computation produces; copied into the estimator only when valid. */
+typedef struct
+{
+  HeadroomWorkload workload;
+  HrModel model;
+  HrParams params;
+  HrFlops flops;
+  HrTraining training;
+  HrTrainingMemory training_memory;
+  HrTrainingTime training_time;
+  HrTrainingLimits training_limits;
+  gboolean has_training_limits;
+  HrInference inference;
+  HrInferenceMemory inference_memory;
+  HrInferenceLatency latency;
+  HrInferenceLimits inference_limits;
+  gboolean has_inference_limits;
+} Result;
+
+struct _HeadroomEstimator
+{
+  GObject parent_instance;
+
+  HeadroomProject *project;
+  GListStore *params_rows;
+  GListStore *memory_segments;
+  GListStore *flops_rows;
+  GListStore *summary;
+  char *error;
+  Result result;
+  gulong changed_id;
+  guint idle_id;
+
+  guint has_result : 1;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomEstimator, headroom_estimator, G_TYPE_OBJECT)
+
+enum {
+  PROP_0,
+  PROP_PROJECT,
+  PROP_ERROR,
+  PROP_HAS_RESULT,
+  PROP_TOTAL_PARAMS,
+  PROP_ACTIVE_PARAMS,
+  PROP_MEMORY_BYTES,
+  PROP_MEMORY_CAPACITY,
+  PROP_FITS,
+  PROP_STEP_SECONDS,
+  PROP_TOTAL_SECONDS,
+  PROP_COST,
+  PROP_TOKENS_PER_SECOND,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_UPDATED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static void
+set_core_error (GError        **error,
+                const char     *section,
+                const HrError  *err)
+{
+  char line[512];
+
+  hr_error_format (err, line, sizeof line);
+  g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+               "%s: %s", headroom_project_key_for_field (section, err->field), line);
+}
+
+/* The core promises finite, non-negative figures for valid input; a result
+ * that breaks that promise is refused rather than shown. */
+static gboolean
+all_sane (const double *values,
+          gsize         n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (!isfinite (values[i]) || values[i] < 0)
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+compute_training (HeadroomProject  *project,
+                  const HrGpu      *gpu,
+                  Result           *r,
+                  GError          **error)
+{
+  HrFlopsOptions options = { 0 };
+  HrError err = { 0 };
+
+  headroom_project_get_training (project, &r->training);
+  options.seq_len = r->training.seq_len;
+  options.micro_batch = r->training.micro_batch;
+  options.attention = r->training.attention;
+  options.recompute = r->training.recompute;
+  options.causal = r->training.causal;
+
+  if (hr_flops_training (&r->model, &options, &r->flops, &err) != HR_OK
+      || hr_training_memory (&r->model, &r->training, gpu, &r->training_memory, &err) != HR_OK
+      || hr_training_time (&r->model, &r->training, gpu, &r->training_time, &err) != HR_OK)
+    {
+      set_core_error (error, "training", &err);
+      return FALSE;
+    }
+  r->has_training_limits =
+    hr_training_limits (&r->model, &r->training, gpu, &r->training_limits, NULL) == HR_OK;
+
+  {
+    const double figures[] = {
+      r->flops.total, r->training_memory.total, r->training_memory.weights,
+      r->training_memory.gradients, r->training_memory.optimizer,
+      r->training_memory.activations, r->training_memory.temporary,
+      r->training_memory.overhead, r->training_memory.master_weights,
+      r->training_memory.grad_accumulation_buffer,
+      r->training_time.step_seconds, r->training_time.total_seconds,
+      r->training_time.cost, r->training_time.tokens_per_second,
+    };
+
+    if (!all_sane (figures, G_N_ELEMENTS (figures)))
+      {
+        g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                             _("training: the estimate is out of range; check the sizes"));
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+static gboolean
+compute_inference (HeadroomProject  *project,
+                   const HrGpu      *gpu,
+                   Result           *r,
+                   GError          **error)
+{
+  HrFlopsOptions options = { 0 };
+  HrError err = { 0 };
+
+  headroom_project_get_inference (project, &r->inference);
+  /* The prefill is the forward pass of a training step over the prompt. */
+  options.seq_len = r->inference.prompt;
+  options.micro_batch = r->inference.batch;
+  options.attention = HR_ATTENTION_FLASH;
+  options.recompute = HR_RECOMPUTE_NONE;
+  options.causal = r->inference.causal;
+
+  if (hr_flops_training (&r->model, &options, &r->flops, &err) != HR_OK
+      || hr_inference_memory (&r->model, &r->inference, gpu, &r->inference_memory, &err) != HR_OK
+      || hr_inference_latency (&r->model, &r->inference, gpu, &r->latency, &err) != HR_OK)
+    {
+      set_core_error (error, "inference", &err);
+      return FALSE;
+    }
+  r->has_inference_limits =
+    hr_inference_limits (&r->model, &r->inference, gpu, &r->inference_limits, NULL) == HR_OK;
+
+  {
+    const double figures[] = {
+      r->flops.forward, r->inference_memory.total, r->inference_memory.weights,
+      r->inference_memory.kv_cache, r->inference_memory.activations,
+      r->inference_memory.overhead, r->latency.time_to_first_token,
+      r->latency.time_per_output_token, r->latency.end_to_end,
+      r->latency.tokens_per_second, r->latency.cost_per_million_tokens,
+    };
+
+    if (!all_sane (figures, G_N_ELEMENTS (figures)))
+      {
+        g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                             _("inference: the estimate is out of range; check the sizes"));
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+static gboolean
+compute (HeadroomProject  *project,
+         Result           *r,
+         GError          **error)
+{
+  HrError err = { 0 };
+  HrGpu gpu;
+
+  if (!headroom_project_validate (project, error)
+      || !headroom_project_get_model (project, &r->model, error)
+      || !headroom_project_get_gpu (project, &gpu, error))
+    return FALSE;
+
+  if (hr_model_params (&r->model, &r->params, &err) != HR_OK)
+    {
+      set_core_error (error, NULL, &err);
+      return FALSE;
+    }
+
+  r->workload = headroom_project_get_workload (project);
+  if (r->workload == HEADROOM_WORKLOAD_TRAINING)
+    return compute_training (project, &gpu, r, error);
+  return compute_inference (project, &gpu, r, error);
+}
+
+static void
+add_quantity (GPtrArray  *items,
+              const char *name,
+              const char *label,
+              double      value,
+              const char *unit,
+              const char *role,
+              const char *formula)
+{
+  g_ptr_array_add (items, headroom_quantity_new (name, label, value, unit, role, formula));
+}
+
+static void
+replace_items (GListStore *store,
+               GPtrArray  *items)
+{
+  g_list_store_splice (store, 0, g_list_model_get_n_items (G_LIST_MODEL (store)),
+                       items->pdata, items->len);
+}
+
+static void
+fill_params_rows (HeadroomEstimator *self)
+{
+  const HrParams *p = &self->result.params;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  add_quantity (items, "embedding", _("Token embedding"), p->embedding, "parameters", NULL,
+                _("vocab_size × hidden_size"));
+  add_quantity (items, "position_embedding", _("Position embedding"), p->position_embedding,
+                "parameters", NULL, _("learned positions × hidden_size"));
+  add_quantity (items, "attention", _("Attention"), p->attention, "parameters", NULL,
+                _("all layers: q, k, v and output projections with their biases"));
+  add_quantity (items, "mlp", _("MLP"), p->mlp, "parameters", NULL,
+                _("all layers: dense MLPs and experts"));
+  add_quantity (items, "routed_experts", _("of which routed experts"), p->routed_experts,
+                "parameters", NULL, _("MoE layers × routed experts × one expert's MLP"));
+  add_quantity (items, "router", _("Router"), p->router, "parameters", NULL,
+                _("MoE layers × hidden_size × experts"));
+  add_quantity (items, "norm", _("Norms"), p->norm, "parameters", NULL,
+                _("per-layer and final norm weights and biases"));
+  add_quantity (items, "lm_head", _("LM head"), p->lm_head, "parameters", NULL,
+                _("hidden_size × vocab_size; 0 when tied to the embedding"));
+  add_quantity (items, "total", _("Total"), p->total, "parameters", NULL, NULL);
+  add_quantity (items, "active", _("Active per token"), p->active, "parameters", NULL,
+                _("total less the routed experts a token skips"));
+  replace_items (self->params_rows, items);
+}
+
+static void
+fill_memory_segments (HeadroomEstimator *self)
+{
+  const Result *r = &self->result;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (r->workload == HEADROOM_WORKLOAD_TRAINING)
+    {
+      const HrTrainingMemory *m = &r->training_memory;
+
+      add_quantity (items, "weights", _("Weights"), m->weights, "bytes", "weights",
+                    _("parameters on this GPU × bytes of the compute dtype, ÷ DP under ZeRO-3"));
+      add_quantity (items, "master_weights", _("Master weights"), m->master_weights, "bytes",
+                    "weights", _("fp32 copy of mixed precision: 4 bytes × parameters, ÷ DP from ZeRO-1"));
+      add_quantity (items, "gradients", _("Gradients"), m->gradients, "bytes", "gradients",
+                    _("parameters on this GPU × gradient bytes, ÷ DP from ZeRO-2"));
+      add_quantity (items, "grad_accumulation_buffer", _("Gradient accumulation"),
+                    m->grad_accumulation_buffer, "bytes", "gradients",
+                    _("separate fp32 accumulation buffer, where kept"));
+      add_quantity (items, "optimizer", _("Optimizer states"), m->optimizer, "bytes", "optimizer",
+                    _("AdamW: 8 bytes × parameters (m and v in fp32), ÷ DP from ZeRO-1"));
+      add_quantity (items, "activations", _("Activations"), m->activations, "bytes", "activations",
+                    _("per layer × layers on this GPU × micro-batches in flight (Korthikanti et al. 2022, §4)"));
+      add_quantity (items, "temporary", _("Temporary buffers"), m->temporary, "bytes", "buffers",
+                    _("gathered layers, communication buckets, fp32 logits and loss"));
+      add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
+                    _("CUDA context, NCCL and allocator reserve"));
+    }
+  else
+    {
+      const HrInferenceMemory *m = &r->inference_memory;
+
+      add_quantity (items, "weights", _("Weights"), m->weights, "bytes", "weights",
+                    _("parameters on this GPU × bytes of the serving precision (+ group scales)"));
+      add_quantity (items, "kv_cache", _("KV cache"), m->kv_cache, "bytes", "kv-cache",
+                    _("2 × layers × KV heads × head_dim × dtype bytes × batch × tokens"));
+      add_quantity (items, "activations", _("Activations"), m->activations, "bytes", "activations",
+                    _("peak of one layer at the prefill chunk, and the logits"));
+      add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
+                    _("CUDA context, CUDA graphs and allocator reserve"));
+    }
+  replace_items (self->memory_segments, items);
+}
+
+static const char *
+flops_component_label (HrFlopsComponent component)
+{
+  switch (component)
+    {
+    case HR_FLOPS_ATTN_PROJ:
+      return _("Attention projections");
+    case HR_FLOPS_ATTN_SCORES:
+      return _("Attention scores (QKᵀ)");
+    case HR_FLOPS_ATTN_OVER_V:
+      return _("Attention over V");
+    case HR_FLOPS_ATTN_OUT:
+      return _("Attention output");
+    case HR_FLOPS_MLP:
+      return _("MLP");
+    case HR_FLOPS_ROUTER:
+      return _("Router");
+    case HR_FLOPS_LM_HEAD:
+      return _("LM head");
+    case HR_FLOPS_N_COMPONENTS:
+    default:
+      return "";
+    }
+}
+
+static void
+fill_flops_rows (HeadroomEstimator *self)
+{
+  const HrFlops *f = &self->result.flops;
+  gboolean inference = self->result.workload == HEADROOM_WORKLOAD_INFERENCE;
+  double total = inference ? f->forward : f->total;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    {
+      const HrFlopsPart *part = &f->component[c];
+      double backward = inference ? 0 : part->backward;
+      double recompute = inference ? 0 : part->recompute;
+      double sum = part->forward + backward + recompute;
+
+      g_ptr_array_add (items, headroom_flops_row_new (hr_flops_component_name (c),
+                                                      flops_component_label (c),
+                                                      part->forward, backward, recompute,
+                                                      total > 0 ? sum / total : 0));
+    }
+  g_ptr_array_add (items, headroom_flops_row_new ("total", _("Total"), f->forward,
+                                                  inference ? 0 : f->backward,
+                                                  inference ? 0 : f->recompute,
+                                                  total > 0 ? 1 : 0));
+  replace_items (self->flops_rows, items);
+}
+
+static void
+fill_summary (HeadroomEstimator *self)
+{
+  const Result *r = &self->result;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+
+  if (r->workload == HEADROOM_WORKLOAD_TRAINING)
+    {
+      const HrTrainingTime *t = &r->training_time;
+      const HrTrainingMemory *m = &r->training_memory;
+
+      add_quantity (items, "data_parallel", _("Data parallel"), m->data_parallel, "GPUs", NULL,
+                    _("GPUs ÷ (tensor × pipeline × context parallel)"));
+      add_quantity (items, "grad_accumulation", _("Gradient accumulation"), m->grad_accumulation,
+                    "micro-batches", NULL, _("global batch ÷ (micro-batch × data parallel)"));
+      add_quantity (items, "tokens_per_step", _("Tokens per step"), t->tokens_per_step, "tokens",
+                    NULL, _("global batch × sequence length"));
+      add_quantity (items, "model_flops_per_step", _("Model FLOPs per step"),
+                    t->model_flops_per_step, "FLOP", NULL, _("forward + backward, whole model"));
+      add_quantity (items, "step_seconds", _("Step time"), t->step_seconds, "s", NULL,
+                    _("model FLOPs ÷ (GPUs × peak × MFU)"));
+      add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,
+                    "tokens/s", NULL, _("tokens per step ÷ step time"));
+      add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
+                    _("⌈training tokens ÷ tokens per step⌉"));
+      add_quantity (items, "total_seconds", _("Training time"), t->total_seconds, "s", NULL,
+                    _("steps × step time"));
+      add_quantity (items, "gpu_hours", _("GPU-hours"), t->gpu_hours, "GPU-h", NULL,
+                    _("GPUs × training time"));
+      add_quantity (items, "cost", _("Cost"), t->cost, "USD", NULL,
+                    _("GPU-hours × price per GPU-hour"));
+      add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
+                    _("GPUs × board power × training time"));
+      add_quantity (items, "mfu", _("MFU"), t->mfu, "ratio", NULL,
+                    _("model FLOPs ÷ (GPUs × peak × time), PaLM App. B"));
+      add_quantity (items, "hfu", _("HFU"), t->hfu, "ratio", NULL,
+                    _("model FLOPs + recomputation ÷ (GPUs × peak × time)"));
+      add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
+                    NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
+      if (r->has_training_limits)
+        {
+          add_quantity (items, "max_micro_batch", _("Largest micro-batch that fits"),
+                        r->training_limits.max_micro_batch, "sequences", NULL, NULL);
+          add_quantity (items, "max_seq_len", _("Longest sequence that fits"),
+                        r->training_limits.max_seq_len, "tokens", NULL, NULL);
+          add_quantity (items, "min_gpus", _("Fewest GPUs that fit"),
+                        r->training_limits.min_gpus, "GPUs", NULL, NULL);
+        }
+    }
+  else
+    {
+      const HrInferenceLatency *l = &r->latency;
+
+      add_quantity (items, "time_to_first_token", _("Time to first token"),
+                    l->time_to_first_token, "s", NULL, _("the prefill: max(compute, memory) time"));
+      add_quantity (items, "time_per_output_token", _("Time per output token"),
+                    l->time_per_output_token, "s", NULL, _("mean decode step"));
+      add_quantity (items, "end_to_end", _("End-to-end latency"), l->end_to_end, "s", NULL,
+                    _("TTFT + (generated − 1) × TPOT"));
+      add_quantity (items, "tokens_per_second", _("Throughput"), l->tokens_per_second,
+                    "tokens/s", NULL, _("generated tokens per second, all sequences"));
+      add_quantity (items, "cost_per_million_tokens", _("Cost per million tokens"),
+                    l->cost_per_million_tokens, "USD", NULL,
+                    _("price × GPUs × time to generate a million tokens"));
+      add_quantity (items, "kv_cache_per_token", _("KV cache per token"),
+                    r->inference_memory.kv_cache_per_token, "bytes", NULL,
+                    _("one token of one sequence, all layers on this GPU"));
+      if (r->has_inference_limits)
+        {
+          add_quantity (items, "max_batch", _("Largest batch that fits"),
+                        r->inference_limits.max_batch, "sequences", NULL, NULL);
+          add_quantity (items, "max_context", _("Longest context that fits"),
+                        r->inference_limits.max_context, "tokens", NULL, NULL);
+          add_quantity (items, "min_gpus", _("Fewest GPUs that fit"),
+                        r->inference_limits.min_gpus, "GPUs", NULL, NULL);
+        }
+    }
+  replace_items (self->summary, items);
+}
+
+static void
+set_error (HeadroomEstimator *self,
+           const char        *message)
+{
+  if (g_strcmp0 (self->error, message) == 0)
+    return;
+  g_free (self->error);
+  self->error = g_strdup (message);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ERROR]);
+}
+
+void
+headroom_estimator_recompute_now (HeadroomEstimator *self)
+{
+  g_autoptr(GError) error = NULL;
+  Result result = { 0 };
+
+  g_return_if_fail (HEADROOM_IS_ESTIMATOR (self));
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+
+  g_object_freeze_notify (G_OBJECT (self));
+  if (self->project == NULL)
+    set_error (self, _("No project"));
+  else if (!compute (self->project, &result, &error))
+    set_error (self, error->message);
+  else
+    {
+      self->result = result;
+      self->has_result = TRUE;
+      fill_params_rows (self);
+      fill_memory_segments (self);
+      fill_flops_rows (self);
+      fill_summary (self);
+      set_error (self, NULL);
+      for (guint i = PROP_HAS_RESULT; i < N_PROPS; i++)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[i]);
+    }
+  g_object_thaw_notify (G_OBJECT (self));
+
+  g_signal_emit (self, signals[SIGNAL_UPDATED], 0);
+}
+
+static gboolean
+recompute_idle_cb (gpointer user_data)
+{
+  HeadroomEstimator *self = user_data;
+
+  self->idle_id = 0;
+  headroom_estimator_recompute_now (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+queue_recompute (HeadroomEstimator *self)
+{
+  if (self->idle_id == 0)
+    self->idle_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb, self, NULL);
+}
+
+static void
+project_changed_cb (HeadroomEstimator *self,
+                    const char        *key,
+                    HeadroomProject   *project)
+{
+  queue_recompute (self);
+}
+
+static void
+headroom_estimator_dispose (GObject *object)
+{
+  HeadroomEstimator *self = (HeadroomEstimator *)object;
+
+  g_clear_handle_id (&self->idle_id, g_source_remove);
+  if (self->project != NULL)
+    g_clear_signal_handler (&self->changed_id, self->project);
+  g_clear_object (&self->project);
+  g_clear_object (&self->params_rows);
+  g_clear_object (&self->memory_segments);
+  g_clear_object (&self->flops_rows);
+  g_clear_object (&self->summary);
+
+  G_OBJECT_CLASS (headroom_estimator_parent_class)->dispose (object);
+}
+
+static void
+headroom_estimator_finalize (GObject *object)
+{
+  HeadroomEstimator *self = (HeadroomEstimator *)object;
+
+  g_clear_pointer (&self->error, g_free);
+
+  G_OBJECT_CLASS (headroom_estimator_parent_class)->finalize (object);
+}
+
+static void
+headroom_estimator_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  HeadroomEstimator *self = HEADROOM_ESTIMATOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      g_value_set_object (value, self->project);
+      break;
+    case PROP_ERROR:
+      g_value_set_string (value, self->error);
+      break;
+    case PROP_HAS_RESULT:
+      g_value_set_boolean (value, self->has_result);
+      break;
+    case PROP_TOTAL_PARAMS:
+      g_value_set_double (value, headroom_estimator_get_total_params (self));
+      break;
+    case PROP_ACTIVE_PARAMS:
+      g_value_set_double (value, headroom_estimator_get_active_params (self));
+      break;
+    case PROP_MEMORY_BYTES:
+      g_value_set_double (value, headroom_estimator_get_memory_bytes (self));
+      break;
+    case PROP_MEMORY_CAPACITY:
+      g_value_set_double (value, headroom_estimator_get_memory_capacity (self));
+      break;
+    case PROP_FITS:
+      g_value_set_boolean (value, headroom_estimator_get_fits (self));
+      break;
+    case PROP_STEP_SECONDS:
+      g_value_set_double (value, headroom_estimator_get_step_seconds (self));
+      break;
+    case PROP_TOTAL_SECONDS:
+      g_value_set_double (value, headroom_estimator_get_total_seconds (self));
+      break;
+    case PROP_COST:
+      g_value_set_double (value, headroom_estimator_get_cost (self));
+      break;
+    case PROP_TOKENS_PER_SECOND:
+      g_value_set_double (value, headroom_estimator_get_tokens_per_second (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+headroom_estimator_set_property (GObject      *object,
+                                 guint         prop_id,
+                                 const GValue *value,
+                                 GParamSpec   *pspec)
+{
+  HeadroomEstimator *self = HEADROOM_ESTIMATOR (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROJECT:
+      headroom_estimator_set_project (self, g_value_get_object (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static GParamSpec *
+result_param (const char *name)
+{
+  return g_param_spec_double (name, NULL, NULL, 0, G_MAXDOUBLE, 0,
+                              G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+}
+
+static void
+headroom_estimator_class_init (HeadroomEstimatorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = headroom_estimator_dispose;
+  object_class->finalize = headroom_estimator_finalize;
+  object_class->get_property = headroom_estimator_get_property;
+  object_class->set_property = headroom_estimator_set_property;
+
+  properties[PROP_PROJECT] =
+    g_param_spec_object ("project", NULL, NULL, HEADROOM_TYPE_PROJECT,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ERROR] =
+    g_param_spec_string ("error", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HAS_RESULT] =
+    g_param_spec_boolean ("has-result", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_TOTAL_PARAMS] = result_param ("total-params");
+  properties[PROP_ACTIVE_PARAMS] = result_param ("active-params");
+  properties[PROP_MEMORY_BYTES] = result_param ("memory-bytes");
+  properties[PROP_MEMORY_CAPACITY] = result_param ("memory-capacity");
+  properties[PROP_FITS] =
+    g_param_spec_boolean ("fits", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_STEP_SECONDS] = result_param ("step-seconds");
+  properties[PROP_TOTAL_SECONDS] = result_param ("total-seconds");
+  properties[PROP_COST] = result_param ("cost");
+  properties[PROP_TOKENS_PER_SECOND] = result_param ("tokens-per-second");
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * HeadroomEstimator::updated:
+   *
+   * Emitted after each recomputation, valid or not.
+   */
+  signals[SIGNAL_UPDATED] =
+    g_signal_new ("updated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+headroom_estimator_init (HeadroomEstimator *self)
+{
+  self->params_rows = g_list_store_new (HEADROOM_TYPE_QUANTITY);
+  self->memory_segments = g_list_store_new (HEADROOM_TYPE_QUANTITY);
+  self->flops_rows = g_list_store_new (HEADROOM_TYPE_FLOPS_ROW);
+  self->summary = g_list_store_new (HEADROOM_TYPE_QUANTITY);
+}
+
+HeadroomEstimator *
+headroom_estimator_new (HeadroomProject *project)
+{
+  g_return_val_if_fail (project == NULL || HEADROOM_IS_PROJECT (project), NULL);
+
+  return g_object_new (HEADROOM_TYPE_ESTIMATOR, "project", project, NULL);
+}
+
+HeadroomProject *
+headroom_estimator_get_project (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return self->project;
+}
+
+void
+headroom_estimator_set_project (HeadroomEstimator *self,
+                                HeadroomProject   *project)
+{
+  g_return_if_fail (HEADROOM_IS_ESTIMATOR (self));
+  g_return_if_fail (project == NULL || HEADROOM_IS_PROJECT (project));
+
+  if (self->project == project)
+    return;
+  if (self->project != NULL)
+    g_clear_signal_handler (&self->changed_id, self->project);
+  g_set_object (&self->project, project);
+  if (project != NULL)
+    self->changed_id = g_signal_connect_object (project, "changed",
+                                                G_CALLBACK (project_changed_cb), self,
+                                                G_CONNECT_SWAPPED);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
+  queue_recompute (self);
+}
+
+const char *
+headroom_estimator_get_error (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return self->error;
+}
+
+gboolean
+headroom_estimator_get_has_result (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+  return self->has_result;
+}
+
+HeadroomWorkload
+headroom_estimator_get_workload (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), HEADROOM_WORKLOAD_TRAINING);
+  return self->result.workload;
+}
+
+const HrModel *
+headroom_estimator_get_model (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.model;
+}
+
+const HrParams *
+headroom_estimator_get_params (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.params;
+}
+
+const HrFlops *
+headroom_estimator_get_flops (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.flops;
+}
+
+const HrTrainingMemory *
+headroom_estimator_get_training_memory (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.training_memory;
+}
+
+const HrTrainingTime *
+headroom_estimator_get_training_time (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.training_time;
+}
+
+const HrInferenceMemory *
+headroom_estimator_get_inference_memory (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.inference_memory;
+}
+
+const HrInferenceLatency *
+headroom_estimator_get_inference_latency (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.latency;
+}
+
+GListModel *
+headroom_estimator_get_params_rows (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return G_LIST_MODEL (self->params_rows);
+}
+
+GListModel *
+headroom_estimator_get_memory_segments (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return G_LIST_MODEL (self->memory_segments);
+}
+
+GListModel *
+headroom_estimator_get_flops_rows (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return G_LIST_MODEL (self->flops_rows);
+}
+
+GListModel *
+headroom_estimator_get_summary (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return G_LIST_MODEL (self->summary);
+}
+
+double
+headroom_estimator_get_total_params (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return (double) self->result.params.total;
+}
+
+double
+headroom_estimator_get_active_params (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return (double) self->result.params.active;
+}
+
+double
+headroom_estimator_get_memory_bytes (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_memory.total : self->result.inference_memory.total;
+}
+
+double
+headroom_estimator_get_memory_capacity (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_memory.capacity : self->result.inference_memory.capacity;
+}
+
+gboolean
+headroom_estimator_get_fits (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_memory.fits : self->result.inference_memory.fits;
+}
+
+double
+headroom_estimator_get_step_seconds (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_time.step_seconds : self->result.latency.time_per_output_token;
+}
+
+double
+headroom_estimator_get_total_seconds (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_time.total_seconds : self->result.latency.end_to_end;
+}
+
+double
+headroom_estimator_get_cost (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_time.cost : self->result.latency.cost_per_million_tokens;
+}
+
+double
+headroom_estimator_get_tokens_per_second (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         ? self->result.training_time.tokens_per_second : self->result.latency.tokens_per_second;
+}

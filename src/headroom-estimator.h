@@ -1,0 +1,83 @@
+/* headroom-estimator.h: the estimates of a project, kept up to date
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The estimator watches its project and recomputes once per burst of
+ * changes (from an idle source), then emits ::updated. When the project is
+ * invalid, :error names the key at fault and the last valid result stays
+ * in place, so the window never shows NaN or an empty chart.
+ *
+ * Properties (read-only unless noted; all notify): project (read-write),
+ * error (string, NULL when valid), has-result (boolean), total-params,
+ * active-params (double), memory-bytes (double, per GPU), memory-capacity
+ * (double, bytes of one GPU), fits (boolean), step-seconds, total-seconds,
+ * cost, tokens-per-second (double). For inference, step-seconds is the time
+ * per output token, total-seconds the end-to-end latency and cost the cost
+ * of one million generated tokens.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "headroom-project.h"
+#include "hr-flops.h"
+#include "hr-inference.h"
+#include "hr-model.h"
+#include "hr-training.h"
+
+G_BEGIN_DECLS
+
+#define HEADROOM_TYPE_ESTIMATOR (headroom_estimator_get_type ())
+
+G_DECLARE_FINAL_TYPE (HeadroomEstimator, headroom_estimator, HEADROOM, ESTIMATOR, GObject)
+
+HeadroomEstimator *headroom_estimator_new (HeadroomProject *project) G_GNUC_WARN_UNUSED_RESULT;
+
+HeadroomProject *headroom_estimator_get_project (HeadroomEstimator *self);
+void             headroom_estimator_set_project (HeadroomEstimator *self,
+                                                 HeadroomProject   *project);
+
+/* Recomputes at once (and cancels a pending coalesced recompute); for the
+ * CLI and tests. Emits ::updated. */
+void             headroom_estimator_recompute_now (HeadroomEstimator *self);
+
+/* One line naming the key at fault, translated; NULL when the project is valid. */
+const char      *headroom_estimator_get_error      (HeadroomEstimator *self);
+/* Whether any valid result has been computed (the getters below hold it). */
+gboolean         headroom_estimator_get_has_result (HeadroomEstimator *self);
+
+/* The last valid result. */
+HeadroomWorkload headroom_estimator_get_workload  (HeadroomEstimator *self);
+const HrModel   *headroom_estimator_get_model     (HeadroomEstimator *self);
+const HrParams  *headroom_estimator_get_params    (HeadroomEstimator *self);
+/* Training: one micro-batch step on the whole model. Inference: the prefill
+ * of one batch (forward only). */
+const HrFlops   *headroom_estimator_get_flops     (HeadroomEstimator *self);
+
+/* Training results (zero for an inference project) and inference results. */
+const HrTrainingMemory   *headroom_estimator_get_training_memory    (HeadroomEstimator *self);
+const HrTrainingTime     *headroom_estimator_get_training_time      (HeadroomEstimator *self);
+const HrInferenceMemory  *headroom_estimator_get_inference_memory   (HeadroomEstimator *self);
+const HrInferenceLatency *headroom_estimator_get_inference_latency  (HeadroomEstimator *self);
+
+/* GListModel of HeadroomQuantity (unit "parameters"): embedding, attention, … total */
+GListModel      *headroom_estimator_get_params_rows     (HeadroomEstimator *self);
+/* GListModel of HeadroomQuantity (unit "bytes"): the memory of one GPU by
+ * component, in a fixed order (weights first), for the stacked bar */
+GListModel      *headroom_estimator_get_memory_segments (HeadroomEstimator *self);
+/* GListModel of HeadroomFlopsRow: one per HrFlopsComponent, then "total" */
+GListModel      *headroom_estimator_get_flops_rows      (HeadroomEstimator *self);
+/* GListModel of HeadroomQuantity: time, throughput, cost and limits */
+GListModel      *headroom_estimator_get_summary         (HeadroomEstimator *self);
+
+double           headroom_estimator_get_total_params     (HeadroomEstimator *self);
+double           headroom_estimator_get_active_params    (HeadroomEstimator *self);
+double           headroom_estimator_get_memory_bytes     (HeadroomEstimator *self);
+double           headroom_estimator_get_memory_capacity  (HeadroomEstimator *self);
+gboolean         headroom_estimator_get_fits             (HeadroomEstimator *self);
+double           headroom_estimator_get_step_seconds     (HeadroomEstimator *self);
+double           headroom_estimator_get_total_seconds    (HeadroomEstimator *self);
+double           headroom_estimator_get_cost             (HeadroomEstimator *self);
+double           headroom_estimator_get_tokens_per_second (HeadroomEstimator *self);
+
+G_END_DECLS

@@ -1,0 +1,100 @@
+/* headroom-format.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "headroom-format.h"
+
+#define GIB 1073741824.0
+
+char *
+headroom_format_gib (double bytes)
+{
+  double gib = bytes / GIB;
+
+  if (!isfinite (gib))
+    return g_strdup ("—");
+  /* Two decimals below 10 GiB, where 0.1 GiB is still a large share. */
+  if (fabs (gib) < 10.0)
+    return g_strdup_printf (_("%.2f GiB"), gib);
+  return g_strdup_printf (_("%.1f GiB"), gib);
+}
+
+/* Value and SI prefix so that 1 <= value < 1000 (up to exa). */
+static const char *
+si_scale (double  value,
+          double *scaled)
+{
+  static const char *const prefixes[] = { "", "k", "M", "G", "T", "P", "E" };
+  guint i = 0;
+
+  while (fabs (value) >= 1000.0 && i < G_N_ELEMENTS (prefixes) - 1)
+    {
+      value /= 1000.0;
+      i++;
+    }
+  *scaled = value;
+  return prefixes[i];
+}
+
+char *
+headroom_format_flops (double flops)
+{
+  double scaled;
+  const char *prefix;
+
+  if (!isfinite (flops))
+    return g_strdup ("—");
+  prefix = si_scale (flops, &scaled);
+  /* TRANSLATORS: a number, an SI prefix (k, M, G, T, P, E) and the FLOP unit */
+  return g_strdup_printf (_("%.3g %sFLOP"), scaled, prefix);
+}
+
+char *
+headroom_format_count (double count)
+{
+  double scaled;
+  const char *prefix;
+
+  if (!isfinite (count))
+    return g_strdup ("—");
+  if (fabs (count) < 1000.0)
+    return g_strdup_printf ("%.4g", count);
+  prefix = si_scale (count, &scaled);
+  /* Counts use B for billions, as parameter counts are usually written. */
+  if (g_str_equal (prefix, "G"))
+    prefix = "B";
+  return g_strdup_printf ("%.3g %s", scaled, prefix);
+}
+
+char *
+headroom_format_duration (double seconds)
+{
+  if (!isfinite (seconds) || seconds < 0)
+    return g_strdup ("—");
+  if (seconds < 1e-3)
+    return g_strdup_printf (_("%.1f µs"), seconds * 1e6);
+  if (seconds < 1.0)
+    return g_strdup_printf (_("%.1f ms"), seconds * 1e3);
+  if (seconds < 120.0)
+    return g_strdup_printf (_("%.2f s"), seconds);
+  if (seconds < 2 * 3600.0)
+    return g_strdup_printf (_("%.1f min"), seconds / 60.0);
+  if (seconds < 3 * 86400.0)
+    return g_strdup_printf (_("%.1f h"), seconds / 3600.0);
+  return g_strdup_printf (_("%.1f days"), seconds / 86400.0);
+}
+
+char *
+headroom_format_money (double dollars)
+{
+  if (!isfinite (dollars))
+    return g_strdup ("—");
+  if (fabs (dollars) < 100.0)
+    return g_strdup_printf (_("$%.2f"), dollars);
+  return g_strdup_printf (_("$%'.0f"), dollars);
+}

@@ -1,0 +1,21 @@
+/* headroom-format.h: numbers as the window shows them
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Memory in GiB (2^30 bytes, IEC), FLOPs with SI prefixes, durations in the
+ * largest unit that keeps the number readable. Every function returns a
+ * newly allocated, translated string.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+char *headroom_format_gib      (double bytes) G_GNUC_WARN_UNUSED_RESULT;
+char *headroom_format_flops    (double flops) G_GNUC_WARN_UNUSED_RESULT;
+char *headroom_format_count    (double count) G_GNUC_WARN_UNUSED_RESULT;
+char *headroom_format_duration (double seconds) G_GNUC_WARN_UNUSED_RESULT;
+char *headroom_format_money    (double dollars) G_GNUC_WARN_UNUSED_RESULT;
+
+G_END_DECLS

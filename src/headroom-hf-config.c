@@ -1,0 +1,248 @@
+/* headroom-hf-config.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <string.h>
+
+#include "headroom-hf-config.h"
+
+G_DEFINE_QUARK (headroom-hf-config-error-quark, headroom_hf_config_error)
+
+/* Follows a dotted key ("text_config.hidden_size") through nested objects. */
+static JsonNode *
+find_member (JsonObject *config,
+             const char *key)
+{
+  g_auto(GStrv) parts = g_strsplit (key, ".", -1);
+  JsonObject *object = config;
+  JsonNode *node = NULL;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (object == NULL || !json_object_has_member (object, parts[i]))
+        return NULL;
+      node = json_object_get_member (object, parts[i]);
+      object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+    }
+
+  return node;
+}
+
+static void
+lookup_json (void       *user_data,
+             const char *key,
+             HrValue    *value)
+{
+  JsonNode *node = find_member (user_data, key);
+
+  memset (value, 0, sizeof *value);
+
+  if (node == NULL)
+    {
+      value->type = HR_VALUE_ABSENT;
+      return;
+    }
+
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_NULL:
+      value->type = HR_VALUE_NULL;
+      break;
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_BOOLEAN:
+          value->type = HR_VALUE_BOOL;
+          value->b = json_node_get_boolean (node);
+          break;
+
+        case G_TYPE_INT64:
+          value->type = HR_VALUE_INT;
+          value->i = json_node_get_int (node);
+          value->d = (double) value->i;
+          break;
+
+        case G_TYPE_DOUBLE:
+          value->type = HR_VALUE_DOUBLE;
+          value->d = json_node_get_double (node);
+          break;
+
+        case G_TYPE_STRING:
+          value->type = HR_VALUE_STRING;
+          value->s = json_node_get_string (node);
+          break;
+
+        default:
+          value->type = HR_VALUE_OTHER;
+          break;
+        }
+      break;
+
+    case JSON_NODE_OBJECT:
+    case JSON_NODE_ARRAY:
+    default:
+      value->type = HR_VALUE_OTHER;
+      break;
+    }
+}
+
+void
+headroom_hf_config_source_init (HrConfigSource *source,
+                                JsonObject     *config)
+{
+  g_return_if_fail (source != NULL);
+  g_return_if_fail (config != NULL);
+
+  source->user_data = config;
+  source->lookup = lookup_json;
+}
+
+void
+headroom_hf_config_set_error (GError        **error,
+                              const HrError  *err)
+{
+  char message[256];
+  int code;
+
+  hr_error_format (err, message, sizeof message);
+
+  switch (err->status)
+    {
+    case HR_ERROR_WRONG_TYPE:
+      code = HEADROOM_HF_CONFIG_ERROR_TYPE;
+      break;
+    case HR_ERROR_MISSING:
+      code = HEADROOM_HF_CONFIG_ERROR_MISSING;
+      break;
+    case HR_OK:
+    case HR_ERROR_NOT_POSITIVE:
+    case HR_ERROR_NOT_DIVISIBLE:
+    case HR_ERROR_OVERFLOW:
+    case HR_ERROR_OUT_OF_RANGE:
+    case HR_ERROR_UNSUPPORTED:
+    default:
+      code = HEADROOM_HF_CONFIG_ERROR_INVALID;
+      break;
+    }
+
+  g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, code, message);
+}
+
+gboolean
+headroom_hf_config_read (JsonObject  *config,
+                         HrModel     *model,
+                         char       **model_type,
+                         unsigned    *warnings,
+                         GError     **error)
+{
+  HrConfigSource source;
+  HrError err = { 0 };
+  JsonNode *type_node;
+
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (model != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (warnings != NULL)
+    *warnings = 0;
+  if (model_type != NULL)
+    *model_type = NULL;
+
+  type_node = json_object_get_member (config, "model_type");
+  if (type_node != NULL && !JSON_NODE_HOLDS_NULL (type_node)
+      && (!JSON_NODE_HOLDS_VALUE (type_node)
+          || json_node_get_value_type (type_node) != G_TYPE_STRING))
+    {
+      g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_TYPE,
+                           "model_type: must be a string");
+      return FALSE;
+    }
+
+  headroom_hf_config_source_init (&source, config);
+  if (hr_model_from_config (&source, model, warnings, &err) != HR_OK
+      || hr_model_validate (model, &err) != HR_OK)
+    {
+      headroom_hf_config_set_error (error, &err);
+      return FALSE;
+    }
+
+  if (model_type != NULL && type_node != NULL && JSON_NODE_HOLDS_VALUE (type_node))
+    *model_type = g_strdup (json_node_get_string (type_node));
+
+  return TRUE;
+}
+
+JsonObject *
+headroom_hf_config_parse_bytes (GBytes  *bytes,
+                                GError **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  const char *data;
+  gsize size;
+  JsonNode *root;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &size);
+  if (size > G_MAXSSIZE)
+    size = G_MAXSSIZE;
+
+  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) size, &local_error))
+    {
+      g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_PARSE,
+                   "not valid JSON: %s", local_error->message);
+      return NULL;
+    }
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_PARSE,
+                           "not a config: the JSON root is not an object");
+      return NULL;
+    }
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+gboolean
+headroom_hf_config_read_bytes (GBytes      *bytes,
+                               HrModel     *model,
+                               char       **model_type,
+                               unsigned    *warnings,
+                               GError     **error)
+{
+  g_autoptr(JsonObject) config = headroom_hf_config_parse_bytes (bytes, error);
+
+  if (config == NULL)
+    return FALSE;
+
+  return headroom_hf_config_read (config, model, model_type, warnings, error);
+}
+
+gboolean
+headroom_hf_config_read_file (GFile       *file,
+                              HrModel     *model,
+                              char       **model_type,
+                              unsigned    *warnings,
+                              GError     **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
+  if (bytes == NULL)
+    {
+      g_autofree char *name = g_file_get_parse_name (file);
+
+      g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_IO,
+                   "%s: %s", name, local_error->message);
+      return FALSE;
+    }
+
+  return headroom_hf_config_read_bytes (bytes, model, model_type, warnings, error);
+}

@@ -1,0 +1,624 @@
+/* headroom-memory-bar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Children, top to bottom: a summary label, a placeholder whose area the bar
+ * is drawn into (with GtkSnapshot), and a legend. Colours are libadwaita's
+ * named palette colours, looked up again whenever the style changes.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "headroom-format.h"
+#include "headroom-memory-bar.h"
+
+#define BAR_TOP     18.0  /* room above the bar for the capacity label */
+#define BAR_HEIGHT  30.0
+#define MARKER_OVERHANG 4.0
+
+typedef struct
+{
+  char    *label;
+  char    *color_name;
+  char    *tooltip;
+  double   bytes;
+  GdkRGBA  color;
+} Segment;
+
+struct _HeadroomMemoryBar
+{
+  GtkWidget  parent_instance;
+
+  GtkLabel  *summary;
+  GtkWidget *canvas;
+  GtkFlowBox *legend;
+
+  GArray    *segments;
+  double     capacity;
+  char      *title;
+  char      *description;
+
+  GdkRGBA    fg_color;
+  GdkRGBA    error_color;
+  GdkRGBA    trough_color;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomMemoryBar, headroom_memory_bar, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_TITLE,
+  PROP_CAPACITY,
+  PROP_DESCRIPTION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+segment_clear (gpointer data)
+{
+  Segment *segment = data;
+
+  g_free (segment->label);
+  g_free (segment->color_name);
+  g_free (segment->tooltip);
+}
+
+static void
+lookup_color (GtkWidget  *widget,
+              const char *name,
+              GdkRGBA    *color)
+{
+  GtkStyleContext *context;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  context = gtk_widget_get_style_context (widget);
+  if (!gtk_style_context_lookup_color (context, name, color))
+    gdk_rgba_parse (color, "#9a9996");
+  G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+static double
+total_bytes (HeadroomMemoryBar *self)
+{
+  double total = 0;
+
+  for (guint i = 0; i < self->segments->len; i++)
+    total += g_array_index (self->segments, Segment, i).bytes;
+  return total;
+}
+
+/* Bytes that the full width stands for: the larger of the total and the
+ * capacity, so that an overflow shows past the marker. */
+static double
+scale_bytes (HeadroomMemoryBar *self)
+{
+  double scale = MAX (total_bytes (self), self->capacity);
+
+  return scale > 0 ? scale : 1.0;
+}
+
+static GtkWidget *
+legend_entry_new (const Segment *segment)
+{
+  g_autofree char *size = headroom_format_gib (segment->bytes);
+  g_autofree char *color = g_strdup_printf ("#%02x%02x%02x",
+                                            (guint) (segment->color.red * 255 + 0.5),
+                                            (guint) (segment->color.green * 255 + 0.5),
+                                            (guint) (segment->color.blue * 255 + 0.5));
+  g_autofree char *label = g_markup_escape_text (segment->label, -1);
+  g_autofree char *markup = NULL;
+  GtkWidget *entry;
+
+  /* The swatch is a coloured square character, so it scales with the font. */
+  markup = g_strdup_printf ("<span foreground=\"%s\">■</span> %s <b>%s</b>", color, label, size);
+  entry = gtk_label_new (NULL);
+  gtk_label_set_markup (GTK_LABEL (entry), markup);
+  gtk_label_set_xalign (GTK_LABEL (entry), 0);
+  if (segment->tooltip != NULL)
+    gtk_widget_set_tooltip_text (entry, segment->tooltip);
+  return entry;
+}
+
+static void
+update (HeadroomMemoryBar *self)
+{
+  g_autoptr(GString) description = g_string_new (NULL);
+  g_autofree char *used = NULL;
+  g_autofree char *capacity = NULL;
+  g_autofree char *summary = NULL;
+  double total = total_bytes (self);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->legend))) != NULL)
+    gtk_flow_box_remove (self->legend, child);
+
+  for (guint i = 0; i < self->segments->len; i++)
+    {
+      Segment *segment = &g_array_index (self->segments, Segment, i);
+
+      if (segment->bytes > 0)
+        gtk_flow_box_append (self->legend, legend_entry_new (segment));
+    }
+
+  used = headroom_format_gib (total);
+  if (self->capacity > 0)
+    {
+      g_autofree char *margin = headroom_format_gib (fabs (self->capacity - total));
+
+      capacity = headroom_format_gib (self->capacity);
+      if (total > self->capacity)
+        /* TRANSLATORS: e.g. "Does not fit: 92.1 GiB needed, 80.0 GiB available (12.1 GiB over)" */
+        summary = g_strdup_printf (_("Does not fit: %s needed, %s available (%s over)"),
+                                   used, capacity, margin);
+      else
+        /* TRANSLATORS: e.g. "Fits: 71.2 GiB of 80.0 GiB (8.8 GiB free)" */
+        summary = g_strdup_printf (_("Fits: %s of %s (%s free)"), used, capacity, margin);
+    }
+  else
+    summary = g_strdup_printf (_("%s in total"), used);
+
+  gtk_label_set_label (self->summary, summary);
+  if (self->capacity > 0 && total > self->capacity)
+    gtk_widget_add_css_class (GTK_WIDGET (self->summary), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->summary), "error");
+
+  if (self->title != NULL)
+    g_string_append_printf (description, "%s: ", self->title);
+  g_string_append (description, summary);
+  for (guint i = 0; i < self->segments->len; i++)
+    {
+      Segment *segment = &g_array_index (self->segments, Segment, i);
+      g_autofree char *size = NULL;
+
+      if (segment->bytes <= 0)
+        continue;
+      size = headroom_format_gib (segment->bytes);
+      g_string_append_printf (description, "; %s %s", segment->label, size);
+    }
+  g_string_append (description, ".");
+
+  g_free (self->description);
+  self->description = g_string_free (g_steal_pointer (&description), FALSE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, self->title ? self->title : "",
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, self->description,
+                                  -1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+static void
+append_text (HeadroomMemoryBar *self,
+             GtkSnapshot       *snapshot,
+             const char        *text,
+             double             x,
+             double             y,
+             double             max_width,
+             const GdkRGBA     *color,
+             gboolean           bold)
+{
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  int width, height;
+
+  if (bold)
+    {
+      g_autofree char *escaped = g_markup_escape_text (text, -1);
+      g_autofree char *markup = g_strdup_printf ("<b>%s</b>", escaped);
+
+      pango_layout_set_markup (layout, markup, -1);
+    }
+  else
+    pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &width, &height);
+  if (max_width > 0 && width > max_width)
+    return;
+
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y - height / 2.0));
+  gtk_snapshot_append_layout (snapshot, layout, color);
+  gtk_snapshot_restore (snapshot);
+}
+
+static double
+text_width (HeadroomMemoryBar *self,
+            const char        *text)
+{
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  int width;
+
+  pango_layout_get_pixel_size (layout, &width, NULL);
+  return width;
+}
+
+/* Black or white text, whichever reads better on `background`. */
+static GdkRGBA
+text_color_on (const GdkRGBA *background)
+{
+  double luminance = 0.2126 * background->red + 0.7152 * background->green + 0.0722 * background->blue;
+  GdkRGBA color = { 0, 0, 0, 0.8f };
+
+  if (luminance < 0.5)
+    color = (GdkRGBA) { 1, 1, 1, 1 };
+  return color;
+}
+
+static void
+headroom_memory_bar_snapshot (GtkWidget   *widget,
+                              GtkSnapshot *snapshot)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (widget);
+  graphene_rect_t bounds;
+  GskRoundedRect outline;
+  double scale, width, x, top;
+
+  GTK_WIDGET_CLASS (headroom_memory_bar_parent_class)->snapshot (widget, snapshot);
+
+  if (!gtk_widget_compute_bounds (self->canvas, widget, &bounds))
+    return;
+  width = bounds.size.width;
+  if (width <= 0)
+    return;
+  scale = scale_bytes (self);
+  top = bounds.origin.y + BAR_TOP;
+
+  gsk_rounded_rect_init_from_rect (&outline,
+                                   &GRAPHENE_RECT_INIT (bounds.origin.x, top, width, BAR_HEIGHT),
+                                   6);
+  gtk_snapshot_push_rounded_clip (snapshot, &outline);
+  gtk_snapshot_append_color (snapshot, &self->trough_color,
+                             &GRAPHENE_RECT_INIT (bounds.origin.x, top, width, BAR_HEIGHT));
+
+  x = bounds.origin.x;
+  for (guint i = 0; i < self->segments->len; i++)
+    {
+      Segment *segment = &g_array_index (self->segments, Segment, i);
+      double w = width * segment->bytes / scale;
+      g_autofree char *size = NULL;
+      GdkRGBA text_color;
+
+      if (segment->bytes <= 0)
+        continue;
+      gtk_snapshot_append_color (snapshot, &segment->color,
+                                 &GRAPHENE_RECT_INIT (x, top, w, BAR_HEIGHT));
+      /* A hairline between neighbours keeps similar colours apart. */
+      if (x > bounds.origin.x)
+        gtk_snapshot_append_color (snapshot, &self->trough_color,
+                                   &GRAPHENE_RECT_INIT (x, top, 1, BAR_HEIGHT));
+      size = headroom_format_gib (segment->bytes);
+      text_color = text_color_on (&segment->color);
+      append_text (self, snapshot, size, x + 6, top + BAR_HEIGHT / 2, w - 12, &text_color, FALSE);
+      x += w;
+    }
+
+  /* Past the capacity, the bar is washed in the error colour. */
+  if (self->capacity > 0 && total_bytes (self) > self->capacity)
+    {
+      double cap_x = bounds.origin.x + width * self->capacity / scale;
+      GdkRGBA wash = self->error_color;
+
+      wash.alpha = 0.45f;
+      gtk_snapshot_append_color (snapshot, &wash,
+                                 &GRAPHENE_RECT_INIT (cap_x, top, x - cap_x, BAR_HEIGHT));
+    }
+  gtk_snapshot_pop (snapshot);
+
+  if (self->capacity > 0)
+    {
+      double cap_x = bounds.origin.x + width * self->capacity / scale;
+      gboolean over = total_bytes (self) > self->capacity;
+      const GdkRGBA *marker = over ? &self->error_color : &self->fg_color;
+      g_autofree char *size = headroom_format_gib (self->capacity);
+      /* TRANSLATORS: label of the capacity marker, e.g. "80.0 GiB capacity" */
+      g_autofree char *label = g_strdup_printf (_("%s capacity"), size);
+      double label_width = text_width (self, label);
+      double label_x;
+
+      gtk_snapshot_append_color (snapshot, marker,
+                                 &GRAPHENE_RECT_INIT (cap_x - 1, top - MARKER_OVERHANG,
+                                                      2, BAR_HEIGHT + 2 * MARKER_OVERHANG));
+      /* The label sits above the bar, ending at the marker unless that would clip it. */
+      label_x = cap_x - label_width - 4;
+      if (label_x < bounds.origin.x)
+        label_x = cap_x + 4;
+      append_text (self, snapshot, label, label_x, bounds.origin.y + BAR_TOP / 2 - 2, 0, marker, FALSE);
+    }
+}
+
+static void
+headroom_memory_bar_css_changed (GtkWidget         *widget,
+                                 GtkCssStyleChange *change)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (widget);
+
+  GTK_WIDGET_CLASS (headroom_memory_bar_parent_class)->css_changed (widget, change);
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &self->fg_color);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  lookup_color (widget, "error_color", &self->error_color);
+  self->trough_color = self->fg_color;
+  self->trough_color.alpha = 0.1f;
+  for (guint i = 0; i < self->segments->len; i++)
+    {
+      Segment *segment = &g_array_index (self->segments, Segment, i);
+
+      lookup_color (widget, segment->color_name, &segment->color);
+    }
+  update (self);
+}
+
+static gboolean
+headroom_memory_bar_query_tooltip (GtkWidget  *widget,
+                                   int         x,
+                                   int         y,
+                                   gboolean    keyboard,
+                                   GtkTooltip *tooltip)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (widget);
+  graphene_rect_t bounds;
+  double scale, left;
+
+  if (keyboard || !gtk_widget_compute_bounds (self->canvas, widget, &bounds))
+    return FALSE;
+  if (y < bounds.origin.y + BAR_TOP || y > bounds.origin.y + BAR_TOP + BAR_HEIGHT)
+    return FALSE;
+
+  scale = scale_bytes (self);
+  left = bounds.origin.x;
+  for (guint i = 0; i < self->segments->len; i++)
+    {
+      Segment *segment = &g_array_index (self->segments, Segment, i);
+      double right = left + bounds.size.width * segment->bytes / scale;
+
+      if (segment->bytes > 0 && x >= left && x < right)
+        {
+          g_autofree char *size = headroom_format_gib (segment->bytes);
+          g_autofree char *text = NULL;
+
+          if (segment->tooltip != NULL)
+            text = g_strdup_printf ("%s: %s\n%s", segment->label, size, segment->tooltip);
+          else
+            text = g_strdup_printf ("%s: %s", segment->label, size);
+          gtk_tooltip_set_text (tooltip, text);
+          return TRUE;
+        }
+      left = right;
+    }
+  return FALSE;
+}
+
+static void
+headroom_memory_bar_dispose (GObject *object)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (object);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (headroom_memory_bar_parent_class)->dispose (object);
+}
+
+static void
+headroom_memory_bar_finalize (GObject *object)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (object);
+
+  g_array_unref (self->segments);
+  g_free (self->title);
+  g_free (self->description);
+
+  G_OBJECT_CLASS (headroom_memory_bar_parent_class)->finalize (object);
+}
+
+static void
+headroom_memory_bar_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_TITLE:
+      g_value_set_string (value, self->title);
+      break;
+    case PROP_CAPACITY:
+      g_value_set_double (value, self->capacity);
+      break;
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+headroom_memory_bar_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_TITLE:
+      headroom_memory_bar_set_title (self, g_value_get_string (value));
+      break;
+    case PROP_CAPACITY:
+      headroom_memory_bar_set_capacity (self, g_value_get_double (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+headroom_memory_bar_class_init (HeadroomMemoryBarClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = headroom_memory_bar_dispose;
+  object_class->finalize = headroom_memory_bar_finalize;
+  object_class->get_property = headroom_memory_bar_get_property;
+  object_class->set_property = headroom_memory_bar_set_property;
+
+  widget_class->snapshot = headroom_memory_bar_snapshot;
+  widget_class->css_changed = headroom_memory_bar_css_changed;
+  widget_class->query_tooltip = headroom_memory_bar_query_tooltip;
+
+  properties[PROP_TITLE] =
+    g_param_spec_string ("title", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CAPACITY] =
+    g_param_spec_double ("capacity", NULL, NULL, 0, G_MAXDOUBLE, 0,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "memorybar");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+headroom_memory_bar_init (HeadroomMemoryBar *self)
+{
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+
+  self->segments = g_array_new (FALSE, TRUE, sizeof (Segment));
+  g_array_set_clear_func (self->segments, segment_clear);
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 6);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+
+  self->summary = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->summary, 0);
+  gtk_label_set_wrap (self->summary, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->summary), "heading");
+  gtk_widget_set_parent (GTK_WIDGET (self->summary), GTK_WIDGET (self));
+
+  self->canvas = gtk_label_new (NULL);
+  gtk_widget_set_size_request (self->canvas, 240, (int) (BAR_TOP + BAR_HEIGHT + MARKER_OVERHANG));
+  gtk_widget_set_parent (self->canvas, GTK_WIDGET (self));
+
+  self->legend = GTK_FLOW_BOX (gtk_flow_box_new ());
+  gtk_flow_box_set_selection_mode (self->legend, GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (self->legend, 4);
+  gtk_flow_box_set_column_spacing (self->legend, 18);
+  gtk_flow_box_set_row_spacing (self->legend, 4);
+  gtk_widget_set_can_focus (GTK_WIDGET (self->legend), FALSE);
+  gtk_widget_set_parent (GTK_WIDGET (self->legend), GTK_WIDGET (self));
+
+  update (self);
+}
+
+GtkWidget *
+headroom_memory_bar_new (void)
+{
+  return g_object_new (HEADROOM_TYPE_MEMORY_BAR, NULL);
+}
+
+void
+headroom_memory_bar_clear (HeadroomMemoryBar *self)
+{
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+
+  g_array_set_size (self->segments, 0);
+  update (self);
+}
+
+void
+headroom_memory_bar_add_segment (HeadroomMemoryBar *self,
+                                 const char        *label,
+                                 const char        *color,
+                                 double             bytes,
+                                 const char        *tooltip)
+{
+  Segment segment = { 0 };
+
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+  g_return_if_fail (label != NULL && color != NULL);
+
+  segment.label = g_strdup (label);
+  segment.color_name = g_strdup (color);
+  segment.tooltip = g_strdup (tooltip);
+  /* Negative or non-finite sizes would break the scale: draw them as empty. */
+  segment.bytes = isfinite (bytes) && bytes > 0 ? bytes : 0;
+  lookup_color (GTK_WIDGET (self), color, &segment.color);
+  g_array_append_val (self->segments, segment);
+  update (self);
+}
+
+void
+headroom_memory_bar_set_capacity (HeadroomMemoryBar *self,
+                                  double             bytes)
+{
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+
+  if (!isfinite (bytes) || bytes < 0)
+    bytes = 0;
+  if (self->capacity == bytes)
+    return;
+  self->capacity = bytes;
+  update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAPACITY]);
+}
+
+double
+headroom_memory_bar_get_capacity (HeadroomMemoryBar *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_MEMORY_BAR (self), 0);
+
+  return self->capacity;
+}
+
+double
+headroom_memory_bar_get_total (HeadroomMemoryBar *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_MEMORY_BAR (self), 0);
+
+  return total_bytes (self);
+}
+
+const char *
+headroom_memory_bar_get_description (HeadroomMemoryBar *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_MEMORY_BAR (self), NULL);
+
+  return self->description;
+}
+
+const char *
+headroom_memory_bar_get_title (HeadroomMemoryBar *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_MEMORY_BAR (self), NULL);
+
+  return self->title;
+}
+
+void
+headroom_memory_bar_set_title (HeadroomMemoryBar *self,
+                               const char        *title)
+{
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+
+  if (g_strcmp0 (self->title, title) == 0)
+    return;
+  g_free (self->title);
+  self->title = g_strdup (title);
+  update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TITLE]);
+}

@@ -1,0 +1,1682 @@
+/* headroom-project.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "headroom-project"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "headroom-catalog.h"
+#include "headroom-hf-config.h"
+#include "headroom-project.h"
+
+/* Exact integers of a double stop at 2^53; no count Headroom takes is larger. */
+#define MAX_COUNT 9007199254740992.0
+
+static const char * const workload_choices[] = { "training", "inference", NULL };
+static const char * const precision_choices[] = {
+  "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", NULL };
+static const char * const optimizer_choices[] = {
+  "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
+static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe", NULL };
+static const char * const fsdp_choices[] = { "none", "full", "grad-op", "hybrid", NULL };
+static const char * const attention_choices[] = { "eager", "flash", NULL };
+static const char * const recompute_choices[] = { "none", "selective", "full", NULL };
+static const char * const weights_choices[] = { "bf16", "fp16", "fp8", "int8", "int4", NULL };
+static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
+
+#define INT(k, lo, hi, def, unit, label) \
+  { k, HEADROOM_KEY_INT, lo, hi, def, NULL, unit, label }
+#define DBL(k, lo, hi, def, unit, label) \
+  { k, HEADROOM_KEY_DOUBLE, lo, hi, def, NULL, unit, label }
+#define BOOL(k, def, label) \
+  { k, HEADROOM_KEY_BOOLEAN, 0, 1, def, NULL, NULL, label }
+#define STR(k, def, label) \
+  { k, HEADROOM_KEY_STRING, 0, 0, def, NULL, NULL, label }
+#define CHOICE(k, choices, def, label) \
+  { k, HEADROOM_KEY_CHOICE, 0, 0, def, choices, NULL, label }
+
+/* File order. Model keys have no default: the preset or the config gives them. */
+static const HeadroomKeyInfo keys[] = {
+  STR ("model.preset", NULL, N_("Preset")),
+  INT ("model.num_hidden_layers", 1, 1e6, NULL, NULL, N_("Layers")),
+  INT ("model.hidden_size", 1, 1e7, NULL, NULL, N_("Hidden size")),
+  INT ("model.num_attention_heads", 1, 1e6, NULL, NULL, N_("Attention heads")),
+  INT ("model.num_key_value_heads", 1, 1e6, NULL, NULL, N_("Key/value heads")),
+  INT ("model.intermediate_size", 1, 1e8, NULL, NULL, N_("MLP size")),
+  INT ("model.vocab_size", 1, 1e8, NULL, NULL, N_("Vocabulary")),
+  INT ("model.max_position_embeddings", 1, 1e9, NULL, NULL, N_("Context length")),
+  BOOL ("model.tie_word_embeddings", NULL, N_("Tied embeddings")),
+
+  STR ("hardware.gpu", "h100-sxm", N_("GPU")),
+  INT ("hardware.nodes", 1, 1e6, "1", NULL, N_("Nodes")),
+  INT ("hardware.gpus_per_node", 1, 1024, "8", NULL, N_("GPUs per node")),
+  DBL ("hardware.price_per_gpu_hour", 0, 1e6, "0", "USD", N_("Price per GPU-hour")),
+  DBL ("hardware.inter_node_bandwidth", 0, 1e6, "0", "GB/s", N_("Inter-node bandwidth per GPU")),
+  DBL ("hardware.inter_node_latency", 0, 1e9, "0", "µs", N_("Inter-node latency")),
+  DBL ("hardware.custom.memory", 0, 1e6, "80", "GiB", N_("Memory")),
+  DBL ("hardware.custom.memory_bandwidth", 0, 1e6, "3350", "GB/s", N_("Memory bandwidth")),
+  DBL ("hardware.custom.fp32", 0, 1e6, "67", "TFLOP/s", N_("FP32 peak")),
+  DBL ("hardware.custom.tf32", 0, 1e6, "495", "TFLOP/s", N_("TF32 peak")),
+  DBL ("hardware.custom.bf16", 0, 1e6, "989", "TFLOP/s", N_("BF16 peak")),
+  DBL ("hardware.custom.fp16", 0, 1e6, "989", "TFLOP/s", N_("FP16 peak")),
+  DBL ("hardware.custom.fp8", 0, 1e6, "1979", "TFLOP/s", N_("FP8 peak")),
+  DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak")),
+  DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU")),
+  DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power")),
+
+  CHOICE ("workload", workload_choices, "training", N_("Workload")),
+
+  INT ("training.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
+  BOOL ("training.sequence_parallel", "false", N_("Sequence parallel")),
+  INT ("training.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel")),
+  CHOICE ("training.pipeline_schedule", schedule_choices, "1f1b", N_("Pipeline schedule")),
+  INT ("training.virtual_stages", 1, 1e6, "1", NULL, N_("Virtual stages")),
+  INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel")),
+  INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel")),
+  INT ("training.zero_stage", 0, 3, "1", NULL, N_("ZeRO stage")),
+  CHOICE ("training.fsdp", fsdp_choices, "none", N_("FSDP")),
+  INT ("training.micro_batch", 1, 1e9, "1", "sequences", N_("Micro-batch")),
+  INT ("training.global_batch", 0, 1e12, "512", "sequences", N_("Global batch")),
+  INT ("training.seq_len", 1, 1e9, "8192", "tokens", N_("Sequence length")),
+  DBL ("training.tokens", 0, 1e18, "0", "tokens", N_("Training tokens")),
+  CHOICE ("training.precision", precision_choices, "bf16-mixed", N_("Precision")),
+  CHOICE ("training.optimizer", optimizer_choices, "adamw", N_("Optimizer")),
+  BOOL ("training.offload_optimizer", "false", N_("Offload optimizer")),
+  CHOICE ("training.attention", attention_choices, "flash", N_("Attention")),
+  CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
+  BOOL ("training.dropout", "false", N_("Dropout")),
+  DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("Model FLOPs utilisation")),
+
+  INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
+  INT ("inference.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel")),
+  INT ("inference.batch", 1, 1e9, "1", "sequences", N_("Batch")),
+  INT ("inference.prompt", 1, 1e9, "1024", "tokens", N_("Prompt")),
+  INT ("inference.generate", 0, 1e9, "256", "tokens", N_("Generated tokens")),
+  CHOICE ("inference.weights", weights_choices, "bf16", N_("Weights")),
+  INT ("inference.group_size", 1, 1e9, "128", NULL, N_("Quantisation group")),
+  CHOICE ("inference.kv_dtype", kv_choices, "bf16", N_("KV cache type")),
+  INT ("inference.paged_block", 0, 1e6, "16", "tokens", N_("KV block")),
+  INT ("inference.prefill_chunk", 0, 1e9, "0", "tokens", N_("Prefill chunk")),
+  DBL ("inference.compute_efficiency", 0.001, 1, "0.5", NULL, N_("Compute efficiency")),
+  DBL ("inference.memory_efficiency", 0.001, 1, "0.8", NULL, N_("Memory bandwidth efficiency")),
+
+  STR ("notes", "", N_("Notes")),
+};
+
+struct _HeadroomProject
+{
+  GObject parent_instance;
+
+  GFile *file;
+  JsonObject *config;        /* model overrides, HF config keys */
+  GHashTable *values;        /* table key → JsonNode, keys explicitly set */
+  GHashTable *unknown;       /* dotted path → JsonNode, kept for saving */
+  GPtrArray *unknown_paths;  /* file order, NULL-terminated */
+
+  guint modified : 1;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomProject, headroom_project, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (headroom-project-error-quark, headroom_project_error)
+
+enum {
+  PROP_0,
+  PROP_FILE,
+  PROP_MODIFIED,
+  N_PROPS
+};
+
+enum {
+  SIGNAL_CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+const HeadroomKeyInfo *
+headroom_project_get_keys (guint *n_keys)
+{
+  if (n_keys != NULL)
+    *n_keys = G_N_ELEMENTS (keys);
+  return keys;
+}
+
+const HeadroomKeyInfo *
+headroom_project_find_key (const char *key)
+{
+  g_return_val_if_fail (key != NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strcmp (keys[i].key, key) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+const char *
+headroom_project_key_for_field (const char *section,
+                                const char *field)
+{
+  const char *sections[] = { section, "hardware", "model" };
+
+  if (field == NULL)
+    return NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
+    {
+      g_autofree char *key = NULL;
+      const HeadroomKeyInfo *info;
+
+      if (sections[i] == NULL)
+        continue;
+      key = g_strconcat (sections[i], ".", field, NULL);
+      info = headroom_project_find_key (key);
+      if (info != NULL)
+        return info->key;
+    }
+
+  /* Model fields are Hugging Face config keys; the table lists only some. */
+  if (g_strcmp0 (section, "training") != 0 && g_strcmp0 (section, "inference") != 0)
+    {
+      g_autofree char *key = g_strconcat ("model.", field, NULL);
+      return g_intern_string (key);
+    }
+  return field;
+}
+
+/* "model.x" keys other than the preset live in the config. */
+static const char *
+config_member (const char *key)
+{
+  if (g_str_has_prefix (key, "model.") && strcmp (key, "model.preset") != 0
+      && key[strlen ("model.")] != '\0' && strchr (key + strlen ("model."), '.') == NULL)
+    return key + strlen ("model.");
+  return NULL;
+}
+
+static gboolean
+is_section (const char *path)
+{
+  gsize len = strlen (path);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    if (strncmp (keys[i].key, path, len) == 0 && keys[i].key[len] == '.')
+      return TRUE;
+  return FALSE;
+}
+
+/* Shortest decimal that reads back as the same double, always with a '.' or
+ * an exponent so that it stays a double. */
+static void
+append_double (GString *out,
+               double   value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int precision = 1; precision <= 17; precision++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        break;
+    }
+  g_string_append (out, buf);
+  if (strpbrk (buf, ".eEn") == NULL)
+    g_string_append (out, ".0");
+}
+
+static void
+append_string (GString    *out,
+               const char *str)
+{
+  g_string_append_c (out, '"');
+  for (const char *p = str; *p != '\0'; p++)
+    {
+      guchar c = (guchar) *p;
+
+      if (c == '"' || c == '\\')
+        {
+          g_string_append_c (out, '\\');
+          g_string_append_c (out, (char) c);
+        }
+      else if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      else if (c == '\r')
+        g_string_append (out, "\\r");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\u%04x", c);
+      else
+        g_string_append_c (out, (char) c);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_node (GString  *out,
+             JsonNode *node,
+             guint     depth)
+{
+  switch (json_node_get_node_type (node))
+    {
+    case JSON_NODE_OBJECT:
+      {
+        JsonObject *object = json_node_get_object (node);
+        g_autoptr(GList) members = json_object_get_members (object);
+
+        if (members == NULL)
+          {
+            g_string_append (out, "{}");
+            break;
+          }
+        g_string_append (out, "{\n");
+        for (GList *l = members; l != NULL; l = l->next)
+          {
+            g_string_append_printf (out, "%*s", (int) (depth + 1) * 2, "");
+            append_string (out, l->data);
+            g_string_append (out, ": ");
+            append_node (out, json_object_get_member (object, l->data), depth + 1);
+            g_string_append (out, l->next != NULL ? ",\n" : "\n");
+          }
+        g_string_append_printf (out, "%*s}", (int) depth * 2, "");
+      }
+      break;
+
+    case JSON_NODE_ARRAY:
+      {
+        JsonArray *array = json_node_get_array (node);
+        guint n = json_array_get_length (array);
+
+        g_string_append_c (out, '[');
+        for (guint i = 0; i < n; i++)
+          {
+            if (i > 0)
+              g_string_append (out, ", ");
+            append_node (out, json_array_get_element (array, i), depth);
+          }
+        g_string_append_c (out, ']');
+      }
+      break;
+
+    case JSON_NODE_VALUE:
+      switch (json_node_get_value_type (node))
+        {
+        case G_TYPE_INT64:
+          g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+          break;
+        case G_TYPE_DOUBLE:
+          append_double (out, json_node_get_double (node));
+          break;
+        case G_TYPE_BOOLEAN:
+          g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+          break;
+        case G_TYPE_STRING:
+          append_string (out, json_node_get_string (node));
+          break;
+        default:
+          g_string_append (out, "null");
+          break;
+        }
+      break;
+
+    case JSON_NODE_NULL:
+    default:
+      g_string_append (out, "null");
+      break;
+    }
+}
+
+static JsonNode *copy_node (JsonNode *node);
+
+/* json_node_copy() shares objects and arrays; the config is edited in place. */
+static JsonObject *
+copy_object (JsonObject *object)
+{
+  JsonObject *copy = json_object_new ();
+  g_autoptr(GList) members = json_object_get_members (object);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (copy, l->data, copy_node (json_object_get_member (object, l->data)));
+  return copy;
+}
+
+static JsonNode *
+copy_node (JsonNode *node)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonNode *copy = json_node_new (JSON_NODE_OBJECT);
+
+      json_node_take_object (copy, copy_object (json_node_get_object (node)));
+      return copy;
+    }
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+      JsonArray *copy_array = json_array_new ();
+      JsonNode *copy = json_node_new (JSON_NODE_ARRAY);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        json_array_add_element (copy_array, copy_node (json_array_get_element (array, i)));
+      json_node_take_array (copy, copy_array);
+      return copy;
+    }
+  return json_node_copy (node);
+}
+
+static JsonNode *
+default_node (const HeadroomKeyInfo *info)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  switch (info->type)
+    {
+    case HEADROOM_KEY_INT:
+      json_node_set_int (node, g_ascii_strtoll (info->default_value, NULL, 10));
+      break;
+    case HEADROOM_KEY_DOUBLE:
+      json_node_set_double (node, g_ascii_strtod (info->default_value, NULL));
+      break;
+    case HEADROOM_KEY_BOOLEAN:
+      json_node_set_boolean (node, strcmp (info->default_value, "true") == 0);
+      break;
+    case HEADROOM_KEY_STRING:
+    case HEADROOM_KEY_CHOICE:
+    default:
+      json_node_set_string (node, info->default_value);
+      break;
+    }
+  return node;
+}
+
+static void
+set_invalid (GError     **error,
+             const char  *key,
+             const char  *problem)
+{
+  g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+               "%s: %s", key, problem);
+}
+
+static gboolean
+node_is_number (JsonNode *node)
+{
+  GType type;
+
+  if (!JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  type = json_node_get_value_type (node);
+  return type == G_TYPE_INT64 || type == G_TYPE_DOUBLE;
+}
+
+/* Type and bounds of one value; `info` NULL for model keys outside the table. */
+static gboolean
+check_node (const char             *key,
+            const HeadroomKeyInfo  *info,
+            JsonNode               *node,
+            GError                **error)
+{
+  if (info == NULL)
+    return TRUE;
+
+  switch (info->type)
+    {
+    case HEADROOM_KEY_INT:
+    case HEADROOM_KEY_DOUBLE:
+      {
+        double value;
+
+        if (!node_is_number (node))
+          {
+            g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                         info->type == HEADROOM_KEY_INT ? _("%s: expected an integer")
+                                                        : _("%s: expected a number"),
+                         key);
+            return FALSE;
+          }
+        value = json_node_get_double (node);
+        if (!isfinite (value))
+          {
+            set_invalid (error, key, _("not a finite number"));
+            return FALSE;
+          }
+        if (info->type == HEADROOM_KEY_INT && value != floor (value))
+          {
+            g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                         _("%s: expected an integer"), key);
+            return FALSE;
+          }
+        if (value < info->minimum || value > info->maximum)
+          {
+            char value_str[G_ASCII_DTOSTR_BUF_SIZE];
+            char lo[G_ASCII_DTOSTR_BUF_SIZE];
+            char hi[G_ASCII_DTOSTR_BUF_SIZE];
+
+            g_ascii_formatd (value_str, sizeof value_str, "%.15g", value);
+            g_ascii_formatd (lo, sizeof lo, "%.15g", info->minimum);
+            g_ascii_formatd (hi, sizeof hi, "%.15g", info->maximum);
+            g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                         _("%s: %s is out of range (%s to %s)"), key, value_str, lo, hi);
+            return FALSE;
+          }
+      }
+      return TRUE;
+
+    case HEADROOM_KEY_BOOLEAN:
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                       _("%s: expected true or false"), key);
+          return FALSE;
+        }
+      return TRUE;
+
+    case HEADROOM_KEY_STRING:
+    case HEADROOM_KEY_CHOICE:
+    default:
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                       _("%s: expected a string"), key);
+          return FALSE;
+        }
+      if (!g_utf8_validate (json_node_get_string (node), -1, NULL))
+        {
+          set_invalid (error, key, _("not valid UTF-8"));
+          return FALSE;
+        }
+      if (info->type == HEADROOM_KEY_CHOICE
+          && !g_strv_contains ((const char * const *) info->choices, json_node_get_string (node)))
+        {
+          g_autofree char *list = g_strjoinv (", ", (char **) info->choices);
+
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                       _("%s: “%s” is not one of %s"), key, json_node_get_string (node), list);
+          return FALSE;
+        }
+      return TRUE;
+    }
+}
+
+static void
+headroom_project_finalize (GObject *object)
+{
+  HeadroomProject *self = (HeadroomProject *)object;
+
+  g_clear_object (&self->file);
+  g_clear_pointer (&self->config, json_object_unref);
+  g_clear_pointer (&self->values, g_hash_table_unref);
+  g_clear_pointer (&self->unknown, g_hash_table_unref);
+  g_clear_pointer (&self->unknown_paths, g_ptr_array_unref);
+
+  G_OBJECT_CLASS (headroom_project_parent_class)->finalize (object);
+}
+
+static void
+headroom_project_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  HeadroomProject *self = HEADROOM_PROJECT (object);
+
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+    case PROP_MODIFIED:
+      g_value_set_boolean (value, self->modified);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+headroom_project_set_property (GObject      *object,
+                               guint         prop_id,
+                               const GValue *value,
+                               GParamSpec   *pspec)
+{
+  HeadroomProject *self = HEADROOM_PROJECT (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODIFIED:
+      headroom_project_set_modified (self, g_value_get_boolean (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+headroom_project_class_init (HeadroomProjectClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = headroom_project_finalize;
+  object_class->get_property = headroom_project_get_property;
+  object_class->set_property = headroom_project_set_property;
+
+  /**
+   * HeadroomProject:file:
+   *
+   * Where the project was loaded from or last saved to; NULL for a new one.
+   */
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * HeadroomProject:modified:
+   *
+   * Whether a key changed since the project was loaded or saved.
+   */
+  properties[PROP_MODIFIED] =
+    g_param_spec_boolean ("modified", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * HeadroomProject::changed:
+   * @key: the dotted key that changed ("model" when the whole config was replaced)
+   *
+   * Emitted after a value changed, with the key as the detail.
+   */
+  signals[SIGNAL_CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST | G_SIGNAL_DETAILED, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+}
+
+static void
+headroom_project_init (HeadroomProject *self)
+{
+  self->config = json_object_new ();
+  self->values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                        (GDestroyNotify) json_node_unref);
+  self->unknown = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                         (GDestroyNotify) json_node_unref);
+  self->unknown_paths = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (self->unknown_paths, NULL);
+}
+
+HeadroomProject *
+headroom_project_new (void)
+{
+  return g_object_new (HEADROOM_TYPE_PROJECT, NULL);
+}
+
+/* Llama-3.1-8B as meta-llama/Llama-3.1-8B's config.json gives it (the keys
+ * that shape the model). */
+static const char default_config[] =
+  "{"
+  "\"architectures\": [\"LlamaForCausalLM\"],"
+  "\"attention_bias\": false,"
+  "\"head_dim\": 128,"
+  "\"hidden_act\": \"silu\","
+  "\"hidden_size\": 4096,"
+  "\"intermediate_size\": 14336,"
+  "\"max_position_embeddings\": 131072,"
+  "\"mlp_bias\": false,"
+  "\"model_type\": \"llama\","
+  "\"num_attention_heads\": 32,"
+  "\"num_hidden_layers\": 32,"
+  "\"num_key_value_heads\": 8,"
+  "\"rms_norm_eps\": 1e-05,"
+  "\"rope_theta\": 500000.0,"
+  "\"tie_word_embeddings\": false,"
+  "\"torch_dtype\": \"bfloat16\","
+  "\"vocab_size\": 128256"
+  "}";
+
+HeadroomProject *
+headroom_project_new_default (void)
+{
+  g_autoptr(HeadroomProject) self = headroom_project_new ();
+  g_autoptr(JsonNode) config = json_from_string (default_config, NULL);
+
+  g_assert (config != NULL);
+  headroom_project_set_config (self, json_node_get_object (config));
+  headroom_project_set_double (self, "hardware.price_per_gpu_hour", 2.5, NULL);
+  headroom_project_set_double (self, "training.tokens", 1e12, NULL);
+  self->modified = FALSE;
+
+  return g_steal_pointer (&self);
+}
+
+static void
+store_value (HeadroomProject       *self,
+             const HeadroomKeyInfo *info,
+             JsonNode              *node)
+{
+  g_hash_table_replace (self->values, (gpointer) info->key, node);
+}
+
+static void
+keep_unknown (HeadroomProject *self,
+              const char      *path,
+              JsonNode        *node)
+{
+  if (!g_hash_table_contains (self->unknown, path))
+    {
+      char *copy = g_strdup (path);
+
+      g_ptr_array_insert (self->unknown_paths, self->unknown_paths->len - 1, copy);
+      g_hash_table_insert (self->unknown, copy, json_node_copy (node));
+    }
+}
+
+/* Walks one section object of the file: known keys are checked and stored,
+ * sub-sections recursed into, anything else kept as unknown. */
+static gboolean
+load_section (HeadroomProject  *self,
+              const char       *prefix,
+              JsonObject       *object,
+              GError          **error)
+{
+  g_autoptr(GList) members = json_object_get_members (object);
+
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *name = l->data;
+      JsonNode *node = json_object_get_member (object, name);
+      g_autofree char *path = prefix != NULL ? g_strconcat (prefix, ".", name, NULL)
+                                             : g_strdup (name);
+      const HeadroomKeyInfo *info = headroom_project_find_key (path);
+
+      if (prefix == NULL && (strcmp (name, "format") == 0 || strcmp (name, "version") == 0))
+        continue;
+
+      if (info != NULL && config_member (path) == NULL)
+        {
+          if (!check_node (path, info, node, error))
+            return FALSE;
+          store_value (self, info, json_node_copy (node));
+        }
+      else if (strcmp (path, "model.config") == 0)
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            {
+              g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                           _("%s: expected an object (a Hugging Face config.json)"), path);
+              return FALSE;
+            }
+          g_clear_pointer (&self->config, json_object_unref);
+          self->config = copy_object (json_node_get_object (node));
+        }
+      else if (is_section (path) || strcmp (path, "model") == 0)
+        {
+          if (!JSON_NODE_HOLDS_OBJECT (node))
+            {
+              g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                           _("%s: expected an object"), path);
+              return FALSE;
+            }
+          if (!load_section (self, path, json_node_get_object (node), error))
+            return FALSE;
+        }
+      else
+        keep_unknown (self, path, node);
+    }
+  return TRUE;
+}
+
+static gboolean
+load_root (HeadroomProject  *self,
+           JsonNode         *root,
+           GError          **error)
+{
+  JsonObject *object;
+  JsonNode *node;
+  gint64 version;
+
+  if (root == NULL)
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_PARSE,
+                           _("Not a valid project file: the file is empty"));
+      return FALSE;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_PARSE,
+                           _("Not a Headroom project: the file is not a JSON object"));
+      return FALSE;
+    }
+  object = json_node_get_object (root);
+
+  node = json_object_get_member (object, "format");
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_STRING
+      || strcmp (json_node_get_string (node), HEADROOM_PROJECT_FORMAT) != 0)
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_FORMAT,
+                   _("format: not a Headroom project (expected “%s”)"), HEADROOM_PROJECT_FORMAT);
+      return FALSE;
+    }
+
+  node = json_object_get_member (object, "version");
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_INT64)
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                           _("version: expected an integer"));
+      return FALSE;
+    }
+  version = json_node_get_int (node);
+  if (version > HEADROOM_PROJECT_VERSION)
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_VERSION,
+                   _("version: this project was written by a newer Headroom (format version %"
+                     G_GINT64_FORMAT "; this version reads up to %d); please update Headroom"),
+                   version, HEADROOM_PROJECT_VERSION);
+      return FALSE;
+    }
+  if (version < 1)
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                   _("version: %" G_GINT64_FORMAT " is not a valid format version"), version);
+      return FALSE;
+    }
+
+  return load_section (self, NULL, object, error);
+}
+
+HeadroomProject *
+headroom_project_new_from_bytes (GBytes  *bytes,
+                                 GError **error)
+{
+  g_autoptr(HeadroomProject) self = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  gsize size;
+  const char *data;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &size);
+  if (data == NULL)
+    data = "";
+  if (size > G_MAXSSIZE || !g_utf8_validate (data, size, NULL))
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_PARSE,
+                           _("Not a Headroom project: the file is not UTF-8 text"));
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, data, (gssize) size, &local_error))
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_PARSE,
+                   _("Not a valid project file: %s"), local_error->message);
+      return NULL;
+    }
+
+  self = headroom_project_new ();
+  if (!load_root (self, json_parser_get_root (parser), error)
+      || !headroom_project_validate (self, error))
+    return NULL;
+
+  return g_steal_pointer (&self);
+}
+
+HeadroomProject *
+headroom_project_new_from_file (GFile   *file,
+                                GError **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  HeadroomProject *self;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  bytes = g_file_load_bytes (file, NULL, NULL, error);
+  if (bytes == NULL)
+    return NULL;
+
+  self = headroom_project_new_from_bytes (bytes, error);
+  if (self != NULL)
+    self->file = g_object_ref (file);
+  return self;
+}
+
+HeadroomProject *
+headroom_project_new_from_config (JsonObject  *config,
+                                  GError     **error)
+{
+  g_autoptr(HeadroomProject) self = headroom_project_new ();
+  HrModel model;
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  headroom_project_set_config (self, config);
+  if (!headroom_project_get_model (self, &model, error))
+    return NULL;
+  self->modified = FALSE;
+
+  return g_steal_pointer (&self);
+}
+
+/* Places `node` (taken) at a dotted path under `root`, creating objects on the way. */
+static void
+place_node (JsonObject *root,
+            const char *path,
+            JsonNode   *node)
+{
+  g_auto(GStrv) parts = g_strsplit (path, ".", -1);
+  JsonObject *object = root;
+  guint n = g_strv_length (parts);
+
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      JsonNode *child = json_object_get_member (object, parts[i]);
+
+      if (child == NULL || !JSON_NODE_HOLDS_OBJECT (child))
+        {
+          JsonObject *section = json_object_new ();
+
+          json_object_set_object_member (object, parts[i], section);
+          object = section;
+        }
+      else
+        object = json_node_get_object (child);
+    }
+  json_object_set_member (object, parts[n - 1], node);
+}
+
+static gboolean
+uses_custom_gpu (HeadroomProject *self)
+{
+  return g_strcmp0 (headroom_project_get_string (self, "hardware.gpu"), "custom") == 0;
+}
+
+GBytes *
+headroom_project_to_bytes (HeadroomProject *self)
+{
+  g_autoptr(JsonObject) root = json_object_new ();
+  g_autoptr(JsonNode) root_node = json_node_new (JSON_NODE_OBJECT);
+  GString *out = g_string_new (NULL);
+  const char *preset;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+
+  json_object_set_string_member (root, "format", HEADROOM_PROJECT_FORMAT);
+  json_object_set_int_member (root, "version", HEADROOM_PROJECT_VERSION);
+
+  preset = headroom_project_get_preset (self);
+  if (preset != NULL)
+    place_node (root, "model.preset", json_node_copy (g_hash_table_lookup (self->values,
+                                                                            "model.preset")));
+  place_node (root, "model.config", json_node_init_object (json_node_alloc (),
+                                                           self->config));
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      JsonNode *node;
+
+      if (g_str_has_prefix (keys[i].key, "model."))
+        continue;
+      node = g_hash_table_lookup (self->values, keys[i].key);
+      /* The custom GPU figures are written only when they matter or were set. */
+      if (node == NULL && g_str_has_prefix (keys[i].key, "hardware.custom.")
+          && !uses_custom_gpu (self))
+        continue;
+      place_node (root, keys[i].key, node != NULL ? json_node_copy (node)
+                                                  : default_node (&keys[i]));
+    }
+
+  for (guint i = 0; i + 1 < self->unknown_paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (self->unknown_paths, i);
+
+      place_node (root, path, json_node_copy (g_hash_table_lookup (self->unknown, path)));
+    }
+
+  json_node_set_object (root_node, root);
+  append_node (out, root_node, 0);
+  g_string_append_c (out, '\n');
+
+  return g_string_free_to_bytes (out);
+}
+
+gboolean
+headroom_project_save (HeadroomProject  *self,
+                       GFile            *file,
+                       GCancellable     *cancellable,
+                       GError          **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  bytes = headroom_project_to_bytes (self);
+  if (!g_file_replace_contents (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL,
+                                cancellable, error))
+    return FALSE;
+
+  if (self->file == NULL || !g_file_equal (self->file, file))
+    {
+      g_set_object (&self->file, file);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+    }
+  headroom_project_set_modified (self, FALSE);
+  return TRUE;
+}
+
+GFile *
+headroom_project_get_file (HeadroomProject *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+  return self->file;
+}
+
+gboolean
+headroom_project_get_modified (HeadroomProject *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  return self->modified;
+}
+
+void
+headroom_project_set_modified (HeadroomProject *self,
+                               gboolean         modified)
+{
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+
+  modified = !!modified;
+  if (self->modified == modified)
+    return;
+  self->modified = modified;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MODIFIED]);
+}
+
+char *
+headroom_project_dup_title (HeadroomProject *self)
+{
+  const char *preset;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+
+  if (self->file != NULL)
+    return g_file_get_basename (self->file);
+  preset = headroom_project_get_preset (self);
+  if (preset != NULL && *preset != '\0')
+    return g_strdup (preset);
+  return g_strdup (_("Untitled Project"));
+}
+
+static void
+changed (HeadroomProject *self,
+         const char      *key)
+{
+  g_signal_emit (self, signals[SIGNAL_CHANGED], g_quark_from_string (key), key);
+  headroom_project_set_modified (self, TRUE);
+}
+
+/* Takes `node`. */
+static gboolean
+set_node (HeadroomProject  *self,
+          const char       *key,
+          JsonNode         *node,
+          GError          **error)
+{
+  g_autoptr(JsonNode) owned = node;
+  const HeadroomKeyInfo *info;
+  const char *member;
+  JsonNode *current;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  info = headroom_project_find_key (key);
+  member = config_member (key);
+  if (info == NULL && member == NULL)
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_UNKNOWN_KEY,
+                   _("%s: no such setting"), key);
+      return FALSE;
+    }
+  if (!check_node (key, info, node, error))
+    return FALSE;
+
+  if (member != NULL)
+    {
+      current = json_object_get_member (self->config, member);
+      if (current != NULL && json_node_equal (current, node))
+        return TRUE;
+      json_object_set_member (self->config, member, g_steal_pointer (&owned));
+    }
+  else
+    {
+      current = g_hash_table_lookup (self->values, info->key);
+      if (current == NULL)
+        current = info->default_value != NULL ? default_node (info) : NULL;
+      else
+        current = json_node_ref (current);
+      if (current != NULL && json_node_equal (current, node))
+        {
+          json_node_unref (current);
+          /* Setting a default explicitly still records it as set. */
+          store_value (self, info, g_steal_pointer (&owned));
+          return TRUE;
+        }
+      g_clear_pointer (&current, json_node_unref);
+      store_value (self, info, g_steal_pointer (&owned));
+    }
+
+  changed (self, info != NULL ? info->key : key);
+  return TRUE;
+}
+
+gboolean
+headroom_project_set_int (HeadroomProject  *self,
+                          const char       *key,
+                          gint64            value,
+                          GError          **error)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+  const HeadroomKeyInfo *info = key != NULL ? headroom_project_find_key (key) : NULL;
+
+  /* An integer is a fine value for a double key. */
+  if (info != NULL && info->type == HEADROOM_KEY_DOUBLE)
+    json_node_set_double (node, (double) value);
+  else
+    json_node_set_int (node, value);
+  return set_node (self, key, node, error);
+}
+
+gboolean
+headroom_project_set_double (HeadroomProject  *self,
+                             const char       *key,
+                             double            value,
+                             GError          **error)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+  const HeadroomKeyInfo *info = key != NULL ? headroom_project_find_key (key) : NULL;
+
+  if (info != NULL && info->type == HEADROOM_KEY_INT && isfinite (value)
+      && value == floor (value) && fabs (value) <= MAX_COUNT)
+    json_node_set_int (node, (gint64) value);
+  else
+    json_node_set_double (node, value);
+  return set_node (self, key, node, error);
+}
+
+gboolean
+headroom_project_set_boolean (HeadroomProject  *self,
+                              const char       *key,
+                              gboolean          value,
+                              GError          **error)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_boolean (node, value);
+  return set_node (self, key, node, error);
+}
+
+gboolean
+headroom_project_set_string (HeadroomProject  *self,
+                             const char       *key,
+                             const char       *value,
+                             GError          **error)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (value != NULL, FALSE);
+
+  node = json_node_new (JSON_NODE_VALUE);
+  json_node_set_string (node, value);
+  return set_node (self, key, node, error);
+}
+
+gboolean
+headroom_project_set_from_string (HeadroomProject  *self,
+                                  const char       *key,
+                                  const char       *text,
+                                  GError          **error)
+{
+  const HeadroomKeyInfo *info;
+  JsonNode *node;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (key != NULL && text != NULL, FALSE);
+
+  info = headroom_project_find_key (key);
+  if (info == NULL || info->type == HEADROOM_KEY_INT || info->type == HEADROOM_KEY_DOUBLE
+      || info->type == HEADROOM_KEY_BOOLEAN)
+    {
+      /* A JSON scalar: 4, 0.5, true; a model key outside the table takes any. */
+      g_autoptr(GError) parse_error = NULL;
+
+      node = json_from_string (text, &parse_error);
+      if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+        {
+          g_clear_pointer (&node, json_node_unref);
+          if (info != NULL)
+            {
+              g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
+                           info->type == HEADROOM_KEY_BOOLEAN ? _("%s: expected true or false")
+                           : info->type == HEADROOM_KEY_INT ? _("%s: expected an integer")
+                                                            : _("%s: expected a number"),
+                           key);
+              return FALSE;
+            }
+          node = json_node_new (JSON_NODE_VALUE);
+          json_node_set_string (node, text);
+        }
+      if (info != NULL && info->type == HEADROOM_KEY_DOUBLE
+          && json_node_get_value_type (node) == G_TYPE_INT64)
+        json_node_set_double (node, (double) json_node_get_int (node));
+    }
+  else
+    {
+      node = json_node_new (JSON_NODE_VALUE);
+      json_node_set_string (node, text);
+    }
+  return set_node (self, key, node, error);
+}
+
+void
+headroom_project_unset (HeadroomProject *self,
+                        const char      *key)
+{
+  const char *member;
+
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+  g_return_if_fail (key != NULL);
+
+  member = config_member (key);
+  if (member != NULL && json_object_has_member (self->config, member))
+    {
+      json_object_remove_member (self->config, member);
+      changed (self, key);
+    }
+  else if (member == NULL && g_hash_table_remove (self->values, key))
+    changed (self, key);
+}
+
+static JsonObject *
+preset_config (HeadroomProject *self)
+{
+  const char *preset = headroom_project_get_preset (self);
+  HeadroomModelPreset *entry;
+
+  if (preset == NULL)
+    return NULL;
+  entry = headroom_catalog_find_model (headroom_catalog_get_default (), preset);
+  return entry != NULL ? headroom_model_preset_get_config (entry) : NULL;
+}
+
+/* The value in force, or NULL where neither set nor defaulted; borrowed or
+ * new according to *owned. */
+static JsonNode *
+lookup_node (HeadroomProject  *self,
+             const char       *key,
+             gboolean         *owned)
+{
+  const HeadroomKeyInfo *info;
+  const char *member;
+  JsonNode *node;
+
+  *owned = FALSE;
+  member = config_member (key);
+  if (member != NULL)
+    {
+      JsonObject *preset;
+
+      node = json_object_get_member (self->config, member);
+      if (node == NULL && (preset = preset_config (self)) != NULL)
+        node = json_object_get_member (preset, member);
+      return node;
+    }
+
+  info = headroom_project_find_key (key);
+  if (info == NULL)
+    return NULL;
+  node = g_hash_table_lookup (self->values, info->key);
+  if (node == NULL && info->default_value != NULL)
+    {
+      *owned = TRUE;
+      node = default_node (info);
+    }
+  return node;
+}
+
+gint64
+headroom_project_get_int (HeadroomProject *self,
+                          const char      *key)
+{
+  gboolean owned;
+  JsonNode *node;
+  gint64 value = 0;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), 0);
+  g_return_val_if_fail (key != NULL, 0);
+
+  node = lookup_node (self, key, &owned);
+  if (node != NULL && node_is_number (node))
+    {
+      double d = json_node_get_double (node);
+
+      if (json_node_get_value_type (node) == G_TYPE_INT64)
+        value = json_node_get_int (node);
+      else if (isfinite (d) && fabs (d) <= MAX_COUNT)
+        value = (gint64) d;
+    }
+  if (owned)
+    json_node_unref (node);
+  return value;
+}
+
+double
+headroom_project_get_double (HeadroomProject *self,
+                             const char      *key)
+{
+  gboolean owned;
+  JsonNode *node;
+  double value = 0;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), 0);
+  g_return_val_if_fail (key != NULL, 0);
+
+  node = lookup_node (self, key, &owned);
+  if (node != NULL && node_is_number (node))
+    value = json_node_get_double (node);
+  if (owned)
+    json_node_unref (node);
+  return value;
+}
+
+gboolean
+headroom_project_get_boolean (HeadroomProject *self,
+                              const char      *key)
+{
+  gboolean owned;
+  JsonNode *node;
+  gboolean value = FALSE;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  node = lookup_node (self, key, &owned);
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+    value = json_node_get_boolean (node);
+  if (owned)
+    json_node_unref (node);
+  return value;
+}
+
+const char *
+headroom_project_get_string (HeadroomProject *self,
+                             const char      *key)
+{
+  const HeadroomKeyInfo *info;
+  gboolean owned;
+  JsonNode *node;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  node = lookup_node (self, key, &owned);
+  if (owned)
+    {
+      /* Defaults are static strings of the table. */
+      json_node_unref (node);
+      info = headroom_project_find_key (key);
+      return info->type == HEADROOM_KEY_STRING || info->type == HEADROOM_KEY_CHOICE
+             ? info->default_value : NULL;
+    }
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_STRING)
+    return json_node_get_string (node);
+  return NULL;
+}
+
+char *
+headroom_project_dup_value_string (HeadroomProject *self,
+                                   const char      *key)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  gboolean owned;
+  JsonNode *node;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  node = lookup_node (self, key, &owned);
+  if (node == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    g_string_append (out, json_node_get_string (node));
+  else
+    append_node (out, node, 0);
+  if (owned)
+    json_node_unref (node);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+HeadroomWorkload
+headroom_project_get_workload (HeadroomProject *self)
+{
+  return g_strcmp0 (headroom_project_get_string (self, "workload"), "inference") == 0
+         ? HEADROOM_WORKLOAD_INFERENCE : HEADROOM_WORKLOAD_TRAINING;
+}
+
+const char *
+headroom_project_get_preset (HeadroomProject *self)
+{
+  const char *preset;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+
+  preset = headroom_project_get_string (self, "model.preset");
+  return preset != NULL && *preset != '\0' ? preset : NULL;
+}
+
+JsonObject *
+headroom_project_get_config (HeadroomProject *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+  return self->config;
+}
+
+void
+headroom_project_set_config (HeadroomProject *self,
+                             JsonObject      *config)
+{
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+  g_return_if_fail (config != NULL);
+
+  g_clear_pointer (&self->config, json_object_unref);
+  self->config = copy_object (config);
+  changed (self, "model");
+}
+
+JsonObject *
+headroom_project_dup_effective_config (HeadroomProject *self)
+{
+  JsonObject *preset;
+  JsonObject *config;
+  g_autoptr(GList) members = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+
+  preset = preset_config (self);
+  config = preset != NULL ? copy_object (preset) : json_object_new ();
+  members = json_object_get_members (self->config);
+  for (GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (config, l->data,
+                            copy_node (json_object_get_member (self->config, l->data)));
+  return config;
+}
+
+gboolean
+headroom_project_get_model (HeadroomProject  *self,
+                            HrModel          *model,
+                            GError          **error)
+{
+  g_autoptr(JsonObject) config = NULL;
+  const char *preset;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (model != NULL, FALSE);
+
+  preset = headroom_project_get_preset (self);
+  if (preset != NULL && preset_config (self) == NULL)
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_NOT_FOUND,
+                   _("model.preset: no model “%s” in the catalog"), preset);
+      return FALSE;
+    }
+  if (preset == NULL && json_object_get_size (self->config) == 0)
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                           _("model: missing; choose a preset or import a config.json"));
+      return FALSE;
+    }
+
+  config = headroom_project_dup_effective_config (self);
+  if (!headroom_hf_config_read (config, model, NULL, NULL, error))
+    {
+      g_prefix_error (error, "model.");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gint64
+headroom_project_get_n_gpus (HeadroomProject *self)
+{
+  return headroom_project_get_int (self, "hardware.nodes")
+         * headroom_project_get_int (self, "hardware.gpus_per_node");
+}
+
+/* Units of the file: GB/s = 1e9 bytes/s, TFLOP/s = 1e12, GiB = 2^30 bytes, µs = 1e-6 s. */
+gboolean
+headroom_project_get_gpu (HeadroomProject  *self,
+                          HrGpu            *gpu,
+                          GError          **error)
+{
+  const char *id;
+  double bandwidth, latency;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (gpu != NULL, FALSE);
+
+  id = headroom_project_get_string (self, "hardware.gpu");
+  if (uses_custom_gpu (self))
+    {
+      memset (gpu, 0, sizeof *gpu);
+      gpu->memory_bytes = headroom_project_get_double (self, "hardware.custom.memory") * 1073741824.0;
+      gpu->memory_bandwidth = headroom_project_get_double (self, "hardware.custom.memory_bandwidth") * 1e9;
+      gpu->peak_flops[HR_DTYPE_FP32] = headroom_project_get_double (self, "hardware.custom.fp32") * 1e12;
+      gpu->peak_flops[HR_DTYPE_TF32] = headroom_project_get_double (self, "hardware.custom.tf32") * 1e12;
+      gpu->peak_flops[HR_DTYPE_BF16] = headroom_project_get_double (self, "hardware.custom.bf16") * 1e12;
+      gpu->peak_flops[HR_DTYPE_FP16] = headroom_project_get_double (self, "hardware.custom.fp16") * 1e12;
+      gpu->peak_flops[HR_DTYPE_FP8] = headroom_project_get_double (self, "hardware.custom.fp8") * 1e12;
+      gpu->peak_flops[HR_DTYPE_INT8] = headroom_project_get_double (self, "hardware.custom.int8") * 1e12;
+      gpu->intra_node_bandwidth = headroom_project_get_double (self, "hardware.custom.intra_node_bandwidth") * 1e9;
+      gpu->power_watts = headroom_project_get_double (self, "hardware.custom.power");
+      if (gpu->memory_bytes <= 0)
+        {
+          set_invalid (error, "hardware.custom.memory", _("must be positive"));
+          return FALSE;
+        }
+    }
+  else if (id == NULL || *id == '\0')
+    {
+      set_invalid (error, "hardware.gpu", _("missing; choose a GPU"));
+      return FALSE;
+    }
+  else if (!headroom_catalog_lookup_gpu (headroom_catalog_get_default (), id, gpu, error))
+    {
+      g_prefix_error (error, "hardware.gpu: ");
+      return FALSE;
+    }
+
+  bandwidth = headroom_project_get_double (self, "hardware.inter_node_bandwidth");
+  latency = headroom_project_get_double (self, "hardware.inter_node_latency");
+  if (bandwidth > 0)
+    gpu->inter_node_bandwidth = bandwidth * 1e9;
+  if (latency > 0)
+    gpu->inter_node_latency = latency * 1e-6;
+  return TRUE;
+}
+
+void
+headroom_project_get_training (HeadroomProject *self,
+                               HrTraining      *training)
+{
+  const char *name;
+
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+  g_return_if_fail (training != NULL);
+
+  hr_training_init (training);
+  training->nodes = headroom_project_get_int (self, "hardware.nodes");
+  training->gpus_per_node = headroom_project_get_int (self, "hardware.gpus_per_node");
+  training->tensor_parallel = headroom_project_get_int (self, "training.tensor_parallel");
+  training->sequence_parallel = headroom_project_get_boolean (self, "training.sequence_parallel");
+  training->pipeline_parallel = headroom_project_get_int (self, "training.pipeline_parallel");
+  hr_pipeline_schedule_from_name (headroom_project_get_string (self, "training.pipeline_schedule"),
+                                  &training->pipeline_schedule);
+  training->virtual_stages = headroom_project_get_int (self, "training.virtual_stages");
+  training->context_parallel = headroom_project_get_int (self, "training.context_parallel");
+  training->expert_parallel = headroom_project_get_int (self, "training.expert_parallel");
+  training->zero_stage = (int) headroom_project_get_int (self, "training.zero_stage");
+  hr_fsdp_from_name (headroom_project_get_string (self, "training.fsdp"), &training->fsdp);
+  training->micro_batch = headroom_project_get_int (self, "training.micro_batch");
+  training->global_batch = headroom_project_get_int (self, "training.global_batch");
+  training->seq_len = headroom_project_get_int (self, "training.seq_len");
+  training->tokens = headroom_project_get_double (self, "training.tokens");
+  hr_precision_from_name (headroom_project_get_string (self, "training.precision"),
+                          &training->precision);
+  hr_optimizer_from_name (headroom_project_get_string (self, "training.optimizer"),
+                          &training->optimizer);
+  training->offload_optimizer = headroom_project_get_boolean (self, "training.offload_optimizer");
+  hr_training_attention_from_name (headroom_project_get_string (self, "training.attention"),
+                                   &training->attention);
+  name = headroom_project_get_string (self, "training.recompute");
+  hr_training_recompute_from_name (name, &training->recompute);
+  training->dropout = headroom_project_get_boolean (self, "training.dropout");
+  training->mfu = headroom_project_get_double (self, "training.mfu");
+  training->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
+}
+
+void
+headroom_project_get_inference (HeadroomProject *self,
+                                HrInference     *inference)
+{
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+  g_return_if_fail (inference != NULL);
+
+  hr_inference_init (inference);
+  inference->tensor_parallel = headroom_project_get_int (self, "inference.tensor_parallel");
+  inference->pipeline_parallel = headroom_project_get_int (self, "inference.pipeline_parallel");
+  inference->gpus = inference->tensor_parallel * inference->pipeline_parallel;
+  inference->batch = headroom_project_get_int (self, "inference.batch");
+  inference->prompt = headroom_project_get_int (self, "inference.prompt");
+  inference->generate = headroom_project_get_int (self, "inference.generate");
+  hr_weight_precision_from_name (headroom_project_get_string (self, "inference.weights"),
+                                 &inference->weights);
+  inference->group_size = headroom_project_get_int (self, "inference.group_size");
+  hr_kv_dtype_from_name (headroom_project_get_string (self, "inference.kv_dtype"),
+                         &inference->kv_dtype);
+  inference->paged_block = headroom_project_get_int (self, "inference.paged_block");
+  inference->prefill_chunk = headroom_project_get_int (self, "inference.prefill_chunk");
+  inference->compute_efficiency = headroom_project_get_double (self, "inference.compute_efficiency");
+  inference->memory_efficiency = headroom_project_get_double (self, "inference.memory_efficiency");
+  inference->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
+}
+
+static void
+set_core_error (GError        **error,
+                const char     *section,
+                const HrError  *err)
+{
+  char line[512];
+  const char *key = headroom_project_key_for_field (section, err->field);
+  const char *rest = line;
+
+  hr_error_format (err, line, sizeof line);
+  /* The core's line starts with the bare field name; give the full key instead. */
+  if (err->field != NULL && g_str_has_prefix (line, err->field))
+    rest = line + strlen (err->field);
+  else if (key != NULL)
+    rest = NULL;
+  if (rest == NULL)
+    g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                 "%s: %s", key, line);
+  else
+    g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                 "%s%s", key != NULL ? key : "", rest);
+}
+
+gboolean
+headroom_project_validate (HeadroomProject  *self,
+                           GError          **error)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrError err = { 0 };
+  gint64 n_gpus;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+
+  if (!headroom_project_get_model (self, &model, error)
+      || !headroom_project_get_gpu (self, &gpu, error))
+    return FALSE;
+
+  n_gpus = headroom_project_get_n_gpus (self);
+  if (headroom_project_get_workload (self) == HEADROOM_WORKLOAD_TRAINING)
+    {
+      HrTraining training;
+      gint64 model_parallel;
+
+      headroom_project_get_training (self, &training);
+      model_parallel = training.tensor_parallel * training.pipeline_parallel
+                       * training.context_parallel;
+      if (n_gpus % training.tensor_parallel != 0)
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                       _("training.tensor_parallel: %" G_GINT64_FORMAT " does not divide %"
+                         G_GINT64_FORMAT " GPUs"), training.tensor_parallel, n_gpus);
+          return FALSE;
+        }
+      if (n_gpus % model_parallel != 0)
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                       _("training.pipeline_parallel: tensor × pipeline × context parallel (%"
+                         G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
+                       model_parallel, n_gpus);
+          return FALSE;
+        }
+      if (hr_training_validate (&training, &model, &err) != HR_OK)
+        {
+          set_core_error (error, "training", &err);
+          return FALSE;
+        }
+    }
+  else
+    {
+      HrInference inference;
+
+      headroom_project_get_inference (self, &inference);
+      if (n_gpus % inference.gpus != 0)
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                       _("inference.tensor_parallel: tensor × pipeline parallel (%"
+                         G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
+                       inference.gpus, n_gpus);
+          return FALSE;
+        }
+      if (hr_inference_validate (&model, &inference, &err) != HR_OK)
+        {
+          set_core_error (error, "inference", &err);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+const char * const *
+headroom_project_get_unknown_keys (HeadroomProject *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+  return (const char * const *) self->unknown_paths->pdata;
+}

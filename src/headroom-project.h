@@ -1,0 +1,194 @@
+/* headroom-project.h: a Headroom project document (model, hardware, workload)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every setting is reached through a dotted key ("hardware.gpu",
+ * "training.tensor_parallel", "inference.batch"). One key table gives each
+ * key its type, bounds, default and unit; file loading and saving, command
+ * line overrides and the window's rows all go through it. Model keys are
+ * Hugging Face config.json names under "model." ("model.num_attention_heads"):
+ * they override the preset named by "model.preset". The file format is
+ * described in docs/project-format.md.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "hr-gpu.h"
+#include "hr-inference.h"
+#include "hr-model.h"
+#include "hr-training.h"
+
+G_BEGIN_DECLS
+
+#define HEADROOM_PROJECT_FORMAT  "headroom-project"
+#define HEADROOM_PROJECT_VERSION 1
+
+#define HEADROOM_PROJECT_ERROR (headroom_project_error_quark ())
+
+typedef enum
+{
+  HEADROOM_PROJECT_ERROR_PARSE,        /* not JSON (truncated, not an object) */
+  HEADROOM_PROJECT_ERROR_FORMAT,       /* no or wrong "format" tag */
+  HEADROOM_PROJECT_ERROR_VERSION,      /* written by a newer Headroom */
+  HEADROOM_PROJECT_ERROR_INVALID,      /* a value is out of bounds or inconsistent */
+  HEADROOM_PROJECT_ERROR_TYPE,         /* a value has the wrong JSON type */
+  HEADROOM_PROJECT_ERROR_UNKNOWN_KEY,  /* a key the table does not know (setters) */
+  HEADROOM_PROJECT_ERROR_NOT_FOUND,    /* a preset or GPU id absent from the catalog */
+} HeadroomProjectError;
+
+GQuark headroom_project_error_quark (void) G_GNUC_CONST;
+
+typedef enum
+{
+  HEADROOM_WORKLOAD_TRAINING,
+  HEADROOM_WORKLOAD_INFERENCE,
+} HeadroomWorkload;
+
+typedef enum
+{
+  HEADROOM_KEY_INT,
+  HEADROOM_KEY_DOUBLE,
+  HEADROOM_KEY_BOOLEAN,
+  HEADROOM_KEY_STRING,   /* free text or an id */
+  HEADROOM_KEY_CHOICE,   /* a string from `choices` */
+} HeadroomKeyType;
+
+typedef struct
+{
+  const char         *key;            /* "training.tensor_parallel" */
+  HeadroomKeyType     type;
+  double              minimum;        /* INT and DOUBLE: inclusive bounds */
+  double              maximum;
+  const char         *default_value;  /* as written in a file: "8", "0.4", "true", "adamw" */
+  const char * const *choices;        /* CHOICE: NULL-terminated */
+  const char         *unit;           /* "GiB", "GB/s", "USD", …; NULL for plain counts */
+  const char         *label;          /* English; translate with _() at display time */
+} HeadroomKeyInfo;
+
+/* The table, in file order. Model keys listed are those the window shows;
+ * any other "model.<config key>" is accepted too and kept in the config. */
+const HeadroomKeyInfo *headroom_project_get_keys (guint *n_keys);
+/* NULL for unknown keys and for model keys outside the table. */
+const HeadroomKeyInfo *headroom_project_find_key (const char *key);
+
+#define HEADROOM_TYPE_PROJECT (headroom_project_get_type ())
+
+G_DECLARE_FINAL_TYPE (HeadroomProject, headroom_project, HEADROOM, PROJECT, GObject)
+
+/* Every key at its default and no model: the estimator reports "model: missing". */
+HeadroomProject *headroom_project_new           (void) G_GNUC_WARN_UNUSED_RESULT;
+/* Llama-3.1-8B pretraining on one node of 8 H100 SXM, bf16 mixed precision, AdamW,
+ * ZeRO-1, sequences of 8192, global batch 512, flash attention. */
+HeadroomProject *headroom_project_new_default   (void) G_GNUC_WARN_UNUSED_RESULT;
+/* Loads and validates; sets :file. */
+HeadroomProject *headroom_project_new_from_file (GFile       *file,
+                                                 GError     **error) G_GNUC_WARN_UNUSED_RESULT;
+HeadroomProject *headroom_project_new_from_bytes (GBytes     *bytes,
+                                                  GError    **error) G_GNUC_WARN_UNUSED_RESULT;
+/* A project whose model is `config` (a Hugging Face config.json object),
+ * other keys at their defaults; fails if the config does not describe a model. */
+HeadroomProject *headroom_project_new_from_config (JsonObject *config,
+                                                   GError    **error) G_GNUC_WARN_UNUSED_RESULT;
+
+/* The file as it would be saved: stable key order, UTF-8, ends in a newline. */
+GBytes          *headroom_project_to_bytes      (HeadroomProject  *self) G_GNUC_WARN_UNUSED_RESULT;
+/* Atomic write (g_file_replace_contents); sets :file and clears :modified. */
+gboolean         headroom_project_save          (HeadroomProject  *self,
+                                                 GFile            *file,
+                                                 GCancellable     *cancellable,
+                                                 GError          **error);
+
+GFile           *headroom_project_get_file      (HeadroomProject  *self);
+gboolean         headroom_project_get_modified  (HeadroomProject  *self);
+void             headroom_project_set_modified  (HeadroomProject  *self,
+                                                 gboolean          modified);
+/* File basename, or the model's name, or "Untitled Project" (translated). */
+char            *headroom_project_dup_title     (HeadroomProject  *self) G_GNUC_WARN_UNUSED_RESULT;
+
+/* Setters check type and bounds (not cross-key consistency: see
+ * headroom_project_validate()); on success they emit ::changed with the key
+ * as detail (when the value changed) and set :modified. */
+gboolean    headroom_project_set_int     (HeadroomProject  *self,
+                                          const char       *key,
+                                          gint64            value,
+                                          GError          **error);
+gboolean    headroom_project_set_double  (HeadroomProject  *self,
+                                          const char       *key,
+                                          double            value,
+                                          GError          **error);
+gboolean    headroom_project_set_boolean (HeadroomProject  *self,
+                                          const char       *key,
+                                          gboolean          value,
+                                          GError          **error);
+gboolean    headroom_project_set_string  (HeadroomProject  *self,
+                                          const char       *key,
+                                          const char       *value,
+                                          GError          **error);
+/* Parses `text` by the key's type ("4", "0.5", "true", "adamw"); for the CLI's KEY=VALUE. */
+gboolean    headroom_project_set_from_string (HeadroomProject  *self,
+                                              const char       *key,
+                                              const char       *text,
+                                              GError          **error);
+/* Removes a "model.*" override so the preset's value shows again. */
+void        headroom_project_unset       (HeadroomProject  *self,
+                                          const char       *key);
+
+/* Getters return the current value: for model keys the effective value
+ * (override, else preset, else 0 / FALSE / NULL); for unknown keys 0 / NULL. */
+gint64      headroom_project_get_int     (HeadroomProject  *self,
+                                          const char       *key);
+double      headroom_project_get_double  (HeadroomProject  *self,
+                                          const char       *key);
+gboolean    headroom_project_get_boolean (HeadroomProject  *self,
+                                          const char       *key);
+const char *headroom_project_get_string  (HeadroomProject  *self,
+                                          const char       *key);
+/* The value as it is written in a file ("8", "0.4", "true"); NULL when unset. */
+char       *headroom_project_dup_value_string (HeadroomProject *self,
+                                               const char      *key) G_GNUC_WARN_UNUSED_RESULT;
+
+HeadroomWorkload headroom_project_get_workload (HeadroomProject *self);
+
+/* The model: "model.preset" (may be NULL) and the explicit config keys
+ * (never NULL, maybe empty). set_config replaces the overrides wholesale and
+ * emits ::changed with detail "model". */
+const char *headroom_project_get_preset     (HeadroomProject  *self);
+JsonObject *headroom_project_get_config     (HeadroomProject  *self);
+void        headroom_project_set_config     (HeadroomProject  *self,
+                                             JsonObject       *config);
+/* The preset's config with the overrides applied (a new object). */
+JsonObject *headroom_project_dup_effective_config (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
+
+/* The model and GPU the estimates use (catalog look-ups included). */
+gboolean    headroom_project_get_model      (HeadroomProject  *self,
+                                             HrModel          *model,
+                                             GError          **error);
+gboolean    headroom_project_get_gpu        (HeadroomProject  *self,
+                                             HrGpu            *gpu,
+                                             GError          **error);
+/* The workload settings as the core takes them (from the training.* or
+ * inference.* keys and the hardware keys they need); not validated. */
+void        headroom_project_get_training   (HeadroomProject  *self,
+                                             HrTraining       *training);
+void        headroom_project_get_inference  (HeadroomProject  *self,
+                                             HrInference      *inference);
+/* hardware.nodes × hardware.gpus_per_node */
+gint64      headroom_project_get_n_gpus     (HeadroomProject  *self);
+
+/* Cross-key checks, e.g. "training.tensor_parallel: 3 does not divide 8 GPUs". */
+gboolean    headroom_project_validate       (HeadroomProject  *self,
+                                             GError          **error);
+
+/* The dotted key for a field named by the core (HrError.field), looked up in
+ * `section` ("training", "inference"), then hardware, then model: e.g.
+ * "tensor_parallel" → "training.tensor_parallel". Returns `field` when unknown. */
+const char *headroom_project_key_for_field (const char *section,
+                                            const char *field);
+
+/* Keys found in the loaded file that the table does not know, as dotted
+ * paths; they are kept and written back on save. NULL-terminated, never NULL. */
+const char * const *headroom_project_get_unknown_keys (HeadroomProject *self);
+
+G_END_DECLS

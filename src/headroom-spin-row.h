@@ -1,0 +1,29 @@
+/* headroom-spin-row.h: a preferences row holding a number (AdwSpinRow is libadwaita 1.4)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#pragma once
+
+#include <adwaita.h>
+
+G_BEGIN_DECLS
+
+#define HEADROOM_TYPE_SPIN_ROW (headroom_spin_row_get_type ())
+
+G_DECLARE_FINAL_TYPE (HeadroomSpinRow, headroom_spin_row, HEADROOM, SPIN_ROW, AdwActionRow)
+
+GtkWidget     *headroom_spin_row_new            (const char      *title,
+                                                 const char      *key,
+                                                 double           lower,
+                                                 double           upper,
+                                                 double           step,
+                                                 guint            digits);
+
+/* The project key the row edits, e.g. "training.micro_batch". */
+const char    *headroom_spin_row_get_key        (HeadroomSpinRow *self);
+GtkSpinButton *headroom_spin_row_get_spin_button (HeadroomSpinRow *self);
+double         headroom_spin_row_get_value      (HeadroomSpinRow *self);
+void           headroom_spin_row_set_value      (HeadroomSpinRow *self,
+                                                 double           value);
+
+G_END_DECLS

@@ -1,0 +1,41 @@
+/* headroom-window-private.h: what the UI tests reach inside the window
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The buttons and shortcuts call these same functions after their file
+ * choosers and dialogs, so the tests exercise the real code paths.
+ */
+#pragma once
+
+#include "headroom-estimator.h"
+#include "headroom-memory-bar.h"
+#include "headroom-project.h"
+#include "headroom-window.h"
+
+G_BEGIN_DECLS
+
+HeadroomProject   *headroom_window_get_project    (HeadroomWindow *self);
+HeadroomEstimator *headroom_window_get_estimator  (HeadroomWindow *self);
+HeadroomMemoryBar *headroom_window_get_memory_bar (HeadroomWindow *self);
+/* The row editing `key` ("model.hidden_size"), or NULL. */
+GtkWidget         *headroom_window_get_row        (HeadroomWindow *self,
+                                                   const char     *key);
+/* The text of the error banner, or NULL while it is hidden. */
+const char        *headroom_window_get_error_text (HeadroomWindow *self);
+
+/* Replaces the document with `file` (a project or a Hugging Face config.json),
+ * without asking about unsaved changes. */
+gboolean           headroom_window_load_file      (HeadroomWindow *self,
+                                                   GFile          *file,
+                                                   GError        **error);
+gboolean           headroom_window_save_to_file   (HeadroomWindow *self,
+                                                   GFile          *file,
+                                                   GError        **error);
+
+/* Starts a new project or closes the window now, or, when the project has
+ * unsaved changes, asks first and returns the question (else NULL). Its
+ * responses are "cancel", "discard" and "save". */
+AdwMessageDialog  *headroom_window_new_project    (HeadroomWindow *self);
+AdwMessageDialog  *headroom_window_close_project  (HeadroomWindow *self);
+
+G_END_DECLS

@@ -1,0 +1,479 @@
+/* test-config.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Reading Hugging Face configs: each family's defaults and traps, errors
+ * naming the key, the reference counts of known-models.json and the presets.
+ */
+#include <json-glib/json-glib.h>
+
+#include "hr-config.h"
+
+/* An HrConfigSource over a JSON object (the key table of each test). */
+static void
+object_lookup (void       *user_data,
+               const char *key,
+               HrValue    *value)
+{
+  JsonObject *object = user_data;
+  g_auto(GStrv) parts = g_strsplit (key, ".", -1);
+  JsonNode *node = NULL;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (object == NULL || !json_object_has_member (object, parts[i]))
+        return;
+      node = json_object_get_member (object, parts[i]);
+      object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+    }
+  if (node == NULL)
+    return;
+  if (JSON_NODE_HOLDS_NULL (node))
+    value->type = HR_VALUE_NULL;
+  else if (!JSON_NODE_HOLDS_VALUE (node))
+    value->type = HR_VALUE_OTHER;
+  else
+    switch (json_node_get_value_type (node))
+      {
+      case G_TYPE_INT64:
+        value->type = HR_VALUE_INT;
+        value->i = json_node_get_int (node);
+        value->d = (double) value->i;
+        break;
+      case G_TYPE_DOUBLE:
+        value->type = HR_VALUE_DOUBLE;
+        value->d = json_node_get_double (node);
+        break;
+      case G_TYPE_BOOLEAN:
+        value->type = HR_VALUE_BOOL;
+        value->b = json_node_get_boolean (node);
+        break;
+      case G_TYPE_STRING:
+        value->type = HR_VALUE_STRING;
+        value->s = json_node_get_string (node);
+        break;
+      default:
+        value->type = HR_VALUE_OTHER;
+        break;
+      }
+}
+
+static HrStatus
+read_object (JsonObject *object,
+             HrModel    *model,
+             unsigned   *warnings,
+             HrError    *err)
+{
+  HrConfigSource source = { object, object_lookup };
+
+  return hr_model_from_config (&source, model, warnings, err);
+}
+
+static JsonNode *
+parse (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *node = json_from_string (json, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return node;
+}
+
+/* Reads `json` and counts it; returns the counts. */
+static HrParams
+count (const char *json,
+       unsigned    expected_warnings)
+{
+  g_autoptr(JsonNode) node = parse (json);
+  HrModel model;
+  HrParams params;
+  HrError err = { 0 };
+  unsigned warnings = 99;
+
+  g_assert_cmpint (read_object (json_node_get_object (node), &model, &warnings, &err), ==, HR_OK);
+  g_assert_cmpuint (warnings, ==, expected_warnings);
+  g_assert_cmpint (hr_model_params (&model, &params, &err), ==, HR_OK);
+  return params;
+}
+
+static HrModel
+model_of (const char *json)
+{
+  g_autoptr(JsonNode) node = parse (json);
+  HrModel model;
+  HrError err = { 0 };
+
+  g_assert_cmpint (read_object (json_node_get_object (node), &model, NULL, &err), ==, HR_OK);
+  return model;
+}
+
+static void
+expect_error (const char *json,
+              HrStatus    status,
+              const char *field)
+{
+  g_autoptr(JsonNode) node = parse (json);
+  HrModel model;
+  HrParams params;
+  HrError err = { 0 };
+  HrStatus got;
+
+  got = read_object (json_node_get_object (node), &model, NULL, &err);
+  if (got == HR_OK && status == HR_ERROR_OVERFLOW)
+    got = hr_model_params (&model, &params, &err);
+  g_assert_cmpint (got, ==, status);
+  g_assert_cmpstr (err.field, ==, field);
+}
+
+static void
+test_known_models (void)
+{
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "reference", "known-models.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *models;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  models = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                         "models");
+  g_assert_cmpuint (json_array_get_length (models), >=, 9);
+
+  for (guint i = 0; i < json_array_get_length (models); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (models, i);
+      HrModel model;
+      HrParams params;
+      HrError err = { 0 };
+      unsigned warnings;
+
+      g_test_message ("%s", json_object_get_string_member (entry, "name"));
+      g_assert_cmpint (read_object (json_object_get_object_member (entry, "config"),
+                                    &model, &warnings, &err), ==, HR_OK);
+      g_assert_cmpuint (warnings, ==, HR_CONFIG_WARN_NONE);
+      g_assert_cmpint (hr_model_params (&model, &params, &err), ==, HR_OK);
+      g_assert_cmpint (params.total, ==, json_object_get_int_member (entry, "parameters"));
+      g_assert_cmpint (params.non_embedding, ==,
+                       json_object_get_int_member (entry, "non_embedding_parameters"));
+      if (json_object_has_member (entry, "active_parameters_per_token"))
+        g_assert_cmpint (params.active, ==,
+                         json_object_get_int_member (entry, "active_parameters_per_token"));
+      else
+        g_assert_cmpint (params.active, ==, params.total);
+    }
+}
+
+/* Absent keys take the defaults of each configuration_<family>.py. */
+static void
+test_defaults (void)
+{
+  /* GPT2Config(): GPT-2 small, 124,439,808 (see test-model.c). */
+  g_assert_cmpint (count ("{\"model_type\": \"gpt2\"}", 0).total, ==, 124439808);
+  /* LlamaConfig(): Llama-2-7B's shape, 6,738,415,616. */
+  g_assert_cmpint (count ("{\"model_type\": \"llama\"}", 0).total, ==, 6738415616);
+  /* MistralConfig(): Mistral-7B, 7,241,732,096 (known-models.json). */
+  g_assert_cmpint (count ("{\"model_type\": \"mistral\"}", 0).total, ==, 7241732096);
+  /* MixtralConfig(): Mixtral-8x7B, 46,702,792,704 (known-models.json). */
+  g_assert_cmpint (count ("{\"model_type\": \"mixtral\"}", 0).total, ==, 46702792704);
+  /* GemmaConfig(): Gemma-7B. 16 heads of 256 (q width 4096 ≠ hidden 3072):
+   * 4·3072·4096 = 50,331,648; MLP 3·3072·24576 = 226,492,416; norms 6,144 →
+   * 276,830,208 per layer; ×28 = 7,751,245,824; tied 256000·3072 =
+   * 786,432,000; final 3,072. Total 8,537,680,896. */
+  g_assert_cmpint (count ("{\"model_type\": \"gemma\"}", 0).total, ==, 8537680896);
+  /* Gemma2Config(): Gemma 2 2B, 2,614,341,888 (test-model.c). */
+  g_assert_cmpint (count ("{\"model_type\": \"gemma2\"}", 0).total, ==, 2614341888);
+  /* Phi3Config(): Phi-3-mini, 3,821,079,552 (test-model.c). */
+  g_assert_cmpint (count ("{\"model_type\": \"phi3\"}", 0).total, ==, 3821079552);
+  /* PhiConfig(): Phi-1.5's shape. q, k, v, dense 4·(2048² + 2048) =
+   * 16,785,408; fc1 + fc2 2·2048·8192 + 8192 + 2048 = 33,564,672; one
+   * LayerNorm 4,096 → 50,354,176; ×24 = 1,208,500,224; embed 51200·2048 =
+   * 104,857,600; head + bias 104,908,800; final 4,096. Total 1,418,270,720. */
+  g_assert_cmpint (count ("{\"model_type\": \"phi\"}", 0).total, ==, 1418270720);
+  /* FalconConfig(): Falcon-7B, 6,921,720,704 (test-model.c). */
+  g_assert_cmpint (count ("{\"model_type\": \"falcon\"}", 0).total, ==, 6921720704);
+  /* OPTConfig(): OPT-125m. embed 50272·768 = 38,608,896; positions
+   * 2050·768 = 1,574,400; layers as GPT-2 small 12·7,087,872 = 85,054,464;
+   * final norm 1,536; tied. Total 125,239,296. */
+  g_assert_cmpint (count ("{\"model_type\": \"opt\"}", 0).total, ==, 125239296);
+  /* GPTNeoXConfig(): GPT-NeoX-20B. attention 4·6144² + 4·6144 = 151,019,520;
+   * MLP 2·6144·24576 + 24576 + 6144 = 302,020,608; norms 24,576 →
+   * 453,064,704; ×44 = 19,934,846,976; embed_in + embed_out 2·50432·6144 =
+   * 619,708,416; final 12,288. Total 20,554,567,680 (the published count). */
+  g_assert_cmpint (count ("{\"model_type\": \"gpt_neox\"}", 0).total, ==, 20554567680);
+  /* Qwen2Config(): 32 layers of 4096, MHA, q/k/v biases: 4·4096² + 3·4096 =
+   * 67,121,152; MLP 3·4096·22016 = 270,532,608; norms 8,192 → 337,661,952;
+   * ×32 = 10,805,182,464; untied 2·151936·4096 = 1,244,659,712; final 4,096.
+   * Total 12,049,846,272. */
+  g_assert_cmpint (count ("{\"model_type\": \"qwen2\"}", 0).total, ==, 12049846272);
+  /* DeepseekV3Config(): DeepSeek-V3, derived in test_deepseek. */
+  g_assert_cmpint (count ("{\"model_type\": \"deepseek_v3\"}", 0).total, ==, 671026404352);
+  /* DeepseekV2Config() has num_experts_per_tok None: no MoE layer can route. */
+  expect_error ("{\"model_type\": \"deepseek_v2\"}", HR_ERROR_MISSING, "num_experts_per_tok");
+}
+
+static void
+test_gpt2_traps (void)
+{
+  HrModel m;
+
+  /* n_inner null → 4·n_embd; a number → that width. */
+  m = model_of ("{\"model_type\": \"gpt2\", \"n_inner\": null}");
+  g_assert_cmpint (m.ffn_size, ==, 3072);
+  m = model_of ("{\"model_type\": \"gpt2\", \"n_inner\": 1000}");
+  g_assert_cmpint (m.ffn_size, ==, 1000);
+  /* n_ctx does not size wpe: n_positions does (default 1024). */
+  m = model_of ("{\"model_type\": \"gpt2\", \"n_ctx\": 2048}");
+  g_assert_cmpint (m.max_positions, ==, 1024);
+  /* attribute_map aliases: hidden_size names n_embd. */
+  m = model_of ("{\"model_type\": \"gpt2\", \"hidden_size\": 1024, \"n_head\": 16}");
+  g_assert_cmpint (m.hidden_size, ==, 1024);
+  g_assert_cmpint (m.head_dim, ==, 64);
+  /* untied head: 124,439,808 + 50257·768 = 163,037,184 */
+  g_assert_cmpint (count ("{\"model_type\": \"gpt2\", \"tie_word_embeddings\": false}", 0).total,
+                   ==, 124439808 + 38597376);
+}
+
+static void
+test_falcon_traps (void)
+{
+  HrModel m;
+
+  /* Falcon-7B's config: num_kv_heads is ignored under multi_query without
+   * the new architecture → one kv head, 6,921,720,704 as without it. */
+  m = model_of ("{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"n_head\": 71, \"n_layer\": 32,"
+                " \"num_kv_heads\": 71, \"multi_query\": true, \"new_decoder_architecture\": false,"
+                " \"parallel_attn\": true, \"bias\": false, \"alibi\": false, \"vocab_size\": 65024}");
+  g_assert_cmpint (m.n_kv_heads, ==, 1);
+  g_assert_cmpint (m.norms_per_layer, ==, 1);
+  g_assert_true (m.parallel_block);
+  g_assert_cmpint (count ("{\"model_type\": \"falcon\", \"num_kv_heads\": 71}", 0).total, ==, 6921720704);
+
+  /* Neither multi_query nor the new architecture: as many kv heads as heads. */
+  m = model_of ("{\"model_type\": \"falcon\", \"multi_query\": false, \"num_kv_heads\": 1}");
+  g_assert_cmpint (m.n_kv_heads, ==, 71);
+
+  /* Falcon-40B-like: new architecture, n_head_kv 8 used, two norms per layer
+   * (ln_attn, ln_mlp). With hidden 8192, 128 heads of 64, 60 layers, vocab
+   * 65024: query_key_value 8192·(128 + 16)·64 = 75,497,472; dense 8192² =
+   * 67,108,864; MLP 2·8192·32768 = 536,870,912; norms 2·16384 = 32,768 →
+   * 679,510,016; ×60 = 40,770,600,960; tied 65024·8192 = 532,676,608; ln_f
+   * 16,384. Total 41,303,293,952. */
+  m = model_of ("{\"model_type\": \"falcon\", \"hidden_size\": 8192, \"n_head\": 128,"
+                " \"n_head_kv\": 8, \"n_layer\": 60, \"new_decoder_architecture\": true}");
+  g_assert_cmpint (m.n_kv_heads, ==, 8);
+  g_assert_cmpint (m.norms_per_layer, ==, 2);
+  g_assert_cmpint (count ("{\"model_type\": \"falcon\", \"hidden_size\": 8192, \"n_head\": 128,"
+                          " \"n_head_kv\": 8, \"n_layer\": 60, \"new_decoder_architecture\": true}",
+                          0).total, ==, 41303293952);
+
+  /* Sequential blocks keep two norms; alibi replaces rotary. */
+  m = model_of ("{\"model_type\": \"falcon\", \"parallel_attn\": false, \"alibi\": true}");
+  g_assert_cmpint (m.norms_per_layer, ==, 2);
+  g_assert_cmpint (m.positions, ==, HR_POSITIONS_ALIBI);
+}
+
+static void
+test_opt_traps (void)
+{
+  HrModel m;
+  HrParams p;
+
+  /* OPT-350m: 512-wide embeddings with project_in/out, post-LN, no final
+   * norm: 331,196,416 (derived in test-model.c). */
+  const char *opt_350m =
+    "{\"model_type\": \"opt\", \"hidden_size\": 1024, \"num_hidden_layers\": 24,"
+    " \"num_attention_heads\": 16, \"ffn_dim\": 4096, \"vocab_size\": 50272,"
+    " \"max_position_embeddings\": 2048, \"word_embed_proj_dim\": 512,"
+    " \"do_layer_norm_before\": false, \"_remove_final_layer_norm\": false,"
+    " \"enable_bias\": true}";
+
+  m = model_of (opt_350m);
+  g_assert_cmpint (m.norm_placement, ==, HR_NORM_POST);
+  g_assert_false (m.final_norm);
+  g_assert_cmpint (m.position_offset, ==, 2);
+  g_assert_cmpint (m.embed_proj_dim, ==, 512);
+  p = count (opt_350m, 0);
+  g_assert_cmpint (p.total, ==, 331196416);
+
+  /* OPT-1.3b: word_embed_proj_dim = hidden_size → no projection. Layers
+   * 2048: 4·(2048² + 2048) + 2·2048·8192 + 8192 + 2048 + 4·2048 =
+   * 16,785,408 + 33,564,672 + 8,192 = 50,358,272; ×24 = 1,208,598,528; embed
+   * 50272·2048 = 102,957,056; positions 2050·2048 = 4,198,400; final 4,096.
+   * Total 1,315,758,080. */
+  p = count ("{\"model_type\": \"opt\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 32, \"ffn_dim\": 8192, \"word_embed_proj_dim\": 2048}", 0);
+  g_assert_cmpint (p.total, ==, 1315758080);
+}
+
+static void
+test_llama_style_traps (void)
+{
+  HrModel m;
+
+  /* Gemma's head_dim is read, not derived: 8 heads of 256 over hidden 3072. */
+  m = model_of ("{\"model_type\": \"gemma\", \"num_attention_heads\": 8,"
+                " \"num_key_value_heads\": 1, \"head_dim\": 256}");
+  g_assert_cmpint (m.head_dim, ==, 256);
+  g_assert_true (m.tied_embeddings);
+  g_assert_cmpint (m.ffn_kind, ==, HR_FFN_GATED);
+
+  /* Qwen2: q/k/v biases, no o_proj bias. */
+  m = model_of ("{\"model_type\": \"qwen2\"}");
+  g_assert_true (m.qkv_bias);
+  g_assert_false (m.out_bias);
+
+  /* Llama attention_bias puts a bias on o_proj too; mlp_bias on the MLP. */
+  m = model_of ("{\"model_type\": \"llama\", \"attention_bias\": true, \"mlp_bias\": true}");
+  g_assert_true (m.qkv_bias && m.out_bias && m.mlp_bias);
+
+  /* Mistral's default window applies to every layer; Mixtral has none. */
+  m = model_of ("{\"model_type\": \"mistral\"}");
+  g_assert_cmpint (m.sliding_window, ==, 4096);
+  g_assert_true (hr_model_layer_is_sliding (&m, 31));
+  m = model_of ("{\"model_type\": \"mixtral\"}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  g_assert_cmpint (m.n_experts, ==, 8);
+  g_assert_false (m.router_bias);
+
+  /* Gemma 2: windows on even layers, four norms. */
+  m = model_of ("{\"model_type\": \"gemma2\"}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  g_assert_cmpint (m.norms_per_layer, ==, 4);
+
+  /* Phi-3: partial rotary read, sliding window on every layer. */
+  m = model_of ("{\"model_type\": \"phi3\", \"sliding_window\": 2047, \"partial_rotary_factor\": 0.75}");
+  g_assert_cmpint (m.sliding_window, ==, 2047);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.75);
+
+  /* Phi: one shared norm, LayerNorm with bias, biased head, partial rotary. */
+  m = model_of ("{\"model_type\": \"phi\", \"partial_rotary_factor\": 0.4}");
+  g_assert_cmpint (m.norms_per_layer, ==, 1);
+  g_assert_true (m.norm_bias && m.lm_head_bias && m.parallel_block);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.4);
+
+  /* GPT-NeoX: two norms even with the parallel residual; untied; biases. */
+  m = model_of ("{\"model_type\": \"gpt_neox\", \"rotary_pct\": 0.25}");
+  g_assert_cmpint (m.norms_per_layer, ==, 2);
+  g_assert_true (m.parallel_block && !m.tied_embeddings && m.qkv_bias && m.mlp_bias);
+}
+
+static void
+test_deepseek (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* DeepSeek-V2-Lite: 15,706,484,224, active 2,661,150,208 (test-model.c). */
+  const char *lite =
+    "{\"model_type\": \"deepseek_v2\", \"hidden_size\": 2048, \"num_hidden_layers\": 27,"
+    " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"intermediate_size\": 10944,"
+    " \"moe_intermediate_size\": 1408, \"n_routed_experts\": 64, \"n_shared_experts\": 2,"
+    " \"num_experts_per_tok\": 6, \"first_k_dense_replace\": 1, \"moe_layer_freq\": 1,"
+    " \"q_lora_rank\": null, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64,"
+    " \"qk_nope_head_dim\": 128, \"v_head_dim\": 128, \"vocab_size\": 102400,"
+    " \"tie_word_embeddings\": false}";
+
+  m = model_of (lite);
+  g_assert_cmpint (m.q_lora_rank, ==, 0);
+  g_assert_true (hr_model_uses_mla (&m));
+  p = count (lite, 0);
+  g_assert_cmpint (p.total, ==, 15706484224);
+  g_assert_cmpint (p.active, ==, 2661150208);
+
+  /* DeepSeek-V3 (the defaults are its config): per layer MLA q_a_proj
+   * 7168·1536 + q_a_layernorm 1536 + q_b_proj 1536·128·192 +
+   * kv_a_proj_with_mqa 7168·576 + kv_a_layernorm 512 + kv_b_proj 512·128·256
+   * + o_proj 128·128·7168 = 187,107,328; norms 14,336. 3 dense layers with
+   * MLP 3·7168·18432 = 396,361,728 → 583,483,392 each; 58 MoE layers with 256
+   * experts of 3·7168·2048 = 44,040,192, one shared of the same size, gate
+   * 256·7168 = 1,835,008 → 11,507,286,016 each; embed and head 2·129280·7168
+   * = 1,853,358,080; final 7,168. Total 671,026,404,352. The router's
+   * e_score_correction_bias is a buffer in transformers' DeepseekV3TopkRouter
+   * (an nn.Parameter in DeepSeek's own code, which counts 58·256 = 14,848
+   * more). Active: less 58·248 unused experts = 37,552,282,624. */
+  p = count ("{\"model_type\": \"deepseek_v3\"}", 0);
+  g_assert_cmpint (p.router, ==, 58 * 1835008LL);
+  g_assert_cmpint (p.moe_layer, ==, 11507286016);
+  g_assert_cmpint (p.dense_layer, ==, 583483392);
+  g_assert_cmpint (p.total, ==, 671026404352);
+  g_assert_cmpint (p.active, ==, 37552282624);
+}
+
+static void
+test_unknown (void)
+{
+  HrParams p;
+
+  /* Unknown model_type with Llama keys: read as Llama, with a warning. */
+  p = count ("{\"model_type\": \"my_llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"intermediate_size\": 11008, \"vocab_size\": 32000}",
+             HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE);
+  g_assert_cmpint (p.total, ==, 6738415616);
+  p = count ("{\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
+             " \"intermediate_size\": 11008, \"vocab_size\": 32000}",
+             HR_CONFIG_WARN_NO_MODEL_TYPE);
+  g_assert_cmpint (p.total, ==, 6738415616);
+
+  /* Without a family's defaults, the shape keys are required. */
+  expect_error ("{\"model_type\": \"my_llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+                " \"num_attention_heads\": 32, \"vocab_size\": 32000}",
+                HR_ERROR_MISSING, "intermediate_size");
+  expect_error ("{}", HR_ERROR_MISSING, "hidden_size");
+}
+
+static void
+test_errors (void)
+{
+  expect_error ("{\"model_type\": 3}", HR_ERROR_WRONG_TYPE, "model_type");
+  expect_error ("{\"model_type\": \"llama\", \"hidden_size\": \"4096\"}",
+                HR_ERROR_WRONG_TYPE, "hidden_size");
+  expect_error ("{\"model_type\": \"llama\", \"hidden_size\": 4096.5}",
+                HR_ERROR_WRONG_TYPE, "hidden_size");
+  expect_error ("{\"model_type\": \"llama\", \"hidden_size\": null}",
+                HR_ERROR_WRONG_TYPE, "hidden_size");
+  expect_error ("{\"model_type\": \"llama\", \"tie_word_embeddings\": 1}",
+                HR_ERROR_WRONG_TYPE, "tie_word_embeddings");
+  expect_error ("{\"model_type\": \"llama\", \"num_attention_heads\": 0}",
+                HR_ERROR_NOT_POSITIVE, "num_attention_heads");
+  expect_error ("{\"model_type\": \"llama\", \"num_hidden_layers\": -2}",
+                HR_ERROR_NOT_POSITIVE, "num_hidden_layers");
+  expect_error ("{\"model_type\": \"llama\", \"num_attention_heads\": 33}",
+                HR_ERROR_NOT_DIVISIBLE, "num_attention_heads");
+  expect_error ("{\"model_type\": \"llama\", \"num_key_value_heads\": 5}",
+                HR_ERROR_NOT_DIVISIBLE, "num_key_value_heads");
+  expect_error ("{\"model_type\": \"gpt2\", \"n_head\": 7}",
+                HR_ERROR_NOT_DIVISIBLE, "n_head");
+  expect_error ("{\"model_type\": \"falcon\", \"n_head\": 0}",
+                HR_ERROR_NOT_POSITIVE, "n_head");
+  expect_error ("{\"model_type\": \"opt\", \"ffn_dim\": 0}",
+                HR_ERROR_NOT_POSITIVE, "ffn_dim");
+  expect_error ("{\"model_type\": \"gpt_neox\", \"rotary_pct\": 1.5}",
+                HR_ERROR_OUT_OF_RANGE, "rotary_pct");
+  expect_error ("{\"model_type\": \"mixtral\", \"num_experts_per_tok\": 9}",
+                HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+  expect_error ("{\"model_type\": \"deepseek_v3\", \"num_experts_per_tok\": 300}",
+                HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+  expect_error ("{\"model_type\": \"llama\", \"vocab_size\": 4611686018427387904}",
+                HR_ERROR_OVERFLOW, "vocab_size");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/config/known-models", test_known_models);
+  g_test_add_func ("/config/defaults", test_defaults);
+  g_test_add_func ("/config/gpt2", test_gpt2_traps);
+  g_test_add_func ("/config/falcon", test_falcon_traps);
+  g_test_add_func ("/config/opt", test_opt_traps);
+  g_test_add_func ("/config/llama-style", test_llama_style_traps);
+  g_test_add_func ("/config/deepseek", test_deepseek);
+  g_test_add_func ("/config/unknown", test_unknown);
+  g_test_add_func ("/config/errors", test_errors);
+
+  return g_test_run ();
+}

@@ -1,0 +1,909 @@
+/* test-inference.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every expected figure is derived by hand in the comment above its check,
+ * from the model's published shape (its Hugging Face config.json).
+ */
+#include <math.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#include "hr-flops.h"
+#include "hr-inference.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* H100 SXM5 80 GB (NVIDIA H100 datasheet): 80 GiB of HBM3 at 3.35 TB/s,
+ * 989.4 TFLOP/s dense bf16/fp16, 1978.9 fp8, NVLink 900 GB/s both ways. */
+static HrGpu
+h100 (void)
+{
+  HrGpu gpu = { 0 };
+
+  gpu.memory_bytes = 80.0 * GiB;
+  gpu.memory_bandwidth = 3.35e12;
+  gpu.peak_flops[HR_DTYPE_BF16] = 989.4e12;
+  gpu.peak_flops[HR_DTYPE_FP16] = 989.4e12;
+  gpu.peak_flops[HR_DTYPE_FP8] = 1978.9e12;
+  gpu.intra_node_bandwidth = 450e9;
+  return gpu;
+}
+
+/* meta-llama/Meta-Llama-3-8B config.json. */
+static HrModel
+llama3_8b (void)
+{
+  HrModel m;
+
+  hr_model_init (&m);
+  m.n_layers = 32;
+  m.hidden_size = 4096;
+  m.n_heads = 32;
+  m.n_kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn_size = 14336;
+  m.ffn_kind = HR_FFN_GATED;
+  m.vocab_size = 128256;
+  m.positions = HR_POSITIONS_ROTARY;
+  m.norm_kind = HR_NORM_RMSNORM;
+  m.norm_bias = false;
+  m.qkv_bias = m.out_bias = m.mlp_bias = false;
+  m.tied_embeddings = false;
+  return m;
+}
+
+/* mistralai/Mistral-7B-v0.1: Llama-3-8B's layers with vocab 32000 and
+ * sliding_window 4096 on every layer. */
+static HrModel
+mistral_7b (void)
+{
+  HrModel m = llama3_8b ();
+
+  m.vocab_size = 32000;
+  m.sliding_window = 4096;
+  m.sliding_window_period = 0;
+  return m;
+}
+
+/* tiiuae/falcon-7b: multi_query (one KV head), 71 heads of 64, parallel
+ * attention and MLP under one LayerNorm, no biases. */
+static HrModel
+falcon_7b (void)
+{
+  HrModel m;
+
+  hr_model_init (&m);
+  m.n_layers = 32;
+  m.hidden_size = 4544;
+  m.n_heads = 71;
+  m.n_kv_heads = 1;
+  m.head_dim = 64;
+  m.ffn_size = 4 * 4544;
+  m.vocab_size = 65024;
+  m.positions = HR_POSITIONS_ROTARY;
+  m.norms_per_layer = 1;
+  m.parallel_block = true;
+  m.qkv_bias = m.out_bias = m.mlp_bias = false;
+  return m;
+}
+
+/* google/gemma-2-9b: 42 layers, even layers windowed (4096), odd global;
+ * head_dim 256 with 16 query and 8 KV heads; four norms per layer. */
+static HrModel
+gemma2_9b (void)
+{
+  HrModel m;
+
+  hr_model_init (&m);
+  m.n_layers = 42;
+  m.hidden_size = 3584;
+  m.n_heads = 16;
+  m.n_kv_heads = 8;
+  m.head_dim = 256;
+  m.ffn_size = 14336;
+  m.ffn_kind = HR_FFN_GATED;
+  m.vocab_size = 256000;
+  m.positions = HR_POSITIONS_ROTARY;
+  m.norm_kind = HR_NORM_RMSNORM;
+  m.norm_bias = false;
+  m.norm_placement = HR_NORM_SANDWICH;
+  m.norms_per_layer = 4;
+  m.qkv_bias = m.out_bias = m.mlp_bias = false;
+  m.sliding_window = 4096;
+  m.sliding_window_period = 2;
+  return m;
+}
+
+/* deepseek-ai/DeepSeek-V2-Lite: MLA with kv_lora_rank 512 and a 64-wide
+ * rope key, no q LoRA; 27 layers, the first dense, then 64 routed experts
+ * (6 per token) and 2 shared ones of 1408. */
+static HrModel
+deepseek_v2_lite (void)
+{
+  HrModel m;
+
+  hr_model_init (&m);
+  m.n_layers = 27;
+  m.hidden_size = 2048;
+  m.n_heads = 16;
+  m.n_kv_heads = 16;
+  m.head_dim = 0;
+  m.ffn_size = 10944;
+  m.ffn_kind = HR_FFN_GATED;
+  m.vocab_size = 102400;
+  m.positions = HR_POSITIONS_ROTARY;
+  m.norm_kind = HR_NORM_RMSNORM;
+  m.norm_bias = false;
+  m.qkv_bias = m.out_bias = m.mlp_bias = false;
+  m.tied_embeddings = false;
+  m.n_experts = 64;
+  m.experts_per_token = 6;
+  m.n_shared_experts = 2;
+  m.expert_ffn_size = 1408;
+  m.shared_expert_ffn_size = 1408;
+  m.first_dense_layers = 1;
+  m.moe_layer_freq = 1;
+  m.kv_lora_rank = 512;
+  m.qk_rope_head_dim = 64;
+  m.qk_nope_head_dim = 128;
+  m.v_head_dim = 128;
+  return m;
+}
+
+static HrInference
+settings (int64_t batch,
+          int64_t prompt,
+          int64_t generate)
+{
+  HrInference inf;
+
+  hr_inference_init (&inf);
+  inf.batch = batch;
+  inf.prompt = prompt;
+  inf.generate = generate;
+  return inf;
+}
+
+static HrInferenceMemory
+memory_of (const HrModel     *model,
+           const HrInference *inf)
+{
+  HrGpu gpu = h100 ();
+  HrInferenceMemory mem;
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_inference_memory (model, inf, &gpu, &mem, &err), ==, HR_OK);
+  return mem;
+}
+
+/* ---- KV cache ------------------------------------------------------------ */
+
+/* measured-small.json: the K and V tensors of every layer after a prefill of
+ * batch_size × seq_len, in the run's dtype, measured in PyTorch. */
+static void
+test_kv_measured_small (void)
+{
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "reference", "measured-small.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *configs;
+  guint checked = 0;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  configs = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                          "configs");
+  for (guint i = 0; i < json_array_get_length (configs); i++)
+    {
+      JsonObject *config = json_array_get_object_element (configs, i);
+      JsonObject *hp = json_object_get_object_member (config, "hyperparameters");
+      JsonObject *kv = json_object_get_object_member (config, "kv_cache_prefill");
+      const char *dtype = json_object_get_string_member (kv, "dtype");
+      HrModel m;
+      HrInference inf;
+      HrInferenceMemory mem;
+
+      hr_model_init (&m);
+      m.n_layers = json_object_get_int_member (hp, "num_hidden_layers");
+      m.hidden_size = json_object_get_int_member (hp, "hidden_size");
+      m.n_heads = json_object_get_int_member (hp, "num_attention_heads");
+      m.n_kv_heads = json_object_get_int_member (hp, "num_key_value_heads");
+      m.head_dim = json_object_get_int_member (hp, "head_dim");
+      m.ffn_size = json_object_get_int_member (hp, "intermediate_size");
+      m.vocab_size = json_object_get_int_member (hp, "vocab_size");
+      m.max_positions = 512;
+
+      inf = settings (json_object_get_int_member (hp, "batch_size"),
+                      json_object_get_int_member (hp, "seq_len"), 0);
+      inf.paged_block = 0;
+      g_assert_true (hr_kv_dtype_from_name (g_str_equal (dtype, "float32") ? "fp32" : "bf16",
+                                            &inf.kv_dtype));
+      g_assert_true (g_str_equal (dtype, "float32") || g_str_equal (dtype, "bfloat16"));
+      mem = memory_of (&m, &inf);
+      g_assert_cmpfloat (mem.kv_cache, ==, (double) json_object_get_int_member (kv, "bytes"));
+      checked++;
+    }
+  /* gpt2ish: 2 layers × 2 (K, V) × batch 2 × 4 heads × 128 × 64 × 4 B
+   * = 1048576; llamaish GQA: 2 × 2 × 2 × 2 KV heads × 128 × 32 × 4 B
+   * = 262144 (the 8 query heads do not count). */
+  g_assert_cmpuint (checked, >=, 4);
+}
+
+/* Falcon-7B caches one KV head: 2 × 1 × 64 × 32 layers × 2 B = 8192 B per
+ * token in bf16 (reading num_kv_heads = 71 would give 71× that). With TP
+ * only 1 or 71 ranks split its 71 query heads; at 71 each rank keeps a
+ * replica of the one KV head, so 8192 B per token on every rank. */
+static void
+test_kv_falcon_mqa (void)
+{
+  HrModel m = falcon_7b ();
+  HrInference inf = settings (1, 2048, 0);
+  HrInferenceMemory mem = memory_of (&m, &inf);
+  HrError err = { 0 };
+
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 8192.0);
+  /* 2048 tokens × 8192 B = 16777216 B. */
+  g_assert_cmpfloat (mem.kv_cache, ==, 16777216.0);
+  g_assert_cmpint (mem.kv_heads_per_gpu, ==, 1);
+
+  inf.tensor_parallel = inf.gpus = 71;
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 8192.0);
+
+  inf.tensor_parallel = inf.gpus = 2;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  g_assert_cmpstr (err.field, ==, "tensor_parallel");
+  g_assert_cmpint (err.other, ==, 71);
+}
+
+/* Llama-3-8B, GQA: 2 × 8 KV heads × 128 × 32 layers × 2 B = 131072 B per
+ * token. TP 2 and 8 split the 8 KV heads: 65536 and 16384 B per rank. TP 16
+ * has more ranks than KV heads: each rank replicates one head, so 16384 B
+ * per rank, not 131072 / 16 = 8192. */
+static void
+test_kv_gqa_and_tp (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 1024, 0);
+  HrInferenceMemory mem = memory_of (&m, &inf);
+
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 131072.0);
+  g_assert_cmpint (mem.kv_heads_per_gpu, ==, 8);
+  /* 1024 tokens × 131072 B = 134217728 B = 128 MiB. */
+  g_assert_cmpfloat (mem.kv_cache, ==, 134217728.0);
+
+  inf.tensor_parallel = inf.gpus = 2;
+  g_assert_cmpfloat (memory_of (&m, &inf).kv_cache_per_token, ==, 65536.0);
+  inf.tensor_parallel = inf.gpus = 8;
+  g_assert_cmpfloat (memory_of (&m, &inf).kv_cache_per_token, ==, 16384.0);
+  inf.tensor_parallel = inf.gpus = 16;
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 16384.0);
+  g_assert_cmpint (mem.kv_heads_per_gpu, ==, 1);
+}
+
+/* Mistral-7B v0.1 windows every layer at 4096. Per token 131072 B (as
+ * Llama-3-8B); 8192 tokens keep 4096 per layer: 4096 × 131072 = 536870912 B
+ * (512 MiB) against 8192 × 131072 = 1073741824 B (1 GiB) uncapped. Below
+ * the window nothing is capped: 1000 tokens (1008 in blocks of 16). */
+static void
+test_kv_mistral_window (void)
+{
+  HrModel m = mistral_7b ();
+  HrInference inf = settings (1, 8000, 192);
+  HrInferenceMemory mem = memory_of (&m, &inf);
+
+  g_assert_cmpfloat (mem.kv_cache, ==, 536870912.0);
+  g_assert_cmpfloat (mem.kv_cache_uncapped, ==, 1073741824.0);
+
+  inf.cap_sliding_window = false;
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache, ==, 1073741824.0);
+
+  inf = settings (1, 1000, 0);
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache, ==, 1008.0 * 131072.0);
+  g_assert_cmpfloat (mem.kv_cache_uncapped, ==, mem.kv_cache);
+}
+
+/* Gemma 2 9B: 2 × 8 × 256 × 2 B = 8192 B per token and layer, 42 layers:
+ * 344064 B per token. At 8192 tokens the 21 windowed layers keep 4096 and
+ * the 21 global ones 8192: 21 × 8192 B × (4096 + 8192) = 2113929216 B;
+ * uncapped 42 × 8192 × 8192 B = 2818572288 B. */
+static void
+test_kv_gemma2_alternating (void)
+{
+  HrModel m = gemma2_9b ();
+  HrInference inf = settings (1, 8192, 0);
+  HrInferenceMemory mem = memory_of (&m, &inf);
+
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 344064.0);
+  g_assert_cmpfloat (mem.kv_cache, ==, 2113929216.0);
+  g_assert_cmpfloat (mem.kv_cache_uncapped, ==, 2818572288.0);
+}
+
+/* DeepSeek-V2-Lite caches the latent and the rope key per layer, one
+ * "head": (512 + 64) × 2 B = 1152 B, × 27 layers = 31104 B per token
+ * (its 16 heads would need 2 × 16 × 192 × 2 B = 12288 B per layer without
+ * MLA). TP does not split the latent: 31104 B per token on each of 2 ranks.
+ * Batch 4 × 1000 tokens, paged to 1008: 4 × 1008 × 31104 = 125411328 B. */
+static void
+test_kv_mla (void)
+{
+  HrModel m = deepseek_v2_lite ();
+  HrInference inf = settings (4, 900, 100);
+  HrInferenceMemory mem = memory_of (&m, &inf);
+
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 31104.0);
+  g_assert_cmpint (mem.kv_heads_per_gpu, ==, 1);
+  g_assert_cmpfloat (mem.kv_cache, ==, 125411328.0);
+
+  inf.tensor_parallel = inf.gpus = 2;
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 31104.0);
+  g_assert_cmpfloat (mem.kv_cache, ==, 125411328.0);
+}
+
+/* Llama-3-8B per token: 131072 B in bf16, so 262144 in fp32 and 65536 in
+ * fp8 or int8. */
+static void
+test_kv_dtype (void)
+{
+  static const struct { const char *name; double per_token; } cases[] = {
+    { "fp32", 262144.0 }, { "bf16", 131072.0 }, { "fp16", 131072.0 },
+    { "fp8", 65536.0 }, { "int8", 65536.0 },
+  };
+  HrModel m = llama3_8b ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      HrInference inf = settings (1, 16, 0);
+
+      g_assert_true (hr_kv_dtype_from_name (cases[i].name, &inf.kv_dtype));
+      g_assert_cmpstr (hr_kv_dtype_name (inf.kv_dtype), ==, cases[i].name);
+      g_assert_cmpfloat (memory_of (&m, &inf).kv_cache_per_token, ==, cases[i].per_token);
+    }
+}
+
+/* Paged allocation rounds each sequence up to whole blocks: 3 sequences of
+ * 1000 tokens take 1008 with blocks of 16, 1024 with blocks of 256, 1000
+ * when contiguous; Llama-3-8B, 131072 B per token. */
+static void
+test_kv_paged (void)
+{
+  static const struct { int64_t block; double tokens; } cases[] = {
+    { 0, 1000.0 }, { 1, 1000.0 }, { 16, 1008.0 }, { 256, 1024.0 }, { 1000, 1000.0 },
+  };
+  HrModel m = llama3_8b ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      HrInference inf = settings (3, 999, 1);
+
+      inf.paged_block = cases[i].block;
+      g_assert_cmpfloat (memory_of (&m, &inf).kv_cache, ==, 3.0 * cases[i].tokens * 131072.0);
+    }
+}
+
+/* ---- Weights --------------------------------------------------------------- */
+
+/* bf16 at TP 1: two bytes per parameter when the vocabulary is a multiple
+ * of 64 (vLLM's padding): Llama-3-8B 8030261248 and Mistral-7B v0.1
+ * 7241732096 parameters (known-models.json). GPT-2's 50257 pads to 50304:
+ * 47 × 768 more rows, (124439808 + 36096) × 2 = 248951808 B. */
+static void
+test_weights_bf16 (void)
+{
+  HrModel llama = llama3_8b ();
+  HrModel mistral = mistral_7b ();
+  HrModel gpt2;
+  HrInference inf = settings (1, 16, 0);
+
+  hr_model_init (&gpt2);
+  g_assert_cmpfloat (memory_of (&llama, &inf).weights, ==, 2.0 * 8030261248.0);
+  g_assert_cmpfloat (memory_of (&mistral, &inf).weights, ==, 2.0 * 7241732096.0);
+  g_assert_cmpfloat (memory_of (&gpt2, &inf).weights, ==, 248951808.0);
+}
+
+/* Llama-3-8B at TP 2: only the norms are whole on each rank, 32 × 2 × 4096
+ * + 4096 = 266240; the rest is split: (8030261248 − 266240) / 2 + 266240 =
+ * 4015263744 parameters, 8030527488 B.
+ * At TP 16 the 8 KV heads are replicated: each rank has one, 2 × 4096 × 128
+ * = 1048576 k/v weights per layer instead of 2 × 4096 × 1024 / 16 = 524288;
+ * 32 × 524288 = 16777216 more parameters than an even split, 33554432 B. */
+static void
+test_weights_tp (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 16, 0);
+  double even;
+
+  inf.tensor_parallel = inf.gpus = 2;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==, 8030527488.0);
+
+  inf.tensor_parallel = inf.gpus = 16;
+  even = ((8030261248.0 - 266240.0) / 16.0 + 266240.0) * 2.0;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==, even + 33554432.0);
+}
+
+/* int4 with groups of 128 (AWQ): per group 64 B of weights, a 2 B fp16
+ * scale and a 0.5 B packed zero point: 0.51953125 B per weight. Llama-3-8B
+ * has 32 × (2·4096² + 2·4096·1024 + 3·4096·14336) = 6979321856 matrix
+ * weights in its layers: 3625975808 B. The embedding and LM head stay at
+ * 16 bit, 2 × 128256 × 4096 × 2 B = 2101346304 B, and the norms 266240 × 2
+ * = 532480 B: 5727854592 B in all. Groups of 64 cost 2.5 / 64 B per weight
+ * instead: 6979321856 × (0.5 + 2.5 / 64) = 3762290688 B for the layers. */
+static void
+test_weights_int4_groups (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 16, 0);
+
+  g_assert_true (hr_weight_precision_from_name ("int4", &inf.weights));
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==, 5727854592.0);
+
+  inf.group_size = 64;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==, 3762290688.0 + 2101346304.0 + 532480.0);
+
+  /* int8, groups of 128: 1 + 3 / 128 B per weight (fp16 scale, 8-bit zero). */
+  g_assert_true (hr_weight_precision_from_name ("int8", &inf.weights));
+  inf.group_size = 128;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==,
+                     6979321856.0 * (1.0 + 3.0 / 128.0) + 2101346304.0 + 532480.0);
+
+  /* Quantising the embedding and LM head too: 2 × 525336576 weights at
+   * 0.51953125 B = 545857536 B. */
+  g_assert_true (hr_weight_precision_from_name ("int4", &inf.weights));
+  inf.keep_embeddings_16bit = false;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==,
+                     3625975808.0 + 545857536.0 + 532480.0);
+
+  /* fp8: one byte per matrix weight, embeddings at 16 bit. */
+  g_assert_true (hr_weight_precision_from_name ("fp8", &inf.weights));
+  inf.keep_embeddings_16bit = true;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==, 6979321856.0 + 2101346304.0 + 532480.0);
+}
+
+/* Pipeline stages: Llama-3-8B at PP 2 has 16 layers per stage; the first
+ * adds the embedding, the last the LM head and the final norm (4096 more
+ * parameters), so the last is the most loaded: 16 layers of 218103808 + 8192
+ * (matrices and two norms), + 525336576 + 4096 = 4015132672 parameters,
+ * 8030265344 B. */
+static void
+test_weights_pp (void)
+{
+  HrModel m = llama3_8b ();
+  HrModel gemma = gemma2_9b ();
+  HrInference inf = settings (1, 16, 0);
+  HrInferenceMemory mem;
+
+  inf.pipeline_parallel = inf.gpus = 2;
+  mem = memory_of (&m, &inf);
+  g_assert_cmpint (mem.stage, ==, 1);
+  g_assert_cmpint (mem.stage_layers, ==, 16);
+  g_assert_cmpfloat (mem.weights, ==, 8030265344.0);
+  /* Half the cache: 16 layers × 2 × 8 × 128 × 2 B = 65536 B per token. */
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 65536.0);
+
+  /* Tied Gemma 2 at PP 2: the last stage holds its own copy of the table. */
+  inf.pipeline_parallel = inf.gpus = 2;
+  mem = memory_of (&gemma, &inf);
+  g_assert_cmpint (mem.stage, ==, 1);
+  /* 21 layers × (2·3584·4096 + 2·3584·2048 + 3·3584·14336 + 4·3584) +
+   * 256000 × 3584 + 3584 = 21 × 198195200 + 917504000 + 3584 parameters. */
+  g_assert_cmpfloat (mem.weights, ==, 2.0 * (21.0 * 198195200.0 + 917504000.0 + 3584.0));
+
+  inf.pipeline_parallel = inf.gpus = 5;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, NULL), ==, HR_ERROR_NOT_DIVISIBLE);
+}
+
+/* DeepSeek-V2-Lite at TP 2: two ranks hold the split part once and the
+ * replicated part twice, so 2 × w(TP 2) − w(TP 1) is the replicated part:
+ * per layer kv_a_proj_with_mqa 2048 × 576 = 1179648, kv_a_layernorm 512 and
+ * two norms 4096; the router of the 26 MoE layers, 64 × 2048 = 131072 each;
+ * the final norm 2048: 27 × 1184256 + 26 × 131072 + 2048 = 35384832
+ * parameters, 70769664 B (the 102400-row vocabulary needs no padding). */
+static void
+test_weights_mla_tp (void)
+{
+  HrModel m = deepseek_v2_lite ();
+  HrInference inf = settings (1, 16, 0);
+  double one = memory_of (&m, &inf).weights;
+  double two;
+
+  inf.tensor_parallel = inf.gpus = 2;
+  two = memory_of (&m, &inf).weights;
+  g_assert_cmpfloat (2.0 * two - one, ==, 70769664.0);
+}
+
+/* ---- Totals and fit -------------------------------------------------------- */
+
+static void
+test_memory_total (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (8, 4096, 512);
+  HrInferenceMemory mem = memory_of (&m, &inf);
+
+  g_assert_cmpfloat (mem.total, ==, mem.weights + mem.kv_cache + mem.activations + mem.overhead);
+  g_assert_cmpfloat (mem.overhead, ==, 2.0 * GiB);
+  g_assert_cmpfloat (mem.capacity, ==, 80.0 * GiB);
+  g_assert_true (mem.fits);
+  g_assert_cmpfloat (mem.headroom, ==, mem.capacity - mem.total);
+  g_assert_cmpfloat (mem.overflow, ==, 0.0);
+  /* 8 × 4608 tokens × 131072 B = 4831838208 B. */
+  g_assert_cmpfloat (mem.kv_cache, ==, 4831838208.0);
+
+  /* Activations, one layer at the 4096-token prefill of 8 sequences:
+   * 32768 tokens × (2 × 4096 residual and normed input + max(attention
+   * (2 × 32 + 2 × 8) × 128 = 10240, MLP 3 × 14336 = 43008)) × 2 B
+   * = 32768 × 51200 × 2 = 3355443200 B, plus the logits of 8 sequences,
+   * 128256 × 8 × (2 + 4) B = 6156288 B. */
+  g_assert_cmpfloat (mem.activations, ==, 3355443200.0 + 6156288.0);
+
+  /* A chunked prefill of 512 tokens per sequence shrinks it 8 times. */
+  inf.prefill_chunk = 512;
+  g_assert_cmpfloat (memory_of (&m, &inf).activations, ==, 3355443200.0 / 8.0 + 6156288.0);
+
+  /* 64 sequences of 32768 tokens: 64 × 32768 × 131072 B = 256 GiB of cache. */
+  inf = settings (64, 32000, 768);
+  mem = memory_of (&m, &inf);
+  g_assert_false (mem.fits);
+  g_assert_cmpfloat (mem.headroom, ==, 0.0);
+  g_assert_cmpfloat (mem.overflow, ==, mem.total - mem.capacity);
+  g_assert_cmpfloat (mem.kv_cache, ==, 256.0 * GiB);
+}
+
+/* ---- Latency --------------------------------------------------------------- */
+
+static HrInferenceLatency
+latency_of (const HrModel     *model,
+            const HrInference *inf)
+{
+  HrGpu gpu = h100 ();
+  HrInferenceLatency lat;
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_inference_latency (model, inf, &gpu, &lat, &err), ==, HR_OK);
+  g_assert_true (isfinite (lat.time_to_first_token) && lat.time_to_first_token > 0.0);
+  g_assert_true (isfinite (lat.time_per_output_token) && lat.time_per_output_token >= 0.0);
+  return lat;
+}
+
+/* Decode of Llama-3-8B, batch 1, one decode step (generate 2) after a
+ * 1023-token prompt: the step reads every weight but the embedding table,
+ * 16060522496 − 1050673152 = 15009849344 B, and the K and V of 1024 tokens,
+ * 1024 × 131072 = 134217728 B: 15144067072 B at 3.35e12 × 0.7 B/s =
+ * 6.45800e-3 s. Its 2 × 7.5e9 FLOPs take about 3e-5 s at 989.4e12 × 0.5:
+ * memory-bound. */
+static void
+test_latency_decode_memory_bound (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 1023, 2);
+  HrInferenceLatency lat = latency_of (&m, &inf);
+  double memory = 15144067072.0 / (3.35e12 * 0.7);
+
+  g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
+  g_assert_cmpint (lat.decode_bound, ==, HR_BOUND_MEMORY);
+  g_assert_cmpfloat_with_epsilon (lat.time_per_output_token, memory, memory * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.decode_compute_time,
+                                  hr_flops_decode_token (&m, 1, 1024) / (989.4e12 * 0.5), 1e-15);
+  g_assert_cmpfloat (lat.decode_flops, ==, hr_flops_decode_token (&m, 1, 1024));
+
+  /* End to end: TTFT + 1 step; 2 tokens per sequence in that time. */
+  g_assert_cmpfloat_with_epsilon (lat.end_to_end, lat.time_to_first_token + memory, 1e-15);
+  g_assert_cmpfloat_with_epsilon (lat.tokens_per_second_per_sequence, 2.0 / lat.end_to_end, 1e-9);
+  g_assert_cmpfloat_with_epsilon (lat.tokens_per_second, 2.0 / lat.end_to_end, 1e-9);
+}
+
+/* MoE decode reads only the experts chosen: one token of DeepSeek-V2-Lite
+ * uses 6 of 64 routed experts per layer, whose 26 × 64 × 3 × 2048 × 1408 =
+ * 14394851328 parameters are otherwise 28789702656 B; 58/64 of them stay
+ * unread, and so does the untied embedding table, 102400 × 2048 × 2 =
+ * 419430400 B. The step also reads 1024 cached tokens × 31104 B. */
+static void
+test_latency_moe_decode (void)
+{
+  HrModel m = deepseek_v2_lite ();
+  HrInference inf = settings (1, 1023, 2);
+  double weights = memory_of (&m, &inf).weights;
+  HrInferenceLatency lat = latency_of (&m, &inf);
+  double memory = (weights - 419430400.0 - 28789702656.0 * 58.0 / 64.0 + 1024.0 * 31104.0) /
+                  (3.35e12 * 0.7);
+
+  g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
+}
+
+/* A 4096-token prefill of Llama-3-8B needs about 2 × 7.5e9 × 4096 = 6e13
+ * FLOPs, 0.12 s at 989.4e12 × 0.5, while its weights (15 GB) and the K and V
+ * written (4096 × 131072 B) take 6.6e-3 s to move: compute-bound. The same
+ * model decoding 4096 sequences of 16 tokens at once is compute-bound too,
+ * and a 16-token prompt of one sequence is memory-bound. */
+static void
+test_latency_bound_switch (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 4096, 1);
+  HrInferenceLatency lat = latency_of (&m, &inf);
+  double prefill_memory = (15009849344.0 + 4096.0 * 131072.0) / (3.35e12 * 0.7);
+
+  g_assert_cmpint (lat.prefill_bound, ==, HR_BOUND_COMPUTE);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_memory_time, prefill_memory, prefill_memory * 1e-12);
+  g_assert_cmpfloat (lat.prefill_flops, ==, hr_flops_prefill (&m, 1, 4096, true));
+  g_assert_cmpfloat_with_epsilon (lat.time_to_first_token, lat.prefill_flops / (989.4e12 * 0.5),
+                                  1e-12);
+  /* generate 1: the prefill gives the only token; no decode step. */
+  g_assert_cmpfloat (lat.time_per_output_token, ==, 0.0);
+  g_assert_cmpfloat (lat.end_to_end, ==, lat.time_to_first_token);
+
+  inf = settings (4096, 16, 2);
+  g_assert_cmpint (latency_of (&m, &inf).decode_bound, ==, HR_BOUND_COMPUTE);
+
+  inf = settings (1, 16, 2);
+  lat = latency_of (&m, &inf);
+  g_assert_cmpint (lat.prefill_bound, ==, HR_BOUND_MEMORY);
+  g_assert_cmpint (lat.decode_bound, ==, HR_BOUND_MEMORY);
+}
+
+/* The decode steps attend over a growing cache: with a 1000-token prompt and
+ * 1001 tokens generated, steps 1..1000 read K and V of 1001..2000 tokens,
+ * 1500.5 on average, × 131072 B. The mean memory time is the time of the
+ * mean step because the read grows linearly. */
+static void
+test_latency_tpot_average (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 1000, 1001);
+  HrInferenceLatency lat = latency_of (&m, &inf);
+  double memory = (15009849344.0 + 1500.5 * 131072.0) / (3.35e12 * 0.7);
+
+  g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.time_per_output_token, memory, memory * 1e-12);
+
+  /* Mistral's window stops the growth at 4096 tokens: steps past it read
+   * the same as one at 4096. */
+  m = mistral_7b ();
+  inf = settings (1, 5000, 3);
+  lat = latency_of (&m, &inf);
+  memory = (2.0 * 7241732096.0 - 2.0 * 32000.0 * 4096.0 + 4096.0 * 131072.0) / (3.35e12 * 0.7);
+  g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
+}
+
+/* TP 2 all-reduces: 2 per layer × 32 layers, each moving 2 × (2 − 1) / 2 of
+ * a batch × 4096 × 2 B buffer over 450e9 B/s. For one decode step of batch
+ * 1: 64 × 8192 / 450e9 = 1.16508e-6 s; for a 1000-token prefill, 1000×. */
+static void
+test_latency_allreduce (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 1000, 2);
+  HrInferenceLatency lat;
+
+  inf.tensor_parallel = inf.gpus = 2;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat_with_epsilon (lat.decode_allreduce_time, 64.0 * 8192.0 / 450e9, 1e-18);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_allreduce_time, 1000.0 * 64.0 * 8192.0 / 450e9, 1e-15);
+
+  inf.tensor_parallel = inf.gpus = 1;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat (lat.decode_allreduce_time, ==, 0.0);
+}
+
+/* Cost: price × GPUs × end-to-end hours per generated token, × 1e6. At
+ * $2 per GPU-hour on 2 GPUs, 8 sequences of 100 tokens. */
+static void
+test_latency_cost (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (8, 512, 100);
+  HrInferenceLatency lat;
+
+  inf.tensor_parallel = inf.gpus = 2;
+  inf.price_per_gpu_hour = 2.0;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat_with_epsilon (lat.cost_per_million_tokens,
+                                  2.0 * 2.0 * lat.end_to_end / 3600.0 / 800.0 * 1e6, 1e-9);
+  g_assert_cmpfloat_with_epsilon (lat.tokens_per_second, 800.0 / lat.end_to_end, 1e-6);
+
+  /* Prefill only: nothing generated, no throughput and no cost. */
+  inf.generate = 0;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat (lat.tokens_per_second, ==, 0.0);
+  g_assert_cmpfloat (lat.cost_per_million_tokens, ==, 0.0);
+  g_assert_cmpfloat (lat.end_to_end, ==, lat.time_to_first_token);
+}
+
+/* ---- Limits ---------------------------------------------------------------- */
+
+static void
+test_limits (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 4096, 4096);
+  HrGpu gpu = h100 ();
+  HrInferenceLimits limits;
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_inference_limits (&m, &inf, &gpu, &limits, &err), ==, HR_OK);
+
+  /* Free for what grows with the batch: 80 GiB − 16060522496 B of weights
+   * − 2 GiB of overhead = 67691339776 B. Each sequence of 8192 tokens needs
+   * 8192 × 131072 = 1073741824 B of cache, 4096 × 51200 × 2 = 419430400 B
+   * of prefill activations (see test_memory_total) and 128256 × 6 = 769536 B
+   * of logits: 67691339776 / 1493941760 = 45.3, so 45. */
+  g_assert_cmpint (limits.max_batch, ==, 45);
+  inf.batch = limits.max_batch;
+  g_assert_true (memory_of (&m, &inf).fits);
+  inf.batch = limits.max_batch + 1;
+  g_assert_false (memory_of (&m, &inf).fits);
+
+  /* One sequence, 4096 generated: a prompt p costs 131072 B of cache and
+   * 102400 B of activations per token, the generated tokens 4096 × 131072:
+   * p = (67691339776 − 769536 − 536870912) / 233472 = 287630, so about
+   * 291726 tokens in all (the paging moves it by less than a block). */
+  inf.batch = 1;
+  g_assert_cmpint (labs (limits.max_context - 291726), <=, 16);
+  inf.prompt = limits.max_context - inf.generate;
+  g_assert_true (memory_of (&m, &inf).fits);
+  inf.prompt++;
+  g_assert_false (memory_of (&m, &inf).fits);
+
+  /* One GPU serves it. */
+  g_assert_cmpint (limits.min_gpus, ==, 1);
+
+  /* 16 GiB GPUs: the 16.06e9 B of weights alone overflow one; two at TP 2
+   * hold 8.03e9 B each plus 2 GiB of overhead. */
+  gpu.memory_bytes = 16.0 * GiB;
+  inf = settings (1, 4096, 4096);
+  g_assert_cmpint (hr_inference_limits (&m, &inf, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.min_gpus, ==, 2);
+  g_assert_cmpint (limits.min_gpus_tensor_parallel, ==, 2);
+  g_assert_cmpint (limits.min_gpus_pipeline_parallel, ==, 1);
+  g_assert_cmpint (limits.max_batch, ==, 0);
+  g_assert_cmpint (limits.max_context, ==, 0);
+
+  /* Falcon-7B's 71 heads allow TP 1 or 71 only: two GPUs means PP 2. */
+  m = falcon_7b ();
+  gpu.memory_bytes = 12.0 * GiB;
+  g_assert_cmpint (hr_inference_limits (&m, &inf, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.min_gpus, ==, 2);
+  g_assert_cmpint (limits.min_gpus_tensor_parallel, ==, 1);
+  g_assert_cmpint (limits.min_gpus_pipeline_parallel, ==, 2);
+}
+
+/* ---- Validation ------------------------------------------------------------ */
+
+static void
+test_validation (void)
+{
+  HrModel m = llama3_8b ();
+  HrModel odd = llama3_8b ();
+  HrGpu gpu = h100 ();
+  HrInference inf;
+  HrInferenceMemory mem;
+  HrError err = { 0 };
+
+  inf = settings (0, 16, 0);
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "batch");
+
+  inf = settings (1, 0, 0);
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "prompt");
+
+  inf = settings (1, 16, -1);
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "generate");
+
+  inf = settings (1, 16, 0);
+  inf.tensor_parallel = 3;
+  inf.gpus = 3;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  g_assert_cmpstr (err.field, ==, "tensor_parallel");
+
+  /* 24 heads and 8 KV heads at TP 6: 6 divides the heads but neither
+   * divides nor is a multiple of the KV heads. */
+  odd.n_heads = 24;
+  odd.head_dim = 128;
+  inf.tensor_parallel = inf.gpus = 6;
+  g_assert_cmpint (hr_inference_validate (&odd, &inf, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  g_assert_cmpstr (err.field, ==, "tensor_parallel");
+  g_assert_cmpint (err.other, ==, 8);
+
+  inf = settings (1, 16, 0);
+  inf.tensor_parallel = 2;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "gpus");
+
+  inf = settings (1, 16, 0);
+  inf.pipeline_parallel = inf.gpus = 3;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  g_assert_cmpstr (err.field, ==, "pipeline_parallel");
+
+  inf = settings (1, 16, 0);
+  inf.weights = HR_WEIGHTS_INT4;
+  inf.group_size = 0;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "group_size");
+  inf.weights = HR_WEIGHTS_BF16;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_OK);
+
+  inf = settings (1, 16, 0);
+  inf.compute_efficiency = 0.0;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "compute_efficiency");
+  inf.compute_efficiency = NAN;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  inf.compute_efficiency = 0.5;
+  inf.memory_efficiency = 1.5;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "memory_efficiency");
+
+  inf = settings (1, 16, 0);
+  inf.overhead_bytes = -1.0;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "overhead_bytes");
+
+  inf = settings (1, 16, 0);
+  inf.paged_block = -16;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "paged_block");
+
+  inf = settings (1, 16, 0);
+  inf.price_per_gpu_hour = INFINITY;
+  g_assert_cmpint (hr_inference_validate (&m, &inf, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "price_per_gpu_hour");
+
+  /* A bad model is reported with its own field. */
+  m.n_layers = 0;
+  inf = settings (1, 16, 0);
+  g_assert_cmpint (hr_inference_memory (&m, &inf, &gpu, &mem, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "num_hidden_layers");
+
+  /* A GPU without memory or a precision it lacks. */
+  m = llama3_8b ();
+  gpu.memory_bytes = 0.0;
+  g_assert_cmpint (hr_inference_memory (&m, &inf, &gpu, &mem, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "memory_bytes");
+
+  /* Names round-trip; unknown names are refused. */
+  g_assert_false (hr_weight_precision_from_name ("int3", &inf.weights));
+  g_assert_false (hr_kv_dtype_from_name ("fp4", &inf.kv_dtype));
+  g_assert_cmpstr (hr_weight_precision_name (HR_WEIGHTS_INT4), ==, "int4");
+  g_assert_cmpstr (hr_bound_name (HR_BOUND_MEMORY), ==, "memory");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/inference/kv/measured-small", test_kv_measured_small);
+  g_test_add_func ("/inference/kv/falcon-mqa", test_kv_falcon_mqa);
+  g_test_add_func ("/inference/kv/gqa-and-tp", test_kv_gqa_and_tp);
+  g_test_add_func ("/inference/kv/mistral-window", test_kv_mistral_window);
+  g_test_add_func ("/inference/kv/gemma2-alternating", test_kv_gemma2_alternating);
+  g_test_add_func ("/inference/kv/mla", test_kv_mla);
+  g_test_add_func ("/inference/kv/dtype", test_kv_dtype);
+  g_test_add_func ("/inference/kv/paged", test_kv_paged);
+  g_test_add_func ("/inference/weights/bf16", test_weights_bf16);
+  g_test_add_func ("/inference/weights/tp", test_weights_tp);
+  g_test_add_func ("/inference/weights/int4-groups", test_weights_int4_groups);
+  g_test_add_func ("/inference/weights/pp", test_weights_pp);
+  g_test_add_func ("/inference/weights/mla-tp", test_weights_mla_tp);
+  g_test_add_func ("/inference/memory/total", test_memory_total);
+  g_test_add_func ("/inference/latency/decode-memory-bound", test_latency_decode_memory_bound);
+  g_test_add_func ("/inference/latency/moe-decode", test_latency_moe_decode);
+  g_test_add_func ("/inference/latency/bound-switch", test_latency_bound_switch);
+  g_test_add_func ("/inference/latency/tpot-average", test_latency_tpot_average);
+  g_test_add_func ("/inference/latency/allreduce", test_latency_allreduce);
+  g_test_add_func ("/inference/latency/cost", test_latency_cost);
+  g_test_add_func ("/inference/limits", test_limits);
+  g_test_add_func ("/inference/validate", test_validation);
+
+  return g_test_run ();
+}

@@ -1,0 +1,242 @@
+/* test-estimator.c: recomputation, coalescing and error states
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include "headroom-estimator.h"
+#include "headroom-flops-row.h"
+#include "headroom-quantity.h"
+
+static HeadroomProject *
+custom_gpu_project (void)
+{
+  HeadroomProject *project = headroom_project_new_default ();
+
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", NULL));
+  return project;
+}
+
+static void
+count_cb (HeadroomEstimator *estimator,
+          guint             *count)
+{
+  (*count)++;
+}
+
+/* Runs the default main context until nothing is pending. */
+static void
+drain (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static double
+sum_values (GListModel *model)
+{
+  double sum = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (model, i);
+
+      g_assert_true (isfinite (headroom_quantity_get_value (q)));
+      g_assert_cmpfloat (headroom_quantity_get_value (q), >=, 0);
+      sum += headroom_quantity_get_value (q);
+    }
+  return sum;
+}
+
+static void
+test_coalescing (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  guint updates = 0;
+
+  g_signal_connect (estimator, "updated", G_CALLBACK (count_cb), &updates);
+  g_assert_false (headroom_estimator_get_has_result (estimator));
+  drain ();
+  g_assert_cmpuint (updates, ==, 1);
+  g_assert_true (headroom_estimator_get_has_result (estimator));
+  g_assert_null (headroom_estimator_get_error (estimator));
+
+  /* A burst of five changes costs one recomputation. */
+  headroom_project_set_int (project, "training.micro_batch", 2, NULL);
+  headroom_project_set_int (project, "training.seq_len", 4096, NULL);
+  headroom_project_set_int (project, "training.zero_stage", 3, NULL);
+  headroom_project_set_string (project, "training.recompute", "full", NULL);
+  headroom_project_set_double (project, "training.mfu", 0.5, NULL);
+  g_assert_cmpuint (updates, ==, 1);
+  drain ();
+  g_assert_cmpuint (updates, ==, 2);
+
+  /* recompute_now runs at once and cancels the pending one. */
+  headroom_project_set_int (project, "training.micro_batch", 4, NULL);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_cmpuint (updates, ==, 3);
+  drain ();
+  g_assert_cmpuint (updates, ==, 3);
+  g_assert_cmpint (headroom_estimator_get_flops (estimator)->tokens, ==, 4 * 4096);
+}
+
+static void
+test_training_result (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  GListModel *segments, *flops_rows, *params_rows;
+  const HrTrainingMemory *memory;
+  g_autoptr(HeadroomFlopsRow) total_row = NULL;
+  g_autoptr(HeadroomQuantity) total_params = NULL;
+  double flops_total = 0;
+
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+
+  /* 8 030 261 248 parameters (derivation in test-project.c). */
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, 8030261248.0);
+  params_rows = headroom_estimator_get_params_rows (estimator);
+  total_params = g_list_model_get_item (params_rows, 8);
+  g_assert_cmpstr (headroom_quantity_get_name (total_params), ==, "total");
+  g_assert_cmpfloat (headroom_quantity_get_value (total_params), ==, 8030261248.0);
+
+  /* The segments add up to the total the bar shows. */
+  memory = headroom_estimator_get_training_memory (estimator);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 8);
+  g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
+  g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory->total);
+  /* 80 GiB, the custom GPU's default. */
+  g_assert_cmpfloat (headroom_estimator_get_memory_capacity (estimator), ==, 80.0 * 1073741824.0);
+
+  /* 4 bytes of master weights per parameter, ZeRO-1 over 8 data-parallel ranks:
+   * 8 030 261 248 × 4 / 8 = 4 015 130 624 bytes. */
+  g_assert_cmpfloat (memory->master_weights, ==, 4015130624.0);
+
+  /* The FLOPs rows add up to the total row, and the total to the core's. */
+  flops_rows = headroom_estimator_get_flops_rows (estimator);
+  g_assert_cmpuint (g_list_model_get_n_items (flops_rows), ==, HR_FLOPS_N_COMPONENTS + 1);
+  for (guint i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
+    {
+      g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (flops_rows, i);
+
+      flops_total += headroom_flops_row_get_total (row);
+    }
+  total_row = g_list_model_get_item (flops_rows, HR_FLOPS_N_COMPONENTS);
+  g_assert_cmpfloat_with_epsilon (flops_total / headroom_flops_row_get_total (total_row), 1.0, 1e-12);
+  g_assert_cmpfloat (headroom_flops_row_get_total (total_row), ==,
+                     headroom_estimator_get_flops (estimator)->total);
+  g_assert_cmpfloat (headroom_flops_row_get_share (total_row), ==, 1.0);
+
+  g_assert_cmpfloat (headroom_estimator_get_step_seconds (estimator), >, 0);
+  g_assert_true (isfinite (headroom_estimator_get_cost (estimator)));
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_summary (estimator)), >, 10);
+}
+
+static void
+test_error_keeps_last_result (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  double memory_before, params_before;
+  guint segments_before;
+
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  memory_before = headroom_estimator_get_memory_bytes (estimator);
+  params_before = headroom_estimator_get_total_params (estimator);
+  segments_before = g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator));
+
+  /* 3 does not divide the 8 GPUs of one node. */
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 3, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_cmpstr (headroom_estimator_get_error (estimator), ==,
+                   "training.tensor_parallel: 3 does not divide 8 GPUs");
+  g_assert_true (headroom_estimator_get_has_result (estimator));
+  g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory_before);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params_before);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator)),
+                    ==, segments_before);
+
+  /* A model key at fault is named with its config key. */
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+  /* 5 KV heads cannot share 32 query heads evenly. */
+  g_assert_true (headroom_project_set_int (project, "model.num_key_value_heads", 5, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_nonnull (headroom_estimator_get_error (estimator));
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator),
+                                   "model.num_key_value_heads: 5"));
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params_before);
+
+  /* Fixed again: the error clears and a new result comes. */
+  headroom_project_unset (project, "model.num_key_value_heads");
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 16, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), <, params_before);
+}
+
+static void
+test_no_model (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+
+  headroom_estimator_recompute_now (estimator);
+  g_assert_false (headroom_estimator_get_has_result (estimator));
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "model: missing"));
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator)),
+                    ==, 0);
+  g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, 0);
+}
+
+static void
+test_inference_result (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  const HrInferenceMemory *memory;
+
+  headroom_project_set_string (project, "workload", "inference", NULL);
+  headroom_project_set_int (project, "inference.batch", 8, NULL);
+  headroom_project_set_int (project, "inference.prompt", 2048, NULL);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_cmpint (headroom_estimator_get_workload (estimator), ==, HEADROOM_WORKLOAD_INFERENCE);
+
+  /* bf16 weights: 2 bytes × 8 030 261 248 = 16 060 522 496 bytes on one GPU (tp 1). */
+  memory = headroom_estimator_get_inference_memory (estimator);
+  g_assert_cmpfloat (memory->weights, ==, 16060522496.0);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator)), ==, 4);
+  g_assert_cmpfloat_with_epsilon (sum_values (headroom_estimator_get_memory_segments (estimator)),
+                                  memory->total, 1.0);
+  /* The prefill has no backward pass. */
+  g_assert_cmpfloat (headroom_estimator_get_flops (estimator)->forward, >, 0);
+  g_assert_cmpint (headroom_estimator_get_flops (estimator)->tokens, ==, 8 * 2048);
+  g_assert_cmpfloat (headroom_estimator_get_step_seconds (estimator), >, 0);
+
+  /* TP 3 does not divide 8 GPUs. */
+  headroom_project_set_int (project, "inference.tensor_parallel", 3, NULL);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator),
+                                   "inference.tensor_parallel"));
+  g_assert_cmpfloat (headroom_estimator_get_inference_memory (estimator)->weights, ==, 16060522496.0);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/estimator/coalescing", test_coalescing);
+  g_test_add_func ("/estimator/training-result", test_training_result);
+  g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
+  g_test_add_func ("/estimator/no-model", test_no_model);
+  g_test_add_func ("/estimator/inference-result", test_inference_result);
+
+  return g_test_run ();
+}

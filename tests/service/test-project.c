@@ -1,0 +1,395 @@
+/* test-project.c: project documents: keys, loading, saving, validation
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include "headroom-project.h"
+
+/* Llama-3.1-8B (same shapes as Llama-3-8B in tests/data/reference/known-models.json):
+ *   embedding = lm_head = 128256 × 4096                      =   525 336 576 each
+ *   one layer: q, o 4096² + k, v 4096 × 1024 (8 KV heads × 128) =    41 943 040
+ *              MLP 3 × 4096 × 14336                            =   176 160 768
+ *              two RMSNorms 2 × 4096                           =         8 192
+ *              → 218 112 000 × 32 layers                       = 6 979 584 000
+ *   final norm 4096
+ *   total = 2 × 525 336 576 + 6 979 584 000 + 4096             = 8 030 261 248 */
+#define LLAMA_31_8B_PARAMS G_GINT64_CONSTANT (8030261248)
+
+static HeadroomProject *
+custom_gpu_project (void)
+{
+  HeadroomProject *project = headroom_project_new_default ();
+
+  /* The catalogue is another component's; the custom GPU keeps these tests on their own. */
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", NULL));
+  headroom_project_set_modified (project, FALSE);
+  return project;
+}
+
+static HeadroomProject *
+load_string (const char  *text,
+             GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return headroom_project_new_from_bytes (bytes, error);
+}
+
+static char *
+to_string (HeadroomProject *project)
+{
+  g_autoptr(GBytes) bytes = headroom_project_to_bytes (project);
+
+  return g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+}
+
+static void
+test_default_model (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+  HrParams params;
+
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  g_assert_cmpint (params.total, ==, LLAMA_31_8B_PARAMS);
+
+  g_assert_cmpint (headroom_project_get_int (project, "model.hidden_size"), ==, 4096);
+  g_assert_cmpint (headroom_project_get_int (project, "training.seq_len"), ==, 8192);
+  g_assert_cmpint (headroom_project_get_int (project, "training.global_batch"), ==, 512);
+  g_assert_cmpint (headroom_project_get_n_gpus (project), ==, 8);
+  g_assert_cmpstr (headroom_project_get_string (project, "training.attention"), ==, "flash");
+  g_assert_cmpint (headroom_project_get_workload (project), ==, HEADROOM_WORKLOAD_TRAINING);
+  g_assert_false (headroom_project_get_modified (project));
+  g_assert_true (headroom_project_validate (project, &error));
+  g_assert_no_error (error);
+}
+
+/* Every table default must pass the table's own checks, and every choice
+ * must be a name the core reads. */
+static void
+test_key_table (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  const HeadroomKeyInfo *keys;
+  guint n_keys;
+
+  keys = headroom_project_get_keys (&n_keys);
+  g_assert_cmpuint (n_keys, >, 40);
+  for (guint i = 0; i < n_keys; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (headroom_project_find_key (keys[i].key) == &keys[i]);
+      if (keys[i].default_value != NULL)
+        {
+          headroom_project_set_from_string (project, keys[i].key, keys[i].default_value, &error);
+          g_assert_no_error (error);
+        }
+      for (guint c = 0; keys[i].choices != NULL && keys[i].choices[c] != NULL; c++)
+        {
+          const char *name = keys[i].choices[c];
+          HrPrecision precision;
+          HrOptimizer optimizer;
+          HrPipelineSchedule schedule;
+          HrFsdp fsdp;
+          HrAttentionImpl attention;
+          HrRecompute recompute;
+          HrWeightPrecision weights;
+          HrKvDtype kv;
+
+          if (strcmp (keys[i].key, "training.precision") == 0)
+            g_assert_true (hr_precision_from_name (name, &precision));
+          else if (strcmp (keys[i].key, "training.optimizer") == 0)
+            g_assert_true (hr_optimizer_from_name (name, &optimizer));
+          else if (strcmp (keys[i].key, "training.pipeline_schedule") == 0)
+            g_assert_true (hr_pipeline_schedule_from_name (name, &schedule));
+          else if (strcmp (keys[i].key, "training.fsdp") == 0)
+            g_assert_true (hr_fsdp_from_name (name, &fsdp));
+          else if (strcmp (keys[i].key, "training.attention") == 0)
+            g_assert_true (hr_training_attention_from_name (name, &attention));
+          else if (strcmp (keys[i].key, "training.recompute") == 0)
+            g_assert_true (hr_training_recompute_from_name (name, &recompute));
+          else if (strcmp (keys[i].key, "inference.weights") == 0)
+            g_assert_true (hr_weight_precision_from_name (name, &weights));
+          else if (strcmp (keys[i].key, "inference.kv_dtype") == 0)
+            g_assert_true (hr_kv_dtype_from_name (name, &kv));
+          else
+            g_assert_cmpstr (keys[i].key, ==, "workload");
+        }
+    }
+
+  g_assert_cmpstr (headroom_project_key_for_field ("training", "tensor_parallel"), ==,
+                   "training.tensor_parallel");
+  g_assert_cmpstr (headroom_project_key_for_field ("inference", "tensor_parallel"), ==,
+                   "inference.tensor_parallel");
+  g_assert_cmpstr (headroom_project_key_for_field ("training", "nodes"), ==, "hardware.nodes");
+  g_assert_cmpstr (headroom_project_key_for_field (NULL, "rope_theta"), ==, "model.rope_theta");
+}
+
+static void
+changed_cb (HeadroomProject *project,
+            const char      *key,
+            GPtrArray       *seen)
+{
+  g_ptr_array_add (seen, g_strdup (key));
+}
+
+static void
+test_setters (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) seen_tp = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GError) error = NULL;
+
+  g_signal_connect (project, "changed", G_CALLBACK (changed_cb), seen);
+  g_signal_connect (project, "changed::training.tensor_parallel", G_CALLBACK (changed_cb), seen_tp);
+
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 2, &error));
+  g_assert_no_error (error);
+  g_assert_true (headroom_project_get_modified (project));
+  /* The same value again is no change. */
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 2, &error));
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0.5, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (seen->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (seen, 0), ==, "training.tensor_parallel");
+  g_assert_cmpstr (g_ptr_array_index (seen, 1), ==, "training.mfu");
+  g_assert_cmpuint (seen_tp->len, ==, 1);
+
+  /* Bounds, types and names are checked, and the value stays. */
+  g_assert_false (headroom_project_set_int (project, "training.tensor_parallel", 0, &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+  g_assert_true (g_str_has_prefix (error->message, "training.tensor_parallel: 0 is out of range"));
+  g_clear_error (&error);
+  g_assert_cmpint (headroom_project_get_int (project, "training.tensor_parallel"), ==, 2);
+
+  g_assert_false (headroom_project_set_double (project, "training.mfu", NAN, &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (headroom_project_set_double (project, "training.micro_batch", 1.5, &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE);
+  g_clear_error (&error);
+  g_assert_false (headroom_project_set_string (project, "training.optimizer", "adam", &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "training.optimizer"));
+  g_clear_error (&error);
+  g_assert_false (headroom_project_set_int (project, "training.tensor_paralel", 2, &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_UNKNOWN_KEY);
+  g_clear_error (&error);
+  g_assert_cmpuint (seen->len, ==, 2);
+
+  /* CLI-style KEY=VALUE text. */
+  g_assert_true (headroom_project_set_from_string (project, "training.recompute", "full", &error));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "2", &error));
+  g_assert_true (headroom_project_set_from_string (project, "training.sequence_parallel", "true", &error));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.price_per_gpu_hour", "3", &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (headroom_project_get_double (project, "hardware.price_per_gpu_hour"), ==, 3.0);
+  g_assert_cmpint (headroom_project_get_n_gpus (project), ==, 16);
+  g_assert_false (headroom_project_set_from_string (project, "hardware.nodes", "two", &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE);
+  g_clear_error (&error);
+
+  /* Model keys override the config and can be unset again. */
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 16, &error));
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 16);
+  g_assert_true (headroom_project_set_from_string (project, "model.rope_theta", "10000.0", &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (headroom_project_get_double (project, "model.rope_theta"), ==, 10000.0);
+}
+
+static void
+test_round_trip (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomProject) loaded = NULL;
+  g_autoptr(HeadroomProject) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *first = NULL;
+  g_autofree char *second = NULL;
+  g_autofree char *third = NULL;
+  g_autofree char *on_disk = NULL;
+
+  headroom_project_set_string (project, "notes", "Ablation, \"run 3\"\nüber-batch\t✓", NULL);
+  headroom_project_set_double (project, "training.mfu", 0.1, NULL);
+  headroom_project_set_double (project, "hardware.custom.memory", 141, NULL);
+  first = to_string (project);
+  /* Shortest round-trip decimals, not 0.10000000000000001. */
+  g_assert_nonnull (strstr (first, "\"mfu\": 0.1\n"));
+  g_assert_nonnull (strstr (first, "\"memory\": 141.0,"));
+  g_assert_true (g_str_has_prefix (first, "{\n  \"format\": \"headroom-project\",\n  \"version\": 1,\n"));
+
+  g_assert_cmpint (g_mkdir_with_parents (g_get_user_data_dir (), 0700), ==, 0);
+  path = g_build_filename (g_get_user_data_dir (), "round-trip.headroom.json", NULL);
+  file = g_file_new_for_path (path);
+  g_assert_true (headroom_project_save (project, file, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &on_disk, NULL, NULL));
+  g_assert_cmpstr (on_disk, ==, first);
+
+  loaded = headroom_project_new_from_file (file, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  g_assert_false (headroom_project_get_modified (loaded));
+  g_assert_true (g_file_equal (headroom_project_get_file (loaded), file));
+  second = to_string (loaded);
+  g_assert_cmpstr (second, ==, first);
+  g_assert_cmpstr (headroom_project_get_string (loaded, "notes"), ==,
+                   "Ablation, \"run 3\"\nüber-batch\t✓");
+  g_assert_cmpfloat (headroom_project_get_double (loaded, "training.mfu"), ==, 0.1);
+
+  reloaded = load_string (second, &error);
+  g_assert_no_error (error);
+  third = to_string (reloaded);
+  g_assert_cmpstr (third, ==, first);
+}
+
+static void
+test_unknown_keys_kept (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomProject) loaded = NULL;
+  g_autoptr(HeadroomProject) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = to_string (project);
+  g_autoptr(GString) edited = g_string_new (text);
+  g_autofree char *saved = NULL;
+  g_autofree char *saved_again = NULL;
+  const char * const *unknown;
+
+  /* A newer minor feature and a typo, in a section and at the top. */
+  g_string_replace (edited, "\"training\": {\n", "\"training\": {\n    \"warmup\": {\"steps\": 2000},\n", 1);
+  g_string_replace (edited, "\"version\": 1,\n", "\"version\": 1,\n  \"author\": \"me\",\n", 1);
+  loaded = load_string (edited->str, &error);
+  g_assert_no_error (error);
+  unknown = headroom_project_get_unknown_keys (loaded);
+  g_assert_cmpuint (g_strv_length ((char **) unknown), ==, 2);
+  g_assert_cmpstr (unknown[0], ==, "author");
+  g_assert_cmpstr (unknown[1], ==, "training.warmup");
+
+  saved = to_string (loaded);
+  g_assert_nonnull (strstr (saved, "\"author\": \"me\""));
+  g_assert_nonnull (strstr (saved, "\"warmup\": {\n      \"steps\": 2000\n    }"));
+  reloaded = load_string (saved, &error);
+  g_assert_no_error (error);
+  saved_again = to_string (reloaded);
+  g_assert_cmpstr (saved_again, ==, saved);
+}
+
+typedef struct
+{
+  const char *name;
+  const char *find;      /* text of the default project to replace, NULL = whole file */
+  const char *replace;
+  int         code;
+  const char *message;   /* expected prefix of the message */
+} Malformed;
+
+static const Malformed malformed[] = {
+  { "empty", NULL, "", HEADROOM_PROJECT_ERROR_PARSE, "Not a valid project file" },
+  { "truncated", NULL, "{\"format\": \"headroom-project\", \"version\": 1, \"hard",
+    HEADROOM_PROJECT_ERROR_PARSE, "Not a valid project file" },
+  { "array", NULL, "[1, 2]", HEADROOM_PROJECT_ERROR_PARSE, "Not a Headroom project" },
+  { "binary", NULL, "{\"notes\": \"\xff\xfe\"}", HEADROOM_PROJECT_ERROR_PARSE, "Not a Headroom project" },
+  { "no-format", "\"format\": \"headroom-project\",", "", HEADROOM_PROJECT_ERROR_FORMAT, "format:" },
+  { "other-format", "\"headroom-project\"", "\"headroom-gpus\"", HEADROOM_PROJECT_ERROR_FORMAT, "format:" },
+  { "newer", "\"version\": 1", "\"version\": 2", HEADROOM_PROJECT_ERROR_VERSION,
+    "version: this project was written by a newer Headroom" },
+  { "version-string", "\"version\": 1", "\"version\": \"1\"", HEADROOM_PROJECT_ERROR_TYPE, "version:" },
+  { "version-zero", "\"version\": 1", "\"version\": 0", HEADROOM_PROJECT_ERROR_INVALID, "version:" },
+  { "int-as-string", "\"nodes\": 1", "\"nodes\": \"1\"", HEADROOM_PROJECT_ERROR_TYPE,
+    "hardware.nodes: expected an integer" },
+  { "fraction", "\"micro_batch\": 1", "\"micro_batch\": 1.5", HEADROOM_PROJECT_ERROR_TYPE,
+    "training.micro_batch: expected an integer" },
+  { "negative", "\"seq_len\": 8192", "\"seq_len\": -8192", HEADROOM_PROJECT_ERROR_INVALID,
+    "training.seq_len: -8192 is out of range" },
+  { "huge", "\"micro_batch\": 1", "\"micro_batch\": 1e300", HEADROOM_PROJECT_ERROR_INVALID,
+    "training.micro_batch: 1e+300 is out of range" },
+  { "infinite", "\"mfu\": 0.4", "\"mfu\": 1e999", HEADROOM_PROJECT_ERROR_INVALID,
+    "training.mfu: not a finite number" },
+  { "bool-as-int", "\"dropout\": false", "\"dropout\": 0", HEADROOM_PROJECT_ERROR_TYPE,
+    "training.dropout: expected true or false" },
+  { "null", "\"optimizer\": \"adamw\"", "\"optimizer\": null", HEADROOM_PROJECT_ERROR_TYPE,
+    "training.optimizer: expected a string" },
+  { "bad-choice", "\"optimizer\": \"adamw\"", "\"optimizer\": \"adam\"", HEADROOM_PROJECT_ERROR_INVALID,
+    "training.optimizer: “adam” is not one of" },
+  { "section-not-object", "\"inference\": {", "\"inference\": 3, \"x\": {",
+    HEADROOM_PROJECT_ERROR_TYPE, "inference: expected an object" },
+  { "config-not-object", "\"config\": {", "\"config\": [], \"y\": {",
+    HEADROOM_PROJECT_ERROR_TYPE, "model.config: expected an object" },
+  { "non-dividing-tp", "\"tensor_parallel\": 1,\n    \"sequence", "\"tensor_parallel\": 3,\n    \"sequence",
+    HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel: 3 does not divide 8 GPUs" },
+  { "non-dividing-pp", "\"pipeline_parallel\": 1,\n    \"pipeline_schedule",
+    "\"pipeline_parallel\": 3,\n    \"pipeline_schedule", HEADROOM_PROJECT_ERROR_INVALID,
+    "training.pipeline_parallel: tensor × pipeline × context parallel (3) does not divide 8 GPUs" },
+  { "bad-model", "\"num_attention_heads\": 32", "\"num_attention_heads\": 0", -1,
+    "model.num_attention_heads" },
+  { "no-model", "\"config\": {", "\"config\": {}, \"z\": {", HEADROOM_PROJECT_ERROR_INVALID,
+    "model: missing" },
+  { "unknown-preset", "\"model\": {", "\"model\": {\n    \"preset\": \"no-such-model\",",
+    HEADROOM_PROJECT_ERROR_NOT_FOUND, "model.preset: no model “no-such-model”" },
+};
+
+static void
+test_malformed (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autofree char *valid = to_string (project);
+
+  for (guint i = 0; i < G_N_ELEMENTS (malformed); i++)
+    {
+      const Malformed *m = &malformed[i];
+      g_autoptr(GString) text = g_string_new (m->find != NULL ? valid : m->replace);
+      g_autoptr(HeadroomProject) loaded = NULL;
+      g_autoptr(GError) error = NULL;
+
+      g_test_message ("case %s", m->name);
+      if (m->find != NULL)
+        g_assert_cmpuint (g_string_replace (text, m->find, m->replace, 1), ==, 1);
+      loaded = load_string (text->str, &error);
+      g_assert_null (loaded);
+      g_assert_nonnull (error);
+      if (m->code >= 0)
+        g_assert_error (error, HEADROOM_PROJECT_ERROR, m->code);
+      if (!g_str_has_prefix (error->message, m->message))
+        g_error ("case %s: “%s” does not start with “%s”", m->name, error->message, m->message);
+      /* One line, for the CLI. */
+      g_assert_null (strchr (error->message, '\n'));
+    }
+}
+
+static void
+test_missing_file (void)
+{
+  g_autoptr(GFile) file = g_file_new_build_filename (g_get_user_data_dir (), "absent.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeadroomProject) project = headroom_project_new_from_file (file, &error);
+
+  g_assert_null (project);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/project/default-model", test_default_model);
+  g_test_add_func ("/project/key-table", test_key_table);
+  g_test_add_func ("/project/setters", test_setters);
+  g_test_add_func ("/project/round-trip", test_round_trip);
+  g_test_add_func ("/project/unknown-keys-kept", test_unknown_keys_kept);
+  g_test_add_func ("/project/malformed", test_malformed);
+  g_test_add_func ("/project/missing-file", test_missing_file);
+
+  return g_test_run ();
+}

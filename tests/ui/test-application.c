@@ -1,0 +1,179 @@
+/* test-application.c: the application starts, presents its window, About and shortcuts
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs under a display (Xvfb) with GTK_A11Y=none; gtk_test_init makes warnings and
+ * criticals fatal, so presenting any of these windows with a broken template fails.
+ */
+#include "config.h"
+
+#include "headroom-application.h"
+#include "headroom-window.h"
+
+static HeadroomApplication *app;
+
+/* Spins the main loop until @widget is mapped, failing after five seconds. */
+static void
+wait_until_mapped (GtkWidget *widget)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  while (!gtk_widget_get_mapped (widget) && g_get_monotonic_time () < deadline)
+    {
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  g_assert_true (gtk_widget_get_mapped (widget));
+}
+
+static void
+drain_main_loop (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type))
+        return window;
+    }
+  return NULL;
+}
+
+static GtkWindow *
+main_window (void)
+{
+  GtkWindow *window;
+
+  g_application_activate (G_APPLICATION (app));
+  window = gtk_application_get_active_window (GTK_APPLICATION (app));
+  g_assert_true (HEADROOM_IS_WINDOW (window));
+  wait_until_mapped (GTK_WIDGET (window));
+  return window;
+}
+
+static void
+test_window_presents (void)
+{
+  GtkWindow *window = main_window ();
+
+  /* activate again presents the same window rather than a second one */
+  g_application_activate (G_APPLICATION (app));
+  g_assert_true (gtk_application_get_active_window (GTK_APPLICATION (app)) == window);
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (app))), ==, 1);
+
+  g_assert_cmpint (gtk_widget_has_css_class (GTK_WIDGET (window), "devel"), ==,
+                   headroom_application_is_devel (app));
+  /* the app icon comes from the resource bundle when running uninstalled */
+  g_assert_true (gtk_icon_theme_has_icon (gtk_icon_theme_get_for_display (gdk_display_get_default ()),
+                                          APP_ID));
+}
+
+static void
+test_quit_accel (void)
+{
+  g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app), "app.quit");
+
+  g_assert_cmpstrv (accels, ((const char *[]) { "<Control>q", NULL }));
+  g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "quit"));
+}
+
+static void
+test_about (void)
+{
+  GtkWindow *window = main_window ();
+  GtkWindow *about;
+
+  g_assert_null (find_toplevel (ADW_TYPE_ABOUT_WINDOW));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  about = find_toplevel (ADW_TYPE_ABOUT_WINDOW);
+  g_assert_nonnull (about);
+  wait_until_mapped (GTK_WIDGET (about));
+
+  g_assert_true (gtk_window_get_transient_for (about) == window);
+  g_assert_cmpstr (adw_about_window_get_application_name (ADW_ABOUT_WINDOW (about)), ==, "Headroom");
+  g_assert_cmpstr (adw_about_window_get_application_icon (ADW_ABOUT_WINDOW (about)), ==, APP_ID);
+  g_assert_cmpstr (adw_about_window_get_version (ADW_ABOUT_WINDOW (about)), ==, PACKAGE_VERSION);
+  g_assert_cmpint (adw_about_window_get_license_type (ADW_ABOUT_WINDOW (about)), ==, GTK_LICENSE_GPL_3_0);
+
+  gtk_window_destroy (about);
+  drain_main_loop ();
+  g_assert_null (find_toplevel (ADW_TYPE_ABOUT_WINDOW));
+}
+
+static void
+test_shortcuts (void)
+{
+  GtkWindow *window = main_window ();
+  GtkShortcutsWindow *overlay;
+
+  overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window));
+  g_assert_nonnull (overlay);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+  wait_until_mapped (GTK_WIDGET (overlay));
+
+  gtk_widget_set_visible (GTK_WIDGET (overlay), FALSE);
+  drain_main_loop ();
+}
+
+static void
+test_size_in_settings (void)
+{
+  GSettings *settings = headroom_application_get_settings (app);
+  GtkWindow *window;
+  int width, height;
+
+  /* A new window opens at the saved size... */
+  g_settings_set_int (settings, "window-width", 900);
+  g_settings_set_int (settings, "window-height", 600);
+  window = GTK_WINDOW (headroom_window_new (app));
+  gtk_window_get_default_size (window, &width, &height);
+  g_assert_cmpint (width, ==, 900);
+  g_assert_cmpint (height, ==, 600);
+
+  /* ...and its size changes are saved. */
+  gtk_window_set_default_size (window, 1000, 700);
+  drain_main_loop ();
+  g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
+  g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 700);
+  g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
+
+  gtk_window_destroy (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  app = headroom_application_new (APP_ID, G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+
+  g_test_add_func ("/application/window-presents", test_window_presents);
+  g_test_add_func ("/application/quit-accel", test_quit_accel);
+  g_test_add_func ("/application/about", test_about);
+  g_test_add_func ("/application/shortcuts", test_shortcuts);
+  g_test_add_func ("/application/size-in-settings", test_size_in_settings);
+
+  status = g_test_run ();
+
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL;
+       l = gtk_application_get_windows (GTK_APPLICATION (app)))
+    gtk_window_destroy (l->data);
+  g_clear_object (&app);
+  return status;
+}

@@ -1,0 +1,282 @@
+/* test-window.c: the main window edits the project and shows the estimate
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs under Xvfb with GTK_A11Y=none; gtk_test_init makes warnings and
+ * criticals fatal. The window starts on the example project: Llama-3.1-8B
+ * (32 layers, hidden 4096, 32 heads, 8 KV heads, SwiGLU MLP 14336,
+ * vocabulary 128256, untied embeddings).
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+
+#include "headroom-application.h"
+#include "headroom-format.h"
+#include "headroom-spin-row.h"
+#include "headroom-window-private.h"
+
+/* Llama-3.1-8B has 8,030,261,248 parameters (known-models.json). One layer:
+ * q and o 4096², k and v 4096·1024 each, MLP 3·4096·14336, two RMSNorms of
+ * 4096: 33,554,432 + 8,388,608 + 176,160,768 + 8,192 = 218,112,000. */
+#define LLAMA_8B_PARAMS   8030261248.0
+#define LLAMA_8B_PER_LAYER 218112000.0
+
+static HeadroomApplication *app;
+static char *tmp_dir;
+
+static void
+drain_main_loop (void)
+{
+  /* The estimator recomputes from an idle source: run until nothing is left. */
+  for (guint i = 0; i < 3; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+}
+
+static HeadroomWindow *
+window_new (void)
+{
+  HeadroomWindow *window = headroom_window_new (app);
+
+  gtk_window_present (GTK_WINDOW (window));
+  drain_main_loop ();
+  return window;
+}
+
+static void
+window_destroy (HeadroomWindow *window)
+{
+  headroom_project_set_modified (headroom_window_get_project (window), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain_main_loop ();
+}
+
+static void
+set_spin (HeadroomWindow *window,
+          const char     *key,
+          double          value)
+{
+  GtkWidget *row = headroom_window_get_row (window, key);
+
+  g_assert_true (HEADROOM_IS_SPIN_ROW (row));
+  headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), value);
+  drain_main_loop ();
+}
+
+static void
+test_window_builds (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomEstimator *estimator = headroom_window_get_estimator (window);
+  HeadroomMemoryBar *bar = headroom_window_get_memory_bar (window);
+
+  g_assert_true (headroom_estimator_get_has_result (estimator));
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_null (headroom_window_get_error_text (window));
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, LLAMA_8B_PARAMS);
+  /* The rows show the project's values. */
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.num_hidden_layers"))),
+                     ==, 32);
+  /* One H100 SXM holds 80 GB = 80·10⁹ bytes (gpus.json), the capacity marker. */
+  g_assert_cmpfloat (headroom_memory_bar_get_capacity (bar), ==,
+                     headroom_estimator_get_memory_capacity (estimator));
+  g_assert_cmpfloat (headroom_memory_bar_get_total (bar), >, 0);
+  g_assert_nonnull (strstr (headroom_memory_bar_get_description (bar), "GPU memory"));
+  g_assert_false (headroom_project_get_modified (headroom_window_get_project (window)));
+  window_destroy (window);
+}
+
+static void
+test_window_model_change (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomEstimator *estimator = headroom_window_get_estimator (window);
+  HeadroomMemoryBar *bar = headroom_window_get_memory_bar (window);
+  g_autofree char *before = g_strdup (headroom_memory_bar_get_description (bar));
+  double total_before = headroom_memory_bar_get_total (bar);
+
+  set_spin (window, "model.num_hidden_layers", 64);
+
+  /* 32 more layers of 218,112,000 parameters each. */
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==,
+                     LLAMA_8B_PARAMS + 32 * LLAMA_8B_PER_LAYER);
+  g_assert_cmpfloat (headroom_memory_bar_get_total (bar), >, total_before);
+  g_assert_cmpstr (headroom_memory_bar_get_description (bar), !=, before);
+  g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
+  window_destroy (window);
+}
+
+static void
+test_window_invalid_input (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomMemoryBar *bar = headroom_window_get_memory_bar (window);
+  g_autofree char *before = g_strdup (headroom_memory_bar_get_description (bar));
+  GtkWidget *row = headroom_window_get_row (window, "model.num_attention_heads");
+  const char *error;
+
+  /* 3 heads do not divide the hidden size 4096. */
+  set_spin (window, "model.num_attention_heads", 3);
+  error = headroom_window_get_error_text (window);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error, "num_attention_heads"));
+  g_assert_true (gtk_widget_has_css_class (row, "error"));
+  /* The last valid estimate stays on screen. */
+  g_assert_cmpstr (headroom_memory_bar_get_description (bar), ==, before);
+
+  set_spin (window, "model.num_attention_heads", 32);
+  g_assert_null (headroom_window_get_error_text (window));
+  g_assert_false (gtk_widget_has_css_class (row, "error"));
+  window_destroy (window);
+}
+
+static void
+test_window_save_and_reopen (void)
+{
+  HeadroomWindow *window = window_new ();
+  g_autofree char *path = g_build_filename (tmp_dir, "reopen.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  HeadroomProject *project;
+
+  set_spin (window, "training.micro_batch", 4);
+  g_assert_true (headroom_window_save_to_file (window, file, &error));
+  g_assert_no_error (error);
+  g_assert_false (headroom_project_get_modified (headroom_window_get_project (window)));
+
+  set_spin (window, "training.micro_batch", 2);
+  g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
+
+  g_assert_true (headroom_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  project = headroom_window_get_project (window);
+  g_assert_cmpint (headroom_project_get_int (project, "training.micro_batch"), ==, 4);
+  g_assert_false (headroom_project_get_modified (project));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "training.micro_batch"))),
+                     ==, 4);
+  g_assert_true (g_file_equal (headroom_project_get_file (project), file));
+  window_destroy (window);
+  g_unlink (path);
+}
+
+static void
+test_window_unsaved_changes (void)
+{
+  HeadroomWindow *window = window_new ();
+  g_autofree char *path = g_build_filename (tmp_dir, "unsaved.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  AdwMessageDialog *dialog;
+  HeadroomProject *project;
+
+  /* Unmodified: New runs at once, without asking. */
+  g_assert_null (headroom_window_new_project (window));
+
+  set_spin (window, "training.seq_len", 4096);
+  project = headroom_window_get_project (window);
+
+  /* Cancel keeps the document and its changes. */
+  dialog = headroom_window_new_project (window);
+  g_assert_nonnull (dialog);
+  adw_message_dialog_response (dialog, "cancel");
+  drain_main_loop ();
+  g_assert_true (headroom_window_get_project (window) == project);
+  g_assert_true (headroom_project_get_modified (project));
+
+  /* Discard starts the example project again. */
+  dialog = headroom_window_new_project (window);
+  adw_message_dialog_response (dialog, "discard");
+  drain_main_loop ();
+  project = headroom_window_get_project (window);
+  g_assert_cmpint (headroom_project_get_int (project, "training.seq_len"), ==, 8192);
+  g_assert_false (headroom_project_get_modified (project));
+
+  /* Save writes the file it has, then goes on. */
+  set_spin (window, "training.seq_len", 2048);
+  g_assert_true (headroom_window_save_to_file (window, file, &error));
+  g_assert_no_error (error);
+  set_spin (window, "training.seq_len", 1024);
+  dialog = headroom_window_new_project (window);
+  adw_message_dialog_response (dialog, "save");
+  drain_main_loop ();
+  g_assert_cmpint (headroom_project_get_int (headroom_window_get_project (window), "training.seq_len"),
+                   ==, 8192);
+  {
+    g_autoptr(HeadroomProject) saved = headroom_project_new_from_file (file, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (headroom_project_get_int (saved, "training.seq_len"), ==, 1024);
+  }
+
+  /* Closing with changes asks too; the window stays until answered. */
+  set_spin (window, "training.seq_len", 512);
+  dialog = headroom_window_close_project (window);
+  g_assert_nonnull (dialog);
+  adw_message_dialog_response (dialog, "cancel");
+  drain_main_loop ();
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  window_destroy (window);
+  g_unlink (path);
+}
+
+static void
+test_memory_bar_over_capacity (void)
+{
+  GtkWidget *bar = g_object_ref_sink (headroom_memory_bar_new ());
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (bar);
+  const char *description;
+
+  /* 60 + 30 GiB against 80 GiB: 10 GiB over. */
+  headroom_memory_bar_set_title (self, "GPU memory");
+  headroom_memory_bar_set_capacity (self, 80.0 * 1073741824.0);
+  headroom_memory_bar_add_segment (self, "Weights", "blue_3", 60.0 * 1073741824.0, NULL);
+  headroom_memory_bar_add_segment (self, "Activations", "green_4", 30.0 * 1073741824.0, "b·s·h·34");
+  /* Negative and NaN sizes are drawn as nothing and left out. */
+  headroom_memory_bar_add_segment (self, "Broken", "red_3", -5, NULL);
+  headroom_memory_bar_add_segment (self, "Unknown", "red_3", NAN, NULL);
+
+  g_assert_cmpfloat (headroom_memory_bar_get_total (self), ==, 90.0 * 1073741824.0);
+  description = headroom_memory_bar_get_description (self);
+  g_assert_cmpstr (description, ==,
+                   "GPU memory: Does not fit: 90.0 GiB needed, 80.0 GiB available (10.0 GiB over); "
+                   "Weights 60.0 GiB; Activations 30.0 GiB.");
+
+  headroom_memory_bar_clear (self);
+  headroom_memory_bar_add_segment (self, "Weights", "blue_3", 8.5 * 1073741824.0, NULL);
+  g_assert_cmpstr (headroom_memory_bar_get_description (self), ==,
+                   "GPU memory: Fits: 8.50 GiB of 80.0 GiB (71.5 GiB free); Weights 8.50 GiB.");
+  g_assert_finalize_object (bar);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+  tmp_dir = g_dir_make_tmp ("headroom-test-window-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+
+  app = headroom_application_new ("io.github.headroom.Headroom.TestWindow", G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/window/builds", test_window_builds);
+  g_test_add_func ("/window/model-change", test_window_model_change);
+  g_test_add_func ("/window/invalid-input", test_window_invalid_input);
+  g_test_add_func ("/window/save-and-reopen", test_window_save_and_reopen);
+  g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
+  g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  g_rmdir (tmp_dir);
+  g_free (tmp_dir);
+  return status;
+}
