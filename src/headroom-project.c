@@ -226,7 +226,17 @@ append_double (GString *out,
       g_snprintf (format, sizeof format, "%%.%dg", precision);
       g_ascii_formatd (buf, sizeof buf, format, value);
       if (g_ascii_strtod (buf, NULL) == value)
-        break;
+        {
+          /* Whole digits rather than 8e+01. */
+          int exponent = value != 0 ? (int) floor (log10 (fabs (value))) : 0;
+
+          if (exponent >= precision && exponent < 17)
+            {
+              g_snprintf (format, sizeof format, "%%.%dg", exponent + 1);
+              g_ascii_formatd (buf, sizeof buf, format, value);
+            }
+          break;
+        }
     }
   g_string_append (out, buf);
   if (strpbrk (buf, ".eEn") == NULL)
@@ -619,37 +629,12 @@ headroom_project_new (void)
   return g_object_new (HEADROOM_TYPE_PROJECT, NULL);
 }
 
-/* Llama-3.1-8B as meta-llama/Llama-3.1-8B's config.json gives it (the keys
- * that shape the model). */
-static const char default_config[] =
-  "{"
-  "\"architectures\": [\"LlamaForCausalLM\"],"
-  "\"attention_bias\": false,"
-  "\"head_dim\": 128,"
-  "\"hidden_act\": \"silu\","
-  "\"hidden_size\": 4096,"
-  "\"intermediate_size\": 14336,"
-  "\"max_position_embeddings\": 131072,"
-  "\"mlp_bias\": false,"
-  "\"model_type\": \"llama\","
-  "\"num_attention_heads\": 32,"
-  "\"num_hidden_layers\": 32,"
-  "\"num_key_value_heads\": 8,"
-  "\"rms_norm_eps\": 1e-05,"
-  "\"rope_theta\": 500000.0,"
-  "\"tie_word_embeddings\": false,"
-  "\"torch_dtype\": \"bfloat16\","
-  "\"vocab_size\": 128256"
-  "}";
-
 HeadroomProject *
 headroom_project_new_default (void)
 {
   g_autoptr(HeadroomProject) self = headroom_project_new ();
-  g_autoptr(JsonNode) config = json_from_string (default_config, NULL);
 
-  g_assert (config != NULL);
-  headroom_project_set_config (self, json_node_get_object (config));
+  headroom_project_set_string (self, "model.preset", "llama-3.1-8b", NULL);
   headroom_project_set_double (self, "hardware.price_per_gpu_hour", 2.5, NULL);
   headroom_project_set_double (self, "training.tokens", 1e12, NULL);
   self->modified = FALSE;

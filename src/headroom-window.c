@@ -508,6 +508,13 @@ preset_row_new (HeadroomWindow *self)
 
 /* The GPU chooser */
 
+/* Expressions take ownership of a returned string. */
+static char *
+gpu_display_name (HeadroomGpuInfo *gpu)
+{
+  return g_strdup (headroom_gpu_info_get_name (gpu));
+}
+
 static void
 on_gpu_selected (HeadroomWindow *self)
 {
@@ -526,7 +533,7 @@ gpu_row_new (HeadroomWindow *self)
 {
   HeadroomCatalog *catalog = headroom_catalog_get_default ();
   GtkExpression *name = gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL,
-                                                     G_CALLBACK (headroom_gpu_info_get_name),
+                                                     G_CALLBACK (gpu_display_name),
                                                      NULL, NULL);
 
   self->gpu_row = ADW_COMBO_ROW (adw_combo_row_new ());

@@ -332,6 +332,8 @@ static const struct
   { "overhead_bytes", "--overhead" },
   { "mfu", "--mfu" },
   { "price_per_gpu_hour", "--price" },
+  { "inter_node_bandwidth", "--inter-node-bandwidth" },
+  { "inter_node_latency", "--inter-node-latency" },
   { "batch", "--batch" },
   { "prompt", "--prompt" },
   { "generate", "--generate" },

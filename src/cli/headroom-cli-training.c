@@ -53,6 +53,8 @@ typedef struct
   char    *mfu;
   char    *price;
   char    *top;
+  char    *inter_node_bandwidth;
+  char    *inter_node_latency;
   gboolean json;
   gboolean csv;
 } TrainArgs;
@@ -65,7 +67,7 @@ train_args_clear (TrainArgs *args)
     &args->pp, &args->pp_schedule, &args->vpp, &args->cp, &args->ep, &args->zero, &args->fsdp,
     &args->micro_batch, &args->global_batch, &args->seq, &args->tokens, &args->precision,
     &args->optimizer, &args->attention, &args->recompute, &args->overhead, &args->mfu,
-    &args->price, &args->top,
+    &args->price, &args->top, &args->inter_node_bandwidth, &args->inter_node_latency,
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (strings); i++)
@@ -105,6 +107,10 @@ add_layout_entries (GOptionContext *context,
     STRING_OPTION ("optimizer", optimizer, N_("Optimizer"),
                    N_("adamw|adamw-8bit|sgd|sgd-momentum|lion|adafactor")),
     STRING_OPTION ("recompute", recompute, N_("Activation recomputation"), N_("none|selective|full")),
+    STRING_OPTION ("inter-node-bandwidth", inter_node_bandwidth,
+                   N_("Network bandwidth per GPU between nodes, one direction, in GB/s"), N_("GBPS")),
+    STRING_OPTION ("inter-node-latency", inter_node_latency,
+                   N_("Network latency per message in µs"), N_("US")),
     FLAG_OPTION ("json", json, N_("Print one JSON object")),
     { NULL }
   };
@@ -115,7 +121,7 @@ add_layout_entries (GOptionContext *context,
     FLAG_OPTION ("offload-optimizer", offload_optimizer, N_("Keep optimizer states on the CPU (ZeRO-Offload)")),
     STRING_OPTION ("attention", attention, N_("Attention implementation"), N_("eager|flash")),
     FLAG_OPTION ("dropout", dropout, N_("Train with dropout")),
-    STRING_OPTION ("overhead", overhead, N_("Framework memory per GPU (default 1 GiB)"), N_("BYTES")),
+    STRING_OPTION ("overhead", overhead, N_("Framework memory per GPU in bytes (default 1 GiB)"), N_("BYTES")),
     STRING_OPTION ("mfu", mfu, N_("Model FLOPs utilisation, above 0 and at most 1 (default 0.4)"), N_("F")),
     STRING_OPTION ("price", price, N_("Price of one GPU-hour"), N_("USD_PER_GPU_HOUR")),
     { NULL }
@@ -305,24 +311,44 @@ apply_train_args (HrTraining  *training,
   return TRUE;
 }
 
-/* The GPU: --gpu, else the project's. */
+/* The GPU: --gpu, else the project's; the network options over it. */
 static gboolean
 resolve_gpu (HeadroomCliModel  *model,
-             const char        *text,
+             TrainArgs         *args,
              HrGpu             *gpu,
              GError           **error)
 {
   g_autoptr(GError) local_error = NULL;
 
-  if (text != NULL || model->project == NULL)
-    return headroom_cli_resolve_gpu ("--gpu", text, gpu, error);
+  double bandwidth = 0;
+  double latency = 0;
 
-  if (!headroom_project_get_gpu (model->project, gpu, &local_error))
+  if (args->inter_node_bandwidth != NULL
+      && !headroom_cli_parse_double ("--inter-node-bandwidth", args->inter_node_bandwidth,
+                                     0, G_MAXDOUBLE, TRUE, &bandwidth, error))
+    return FALSE;
+  if (args->inter_node_latency != NULL
+      && !headroom_cli_parse_double ("--inter-node-latency", args->inter_node_latency,
+                                     0, G_MAXDOUBLE, FALSE, &latency, error))
+    return FALSE;
+
+  if (args->gpu != NULL || model->project == NULL)
+    {
+      if (!headroom_cli_resolve_gpu ("--gpu", args->gpu, gpu, error))
+        return FALSE;
+    }
+  else if (!headroom_project_get_gpu (model->project, gpu, &local_error))
     {
       g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
                    "%s: %s", model->name, local_error->message);
       return FALSE;
     }
+
+  /* GB/s and µs, as the project file writes them. */
+  if (args->inter_node_bandwidth != NULL)
+    gpu->inter_node_bandwidth = bandwidth * 1e9;
+  if (args->inter_node_latency != NULL)
+    gpu->inter_node_latency = latency * 1e-6;
 
   return TRUE;
 }
@@ -519,7 +545,7 @@ run_train (HeadroomCliModel *model,
     training.gpus_per_node = 1;
 
   if (!apply_train_args (&training, args, &error)
-      || !resolve_gpu (model, args->gpu, &gpu, &error)
+      || !resolve_gpu (model, args, &gpu, &error)
       || !compute_training (&model->model, &training, &gpu, &result, &error))
     return headroom_cli_report_error (error);
 
@@ -741,7 +767,7 @@ headroom_cli_plan (int    argc,
       || !parse_count ("--zero", args.zero, 0, &zero, &error)
       || !parse_enum ("--fsdp", args.fsdp, fsdp_choices, &fsdp, &error)
       || !parse_enum ("--recompute", args.recompute, recompute_choices, &recompute, &error)
-      || !resolve_gpu (&model, args.gpu, &gpu, &error))
+      || !resolve_gpu (&model, &args, &gpu, &error))
     return headroom_cli_report_error (error);
 
   if (zero > 3)
@@ -751,7 +777,8 @@ headroom_cli_plan (int    argc,
       return headroom_cli_report_error (error);
     }
   request.zero_stage = (int) zero;
-  request.fsdp = fsdp;
+  /* A pinned ZeRO stage means no FSDP unless --fsdp says otherwise. */
+  request.fsdp = args.zero != NULL && args.fsdp == NULL ? HR_FSDP_NONE : fsdp;
   request.recompute = recompute;
   if (args.sequence_parallel)
     request.sequence_parallel = 1;

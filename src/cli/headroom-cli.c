@@ -24,6 +24,8 @@ static const Command commands[] = {
   { "train", headroom_cli_train, N_("Memory per GPU, time and cost of a training run") },
   { "infer", headroom_cli_infer, N_("Memory per GPU, latency and cost of serving a model") },
   { "plan", headroom_cli_plan, N_("Search the parallel layouts of a training run") },
+  { "report", headroom_cli_report, N_("Print or write the report of a project file") },
+  { "import", headroom_cli_import, N_("Create a project from a Hugging Face config") },
   { "gpus", headroom_cli_gpus, N_("List the GPUs of the catalog") },
 };
 

@@ -147,6 +147,8 @@ int headroom_cli_gpus   (int argc, char **argv);
 int headroom_cli_train  (int argc, char **argv);
 int headroom_cli_plan   (int argc, char **argv);
 int headroom_cli_infer  (int argc, char **argv);
+int headroom_cli_report (int argc, char **argv);
+int headroom_cli_import (int argc, char **argv);
 
 /* report: the project's own workload, with no options over it. */
 int headroom_cli_report_training  (HeadroomCliModel *model,

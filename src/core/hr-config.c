@@ -7,6 +7,7 @@
  * rules (which keys shape which tensors, which keys are ignored) from its
  * modeling_<family>.py. docs/model.md lists them family by family.
  */
+#include <math.h>
 #include <string.h>
 
 #include "hr-config.h"
@@ -129,8 +130,9 @@ read_fraction (Reader     *r,
   if (v.type != HR_VALUE_INT && v.type != HR_VALUE_DOUBLE)
     return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "a number");
   if (!(v.d > 0.0 && v.d <= 1.0))
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, key, v.type == HR_VALUE_INT ? v.i : 0, 1,
-                         "must lie in (0, 1]");
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, key,
+                         isfinite (v.d) && fabs (v.d) < 1e15 ? llround (v.d * 100) : -1, 100,
+                         "in percent, must lie in (0, 100]");
   *out = v.d;
   return HR_OK;
 }
@@ -448,8 +450,7 @@ read_llama_style (Reader  *r,
     case FAMILY_QWEN2:
       {
         /* Qwen2Attention: q, k, v with bias, o_proj without. Sliding windows
-         * only with use_sliding_window, on layers from max_window_layers on;
-         * read as windowed everywhere when that is from layer 0. */
+         * only with use_sliding_window, on layers from max_window_layers on. */
         bool use_window;
         int64_t max_window_layers;
 
@@ -457,8 +458,11 @@ read_llama_style (Reader  *r,
         TRY (read_bool (r, "use_sliding_window", false, &use_window));
         TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
         TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
-        if (use_window && window != NONE && max_window_layers == 0)
-          m->sliding_window = window;
+        if (use_window && window != NONE && max_window_layers < m->n_layers)
+          {
+            m->sliding_window = window;
+            m->first_sliding_layer = max_window_layers;
+          }
       }
       break;
     case FAMILY_GEMMA:
@@ -505,12 +509,11 @@ read_deepseek (Reader  *r,
                bool     v3,
                HrModel *m)
 {
-  int64_t kv, q_lora, routed, shared;
+  int64_t q_lora, routed, shared;
 
   TRY (read_int (r, "hidden_size", v3 ? 7168 : 4096, POSITIVE, &m->hidden_size));
   TRY (read_int (r, "num_hidden_layers", v3 ? 61 : 32, POSITIVE, &m->n_layers));
   TRY (read_int (r, "num_attention_heads", v3 ? 128 : 32, POSITIVE, &m->n_heads));
-  TRY (read_int (r, "num_key_value_heads", v3 ? 128 : NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "intermediate_size", v3 ? 18432 : 11008, POSITIVE, &m->ffn_size));
   TRY (read_int (r, "vocab_size", v3 ? 129280 : 32000, POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", v3 ? 4096 : 2048, POSITIVE, &m->max_positions));
@@ -606,6 +609,8 @@ hr_model_from_config (const HrConfigSource *source,
   hr_error_set (err, HR_OK, NULL, 0, 0, NULL);
   if (warnings != NULL)
     *warnings = HR_CONFIG_WARN_NONE;
+  if (source == NULL || source->lookup == NULL)
+    return hr_error_set (err, HR_ERROR_MISSING, "config", 0, 0, "no configuration to read");
   hr_model_init (&m);
 
   lookup (&r, "model_type", &v);

@@ -20,17 +20,20 @@ typedef struct
   double lm_tokens;      /* tokens whose logits are computed */
 } Pass;
 
+/* Layers for which hr_model_layer_is_sliding() holds, without visiting each. */
 static int64_t
 sliding_layers (const HrModel *model)
 {
   int64_t p = model->sliding_window_period;
+  int64_t n = model->n_layers;
+  int64_t first = model->first_sliding_layer < n ? model->first_sliding_layer : n;
 
   if (model->sliding_window <= 0)
     return 0;
   if (p <= 1)
-    return model->n_layers;
-  /* layer i is global when i % p == p − 1: floor(L / p) of them */
-  return model->n_layers - model->n_layers / p;
+    return n - first;
+  /* layer i is global when i % p == p − 1: floor(n / p) of those below n */
+  return (n - first) - (n / p - first / p);
 }
 
 /* Mean keys per query over a sequence of s queries: s for the full s×s

@@ -25,6 +25,9 @@
  * and it keeps every product below 2^53 where doubles are exact. */
 #define MAX_TOKENS ((int64_t) 1 << 40)
 
+/* The largest GPU count hr_inference_limits() tries for min_gpus. */
+#define MAX_GPUS 4096
+
 /* Decode steps summed one by one up to this many; beyond, evenly spaced
  * samples stand for the steps between them. */
 #define MAX_DECODE_SAMPLES 8192
@@ -191,8 +194,9 @@ hr_inference_validate (const HrModel     *model,
       (status = check_positive (inf->prompt, "prompt", err)) != HR_OK)
     return status;
 
-  if (inf->gpus != tp * pp)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "gpus", inf->gpus, tp * pp,
+  if (inf->gpus % tp != 0 || inf->gpus / tp != pp)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "gpus", inf->gpus,
+                         tp <= MAX_TOKENS / pp ? tp * pp : 0,
                          "must equal tensor_parallel × pipeline_parallel");
 
   /* vLLM splits query heads evenly (ColumnParallelLinear in QKVParallelLinear). */
@@ -945,9 +949,9 @@ hr_inference_limits (const HrModel     *model,
   max_prompt = largest_fitting (model, inf, &params, gpu, false);
   limits->max_context = max_prompt > 0 ? max_prompt + inf->generate : 0;
 
-  /* Fewest GPUs: for each count, every valid split, widest TP first (TP
-   * must divide the heads and PP the layers, which bounds the search). */
-  for (int64_t gpus = 1; gpus <= model->n_heads * model->n_layers; gpus++)
+  /* Fewest GPUs, up to MAX_GPUS: for each count, every valid split, widest
+   * TP first (TP must divide the heads and PP the layers). */
+  for (int64_t gpus = 1; gpus <= MAX_GPUS; gpus++)
     {
       for (int64_t tp = gpus < model->n_heads ? gpus : model->n_heads; tp >= 1; tp--)
         {

@@ -55,6 +55,7 @@ hr_model_init (HrModel *model)
     .sliding_window = 0,
     .sliding_window_period = 0,
     .qk_norm = false,
+    .first_sliding_layer = 0,
   };
 }
 
@@ -93,8 +94,11 @@ bool
 hr_model_layer_is_sliding (const HrModel *model,
                            int64_t        layer)
 {
-  /* Gemma2Attention: sliding_window only when layer_idx is even (period 2). */
+  /* Gemma2Attention: sliding_window only when layer_idx is even (period 2);
+   * Qwen2: only from max_window_layers on. */
   if (model->sliding_window <= 0 || layer < 0 || layer >= model->n_layers)
+    return false;
+  if (layer < model->first_sliding_layer)
     return false;
   if (model->sliding_window_period <= 1)
     return true;
@@ -176,9 +180,10 @@ hr_model_validate (const HrModel *model,
     case HR_POSITIONS_ROTARY:
       if (!(model->rotary_fraction > 0.0 && model->rotary_fraction <= 1.0))
         return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "partial_rotary_factor",
-                             (int64_t) (isfinite (model->rotary_fraction)
-                                        ? model->rotary_fraction : -1), 1,
-                             "must lie in (0, 1]");
+                             isfinite (model->rotary_fraction)
+                             && fabs (model->rotary_fraction) < 1e15
+                             ? llround (model->rotary_fraction * 100) : -1, 100,
+                             "in percent, must lie in (0, 100]");
       break;
     case HR_POSITIONS_NONE:
     case HR_POSITIONS_ALIBI:
@@ -231,6 +236,7 @@ hr_model_validate (const HrModel *model,
 
   CHECK (require_non_negative (model->sliding_window, "sliding_window", err));
   CHECK (require_non_negative (model->sliding_window_period, "sliding_window_pattern", err));
+  CHECK (require_non_negative (model->first_sliding_layer, "max_window_layers", err));
   return HR_OK;
 }
 

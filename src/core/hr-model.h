@@ -104,6 +104,8 @@ typedef struct
   /* Added by core-model */
   bool qk_norm;                /* a norm of head_dim over each query and key head, shared
                                 * across heads (Phi qk_layernorm); kind and bias as above */
+  int64_t first_sliding_layer; /* layers below it attend globally whatever the window
+                                * (Qwen2 max_window_layers); 0 = none */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -128,10 +128,18 @@ weight_bytes (const HrTraining *training)
   return training->precision == HR_PRECISION_FP32 ? 4.0 : 2.0;
 }
 
+/* Mixed precision reduces fp32 gradients when asked to (Megatron's
+ * main_grad) or when autocast trains fp32 parameters (hr-training.h). */
 static double
 gradient_bytes (const HrTraining *training)
 {
-  return training->fp32_gradients ? 4.0 : weight_bytes (training);
+  bool mixed = training->precision == HR_PRECISION_BF16_MIXED
+               || training->precision == HR_PRECISION_FP16_MIXED
+               || training->precision == HR_PRECISION_FP8_MIXED;
+
+  if (mixed && (training->fp32_gradients || training->fp32_residual))
+    return 4.0;
+  return weight_bytes (training);
 }
 
 /* Seconds per FLOP of an m×k by k×n product: the larger of its compute time
@@ -175,7 +183,7 @@ ring_seconds (double volume,
               double latency,
               double passes)
 {
-  if (n <= 1.0)
+  if (n <= 1.0 || volume <= 0.0)
     return 0.0;
   return passes * ((n - 1.0) / n * volume / bandwidth + (n - 1.0) * latency);
 }
@@ -344,7 +352,7 @@ evaluate (const PlanContext      *ctx,
   double layers = L / p;                     /* layers of one pipeline rank */
   bool moe = model->n_experts > 0;
   double moe_layers = (double) ctx->params.n_moe_layers / p;
-  double keys, ffn, expert_tokens, mask;
+  double keys, ffn, expert_tokens, mask, kv_local;
   double spf[HR_FLOPS_N_COMPONENTS];         /* seconds per FLOP of each component */
   double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
@@ -361,6 +369,10 @@ evaluate (const PlanContext      *ctx,
 
   memset (step, 0, sizeof *step);
 
+  /* Key/value heads are split over TP, or replicated once TP exceeds them. */
+  kv_local = model->n_kv_heads >= tr->tensor_parallel
+             ? (double) ctx->kv_dim / t : (double) ctx->head_dim;
+
   /* Shapes of each product (docs/planner.md, "Matrix products"). */
   keys = s;
   if (model->sliding_window > 0 && model->sliding_window < keys && model->sliding_window_period <= 1)
@@ -372,7 +384,7 @@ evaluate (const PlanContext      *ctx,
                   ? tokens * (double) model->experts_per_token * e / (double) model->n_experts
                   : tokens;
   spf[HR_FLOPS_ATTN_PROJ] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
-                                                   (double) (ctx->q_dim + 2 * ctx->kv_dim) / t,
+                                                   (double) ctx->q_dim / t + 2.0 * kv_local,
                                                    h, true);
   spf[HR_FLOPS_ATTN_SCORES] = gemm_seconds_per_flop (ctx, peak, elem, s / c, keys,
                                                      (double) ctx->head_dim,
@@ -422,7 +434,7 @@ evaluate (const PlanContext      *ctx,
                * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
                * (model->ffn_kind == HR_FFN_GATED ? 3.0 : 2.0) * a;   /* activation function */
   if (model->positions == HR_POSITIONS_ROTARY)
-    mem_layer += tokens * (double) (ctx->q_dim + ctx->kv_dim) / t * 2.0 * a;
+    mem_layer += tokens * ((double) ctx->q_dim / t + kv_local) * 2.0 * a;
   mem_softmax = 0.0;
   if (tr->attention == HR_ATTENTION_EAGER)
     {
@@ -469,7 +481,7 @@ evaluate (const PlanContext      *ctx,
   if (c > 1)
     {
       Link link = link_for (ctx, tr->tensor_parallel * tr->context_parallel, gpn);
-      double block = tokens * 2.0 * (double) ctx->kv_dim / t * a;
+      double block = tokens * 2.0 * kv_local * a;
       double hop = block / link.bandwidth + link.latency;
       double fwd = (c - 1.0) * hop, bwd = 2.0 * fwd;
 
@@ -548,7 +560,8 @@ evaluate (const PlanContext      *ctx,
 
     if (tr->fsdp == HR_FSDP_HYBRID)
       {
-        double inside = (double) (gpn / tr->tensor_parallel) < n ? (double) (gpn / tr->tensor_parallel) : n;
+        double per_node = (double) (gpn / tr->tensor_parallel > 1 ? gpn / tr->tensor_parallel : 1);
+        double inside = per_node < n ? per_node : n;
         Link node = link_for (ctx, 1, gpn);
         Link net = link_for (ctx, gpn + 1, gpn);
         double params = dense + experts;
@@ -778,6 +791,38 @@ offer_pareto (Search             *search,
   search->result->n_pareto = n + 1;
 }
 
+static bool
+wanted_best (const Search     *search,
+             const HrPlanStep *step,
+             double            memory)
+{
+  const HrPlanLayout *last;
+
+  if (search->best_size == 0)
+    return false;
+  if (search->result->n_best < search->best_size)
+    return true;
+  last = &search->best[search->best_size - 1];
+  return step->step_seconds < last->step.step_seconds
+         || (step->step_seconds == last->step.step_seconds && memory < last->memory_total);
+}
+
+static bool
+wanted_pareto (const Search     *search,
+               const HrPlanStep *step,
+               double            memory)
+{
+  size_t i;
+
+  if (search->pareto_size == 0)
+    return false;
+  for (i = 0; i < search->result->n_pareto; i++)
+    if (search->pareto[i].memory_total <= memory
+        && search->pareto[i].step.tokens_per_second >= step->tokens_per_second)
+      return false;
+  return true;
+}
+
 /* Returns false when the layout is valid but does not fit. */
 static bool
 try_layout (Search     *search,
@@ -785,6 +830,7 @@ try_layout (Search     *search,
 {
   HrPlanLayout layout;
   HrTrainingMemory memory;
+  HrPlanStep step;
 
   if (hr_training_memory (search->ctx.model, training, search->ctx.gpu, &memory, NULL) != HR_OK)
     return true;
@@ -793,12 +839,16 @@ try_layout (Search     *search,
     return false;
   search->result->fitting++;
 
+  evaluate (&search->ctx, training, &memory, &step);
+  if (!wanted_best (search, &step, memory.total) && !wanted_pareto (search, &step, memory.total))
+    return true;
+
   memset (&layout, 0, sizeof layout);
-  evaluate (&search->ctx, training, &memory, &layout.step);
+  layout.step = step;
   layout.training = *training;
-  layout.training.mfu = layout.step.mfu;
+  layout.training.mfu = step.mfu;
   layout.data_parallel = memory.data_parallel;
-  layout.grad_accumulation = layout.step.micro_batches;
+  layout.grad_accumulation = step.micro_batches;
   layout.memory_total = memory.total;
   layout.memory_capacity = memory.capacity;
 
@@ -1029,15 +1079,16 @@ hr_plan_search (const HrModel       *model,
   gpus = tr.nodes * gpn;
   layers = model->n_layers;
 
-  /* TP stays within a node and divides the query and key/value heads
-   * (Megatron-LM's constraints); PP divides the layers; CP splits the
+  /* TP stays within a node, divides the query heads and divides or is a
+   * multiple of the key/value heads (replicated then, as Megatron-Core does); PP divides the layers; CP splits the
    * sequence into 2·cp load-balanced chunks; EP divides the experts and the
    * dp·cp ranks; the micro-batch divides each replica's share of the batch;
    * interleaving needs the micro-batches to be a multiple of pp. */
   for (tp = 1; tp <= gpn; tp++)
     {
       if (gpn % tp != 0 || pinned_out (request->tensor_parallel, tp)
-          || model->n_heads % tp != 0 || model->n_kv_heads % tp != 0)
+          || model->n_heads % tp != 0
+          || (model->n_kv_heads % tp != 0 && tp % model->n_kv_heads != 0))
         continue;
       for (pp = 1; pp <= layers; pp++)
         {

@@ -158,8 +158,8 @@ hr_training_init (HrTraining *training)
   training->dropout = false;
   training->dropout_mask_bytes = 1;
   training->causal = true;
-  /* CUDA context, cuBLAS workspaces, NCCL buffers and allocator slack:
-   * see docs/training.md, "Overhead". */
+  /* CUDA context (287 MB lazy, 667 MB eager: pytorch/pytorch PR #86509),
+   * cuBLAS workspaces, NCCL buffers and allocator slack: docs/training.md. */
   training->overhead_bytes = 1.0 * GIB;
   /* PaLM reports 46.2% MFU, Megatron-LM 42-54% with [SP]: docs/training.md. */
   training->mfu = 0.40;
@@ -268,10 +268,18 @@ check_divides (int64_t     divisor,
   return HR_OK;
 }
 
-static bool
-finite_non_negative (double value)
+/* A non-negative, finite amount (tokens, bytes, money). */
+static HrStatus
+check_amount (double      value,
+              const char *field,
+              HrError    *err)
 {
-  return isfinite (value) && value >= 0;
+  if (!isfinite (value))
+    return hr_error_set (err, HR_ERROR_WRONG_TYPE, field, 0, 0, "a finite number");
+  if (value < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, field, (int64_t) floor (value), 0,
+                         "must be 0 or more");
+  return HR_OK;
 }
 
 static HrStatus
@@ -324,23 +332,22 @@ validate_settings (const HrTraining *t,
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");
-  if (!finite_non_negative (t->tokens))
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "tokens", (int64_t) 0, 0,
-                         "must be a finite number of tokens, 0 or more");
-  if (!finite_non_negative (t->overhead_bytes))
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "overhead_bytes", 0, 0,
-                         "must be finite, 0 or more");
-  if (!finite_non_negative (t->price_per_gpu_hour))
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "price_per_gpu_hour", 0, 0,
-                         "must be finite, 0 or more");
-  if (!isfinite (t->mfu) || t->mfu <= 0 || t->mfu > 1)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "mfu", (int64_t) (t->mfu * 100), 100,
-                         "MFU is a fraction in (0, 1]");
+  if ((status = check_amount (t->tokens, "tokens", err)) != HR_OK
+      || (status = check_amount (t->overhead_bytes, "overhead_bytes", err)) != HR_OK
+      || (status = check_amount (t->price_per_gpu_hour, "price_per_gpu_hour", err)) != HR_OK)
+    return status;
+  if (!isfinite (t->mfu))
+    return hr_error_set (err, HR_ERROR_WRONG_TYPE, "mfu", 0, 0, "a finite fraction in (0, 1]");
+  if (t->mfu <= 0 || t->mfu > 1)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "mfu", (int64_t) floor (t->mfu * 100), 100,
+                         "MFU is a fraction in (0, 1]; the value shown is in percent");
   if (t->fp32_residual && !is_mixed (t))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp32_residual", 1, 0,
                          "autocast applies to the mixed-precision recipes only");
   return HR_OK;
 }
+
+static int64_t kv_heads (const HrModel *model);
 
 static HrStatus
 validate_layout (const HrTraining *t,
@@ -369,12 +376,19 @@ validate_layout (const HrTraining *t,
   if ((status = check_divides (tp, model->n_heads, "tensor_parallel",
                                "num_attention_heads", err)) != HR_OK)
     return status;
-  if (model->n_kv_heads % tp != 0 && tp % model->n_kv_heads != 0)
-    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "tensor_parallel", tp, model->n_kv_heads,
+  if (kv_heads (model) <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "num_key_value_heads", kv_heads (model), 0,
+                         NULL);
+  if (kv_heads (model) % tp != 0 && tp % kv_heads (model) != 0)
+    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "tensor_parallel", tp, kv_heads (model),
                          "num_key_value_heads (nor do they divide it, for replication)");
   if (model->ffn_size > 0
       && (status = check_divides (tp, model->ffn_size, "tensor_parallel",
                                   "intermediate_size", err)) != HR_OK)
+    return status;
+  if (model->n_experts > 0 && model->expert_ffn_size > 0
+      && (status = check_divides (tp, model->expert_ffn_size, "tensor_parallel",
+                                  "moe_intermediate_size", err)) != HR_OK)
     return status;
 
   /* Layers: pp stages of virtual_stages chunks each ([MLM] §2.2) */
@@ -585,6 +599,8 @@ hr_training_rank (const HrModel    *model,
   int64_t attention, dense, moe, moe_experts;
 
   memset (rank, 0, sizeof *rank);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
   if (stage < 0 || stage >= pp)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
                          "pipeline stage");
@@ -745,8 +761,12 @@ shard_groups (const HrTraining *t,
               ShardGroups      *g)
 {
   int64_t dp_cp = hr_training_data_parallel (t) * t->context_parallel;
-  int64_t expert = dp_cp / t->expert_parallel;
+  int64_t expert;
 
+  /* Unvalidated settings shard over nothing rather than divide by zero. */
+  if (dp_cp < 1)
+    dp_cp = 1;
+  expert = t->expert_parallel > 0 ? dp_cp / t->expert_parallel : dp_cp;
   g->dense = (double) dp_cp;
   g->expert = (double) (expert > 0 ? expert : 1);
   if (t->fsdp == HR_FSDP_HYBRID)
@@ -983,10 +1003,13 @@ hr_training_activations (const HrModel         *model,
 {
   int64_t pp = training->pipeline_parallel;
   double tp = (double) training->tensor_parallel;
+  HrStatus status;
   ActShape a;
   double layers_total = 0;
 
   memset (act, 0, sizeof *act);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
   if (stage < 0 || stage >= pp)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
                          "pipeline stage");
@@ -1278,14 +1301,17 @@ hr_training_time (const HrModel    *model,
   if ((status = step_flops (model, training, &flops, err)) != HR_OK)
     return status;
 
-  /* [PaLM] App. B: MFU = model FLOPs per second / peak; so a step takes
-   * model FLOPs / (GPUs · peak · MFU). HFU counts the recomputation too. */
+  /* The set utilisation applies to every FLOP the GPUs execute, the
+   * recomputation included, so that recomputing costs time:
+   * step = (model + recompute FLOPs) / (GPUs · peak · utilisation). The
+   * achieved MFU ([PaLM] App. B: model FLOPs per second over peak) is then
+   * the setting × model / hardware FLOPs; the HFU is the setting. */
   time->tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
   time->model_flops_per_step = flops.model_flops;
   time->hardware_flops_per_step = flops.total;
   time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
-  time->mfu = training->mfu;
-  time->step_seconds = time->model_flops_per_step / (gpus * time->peak_flops * time->mfu);
+  time->step_seconds = time->hardware_flops_per_step / (gpus * time->peak_flops * training->mfu);
+  time->mfu = time->model_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->hfu = time->hardware_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->tokens_per_second = time->tokens_per_step / time->step_seconds;
 
@@ -1329,11 +1355,12 @@ hr_training_utilization_from_tokens_per_second (const HrModel         *model,
   HrFlops flops;
 
   memset (out, 0, sizeof *out);
-  if (!isfinite (tokens_per_second) || tokens_per_second <= 0)
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "tokens_per_second",
-                         (int64_t) tokens_per_second, 0, "a measured throughput");
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
     return status;
+  if (!isfinite (tokens_per_second) || tokens_per_second <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "tokens_per_second",
+                         (int64_t) (isfinite (tokens_per_second) ? tokens_per_second : 0), 0,
+                         "a measured throughput");
   if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
     return status;
   if ((status = step_flops (model, training, &flops, err)) != HR_OK)
@@ -1357,13 +1384,15 @@ hr_training_utilization_from_step_seconds (const HrModel         *model,
                                            HrError               *err)
 {
   double tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
+  HrStatus status;
 
+  memset (out, 0, sizeof *out);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
   if (!isfinite (step_seconds) || step_seconds <= 0)
-    {
-      memset (out, 0, sizeof *out);
-      return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "step_seconds", (int64_t) step_seconds, 0,
-                           "a measured step time");
-    }
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "step_seconds",
+                         (int64_t) (isfinite (step_seconds) ? step_seconds : 0), 0,
+                         "a measured step time");
   return hr_training_utilization_from_tokens_per_second (model, training, gpu,
                                                          tokens_per_step / step_seconds,
                                                          out, err);

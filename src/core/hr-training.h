@@ -64,7 +64,7 @@ typedef struct
   int64_t virtual_stages;         /* model chunks per pipeline rank (interleaved); 1 otherwise */
   int64_t context_parallel;
   int64_t expert_parallel;        /* divides dp · cp; expert data-parallel = dp · cp / ep */
-  int     zero_stage;             /* 0-3 (DeepSpeed); ignored when fsdp is set */
+  int     zero_stage;             /* 0-3 (DeepSpeed); must stay 0 when fsdp is set */
   HrFsdp  fsdp;
 
   /* Batch and budget */
@@ -87,7 +87,8 @@ typedef struct
 
   /* Costs and rates */
   double  overhead_bytes;         /* CUDA context, NCCL and allocator reserve per GPU */
-  double  mfu;                    /* model FLOPs utilisation, (0, 1] */
+  double  mfu;                    /* utilisation of the GPUs' peak, (0, 1], applied to every
+                                   * FLOP executed (recomputation included) */
   double  price_per_gpu_hour;     /* currency units; 0 = no cost */
 
   /* Mixed precision as PyTorch autocast runs it (HF Trainer --bf16): fp32
@@ -125,8 +126,9 @@ typedef struct
 
 typedef struct
 {
-  /* The rank reported: the first pipeline stage (embedding, most micro-batches
-   * in flight), which also holds the LM head and loss when pp = 1. */
+  /* The rank reported: of the first pipeline stage (embedding, most
+   * micro-batches in flight) and the last (LM head, fp32 logits and loss),
+   * the one with the larger total; with pp = 1 they are the same rank. */
   int64_t params_on_gpu;          /* parameters the rank owns before ZeRO sharding */
   int64_t data_parallel;          /* dp = GPUs / (tp · pp · cp) */
   int64_t grad_accumulation;      /* global_batch / (micro_batch × dp) */
@@ -158,19 +160,19 @@ typedef struct
   double  model_flops_per_step;   /* forward + backward of the whole model (what MFU counts) */
   double  hardware_flops_per_step;/* model FLOPs + recomputation (what HFU counts) */
   double  peak_flops;             /* one GPU, compute dtype, dense */
-  double  step_seconds;           /* model FLOPs / (GPUs × peak × mfu) */
+  double  step_seconds;           /* hardware FLOPs / (GPUs × peak × training mfu) */
   double  tokens_per_second;
   double  steps;                  /* ceil (tokens budget / tokens_per_step); 0 without budget */
   double  total_seconds;
   double  gpu_hours;
   double  cost;
   double  energy_kwh;             /* GPUs × board power × time */
-  double  mfu;
-  double  hfu;                    /* hardware FLOPs utilisation at that step time */
+  double  mfu;                    /* achieved: model FLOPs / (GPUs × peak × step) */
+  double  hfu;                    /* hardware FLOPs / (GPUs × peak × step): the setting */
 
-  /* Information, already inside the MFU (not added to step_seconds) */
-  double  bubble_fraction;        /* idle share of a pipeline step */
-  double  bubble_seconds;
+  /* Information, already inside the utilisation (not added to step_seconds) */
+  double  bubble_fraction;        /* (p − 1)/m, or /(v·m) interleaved: idle over ideal time */
+  double  bubble_seconds;         /* its share of step_seconds: b / (1 + b) */
   double  tp_comm_bytes;          /* per GPU per step */
   double  tp_comm_seconds;
   double  dp_comm_bytes;          /* per GPU per step: gradient reduce (+ ZeRO-3 gathers) */
@@ -207,7 +209,7 @@ int64_t  hr_training_gpus          (const HrTraining *training);
 int64_t  hr_training_data_parallel (const HrTraining *training);
 HrDtype  hr_training_compute_dtype (const HrTraining *training);
 
-/* Parameters held by pipeline stage `stage` (0 … pp − 1). */
+/* Parameters held by pipeline stage `stage` (0 … pp − 1); validates first. */
 HrStatus hr_training_rank        (const HrModel    *model,
                                   const HrTraining *training,
                                   int64_t           stage,

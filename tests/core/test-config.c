@@ -318,10 +318,20 @@ test_llama_style_traps (void)
   g_assert_true (m.tied_embeddings);
   g_assert_cmpint (m.ffn_kind, ==, HR_FFN_GATED);
 
-  /* Qwen2: q/k/v biases, no o_proj bias. */
+  /* Qwen2: q/k/v biases, no o_proj bias; windows only with
+   * use_sliding_window, from max_window_layers on. */
   m = model_of ("{\"model_type\": \"qwen2\"}");
   g_assert_true (m.qkv_bias);
   g_assert_false (m.out_bias);
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  m = model_of ("{\"model_type\": \"qwen2\", \"use_sliding_window\": true,"
+                " \"sliding_window\": 4096, \"max_window_layers\": 28}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 27));
+  g_assert_true (hr_model_layer_is_sliding (&m, 28));
+  g_assert_true (hr_model_layer_is_sliding (&m, 31));
+  m = model_of ("{\"model_type\": \"qwen2\", \"use_sliding_window\": true,"
+                " \"max_window_layers\": 32}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 31));
 
   /* Llama attention_bias puts a bias on o_proj too; mlp_bias on the MLP. */
   m = model_of ("{\"model_type\": \"llama\", \"attention_bias\": true, \"mlp_bias\": true}");
@@ -426,6 +436,14 @@ test_unknown (void)
 static void
 test_errors (void)
 {
+  {
+    HrModel model;
+    HrError err = { 0 };
+    HrConfigSource empty = { NULL, NULL };
+
+    g_assert_cmpint (hr_model_from_config (&empty, &model, NULL, &err), ==, HR_ERROR_MISSING);
+    g_assert_cmpstr (err.field, ==, "config");
+  }
   expect_error ("{\"model_type\": 3}", HR_ERROR_WRONG_TYPE, "model_type");
   expect_error ("{\"model_type\": \"llama\", \"hidden_size\": \"4096\"}",
                 HR_ERROR_WRONG_TYPE, "hidden_size");
@@ -459,6 +477,120 @@ test_errors (void)
                 HR_ERROR_OVERFLOW, "vocab_size");
 }
 
+/* Published exact counts (model cards, papers; Pythia: Biderman et al. 2023,
+ * Table 1) and counts derived in this file or test-model.c. */
+static const struct
+{
+  const char *id;
+  int64_t     total;
+} published[] = {
+  { "gpt2", 124439808 },
+  { "gpt2-medium", 354823168 },
+  { "gpt2-large", 774030080 },
+  { "gpt2-xl", 1557611200 },
+  /* GPT-3 175B (h 12288, 96 layers): per layer 12h² + 13h = 1,812,099,072,
+   * ×96 = 173,961,510,912; wte 50257·12288 = 617,558,016; wpe 2048·12288 =
+   * 25,165,824; ln_f 24,576 → 174,604,259,328 (the paper rounds to 175.0B). */
+  { "gpt-3-175b", 174604259328 },
+  { "pythia-70m", 70426624 },
+  { "pythia-160m", 162322944 },
+  { "pythia-410m", 405334016 },
+  { "pythia-1b", 1011781632 },
+  { "pythia-1.4b", 1414647808 },
+  { "pythia-2.8b", 2775208960 },
+  { "pythia-6.9b", 6857302016 },
+  { "pythia-12b", 11846072320 },
+  { "opt-125m", 125239296 },
+  { "opt-350m", 331196416 },
+  { "opt-1.3b", 1315758080 },
+  { "llama-2-7b", 6738415616 },
+  { "llama-2-13b", 13015864320 },
+  { "llama-2-70b", 68976648192 },
+  { "llama-3-8b", 8030261248 },
+  { "llama-3-70b", 70553706496 },
+  { "llama-3.1-8b", 8030261248 },
+  { "llama-3.1-405b", 405853388800 },
+  { "llama-3.2-1b", 1235814400 },
+  { "llama-3.2-3b", 3212749824 },
+  { "mistral-7b-v0.1", 7241732096 },
+  { "mixtral-8x7b", 46702792704 },
+  { "qwen2.5-0.5b", 494032768 },
+  { "qwen2.5-1.5b", 1543714304 },
+  { "qwen2.5-7b", 7615616512 },
+  { "qwen2.5-72b", 72706203648 },
+  { "gemma-2b", 2506172416 },
+  { "gemma-7b", 8537680896 },
+  { "gemma-2-2b", 2614341888 },
+  { "gemma-2-9b", 9241705984 },
+  { "gemma-2-27b", 27227128320 },
+  { "phi-2", 2779683840 },
+  { "phi-3-mini", 3821079552 },
+  { "falcon-7b", 6921720704 },
+  { "deepseek-v2-lite", 15706484224 },
+  { "deepseek-v3", 671026404352 },
+};
+
+static gboolean
+valid_id (const char *id)
+{
+  /* lowercase letters, digits, dashes and version dots, e.g. llama-3.1-8b */
+  if (!g_ascii_islower (*id) && !g_ascii_isdigit (*id))
+    return FALSE;
+  for (const char *c = id; *c != '\0'; c++)
+    if (!g_ascii_islower (*c) && !g_ascii_isdigit (*c) && *c != '-' && *c != '.')
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_presets (void)
+{
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "..", "..", "resources", "models.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) totals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  JsonObject *root;
+  JsonArray *models;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "format"), ==, "headroom-models");
+  g_assert_cmpint (json_object_get_int_member (root, "version"), ==, 1);
+  models = json_object_get_array_member (root, "models");
+
+  for (guint i = 0; i < json_array_get_length (models); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (models, i);
+      const char *id = json_object_get_string_member (entry, "id");
+      HrModel model;
+      HrParams params;
+      HrError err = { 0 };
+      unsigned warnings;
+
+      g_test_message ("%s", id);
+      g_assert_true (valid_id (id));
+      g_assert_false (g_hash_table_contains (totals, id));
+      g_assert_cmpstr (json_object_get_string_member (entry, "name"), !=, "");
+      g_assert_true (g_str_has_prefix (json_object_get_string_member (entry, "source"), "https://"));
+      g_assert_cmpint (read_object (json_object_get_object_member (entry, "config"),
+                                    &model, &warnings, &err), ==, HR_OK);
+      g_assert_cmpuint (warnings, ==, HR_CONFIG_WARN_NONE);
+      g_assert_cmpint (hr_model_params (&model, &params, &err), ==, HR_OK);
+      g_hash_table_insert (totals, g_strdup (id), g_memdup2 (&params.total, sizeof params.total));
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (published); i++)
+    {
+      int64_t *total = g_hash_table_lookup (totals, published[i].id);
+
+      g_test_message ("published %s", published[i].id);
+      g_assert_nonnull (total);
+      g_assert_cmpint (*total, ==, published[i].total);
+    }
+  g_assert_cmpuint (g_hash_table_size (totals), >=, 50);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -474,6 +606,7 @@ main (int   argc,
   g_test_add_func ("/config/deepseek", test_deepseek);
   g_test_add_func ("/config/unknown", test_unknown);
   g_test_add_func ("/config/errors", test_errors);
+  g_test_add_func ("/config/presets", test_presets);
 
   return g_test_run ();
 }

@@ -117,6 +117,15 @@ test_gpt2_components (void)
 
   /* budget: 1e9 tokens at 3·forward/1024 per token */
   g_assert_cmpfloat (hr_flops_for_tokens (&f, 1e9), ==, 1e9 * (3 * forward / 1024));
+  g_assert_cmpfloat (hr_flops_for_tokens (&f, -1), ==, 0);
+
+  /* Chinchilla: 20 tokens per parameter, 20·124,439,808 = 2,488,796,160 */
+  {
+    HrParams p;
+
+    g_assert_cmpint (hr_model_params (&m, &p, NULL), ==, HR_OK);
+    g_assert_cmpfloat (hr_flops_chinchilla_tokens (&p), ==, 2488796160.0);
+  }
 }
 
 static void
@@ -192,6 +201,18 @@ test_windows (void)
   f = train (&m, 8, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, true);
   g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_SCORES].forward, ==, 3584.0);
 
+  /* Four such layers windowed from layer 1 on (Qwen2's max_window_layers):
+   * spans 8 + 3·4 = 20 → 2·8·4·8·20 = 10,240; with period 2 as well only
+   * layer 2 is windowed: 3·8 + 4 = 28 → 14,336. */
+  llama_like (&m, 4, 32, 4, 4, 64, 100);
+  m.sliding_window = 4;
+  m.first_sliding_layer = 1;
+  f = train (&m, 8, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false);
+  g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_SCORES].forward, ==, 10240.0);
+  m.sliding_window_period = 2;
+  f = train (&m, 8, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false);
+  g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_SCORES].forward, ==, 14336.0);
+
   /* Decoding with Llama-2-7B: weights 2·(32·202,375,168 + 32000·4096) =
    * 13,214,154,752 per token, plus QKᵀ and attention over V
    * 2·2·32·128·32 = 524,288 per cached token. */
@@ -217,6 +238,32 @@ test_windows (void)
   g_assert_cmpfloat (decode_8k, ==, decode_4k);
   m.sliding_window = 0;
   g_assert_cmpfloat (hr_flops_decode_token (&m, 1, 8192), ==, decode_4k + 4096 * per_ctx);
+}
+
+static void
+test_opt_projections (void)
+{
+  HrModel m;
+  HrFlops f;
+
+  /* OPT-350m, one sequence of 2048: the head is 512 wide, 2·2048·512·50272
+   * = 105,428,025,344, and project_in and project_out add 2·2·2048·512·1024
+   * = 4,294,967,296 (inputs and outputs of every token). */
+  hr_model_init (&m);
+  m.n_layers = 24;
+  m.hidden_size = 1024;
+  m.n_heads = m.n_kv_heads = 16;
+  m.head_dim = 64;
+  m.ffn_size = 4096;
+  m.vocab_size = 50272;
+  m.max_positions = 2048;
+  m.position_offset = 2;
+  m.embed_proj_dim = 512;
+  m.norm_placement = HR_NORM_POST;
+  m.final_norm = false;
+  f = train (&m, 2048, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_FULL, false);
+  g_assert_cmpfloat (f.component[HR_FLOPS_LM_HEAD].forward, ==, 105428025344.0 + 4294967296.0);
+  g_assert_cmpfloat (f.component[HR_FLOPS_LM_HEAD].recompute, ==, 0);
 }
 
 static void
@@ -374,6 +421,7 @@ main (int   argc,
   g_test_add_func ("/flops/gpt2-components", test_gpt2_components);
   g_test_add_func ("/flops/moe-and-mla", test_moe_and_mla);
   g_test_add_func ("/flops/windows-and-inference", test_windows);
+  g_test_add_func ("/flops/opt-projections", test_opt_projections);
   g_test_add_func ("/flops/bad", test_bad);
   g_test_add_func ("/flops/measured", test_measured);
 

@@ -518,6 +518,27 @@ test_weights_mla_tp (void)
   g_assert_cmpfloat (2.0 * two - one, ==, 70769664.0);
 }
 
+/* Mixtral-8x7B (46702792704 parameters, known-models.json) at TP 8: every
+ * rank holds the norms, 32 × 2 × 4096 + 4096 = 266240, and the routers,
+ * 32 × 8 × 4096 = 1048576, whole; each expert's matrices are split 8 ways
+ * (vLLM FusedMoE): ((46702792704 − 1314816) / 8 + 1314816) × 2 B. */
+static void
+test_weights_moe_tp (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 16, 0);
+
+  m.vocab_size = 32000;
+  m.n_experts = 8;
+  m.experts_per_token = 2;
+  m.expert_ffn_size = 14336;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==, 2.0 * 46702792704.0);
+
+  inf.tensor_parallel = inf.gpus = 8;
+  g_assert_cmpfloat (memory_of (&m, &inf).weights, ==,
+                     ((46702792704.0 - 1314816.0) / 8.0 + 1314816.0) * 2.0);
+}
+
 /* ---- Totals and fit -------------------------------------------------------- */
 
 static void
@@ -672,6 +693,57 @@ test_latency_tpot_average (void)
   g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
 }
 
+/* A prefill in chunks of 512 reads the weights once per chunk: 8 times for
+ * a 4096-token prompt, 8 × 15009849344 B, plus the K and V written once,
+ * 4096 × 131072 B. The FLOPs do not change. */
+static void
+test_latency_chunked_prefill (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 4096, 0);
+  double whole = latency_of (&m, &inf).prefill_compute_time;
+  HrInferenceLatency lat;
+  double memory = (8.0 * 15009849344.0 + 4096.0 * 131072.0) / (3.35e12 * 0.7);
+
+  inf.prefill_chunk = 512;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_memory_time, memory, memory * 1e-12);
+  g_assert_cmpfloat (lat.prefill_compute_time, ==, whole);
+}
+
+/* The peak follows the precision: fp8 weights run on the fp8 tensor cores,
+ * 1978.9e12 against 989.4e12 FLOP/s, so the same FLOPs take 989.4 / 1978.9
+ * of the time; without fp8 support vLLM's W8A16 fallback runs at the bf16
+ * peak; weight-only int4 multiplies at 16 bit. */
+static void
+test_latency_peak_by_precision (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 4096, 0);
+  HrGpu gpu = h100 ();
+  HrInferenceLatency bf16, fp8;
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &bf16, &err), ==, HR_OK);
+  inf.weights = HR_WEIGHTS_FP8;
+  g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &fp8, &err), ==, HR_OK);
+  g_assert_cmpfloat_with_epsilon (fp8.prefill_compute_time / bf16.prefill_compute_time,
+                                  989.4 / 1978.9, 1e-12);
+
+  gpu.peak_flops[HR_DTYPE_FP8] = 0.0;
+  g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &fp8, &err), ==, HR_OK);
+  g_assert_cmpfloat (fp8.prefill_compute_time, ==, bf16.prefill_compute_time);
+
+  inf.weights = HR_WEIGHTS_INT4;
+  g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &fp8, &err), ==, HR_OK);
+  g_assert_cmpfloat (fp8.prefill_compute_time, ==, bf16.prefill_compute_time);
+
+  /* A GPU with no 16-bit peak cannot be timed. */
+  gpu.peak_flops[HR_DTYPE_BF16] = gpu.peak_flops[HR_DTYPE_FP16] = 0.0;
+  g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &fp8, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "peak_flops");
+}
+
 /* TP 2 all-reduces: 2 per layer × 32 layers, each moving 2 × (2 − 1) / 2 of
  * a batch × 4096 × 2 B buffer over 450e9 B/s. For one decode step of batch
  * 1: 64 × 8192 / 450e9 = 1.16508e-6 s; for a 1000-token prefill, 1000×. */
@@ -772,6 +844,54 @@ test_limits (void)
   g_assert_cmpint (limits.min_gpus, ==, 2);
   g_assert_cmpint (limits.min_gpus_tensor_parallel, ==, 1);
   g_assert_cmpint (limits.min_gpus_pipeline_parallel, ==, 2);
+}
+
+/* Over a grid of models and settings, every figure is finite and not
+ * negative, the total is the sum of its parts, and fits agrees with it. */
+static void
+test_results_well_formed (void)
+{
+  HrModel models[] = { llama3_8b (), mistral_7b (), falcon_7b (), gemma2_9b (), deepseek_v2_lite () };
+  static const int64_t batches[] = { 1, 7, 256 };
+  static const int64_t prompts[] = { 1, 100, 70000 };
+  static const int64_t generates[] = { 0, 1, 33 };
+  HrGpu gpu = h100 ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (models); i++)
+    for (guint b = 0; b < G_N_ELEMENTS (batches); b++)
+      for (guint p = 0; p < G_N_ELEMENTS (prompts); p++)
+        for (guint g = 0; g < G_N_ELEMENTS (generates); g++)
+          for (int w = 0; w < HR_WEIGHTS_N; w++)
+            {
+              HrInference inf = settings (batches[b], prompts[p], generates[g]);
+              HrInferenceMemory mem;
+              HrInferenceLatency lat;
+              HrError err = { 0 };
+
+              inf.weights = (HrWeightPrecision) w;
+              inf.kv_dtype = (HrKvDtype) (w % HR_KV_N);
+              g_assert_cmpint (hr_inference_memory (&models[i], &inf, &gpu, &mem, &err), ==, HR_OK);
+              g_assert_cmpint (hr_inference_latency (&models[i], &inf, &gpu, &lat, &err), ==, HR_OK);
+              {
+                const double all[] = {
+                  mem.weights, mem.kv_cache, mem.kv_cache_per_token, mem.kv_cache_uncapped,
+                  mem.activations, mem.total, mem.headroom, mem.overflow,
+                  lat.time_to_first_token, lat.time_per_output_token, lat.end_to_end,
+                  lat.tokens_per_second, lat.tokens_per_second_per_sequence,
+                  lat.prefill_compute_time, lat.prefill_memory_time, lat.decode_compute_time,
+                  lat.decode_memory_time, lat.cost_per_million_tokens,
+                };
+
+                for (guint k = 0; k < G_N_ELEMENTS (all); k++)
+                  g_assert_true (isfinite (all[k]) && all[k] >= 0.0);
+              }
+              g_assert_cmpfloat (mem.total, ==,
+                                 mem.weights + mem.kv_cache + mem.activations + mem.overhead);
+              g_assert_true (mem.fits == (mem.total <= mem.capacity));
+              g_assert_cmpfloat (mem.kv_cache, <=, mem.kv_cache_uncapped);
+              g_assert_cmpfloat (lat.time_to_first_token, >, 0.0);
+              g_assert_true ((generates[g] > 1) == (lat.time_per_output_token > 0.0));
+            }
 }
 
 /* ---- Validation ------------------------------------------------------------ */
@@ -895,14 +1015,18 @@ main (int   argc,
   g_test_add_func ("/inference/weights/int4-groups", test_weights_int4_groups);
   g_test_add_func ("/inference/weights/pp", test_weights_pp);
   g_test_add_func ("/inference/weights/mla-tp", test_weights_mla_tp);
+  g_test_add_func ("/inference/weights/moe-tp", test_weights_moe_tp);
   g_test_add_func ("/inference/memory/total", test_memory_total);
   g_test_add_func ("/inference/latency/decode-memory-bound", test_latency_decode_memory_bound);
   g_test_add_func ("/inference/latency/moe-decode", test_latency_moe_decode);
   g_test_add_func ("/inference/latency/bound-switch", test_latency_bound_switch);
   g_test_add_func ("/inference/latency/tpot-average", test_latency_tpot_average);
+  g_test_add_func ("/inference/latency/chunked-prefill", test_latency_chunked_prefill);
+  g_test_add_func ("/inference/latency/peak-by-precision", test_latency_peak_by_precision);
   g_test_add_func ("/inference/latency/allreduce", test_latency_allreduce);
   g_test_add_func ("/inference/latency/cost", test_latency_cost);
   g_test_add_func ("/inference/limits", test_limits);
+  g_test_add_func ("/inference/well-formed", test_results_well_formed);
   g_test_add_func ("/inference/validate", test_validation);
 
   return g_test_run ();

@@ -6,6 +6,7 @@
  * modules (derivation beside each case), and the errors of bad models.
  */
 #include <glib.h>
+#include <math.h>
 
 #include "hr-model.h"
 
@@ -209,6 +210,11 @@ test_gemma (void)
   g_assert_true (hr_model_layer_is_sliding (&m, 24));
   g_assert_false (hr_model_layer_is_sliding (&m, 25));
   g_assert_false (hr_model_layer_is_sliding (&m, 26));
+  /* windows only from layer 3 on: of those, the even ones */
+  m.first_sliding_layer = 3;
+  g_assert_false (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+  g_assert_true (hr_model_layer_is_sliding (&m, 4));
 }
 
 static void
@@ -440,6 +446,14 @@ test_bad (void)
   m.positions = HR_POSITIONS_ROTARY;
   m.rotary_fraction = 1.5;
   expect_error (&m, HR_ERROR_OUT_OF_RANGE, "partial_rotary_factor");
+  {
+    HrError err = { 0 };
+
+    hr_model_validate (&m, &err);
+    g_assert_cmpint (err.value, ==, 150);  /* reported in percent */
+    m.rotary_fraction = NAN;
+    g_assert_cmpint (hr_model_validate (&m, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  }
 
   deepseek_v2_lite (&m);
   m.experts_per_token = 65;
@@ -456,6 +470,10 @@ test_bad (void)
   hr_model_init (&m);
   m.sliding_window = -1;
   expect_error (&m, HR_ERROR_NOT_POSITIVE, "sliding_window");
+
+  hr_model_init (&m);
+  m.first_sliding_layer = -1;
+  expect_error (&m, HR_ERROR_NOT_POSITIVE, "max_window_layers");
 
   /* vocab·hidden = 2^62·2 overflows */
   hr_model_init (&m);

@@ -6,9 +6,11 @@
  * (one user GPU, "test-gpu") and checks its JSON against hand-derived figures,
  * its exit status and its single error line on bad input.
  */
+#include <locale.h>
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #define CLI_DATA TEST_DATA_DIR "/cli"
@@ -29,7 +31,9 @@ run_clear (Run *run)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
-/* Runs headroom-cli with the NULL-terminated arguments. */
+static const char *run_locale = "C.UTF-8";
+
+/* Runs headroom-cli with the NULL-terminated arguments, under run_locale. */
 static void
 run_cli (Run        *run,
          const char *first,
@@ -49,7 +53,7 @@ run_cli (Run        *run,
   g_ptr_array_add (args, NULL);
 
   env = g_environ_setenv (env, "XDG_DATA_HOME", CLI_DATA "/user", TRUE);
-  env = g_environ_setenv (env, "LC_ALL", "C.UTF-8", TRUE);
+  env = g_environ_setenv (env, "LC_ALL", run_locale, TRUE);
 
   g_spawn_sync (NULL, (char **) args->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
                 &run->out, &run->err, &wait_status, &error);
@@ -141,7 +145,9 @@ test_version (void)
 static void
 test_help (void)
 {
-  static const char * const commands[] = { "params", "flops", "gpus", NULL };
+  static const char * const commands[] = {
+    "params", "flops", "train", "infer", "plan", "report", "import", "gpus", NULL
+  };
   g_auto(Run) run = { 0 };
 
   run_cli (&run, "--help", NULL);
@@ -155,7 +161,8 @@ test_help (void)
 
       run_cli (&command, commands[i], "--help", NULL);
       g_assert_cmpint (command.status, ==, 0);
-      g_assert_nonnull (strstr (command.out, "--json"));
+      g_assert_nonnull (strstr (command.out, commands[i]));
+      g_assert_nonnull (strstr (command.out, "--help"));
     }
 }
 
@@ -322,10 +329,398 @@ test_gpus (void)
   g_assert_nonnull (strstr (table.out, "24.00 GiB"));
 }
 
+
+#define LLAMA_CONFIG CLI_DATA "/llama-2-7b-config.json"
+#define LLAMA_PARAMS 6738415616.0
+
+static void
+assert_close (double actual,
+              double expected)
+{
+  if (G_APPROX_VALUE (actual, expected, 1e-9 * MAX (1.0, expected)))
+    return;
+  g_error ("%.17g is not %.17g", actual, expected);
+}
+
+/* Llama-2-7B on 8 test GPUs (24 GiB, bf16 2e14 FLOP/s, 350 W), ZeRO-3,
+ * bf16 mixed precision and AdamW: model states of Ψ = 6,738,415,616
+ * parameters split over N_d = 8 ranks as the ZeRO paper (Rajbhandari et al.
+ * 2020, §5.3) counts them: 2Ψ/8 bf16 weights = 1,684,603,904; 4Ψ/8 fp32
+ * master weights = 3,369,207,808; 2Ψ/8 bf16 gradients = 1,684,603,904; 8Ψ/8
+ * fp32 Adam m and v = 6,738,415,616. Time at the default utilisation 0.4:
+ * the global batch defaults to micro batch × DP = 8 sequences of 4096, so a
+ * step runs 8 micro-steps of FLOPs (flash attention's recomputation included)
+ * at 8 × 2e14 × 0.4 FLOP/s, and the achieved MFU counts only the model FLOPs
+ * (forward + backward): 0.4 × model / executed FLOPs (PaLM App. B). 1e12
+ * tokens take ceil (1e12 / 32768) = 30,517,579 steps. */
+static void
+test_train (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  double model_flops, hardware_flops, step, total;
+
+  run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--tokens", "1e12", "--price", "2", "--json", NULL);
+  out = parse_output (&run);
+
+  g_assert_cmpint (member_int (out, "params.total"), ==, 6738415616);
+  g_assert_cmpint (member_int (out, "flops.tokens"), ==, 4096);
+  g_assert_cmpint (member_int (out, "memory.weights"), ==, 1684603904);
+  g_assert_cmpint (member_int (out, "memory.master_weights"), ==, 3369207808);
+  g_assert_cmpint (member_int (out, "memory.gradients"), ==, 1684603904);
+  g_assert_cmpint (member_int (out, "memory.optimizer"), ==, 6738415616);
+  g_assert_cmpint (member_int (out, "memory.capacity"), ==, 25769803776);
+  g_assert_cmpint (member_int (out, "memory.total"), ==,
+                   member_int (out, "memory.weights") + member_int (out, "memory.master_weights")
+                   + member_int (out, "memory.gradients")
+                   + member_int (out, "memory.grad_accumulation_buffer")
+                   + member_int (out, "memory.optimizer") + member_int (out, "memory.activations")
+                   + member_int (out, "memory.temporary") + member_int (out, "memory.overhead"));
+  /* 12 bytes per parameter of model states alone are 75.3 GiB / 8 = 9.4 GiB:
+   * with activations this does not fit in 24 GiB */
+  g_assert_false (json_node_get_boolean (member (out, "memory.fits")));
+  g_assert_cmpint (member_int (out, "memory.overflow"), ==,
+                   member_int (out, "memory.total") - 25769803776);
+
+  model_flops = 8 * (member_double (out, "flops.forward") + member_double (out, "flops.backward"));
+  hardware_flops = 8 * member_double (out, "flops.total");
+  step = member_double (out, "time.step_seconds");
+  assert_close (step, hardware_flops / (8 * 2e14 * 0.4));
+  assert_close (member_double (out, "time.tokens_per_second"), 32768 / step);
+  total = member_double (out, "time.total_seconds");
+  assert_close (total, 30517579 * step);
+  assert_close (member_double (out, "time.gpu_hours"), total * 8 / 3600);
+  assert_close (member_double (out, "time.cost"), 2 * total * 8 / 3600);
+  assert_close (member_double (out, "time.energy_kwh"), 8 * 350 * total / 3.6e6);
+  assert_close (member_double (out, "time.mfu"), 0.4 * model_flops / hardware_flops);
+  g_assert_cmpint (member_int (out, "limits.max_micro_batch"), ==, 0);
+  g_assert_cmpint (member_int (out, "limits.min_gpus"), >, 8);
+}
+
+/* Options change the figures by their mechanism (same run as above). */
+static void
+test_train_options (void)
+{
+  g_auto(Run) base_run = { 0 };
+  g_auto(Run) mfu_run = { 0 };
+  g_auto(Run) zero_run = { 0 };
+  g_auto(Run) overhead_run = { 0 };
+  g_autoptr(JsonObject) base = NULL;
+  g_autoptr(JsonObject) mfu = NULL;
+  g_autoptr(JsonObject) zero = NULL;
+  g_autoptr(JsonObject) overhead = NULL;
+
+  run_cli (&base_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--json", NULL);
+  base = parse_output (&base_run);
+
+  /* Half the MFU, twice the step. */
+  run_cli (&mfu_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--mfu", "0.2", "--json", NULL);
+  mfu = parse_output (&mfu_run);
+  assert_close (member_double (mfu, "time.step_seconds"), 2 * member_double (base, "time.step_seconds"));
+
+  /* ZeRO-1 partitions only the optimizer states, which for mixed precision
+   * include the fp32 master copy (ZeRO paper §5.1, K = 12): bf16 weights and
+   * gradients whole, 2Ψ = 13,476,831,232 each; master 4Ψ/8 = 3,369,207,808
+   * and Adam 8Ψ/8 = 6,738,415,616 per rank. */
+  run_cli (&zero_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "1", "--seq", "4096", "--json", NULL);
+  zero = parse_output (&zero_run);
+  g_assert_cmpint (member_int (zero, "memory.weights"), ==, 13476831232);
+  g_assert_cmpint (member_int (zero, "memory.gradients"), ==, 13476831232);
+  g_assert_cmpint (member_int (zero, "memory.master_weights"), ==, 3369207808);
+  g_assert_cmpint (member_int (zero, "memory.optimizer"), ==, 6738415616);
+
+  /* --overhead sets the framework reserve, byte for byte. */
+  run_cli (&overhead_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--overhead", "123456789", "--json", NULL);
+  overhead = parse_output (&overhead_run);
+  g_assert_cmpint (member_int (overhead, "memory.overhead"), ==, 123456789);
+  g_assert_cmpint (member_int (overhead, "memory.total") - member_int (base, "memory.total"), ==,
+                   123456789 - member_int (base, "memory.overhead"));
+}
+
+static void
+test_train_table (void)
+{
+  g_auto(Run) run = { 0 };
+
+  run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  /* 1,684,603,904 bytes = 1.569 GiB; 24 GiB capacity */
+  g_assert_nonnull (strstr (run.out, "1.57 GiB"));
+  g_assert_nonnull (strstr (run.out, "24.00 GiB"));
+  g_assert_nonnull (strstr (run.out, "does not fit"));
+}
+
+/* Llama-2-7B served in bf16 on one test GPU, batch 4, prompt 1000, 200
+ * generated: weights 2 bytes × 6,738,415,616 = 13,476,831,232; KV cache per
+ * token 2 (K and V) × 32 layers × 32 heads × 128 × 2 bytes = 524,288; 1200
+ * tokens are 75 whole blocks of 16, so the cache is 4 × 1200 × 524,288 =
+ * 2,516,582,400 bytes. */
+static void
+test_infer (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+
+  run_cli (&run, "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--batch", "4",
+           "--prompt", "1000", "--generate", "200", "--price", "2", "--json", NULL);
+  out = parse_output (&run);
+  g_assert_cmpint (member_int (out, "params.total"), ==, 6738415616);
+  g_assert_cmpint (member_int (out, "memory.weights"), ==, 13476831232);
+  g_assert_cmpint (member_int (out, "memory.kv_cache_per_token"), ==, 524288);
+  g_assert_cmpint (member_int (out, "memory.kv_cache"), ==, 2516582400);
+  g_assert_cmpint (member_int (out, "memory.capacity"), ==, 25769803776);
+  g_assert_cmpint (member_int (out, "memory.total"), ==,
+                   member_int (out, "memory.weights") + member_int (out, "memory.kv_cache")
+                   + member_int (out, "memory.activations") + member_int (out, "memory.overhead"));
+  g_assert_true (json_node_get_boolean (member (out, "memory.fits")));
+  /* 4 sequences decode in step: the total rate is 4 × the per-sequence rate */
+  assert_close (member_double (out, "latency.tokens_per_second"),
+                4 * member_double (out, "latency.tokens_per_second_per_sequence"));
+  /* USD 2 per GPU-hour over 3600 s yields 3600 × tokens/s tokens */
+  assert_close (member_double (out, "cost.per_million_tokens"),
+                2 * 1e6 / (3600 * member_double (out, "latency.tokens_per_second")));
+  g_assert_cmpint (member_int (out, "limits.max_batch"), >=, 4);
+  g_assert_cmpint (member_int (out, "limits.min_gpus"), ==, 1);
+}
+
+/* KV cache mechanisms on the same model:
+ * 1001 + 200 = 1201 tokens round up to 76 blocks of 16 = 1216 tokens:
+ *   4 × 1216 × 524,288 = 2,550,136,832;
+ * --paged-block 0 keeps 1201: 4 × 1201 × 524,288 = 2,518,679,552;
+ * --kv-cache fp8 halves the bytes per element: 262,144 per token;
+ * --tp 2 splits the 32 KV heads over 2 GPUs: 262,144 per token per GPU. */
+static void
+test_infer_kv_cache (void)
+{
+  struct { const char *option, *value; const char *path; gint64 expected; } cases[] = {
+    { "--paged-block", "16", "memory.kv_cache", 2550136832 },
+    { "--paged-block", "0", "memory.kv_cache", 2518679552 },
+    { "--kv-cache", "fp8", "memory.kv_cache_per_token", 262144 },
+    { "--tp", "2", "memory.kv_cache_per_token", 262144 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_autoptr(JsonObject) out = NULL;
+
+      g_test_message ("%s %s", cases[i].option, cases[i].value);
+      run_cli (&run, "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--batch", "4",
+               "--prompt", "1001", "--generate", "200", "--json",
+               cases[i].option, cases[i].value, NULL);
+      out = parse_output (&run);
+      g_assert_cmpint (member_int (out, cases[i].path), ==, cases[i].expected);
+    }
+}
+
+/* Every layout of 8 GPUs multiplies out to 8, fits, and comes fastest first;
+ * a pinned --tp holds in every layout. */
+static void
+test_plan (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) pinned_run = { 0 };
+  g_auto(Run) csv = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(JsonObject) pinned = NULL;
+  JsonArray *layouts;
+  double previous = 0;
+
+  run_cli (&run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--top", "5", "--json", NULL);
+  out = parse_output (&run);
+  g_assert_cmpint (member_int (out, "searched"), >=, member_int (out, "fitting"));
+  g_assert_cmpint (member_int (out, "fitting"), >, 0);
+  layouts = json_node_get_array (member (out, "layouts"));
+  g_assert_cmpuint (json_array_get_length (layouts), ==, 5);
+  for (guint i = 0; i < json_array_get_length (layouts); i++)
+    {
+      JsonObject *l = json_array_get_object_element (layouts, i);
+
+      g_assert_cmpint (member_int (l, "tp") * member_int (l, "pp") * member_int (l, "cp")
+                       * member_int (l, "dp"), ==, 8);
+      g_assert_cmpint (member_int (l, "memory_total"), <=, 25769803776);
+      g_assert_cmpfloat (member_double (l, "step_seconds"), >=, previous);
+      previous = member_double (l, "step_seconds");
+      /* tokens per second = 64 × 2048 / step */
+      assert_close (member_double (l, "tokens_per_second"), 64 * 2048 / previous);
+    }
+
+  run_cli (&pinned_run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--tp", "2", "--json", NULL);
+  pinned = parse_output (&pinned_run);
+  layouts = json_node_get_array (member (pinned, "layouts"));
+  g_assert_cmpuint (json_array_get_length (layouts), >, 0);
+  for (guint i = 0; i < json_array_get_length (layouts); i++)
+    g_assert_cmpint (member_int (json_array_get_object_element (layouts, i), "tp"), ==, 2);
+
+  run_cli (&csv, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--top", "3", "--csv", NULL);
+  g_assert_cmpint (csv.status, ==, 0);
+  g_assert_true (g_str_has_prefix (csv.out, "tp,pp,vpp,dp,cp,ep,zero,fsdp,sequence_parallel,"
+                                   "micro_batch,recompute,memory_total,step_seconds,mfu,"
+                                   "tokens_per_second,bound\r\n"));
+}
+
+/* tiny-train.headroom: tiny-llama.json (95,040 parameters: embedding and LM
+ * head 100 × 64 each, attention 2 × 4 × 64², MLP 2 × 3 × 64 × 128, norms
+ * (2 × 2 + 1) × 64) on 8 test GPUs, ZeRO-3, bf16 mixed, sequences of 8,
+ * eager attention. Its settings apply; options override them. */
+static void
+test_project_model (void)
+{
+  g_auto(Run) flops_run = { 0 };
+  g_auto(Run) seq_run = { 0 };
+  g_auto(Run) train_run = { 0 };
+  g_auto(Run) zero_run = { 0 };
+  g_autoptr(JsonObject) flops = NULL;
+  g_autoptr(JsonObject) seq = NULL;
+  g_autoptr(JsonObject) train = NULL;
+  g_autoptr(JsonObject) zero = NULL;
+
+  /* The project's sequence of 8: the counts of test_flops_tiny. */
+  run_cli (&flops_run, "flops", "--model", CLI_DATA "/tiny-train.headroom.json", "--json", NULL);
+  flops = parse_output (&flops_run);
+  g_assert_cmpint (member_int (flops, "tokens"), ==, 8);
+  g_assert_cmpfloat (member_double (flops, "forward"), ==, 1445888);
+
+  /* --seq 16 overrides it: 16 tokens. */
+  run_cli (&seq_run, "flops", "--model", CLI_DATA "/tiny-train.headroom.json", "--seq", "16", "--json", NULL);
+  seq = parse_output (&seq_run);
+  g_assert_cmpint (member_int (seq, "tokens"), ==, 16);
+
+  /* ZeRO-3 over 8: 2 bytes × 95,040 / 8 = 23,760 bytes of bf16 weights;
+   * 4 × 95,040 / 8 = 47,520 of fp32 master weights. */
+  run_cli (&train_run, "train", "--model", CLI_DATA "/tiny-train.headroom.json", "--json", NULL);
+  train = parse_output (&train_run);
+  g_assert_cmpint (member_int (train, "params.total"), ==, 95040);
+  g_assert_cmpint (member_int (train, "memory.weights"), ==, 23760);
+  g_assert_cmpint (member_int (train, "memory.master_weights"), ==, 47520);
+  g_assert_cmpint (member_int (train, "memory.capacity"), ==, 25769803776);
+
+  /* --zero 0 keeps the whole bf16 copy: 2 × 95,040 = 190,080. */
+  run_cli (&zero_run, "train", "--model", CLI_DATA "/tiny-train.headroom.json", "--zero", "0", "--json", NULL);
+  zero = parse_output (&zero_run);
+  g_assert_cmpint (member_int (zero, "memory.weights"), ==, 190080);
+}
+
+/* report follows the project's workload: the training report is what train
+ * prints for the project; the inference one (batch 2 × (8 + 8) tokens,
+ * contiguous) holds 2 × 16 × 512 = 16,384 bytes of KV cache, 512 = 2 (K, V)
+ * × 2 layers × 4 heads × 16 × 2 bytes per token. */
+static void
+test_report (void)
+{
+  g_auto(Run) report = { 0 };
+  g_auto(Run) train = { 0 };
+  g_auto(Run) infer = { 0 };
+  g_auto(Run) csv = { 0 };
+  g_auto(Run) csv_file = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-cli-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "report.csv", NULL);
+  g_autofree char *written = NULL;
+
+  run_cli (&report, "report", CLI_DATA "/tiny-train.headroom.json", "--json", NULL);
+  run_cli (&train, "train", "--model", CLI_DATA "/tiny-train.headroom.json", "--json", NULL);
+  g_assert_cmpint (report.status, ==, 0);
+  g_assert_cmpstr (report.out, ==, train.out);
+
+  run_cli (&infer, "report", CLI_DATA "/tiny-infer.headroom.json", "--json", NULL);
+  out = parse_output (&infer);
+  g_assert_cmpint (member_int (out, "memory.kv_cache_per_token"), ==, 512);
+  g_assert_cmpint (member_int (out, "memory.kv_cache"), ==, 16384);
+
+  /* RFC 4180: CRLF line ends; the first block's header starts with "section". */
+  run_cli (&csv, "report", CLI_DATA "/tiny-infer.headroom.json", "--csv", "-", NULL);
+  g_assert_cmpint (csv.status, ==, 0);
+  g_assert_true (g_str_has_prefix (csv.out, "section,"));
+  g_assert_true (g_str_has_suffix (csv.out, "\r\n"));
+
+  run_cli (&csv_file, "report", CLI_DATA "/tiny-infer.headroom.json", "--csv", path, NULL);
+  g_assert_cmpint (csv_file.status, ==, 0);
+  g_assert_cmpstr (csv_file.out, ==, "");
+  g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, csv.out);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* import writes a project whose model is the config (95,040 parameters). */
+static void
+test_import (void)
+{
+  g_auto(Run) printed = { 0 };
+  g_auto(Run) saved = { 0 };
+  g_auto(Run) params = { 0 };
+  g_autoptr(JsonObject) project = NULL;
+  g_autoptr(JsonObject) out = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-cli-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "tiny.headroom.json", NULL);
+
+  run_cli (&printed, "import", CLI_DATA "/tiny-llama.json", NULL);
+  project = parse_output (&printed);
+  g_assert_cmpstr (json_node_get_string (member (project, "format")), ==, "headroom-project");
+  g_assert_cmpint (member_int (project, "model.config.hidden_size"), ==, 64);
+
+  run_cli (&saved, "import", CLI_DATA "/tiny-llama.json", "-o", path, NULL);
+  g_assert_cmpint (saved.status, ==, 0);
+  g_assert_cmpstr (saved.out, ==, "");
+
+  run_cli (&params, "params", "--model", path, "--json", NULL);
+  out = parse_output (&params);
+  g_assert_cmpint (member_int (out, "total"), ==, 95040);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* A decimal-comma locale changes neither the JSON nor the tables. */
+static void
+test_locale (void)
+{
+  const char *commands[][12] = {
+    { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--zero", "3", "--mfu", "0.35", "--json" },
+    { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--zero", "3", "--mfu", "0.35" },
+    { "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--price", "2.5", "--json" },
+    { "report", CLI_DATA "/tiny-infer.headroom.json", "--csv", "-" },
+  };
+
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") == NULL)
+    {
+      g_test_skip ("de_DE.UTF-8 is not installed");
+      return;
+    }
+  setlocale (LC_NUMERIC, "C");
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_auto(Run) c = { 0 };
+      g_auto(Run) de = { 0 };
+      const char * const *a = commands[i];
+
+      run_locale = "C.UTF-8";
+      run_cli (&c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], NULL);
+      run_locale = "de_DE.UTF-8";
+      run_cli (&de, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], NULL);
+      run_locale = "C.UTF-8";
+      g_assert_cmpint (c.status, ==, 0);
+      g_assert_cmpint (de.status, ==, 0);
+      g_assert_cmpstr (de.out, ==, c.out);
+    }
+}
+
 static void
 test_bad_input (void)
 {
-  static const struct { const char *args[8]; const char *needle; } cases[] = {
+  static const struct { const char *args[10]; const char *needle; } cases[] = {
     /* files */
     { { "params", "--model", CLI_DATA "/no-such-config.json" }, "no such file" },
     { { "params", "--model", CLI_DATA "/bad-truncated.json" }, "not valid JSON" },
@@ -350,6 +745,40 @@ test_bad_input (void)
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "99999999999999999999" }, "64 bits" },
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--attention", "fast" }, "--attention" },
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--recompute", "some" }, "--recompute" },
+    /* train */
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--tp", "3" }, "--tp" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "no-such-gpu" }, "no-such-gpu" },
+    { { "train", "--model", LLAMA_CONFIG }, "--gpu" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--zero", "4" }, "--zero" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "0" }, "--mfu" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "1.5" }, "--mfu" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8x" }, "--gpus" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--precision", "fp64" }, "--precision" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--optimizer", "adam" }, "--optimizer" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--tokens", "-5" }, "--tokens" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--price", "nan" }, "--price" },
+    { { "train", "--model", CLI_DATA "/bad-heads.json", "--gpu", "test-gpu" }, "num_attention_heads" },
+    /* infer */
+    { { "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--batch", "0" }, "--batch" },
+    { { "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--weights", "int3" }, "--weights" },
+    { { "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--kv-cache", "fp4" }, "--kv-cache" },
+    { { "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--generate", "-1" }, "--generate" },
+    { { "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "4", "--tp", "3" }, "--gpus" },
+    /* projects */
+    { { "report", CLI_DATA "/bad-version.headroom.json" }, "version" },
+    { { "report", CLI_DATA "/bad-layout.headroom.json" }, "training.tensor_parallel" },
+    { { "report", CLI_DATA "/bad-truncated.headroom.json" }, "not valid JSON" },
+    { { "report", CLI_DATA "/no-such.headroom.json" }, "no such file" },
+    { { "report", CLI_DATA "/tiny-llama.json" }, "not a Headroom project" },
+    { { "report" }, "missing" },
+    { { "train", "--model", CLI_DATA "/bad-layout.headroom.json" }, "training.tensor_parallel" },
+    { { "import", CLI_DATA "/no-such-config.json" }, "no-such-config.json" },
+    { { "import", CLI_DATA "/bad-heads.json" }, "num_attention_heads" },
+    { { "import", CLI_DATA "/bad-root.json" }, "not an object" },
+    /* plan */
+    { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu" }, "--gpus" },
+    { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--top", "0" }, "--top" },
+    { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--json", "--csv" }, "--csv" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -358,7 +787,7 @@ test_bad_input (void)
       const char * const *a = cases[i].args;
 
       g_test_message ("case %u: %s %s %s", i, a[0], a[1] ? a[1] : "", a[2] ? a[2] : "");
-      run_cli (&run, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
+      run_cli (&run, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], NULL);
       assert_bad_input (&run, cases[i].needle);
     }
 }
@@ -378,6 +807,16 @@ main (int   argc,
   g_test_add_func ("/cli/flops/options", test_flops_options);
   g_test_add_func ("/cli/flops/table", test_flops_table);
   g_test_add_func ("/cli/gpus", test_gpus);
+  g_test_add_func ("/cli/train", test_train);
+  g_test_add_func ("/cli/train/options", test_train_options);
+  g_test_add_func ("/cli/train/table", test_train_table);
+  g_test_add_func ("/cli/infer", test_infer);
+  g_test_add_func ("/cli/infer/kv-cache", test_infer_kv_cache);
+  g_test_add_func ("/cli/plan", test_plan);
+  g_test_add_func ("/cli/project-model", test_project_model);
+  g_test_add_func ("/cli/report", test_report);
+  g_test_add_func ("/cli/import", test_import);
+  g_test_add_func ("/cli/locale", test_locale);
   g_test_add_func ("/cli/bad-input", test_bad_input);
 
   return g_test_run ();

@@ -69,6 +69,26 @@ test_default_model (void)
   g_assert_no_error (error);
 }
 
+/* The example as shipped: a catalog preset and a catalog GPU. */
+static void
+test_default_catalog (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = headroom_project_dup_title (project);
+  HrGpu gpu;
+
+  g_assert_cmpstr (headroom_project_get_preset (project), ==, "llama-3.1-8b");
+  g_assert_cmpstr (title, ==, "llama-3.1-8b");
+  g_assert_cmpuint (json_object_get_size (headroom_project_get_config (project)), ==, 0);
+  g_assert_cmpstr (headroom_project_get_string (project, "hardware.gpu"), ==, "h100-sxm");
+  g_assert_true (headroom_project_get_gpu (project, &gpu, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (gpu.memory_bytes, >, 0);
+  g_assert_true (headroom_project_validate (project, &error));
+  g_assert_no_error (error);
+}
+
 /* Every table default must pass the table's own checks, and every choice
  * must be a name the core reads. */
 static void
@@ -225,6 +245,9 @@ test_round_trip (void)
   /* Shortest round-trip decimals, not 0.10000000000000001. */
   g_assert_nonnull (strstr (first, "\"mfu\": 0.1\n"));
   g_assert_nonnull (strstr (first, "\"memory\": 141.0,"));
+  g_assert_nonnull (strstr (first, "\"fp32\": 67.0,"));
+  g_assert_nonnull (strstr (first, "\"memory_bandwidth\": 3350.0,"));
+  g_assert_nonnull (strstr (first, "\"tokens\": 1000000000000.0,"));
   g_assert_true (g_str_has_prefix (first, "{\n  \"format\": \"headroom-project\",\n  \"version\": 1,\n"));
 
   g_assert_cmpint (g_mkdir_with_parents (g_get_user_data_dir (), 0700), ==, 0);
@@ -323,19 +346,20 @@ static const Malformed malformed[] = {
     "training.optimizer: “adam” is not one of" },
   { "section-not-object", "\"inference\": {", "\"inference\": 3, \"x\": {",
     HEADROOM_PROJECT_ERROR_TYPE, "inference: expected an object" },
-  { "config-not-object", "\"config\": {", "\"config\": [], \"y\": {",
+  { "config-not-object", "\"config\": {}", "\"config\": []",
     HEADROOM_PROJECT_ERROR_TYPE, "model.config: expected an object" },
   { "non-dividing-tp", "\"tensor_parallel\": 1,\n    \"sequence", "\"tensor_parallel\": 3,\n    \"sequence",
     HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel: 3 does not divide 8 GPUs" },
   { "non-dividing-pp", "\"pipeline_parallel\": 1,\n    \"pipeline_schedule",
     "\"pipeline_parallel\": 3,\n    \"pipeline_schedule", HEADROOM_PROJECT_ERROR_INVALID,
     "training.pipeline_parallel: tensor × pipeline × context parallel (3) does not divide 8 GPUs" },
-  { "bad-model", "\"num_attention_heads\": 32", "\"num_attention_heads\": 0", -1,
-    "model.num_attention_heads" },
-  { "no-model", "\"config\": {", "\"config\": {}, \"z\": {", HEADROOM_PROJECT_ERROR_INVALID,
+  { "bad-model", "\"config\": {}", "\"config\": {\"num_key_value_heads\": 5}", -1,
+    "model.num_key_value_heads: 5" },
+  { "no-model", "\"preset\": \"llama-3.1-8b\",", "", HEADROOM_PROJECT_ERROR_INVALID,
     "model: missing" },
-  { "unknown-preset", "\"model\": {", "\"model\": {\n    \"preset\": \"no-such-model\",",
+  { "unknown-preset", "\"llama-3.1-8b\"", "\"no-such-model\"",
     HEADROOM_PROJECT_ERROR_NOT_FOUND, "model.preset: no model “no-such-model”" },
+  { "unknown-gpu", "\"gpu\": \"custom\"", "\"gpu\": \"h100-sxn\"", -1, "hardware.gpu: " },
 };
 
 static void
@@ -384,6 +408,7 @@ main (int   argc,
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/project/default-model", test_default_model);
+  g_test_add_func ("/project/default-catalog", test_default_catalog);
   g_test_add_func ("/project/key-table", test_key_table);
   g_test_add_func ("/project/setters", test_setters);
   g_test_add_func ("/project/round-trip", test_round_trip);

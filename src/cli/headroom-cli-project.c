@@ -1,0 +1,240 @@
+/* headroom-cli-project.c: the report and import commands
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <stdio.h>
+
+#include <glib/gi18n.h>
+
+#include "headroom-cli.h"
+#include "headroom-estimator.h"
+#include "headroom-hf-config.h"
+#include "headroom-report.h"
+
+/* Exactly one positional argument, after the options. */
+static gboolean
+take_argument (int          argc,
+               char       **argv,
+               const char  *name,
+               const char **out,
+               GError     **error)
+{
+  if (argc < 2)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, _("%s: missing"), name);
+      return FALSE;
+    }
+  if (argc > 2)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("unexpected argument “%s”"), argv[2]);
+      return FALSE;
+    }
+
+  *out = argv[1];
+  return TRUE;
+}
+
+static gboolean
+parse_options (GOptionContext  *context,
+               int             *argc,
+               char          ***argv,
+               GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &local_error))
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* The project's estimate as CSV, or the project's error naming its key. */
+static char *
+project_csv (HeadroomProject  *project,
+             GError          **error)
+{
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autoptr(GError) local_error = NULL;
+  char *csv;
+
+  headroom_estimator_recompute_now (estimator);
+  if (headroom_estimator_get_error (estimator) != NULL)
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           headroom_estimator_get_error (estimator));
+      return NULL;
+    }
+
+  csv = headroom_report_to_csv (estimator, &local_error);
+  if (csv == NULL)
+    g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                         local_error->message);
+  return csv;
+}
+
+int
+headroom_cli_report (int    argc,
+                     char **argv)
+{
+  g_autofree char *csv_target = NULL;
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_target,
+      N_("Write the CSV report to FILE (- for standard output)"), N_("FILE|-") },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("PROJECT"));
+  g_autoptr(GError) error = NULL;
+  g_auto(HeadroomCliModel) model = { 0 };
+  g_autofree char *csv = NULL;
+  const char *path;
+
+  g_option_context_set_summary (context, _("Print the estimate of a project file."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!parse_options (context, &argc, &argv, &error)
+      || !take_argument (argc, argv, _("PROJECT"), &path, &error))
+    return headroom_cli_report_error (error);
+
+  if (json && g_strcmp0 (csv_target, "-") == 0)
+    {
+      g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--csv: “-” and --json both want standard output"));
+      return headroom_cli_report_error (error);
+    }
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: no such file"), path);
+      return headroom_cli_report_error (error);
+    }
+  if (!headroom_cli_resolve_model (path, &model, &error))
+    return headroom_cli_report_error (error);
+  if (model.project == NULL)
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: format: not a Headroom project (use “headroom-cli import” for a config.json)"),
+                   path);
+      return headroom_cli_report_error (error);
+    }
+  if (!headroom_project_validate (model.project, &error))
+    {
+      g_prefix_error (&error, "%s: ", path);
+      return headroom_cli_report_error (error);
+    }
+
+  if (csv_target != NULL)
+    {
+      csv = project_csv (model.project, &error);
+      if (csv == NULL)
+        {
+          g_prefix_error (&error, "%s: ", path);
+          return headroom_cli_report_error (error);
+        }
+    }
+
+  if (csv_target != NULL && g_strcmp0 (csv_target, "-") == 0)
+    {
+      fputs (csv, stdout);
+      return HEADROOM_CLI_EXIT_OK;
+    }
+
+  if (csv_target != NULL)
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (csv_target);
+      g_autoptr(GError) save_error = NULL;
+
+      if (!headroom_report_save (csv, file, &save_error))
+        {
+          g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_FAILED,
+                       "--csv: %s", save_error->message);
+          return headroom_cli_report_error (error);
+        }
+      if (!json)
+        return HEADROOM_CLI_EXIT_OK;
+    }
+
+  if (headroom_project_get_workload (model.project) == HEADROOM_WORKLOAD_INFERENCE)
+    return headroom_cli_report_inference (&model, json);
+  return headroom_cli_report_training (&model, json);
+}
+
+int
+headroom_cli_import (int    argc,
+                     char **argv)
+{
+  g_autofree char *output = NULL;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+      N_("Write the project to PROJECT instead of standard output"), N_("PROJECT") },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (_("hf:ORG/NAME|CONFIG.json"));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(JsonObject) config = NULL;
+  g_autoptr(HeadroomProject) project = NULL;
+  g_autoptr(GBytes) saved = NULL;
+  const char *source;
+
+  g_option_context_set_summary (context, _("Create a project from a Hugging Face config.json."));
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!parse_options (context, &argc, &argv, &error)
+      || !take_argument (argc, argv, _("CONFIG"), &source, &error))
+    return headroom_cli_report_error (error);
+
+  if (g_str_has_prefix (source, "hf:"))
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: import from the Hub is not available in this build; download config.json and import the file"),
+                   source);
+      return headroom_cli_report_error (error);
+    }
+
+  file = g_file_new_for_commandline_arg (source);
+  bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
+  if (bytes == NULL)
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   "%s: %s", source, local_error->message);
+      return headroom_cli_report_error (error);
+    }
+
+  config = headroom_hf_config_parse_bytes (bytes, &local_error);
+  if (config != NULL)
+    project = headroom_project_new_from_config (config, &local_error);
+  if (project == NULL)
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   "%s: %s", source, local_error->message);
+      return headroom_cli_report_error (error);
+    }
+
+  if (output == NULL)
+    {
+      saved = headroom_project_to_bytes (project);
+      fwrite (g_bytes_get_data (saved, NULL), 1, g_bytes_get_size (saved), stdout);
+      return HEADROOM_CLI_EXIT_OK;
+    }
+
+  g_clear_object (&file);
+  file = g_file_new_for_commandline_arg (output);
+  if (!headroom_project_save (project, file, NULL, &local_error))
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_FAILED,
+                   "-o: %s", local_error->message);
+      return headroom_cli_report_error (error);
+    }
+
+  return HEADROOM_CLI_EXIT_OK;
+}

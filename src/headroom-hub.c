@@ -1,0 +1,451 @@
+/* headroom-hub.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "headroom-hub"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <libsoup/soup.h>
+#include <string.h>
+
+#include "headroom-hf-config.h"
+#include "headroom-hub.h"
+
+#define READ_CHUNK 16384
+
+struct _HeadroomHub
+{
+  GObject parent_instance;
+
+  char *endpoint;
+  char *token;
+  guint timeout;
+  gsize max_bytes;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomHub, headroom_hub, G_TYPE_OBJECT)
+
+G_DEFINE_QUARK (headroom-hub-error-quark, headroom_hub_error)
+
+/* What one request needs, copied so that a worker thread owns it. */
+typedef struct
+{
+  char *url;
+  char *model_id;
+  char *token;
+  guint timeout;
+  gsize max_bytes;
+} Request;
+
+static void
+request_free (Request *request)
+{
+  g_free (request->url);
+  g_free (request->model_id);
+  g_free (request->token);
+  g_free (request);
+}
+
+static void
+headroom_hub_finalize (GObject *object)
+{
+  HeadroomHub *self = (HeadroomHub *)object;
+
+  g_clear_pointer (&self->endpoint, g_free);
+  g_clear_pointer (&self->token, g_free);
+
+  G_OBJECT_CLASS (headroom_hub_parent_class)->finalize (object);
+}
+
+static void
+headroom_hub_class_init (HeadroomHubClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = headroom_hub_finalize;
+}
+
+static void
+headroom_hub_init (HeadroomHub *self)
+{
+  self->timeout = HEADROOM_HUB_DEFAULT_TIMEOUT;
+  self->max_bytes = HEADROOM_HUB_DEFAULT_MAX_BYTES;
+}
+
+HeadroomHub *
+headroom_hub_new (void)
+{
+  HeadroomHub *self = g_object_new (HEADROOM_TYPE_HUB, NULL);
+  const char *endpoint = g_getenv ("HF_ENDPOINT");
+
+  headroom_hub_set_endpoint (self, endpoint != NULL && *endpoint != '\0'
+                                   ? endpoint : HEADROOM_HUB_DEFAULT_ENDPOINT);
+  headroom_hub_set_token (self, g_getenv ("HF_TOKEN"));
+  return self;
+}
+
+const char *
+headroom_hub_get_endpoint (HeadroomHub *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_HUB (self), NULL);
+  return self->endpoint;
+}
+
+void
+headroom_hub_set_endpoint (HeadroomHub *self,
+                           const char  *endpoint)
+{
+  gsize len;
+
+  g_return_if_fail (HEADROOM_IS_HUB (self));
+  g_return_if_fail (endpoint != NULL);
+
+  g_free (self->endpoint);
+  len = strlen (endpoint);
+  while (len > 0 && endpoint[len - 1] == '/')
+    len--;
+  self->endpoint = g_strndup (endpoint, len);
+}
+
+void
+headroom_hub_set_token (HeadroomHub *self,
+                        const char  *token)
+{
+  g_return_if_fail (HEADROOM_IS_HUB (self));
+
+  g_free (self->token);
+  self->token = token != NULL && *token != '\0' ? g_strstrip (g_strdup (token)) : NULL;
+}
+
+void
+headroom_hub_set_timeout (HeadroomHub *self,
+                          guint        seconds)
+{
+  g_return_if_fail (HEADROOM_IS_HUB (self));
+  g_return_if_fail (seconds > 0);
+
+  self->timeout = seconds;
+}
+
+void
+headroom_hub_set_max_bytes (HeadroomHub *self,
+                            gsize        max_bytes)
+{
+  g_return_if_fail (HEADROOM_IS_HUB (self));
+  g_return_if_fail (max_bytes > 0);
+
+  self->max_bytes = max_bytes;
+}
+
+/* Hub repository names: letters, digits, '-', '_', '.', not starting with '.'
+ * or '-' (and so never ".."). */
+static gboolean
+valid_name_part (const char *part)
+{
+  if (*part == '\0' || *part == '.' || *part == '-' || strlen (part) > 96)
+    return FALSE;
+  for (const char *p = part; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_' && *p != '.')
+      return FALSE;
+  return TRUE;
+}
+
+char *
+headroom_hub_parse_model_id (const char  *text,
+                             GError     **error)
+{
+  g_auto(GStrv) parts = NULL;
+  guint n;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (g_str_has_prefix (text, "hf:"))
+    text += strlen ("hf:");
+  parts = g_strsplit (text, "/", -1);
+  n = g_strv_length (parts);
+  /* Old unnamespaced repositories ("gpt2") exist beside "org/name". */
+  if (n < 1 || n > 2 || !valid_name_part (parts[0]) || (n == 2 && !valid_name_part (parts[1])))
+    {
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_ID,
+                   _("“%s” is not a Hugging Face model id (expected hf:ORG/NAME)"), text);
+      return NULL;
+    }
+  return g_strdup (text);
+}
+
+char *
+headroom_hub_dup_config_url (HeadroomHub  *self,
+                             const char   *model_id,
+                             GError      **error)
+{
+  g_autofree char *id = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_HUB (self), NULL);
+  g_return_val_if_fail (model_id != NULL, NULL);
+
+  id = headroom_hub_parse_model_id (model_id, error);
+  if (id == NULL)
+    return NULL;
+  return g_strdup_printf ("%s/%s/resolve/main/config.json", self->endpoint, id);
+}
+
+static void
+set_status_error (GError     **error,
+                  SoupMessage *message,
+                  const char  *model_id)
+{
+  guint status = soup_message_get_status (message);
+
+  switch (status)
+    {
+    case SOUP_STATUS_UNAUTHORIZED:
+    case SOUP_STATUS_FORBIDDEN:
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED,
+                   _("hf:%s: access denied (HTTP %u): the model is gated or private; accept "
+                     "its terms on the Hub, then set the HF_TOKEN environment variable to an "
+                     "access token (https://huggingface.co/settings/tokens)"),
+                   model_id, status);
+      break;
+    case SOUP_STATUS_NOT_FOUND:
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NOT_FOUND,
+                   _("hf:%s: not found (HTTP 404): no such model, or it has no config.json"),
+                   model_id);
+      break;
+    default:
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_HTTP,
+                   _("hf:%s: the Hub answered HTTP %u %s"), model_id, status,
+                   soup_message_get_reason_phrase (message) != NULL
+                   ? soup_message_get_reason_phrase (message) : "");
+      break;
+    }
+}
+
+static void
+set_too_large (GError        **error,
+               const Request  *request)
+{
+  g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_TOO_LARGE,
+               _("hf:%s: config.json is larger than %" G_GSIZE_FORMAT " bytes"),
+               request->model_id, request->max_bytes);
+}
+
+/* Blocking; runs in the caller's thread or a worker's, with its own session. */
+static JsonObject *
+fetch (const Request  *request,
+       GCancellable   *cancellable,
+       GError        **error)
+{
+  g_autoptr(SoupSession) session = NULL;
+  g_autoptr(SoupMessage) message = NULL;
+  g_autoptr(GInputStream) stream = NULL;
+  g_autoptr(GByteArray) body = g_byte_array_new ();
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) local_error = NULL;
+  SoupMessageHeaders *headers;
+  JsonObject *config;
+
+  session = soup_session_new_with_options ("timeout", request->timeout,
+                                           "user-agent", "headroom/" PACKAGE_VERSION,
+                                           NULL);
+  message = soup_message_new ("GET", request->url);
+  if (message == NULL)
+    {
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_ID,
+                   _("hf:%s: “%s” is not a valid URL; check HF_ENDPOINT"),
+                   request->model_id, request->url);
+      return NULL;
+    }
+  headers = soup_message_get_request_headers (message);
+  if (request->token != NULL)
+    {
+      g_autofree char *authorization = g_strdup_printf ("Bearer %s", request->token);
+
+      soup_message_headers_replace (headers, "Authorization", authorization);
+    }
+
+  stream = soup_session_send (session, message, cancellable, &local_error);
+  if (stream == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
+                     _("hf:%s: could not reach %s: %s"), request->model_id, request->url,
+                     local_error->message);
+      return NULL;
+    }
+
+  if (!SOUP_STATUS_IS_SUCCESSFUL (soup_message_get_status (message)))
+    {
+      set_status_error (error, message, request->model_id);
+      return NULL;
+    }
+
+  headers = soup_message_get_response_headers (message);
+  if (soup_message_headers_get_encoding (headers) == SOUP_ENCODING_CONTENT_LENGTH
+      && soup_message_headers_get_content_length (headers) > (goffset) request->max_bytes)
+    {
+      set_too_large (error, request);
+      return NULL;
+    }
+
+  for (;;)
+    {
+      g_autoptr(GBytes) chunk = g_input_stream_read_bytes (stream, READ_CHUNK, cancellable,
+                                                           &local_error);
+
+      if (chunk == NULL)
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          else
+            g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
+                         _("hf:%s: reading %s failed: %s"), request->model_id, request->url,
+                         local_error->message);
+          return NULL;
+        }
+      if (g_bytes_get_size (chunk) == 0)
+        break;
+      if (body->len + g_bytes_get_size (chunk) > request->max_bytes)
+        {
+          set_too_large (error, request);
+          return NULL;
+        }
+      g_byte_array_append (body, g_bytes_get_data (chunk, NULL), g_bytes_get_size (chunk));
+    }
+
+  bytes = g_byte_array_free_to_bytes (g_steal_pointer (&body));
+  config = headroom_hf_config_parse_bytes (bytes, &local_error);
+  if (config == NULL)
+    {
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_CONFIG,
+                   _("hf:%s: config.json is not a JSON object: %s"), request->model_id,
+                   local_error->message);
+      return NULL;
+    }
+  return config;
+}
+
+static Request *
+request_new (HeadroomHub  *self,
+             const char   *model_id,
+             GError      **error)
+{
+  g_autofree char *id = headroom_hub_parse_model_id (model_id, error);
+  Request *request;
+
+  if (id == NULL)
+    return NULL;
+  request = g_new0 (Request, 1);
+  request->url = g_strdup_printf ("%s/%s/resolve/main/config.json", self->endpoint, id);
+  request->model_id = g_steal_pointer (&id);
+  request->token = g_strdup (self->token);
+  request->timeout = self->timeout;
+  request->max_bytes = self->max_bytes;
+  return request;
+}
+
+JsonObject *
+headroom_hub_fetch_config (HeadroomHub   *self,
+                           const char    *model_id,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  Request *request;
+  JsonObject *config;
+
+  g_return_val_if_fail (HEADROOM_IS_HUB (self), NULL);
+  g_return_val_if_fail (model_id != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  request = request_new (self, model_id, error);
+  if (request == NULL)
+    return NULL;
+  config = fetch (request, cancellable, error);
+  request_free (request);
+  return config;
+}
+
+static void
+fetch_thread (GTask        *task,
+              gpointer      source_object,
+              gpointer      task_data,
+              GCancellable *cancellable)
+{
+  GError *error = NULL;
+  JsonObject *config = fetch (task_data, cancellable, &error);
+
+  if (config == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, config, (GDestroyNotify) json_object_unref);
+}
+
+void
+headroom_hub_fetch_config_async (HeadroomHub         *self,
+                                 const char          *model_id,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  GError *error = NULL;
+  Request *request;
+
+  g_return_if_fail (HEADROOM_IS_HUB (self));
+  g_return_if_fail (model_id != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, headroom_hub_fetch_config_async);
+  request = request_new (self, model_id, &error);
+  if (request == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_set_task_data (task, request, (GDestroyNotify) request_free);
+  g_task_run_in_thread (task, fetch_thread);
+}
+
+JsonObject *
+headroom_hub_fetch_config_finish (HeadroomHub   *self,
+                                  GAsyncResult  *result,
+                                  GError       **error)
+{
+  g_return_val_if_fail (HEADROOM_IS_HUB (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+HeadroomProject *
+headroom_hub_import (HeadroomHub   *self,
+                     const char    *model_id,
+                     GCancellable  *cancellable,
+                     GError       **error)
+{
+  g_autoptr(JsonObject) config = NULL;
+  g_autoptr(HeadroomProject) project = NULL;
+  g_autofree char *id = NULL;
+  g_autofree char *notes = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_HUB (self), NULL);
+  g_return_val_if_fail (model_id != NULL, NULL);
+
+  id = headroom_hub_parse_model_id (model_id, error);
+  if (id == NULL)
+    return NULL;
+  config = headroom_hub_fetch_config (self, id, cancellable, error);
+  if (config == NULL)
+    return NULL;
+  project = headroom_project_new_from_config (config, error);
+  if (project == NULL)
+    {
+      g_prefix_error (error, "hf:%s: ", id);
+      return NULL;
+    }
+  notes = g_strdup_printf (_("Model imported from hf:%s"), id);
+  headroom_project_set_string (project, "notes", notes, NULL);
+  headroom_project_set_modified (project, FALSE);
+  return g_steal_pointer (&project);
+}

@@ -1,0 +1,42 @@
+/* headroom-plan-view.h: the ranked parallel layouts of a training run
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The view searches every parallel layout of the project's model, GPUs and
+ * recipe (hr_plan_search()) when it is shown and again, once per burst,
+ * after settings that change the search. It lists the fastest layouts that
+ * fit in a sortable table, draws the split of the selected layout's step
+ * time, and "Use This Layout" (action plan.apply) writes the layout into
+ * the project; plan.undo (Ctrl+Z) restores the values it replaced.
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "headroom-project.h"
+
+G_BEGIN_DECLS
+
+#define HEADROOM_TYPE_PLAN_VIEW (headroom_plan_view_get_type ())
+
+G_DECLARE_FINAL_TYPE (HeadroomPlanView, headroom_plan_view, HEADROOM, PLAN_VIEW, AdwBin)
+
+GtkWidget          *headroom_plan_view_new         (HeadroomProject  *project);
+
+HeadroomProject    *headroom_plan_view_get_project (HeadroomPlanView *self);
+void                headroom_plan_view_set_project (HeadroomPlanView *self,
+                                                    HeadroomProject  *project);
+
+/* Searches now (and cancels a pending search); for tests. */
+void                headroom_plan_view_refresh     (HeadroomPlanView *self);
+
+/* The table's rows (HeadroomPlanRow) in the order shown, with its selection. */
+GtkSelectionModel  *headroom_plan_view_get_layouts (HeadroomPlanView *self);
+/* Valid layouts evaluated and those that fit, by the last search. */
+gint64              headroom_plan_view_get_searched (HeadroomPlanView *self);
+gint64              headroom_plan_view_get_fitting  (HeadroomPlanView *self);
+/* Why no table is shown (nothing fits, or the project cannot be planned);
+ * NULL while the table shows. */
+const char         *headroom_plan_view_get_message (HeadroomPlanView *self);
+
+G_END_DECLS

@@ -1,0 +1,528 @@
+/* headroom-report.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#define G_LOG_DOMAIN "headroom-report"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "headroom-flops-row.h"
+#include "headroom-quantity.h"
+#include "headroom-report.h"
+
+/* Every row of the report has this many fields (RFC 4180 §2.4). */
+#define REPORT_COLUMNS 8
+
+typedef struct
+{
+  GString *out;
+  guint    n_fields;
+  guint    n_columns;  /* 0 = no padding */
+} Csv;
+
+static void
+csv_field (Csv        *csv,
+           const char *text)
+{
+  if (csv->n_fields++ > 0)
+    g_string_append_c (csv->out, ',');
+  if (text == NULL)
+    return;
+  if (strpbrk (text, ",\"\r\n") == NULL)
+    {
+      g_string_append (csv->out, text);
+      return;
+    }
+  g_string_append_c (csv->out, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        g_string_append_c (csv->out, '"');
+      g_string_append_c (csv->out, *p);
+    }
+  g_string_append_c (csv->out, '"');
+}
+
+/* Shortest decimal that reads back as the same double, in the C locale. */
+static void
+csv_number (Csv    *csv,
+            double  value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (!isfinite (value))
+    {
+      csv_field (csv, NULL);
+      return;
+    }
+  for (int precision = 1; precision <= 17; precision++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        {
+          /* Whole digits rather than 8e+01. */
+          int exponent = value != 0 ? (int) floor (log10 (fabs (value))) : 0;
+
+          if (exponent >= precision && exponent < 17)
+            {
+              g_snprintf (format, sizeof format, "%%.%dg", exponent + 1);
+              g_ascii_formatd (buf, sizeof buf, format, value);
+            }
+          break;
+        }
+    }
+  csv_field (csv, buf);
+}
+
+/* Bytes and counts: whole numbers, no exponent. */
+static void
+csv_integer (Csv    *csv,
+             double  value)
+{
+  char buf[64];
+
+  if (!isfinite (value))
+    {
+      csv_field (csv, NULL);
+      return;
+    }
+  g_ascii_formatd (buf, sizeof buf, "%.0f", round (value));
+  csv_field (csv, buf);
+}
+
+static void
+csv_end_row (Csv *csv)
+{
+  while (csv->n_fields < csv->n_columns)
+    csv_field (csv, NULL);
+  g_string_append (csv->out, "\r\n");
+  csv->n_fields = 0;
+}
+
+static void
+csv_header (Csv        *csv,
+            const char *first,
+            ...) G_GNUC_NULL_TERMINATED;
+
+static void
+csv_header (Csv        *csv,
+            const char *first,
+            ...)
+{
+  va_list args;
+
+  va_start (args, first);
+  for (const char *name = first; name != NULL; name = va_arg (args, const char *))
+    csv_field (csv, name);
+  va_end (args);
+  csv_end_row (csv);
+}
+
+static void
+write_inputs (Csv             *csv,
+              HeadroomProject *project)
+{
+  g_autoptr(JsonObject) config = headroom_project_dup_effective_config (project);
+  g_autoptr(GList) members = json_object_get_members (config);
+  gboolean custom = g_strcmp0 (headroom_project_get_string (project, "hardware.gpu"), "custom") == 0;
+  const HeadroomKeyInfo *keys;
+  guint n_keys;
+
+  csv_header (csv, "section", "key", "value", "unit", NULL);
+
+  if (headroom_project_get_preset (project) != NULL)
+    {
+      csv_field (csv, "input");
+      csv_field (csv, "model.preset");
+      csv_field (csv, headroom_project_get_preset (project));
+      csv_end_row (csv);
+    }
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      JsonNode *node = json_object_get_member (config, l->data);
+      g_autofree char *key = g_strconcat ("model.", (const char *) l->data, NULL);
+      g_autofree char *value = NULL;
+
+      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        value = g_strdup (json_node_get_string (node));
+      else
+        value = json_to_string (node, FALSE);
+      csv_field (csv, "input");
+      csv_field (csv, key);
+      csv_field (csv, value);
+      csv_end_row (csv);
+    }
+
+  keys = headroom_project_get_keys (&n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    {
+      g_autofree char *value = NULL;
+
+      if (g_str_has_prefix (keys[i].key, "model."))
+        continue;
+      if (!custom && g_str_has_prefix (keys[i].key, "hardware.custom."))
+        continue;
+      value = headroom_project_dup_value_string (project, keys[i].key);
+      csv_field (csv, "input");
+      csv_field (csv, keys[i].key);
+      csv_field (csv, value);
+      csv_field (csv, keys[i].unit);
+      csv_end_row (csv);
+    }
+}
+
+static void
+write_params (Csv               *csv,
+              HeadroomEstimator *estimator)
+{
+  GListModel *rows = headroom_estimator_get_params_rows (estimator);
+
+  csv_header (csv, "section", "component", "label", "parameters", NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (rows, i);
+
+      csv_field (csv, "parameters");
+      csv_field (csv, headroom_quantity_get_name (q));
+      csv_field (csv, headroom_quantity_get_label (q));
+      csv_integer (csv, headroom_quantity_get_value (q));
+      csv_end_row (csv);
+    }
+}
+
+static void
+write_flops (Csv               *csv,
+             HeadroomEstimator *estimator)
+{
+  GListModel *rows = headroom_estimator_get_flops_rows (estimator);
+  const char *section = headroom_estimator_get_workload (estimator) == HEADROOM_WORKLOAD_TRAINING
+                        ? "flops_per_micro_batch" : "flops_prefill";
+
+  csv_header (csv, "section", "component", "label", "forward (FLOP)", "backward (FLOP)",
+              "recompute (FLOP)", "total (FLOP)", "share (fraction)", NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (rows, i);
+
+      csv_field (csv, section);
+      csv_field (csv, headroom_flops_row_get_name (row));
+      csv_field (csv, headroom_flops_row_get_label (row));
+      csv_number (csv, headroom_flops_row_get_forward (row));
+      csv_number (csv, headroom_flops_row_get_backward (row));
+      csv_number (csv, headroom_flops_row_get_recompute (row));
+      csv_number (csv, headroom_flops_row_get_total (row));
+      csv_number (csv, headroom_flops_row_get_share (row));
+      csv_end_row (csv);
+    }
+}
+
+static void
+write_memory_row (Csv        *csv,
+                  const char *name,
+                  const char *label,
+                  double      bytes)
+{
+  csv_field (csv, "memory_per_gpu");
+  csv_field (csv, name);
+  csv_field (csv, label);
+  csv_integer (csv, bytes);
+  csv_number (csv, bytes / 1073741824.0);
+  csv_end_row (csv);
+}
+
+static void
+write_memory (Csv               *csv,
+              HeadroomEstimator *estimator)
+{
+  GListModel *segments = headroom_estimator_get_memory_segments (estimator);
+
+  csv_header (csv, "section", "component", "label", "bytes (B)", "size (GiB)", NULL);
+  for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
+
+      write_memory_row (csv, headroom_quantity_get_name (q), headroom_quantity_get_label (q),
+                        headroom_quantity_get_value (q));
+    }
+  write_memory_row (csv, "total", _("Total"), headroom_estimator_get_memory_bytes (estimator));
+  write_memory_row (csv, "capacity", _("GPU memory"),
+                    headroom_estimator_get_memory_capacity (estimator));
+}
+
+static void
+write_summary (Csv               *csv,
+               HeadroomEstimator *estimator)
+{
+  GListModel *rows = headroom_estimator_get_summary (estimator);
+  const char *section = headroom_estimator_get_workload (estimator) == HEADROOM_WORKLOAD_TRAINING
+                        ? "time_and_cost" : "latency_and_cost";
+
+  csv_header (csv, "section", "name", "label", "value", "unit", NULL);
+  csv_field (csv, section);
+  csv_field (csv, "fits");
+  csv_field (csv, _("Fits in GPU memory"));
+  csv_field (csv, headroom_estimator_get_fits (estimator) ? "true" : "false");
+  csv_end_row (csv);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (rows, i);
+
+      csv_field (csv, section);
+      csv_field (csv, headroom_quantity_get_name (q));
+      csv_field (csv, headroom_quantity_get_label (q));
+      csv_number (csv, headroom_quantity_get_value (q));
+      csv_field (csv, headroom_quantity_get_unit (q));
+      csv_end_row (csv);
+    }
+}
+
+char *
+headroom_report_to_csv (HeadroomEstimator  *estimator,
+                        GError            **error)
+{
+  Csv csv = { g_string_new (NULL), 0, REPORT_COLUMNS };
+  HeadroomProject *project;
+
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (estimator), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  project = headroom_estimator_get_project (estimator);
+  if (project == NULL || headroom_estimator_get_error (estimator) != NULL
+      || !headroom_estimator_get_has_result (estimator))
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                           headroom_estimator_get_error (estimator) != NULL
+                           ? headroom_estimator_get_error (estimator) : _("No estimate"));
+      g_string_free (csv.out, TRUE);
+      return NULL;
+    }
+
+  write_inputs (&csv, project);
+  write_params (&csv, estimator);
+  write_flops (&csv, estimator);
+  write_memory (&csv, estimator);
+  write_summary (&csv, estimator);
+
+  return g_string_free (csv.out, FALSE);
+}
+
+const char *
+headroom_sweep_to_name (HeadroomSweep axis)
+{
+  switch (axis)
+    {
+    case HEADROOM_SWEEP_MICRO_BATCH:
+      return "micro_batch";
+    case HEADROOM_SWEEP_SEQ_LEN:
+      return "seq_len";
+    case HEADROOM_SWEEP_GPUS:
+      return "gpus";
+    default:
+      g_return_val_if_reached (NULL);
+    }
+}
+
+gboolean
+headroom_sweep_from_name (const char    *name,
+                          HeadroomSweep *axis)
+{
+  for (HeadroomSweep a = HEADROOM_SWEEP_MICRO_BATCH; a <= HEADROOM_SWEEP_GPUS; a++)
+    if (g_strcmp0 (name, headroom_sweep_to_name (a)) == 0)
+      {
+        *axis = a;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Sets the swept quantity on `project`. */
+static gboolean
+apply_sweep_value (HeadroomProject  *project,
+                   HeadroomSweep     axis,
+                   gint64            value,
+                   gint64            gpus_per_node,
+                   GError          **error)
+{
+  gboolean training = headroom_project_get_workload (project) == HEADROOM_WORKLOAD_TRAINING;
+
+  switch (axis)
+    {
+    case HEADROOM_SWEEP_MICRO_BATCH:
+      return headroom_project_set_int (project, training ? "training.micro_batch" : "inference.batch",
+                                       value, error);
+    case HEADROOM_SWEEP_SEQ_LEN:
+      return headroom_project_set_int (project, training ? "training.seq_len" : "inference.prompt",
+                                       value, error);
+    case HEADROOM_SWEEP_GPUS:
+      /* Fill one node first, then add whole nodes. */
+      if (value <= gpus_per_node)
+        return headroom_project_set_int (project, "hardware.nodes", 1, error)
+               && headroom_project_set_int (project, "hardware.gpus_per_node", value, error);
+      if (value % gpus_per_node != 0)
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                       _("hardware.nodes: %" G_GINT64_FORMAT " GPUs are not whole nodes of %"
+                         G_GINT64_FORMAT), value, gpus_per_node);
+          return FALSE;
+        }
+      return headroom_project_set_int (project, "hardware.gpus_per_node", gpus_per_node, error)
+             && headroom_project_set_int (project, "hardware.nodes", value / gpus_per_node, error);
+    default:
+      g_return_val_if_reached (FALSE);
+    }
+}
+
+char *
+headroom_report_sweep_to_csv (HeadroomProject  *project,
+                              HeadroomSweep     axis,
+                              const gint64     *values,
+                              guint             n_values,
+                              GError          **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(HeadroomProject) copy = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  Csv csv = { NULL, 0, 0 };
+  GListModel *segments;
+  gint64 gpus_per_node;
+  gboolean training;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (values != NULL || n_values == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* Work on a copy; the base must be valid to name the columns. */
+  bytes = headroom_project_to_bytes (project);
+  copy = headroom_project_new_from_bytes (bytes, error);
+  if (copy == NULL)
+    return NULL;
+  estimator = headroom_estimator_new (copy);
+  headroom_estimator_recompute_now (estimator);
+  if (headroom_estimator_get_error (estimator) != NULL)
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                           headroom_estimator_get_error (estimator));
+      return NULL;
+    }
+
+  training = headroom_project_get_workload (copy) == HEADROOM_WORKLOAD_TRAINING;
+  gpus_per_node = headroom_project_get_int (copy, "hardware.gpus_per_node");
+  segments = headroom_estimator_get_memory_segments (estimator);
+  csv.out = g_string_new (NULL);
+
+  switch (axis)
+    {
+    case HEADROOM_SWEEP_MICRO_BATCH:
+      csv_field (&csv, training ? "micro_batch (sequences)" : "batch (sequences)");
+      break;
+    case HEADROOM_SWEEP_SEQ_LEN:
+      csv_field (&csv, training ? "seq_len (tokens)" : "prompt (tokens)");
+      break;
+    case HEADROOM_SWEEP_GPUS:
+    default:
+      csv_field (&csv, "gpus");
+      break;
+    }
+  for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
+      g_autofree char *name = g_strdup_printf ("%s (B)", headroom_quantity_get_name (q));
+
+      csv_field (&csv, name);
+    }
+  csv_field (&csv, "total (B)");
+  csv_field (&csv, "capacity (B)");
+  csv_field (&csv, "fits");
+  csv_field (&csv, training ? "step (s)" : "time per output token (s)");
+  csv_field (&csv, training ? "throughput (tokens/s)" : "throughput (generated tokens/s)");
+  csv_field (&csv, "error");
+  csv.n_columns = csv.n_fields;
+  csv_end_row (&csv);
+
+  for (guint v = 0; v < n_values; v++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      const char *problem = NULL;
+
+      if (!apply_sweep_value (copy, axis, values[v], gpus_per_node, &local_error))
+        problem = local_error->message;
+      else
+        {
+          headroom_estimator_recompute_now (estimator);
+          problem = headroom_estimator_get_error (estimator);
+        }
+
+      csv_integer (&csv, (double) values[v]);
+      if (problem != NULL)
+        {
+          while (csv.n_fields < csv.n_columns - 1)
+            csv_field (&csv, NULL);
+          csv_field (&csv, problem);
+          csv_end_row (&csv);
+          continue;
+        }
+      for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+        {
+          g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
+
+          csv_integer (&csv, headroom_quantity_get_value (q));
+        }
+      csv_integer (&csv, headroom_estimator_get_memory_bytes (estimator));
+      csv_integer (&csv, headroom_estimator_get_memory_capacity (estimator));
+      csv_field (&csv, headroom_estimator_get_fits (estimator) ? "true" : "false");
+      csv_number (&csv, headroom_estimator_get_step_seconds (estimator));
+      csv_number (&csv, headroom_estimator_get_tokens_per_second (estimator));
+      csv_end_row (&csv);
+    }
+
+  return g_string_free (csv.out, FALSE);
+}
+
+gint64 *
+headroom_report_sweep_default_values (HeadroomProject *project,
+                                      HeadroomSweep    axis,
+                                      guint           *n_values)
+{
+  gint64 first = 1;
+  guint n = 7;
+  gint64 *values;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (n_values != NULL, NULL);
+
+  if (axis == HEADROOM_SWEEP_SEQ_LEN)
+    {
+      first = 1024;
+      n = 8;
+    }
+  else if (axis == HEADROOM_SWEEP_GPUS)
+    {
+      first = headroom_project_get_int (project, "hardware.gpus_per_node");
+      n = 8;
+    }
+
+  values = g_new (gint64, n);
+  for (guint i = 0; i < n; i++)
+    values[i] = first << i;
+  *n_values = n;
+  return values;
+}
+
+gboolean
+headroom_report_save (const char  *text,
+                      GFile       *file,
+                      GError     **error)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+                                  G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+}

@@ -1,0 +1,497 @@
+/* headroom-split-bar.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Children, top to bottom: a summary label, a placeholder whose area the bar
+ * is drawn into (with GtkSnapshot), and a legend. The colours are the named
+ * colours headroom_split_* of style.css, looked up again whenever the style
+ * changes.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "headroom-format.h"
+#include "headroom-split-bar.h"
+
+#define BAR_HEIGHT 30.0
+
+typedef struct
+{
+  const char *color;    /* named colour defined in style.css */
+  const char *label;
+  const char *tooltip;
+  gsize       offset;   /* of its seconds in HrPlanSplit */
+} Part;
+
+/* In the order the bar draws them, as hr-planner.h defines the split. */
+static const Part parts[] = {
+  { "headroom_split_compute", N_("Compute"),
+    N_("Matrix products of the forward and backward passes, at the fraction of peak their shapes reach"),
+    offsetof (HrPlanSplit, compute) },
+  { "headroom_split_memory_bound", N_("Memory-bound"),
+    N_("Norms, activation functions, softmax and residual adds, at memory bandwidth"),
+    offsetof (HrPlanSplit, memory_bound) },
+  { "headroom_split_recompute", N_("Recomputation"),
+    N_("Forward work repeated in the backward pass to save activation memory"),
+    offsetof (HrPlanSplit, recompute) },
+  { "headroom_split_communication", N_("Communication"),
+    N_("Communication left on the critical path after overlapping it with compute"),
+    offsetof (HrPlanSplit, communication) },
+  { "headroom_split_bubble", N_("Pipeline bubble"),
+    N_("Pipeline fill and drain, while some stages wait for work"),
+    offsetof (HrPlanSplit, bubble) },
+  { "headroom_split_optimizer", N_("Optimizer"),
+    N_("Optimizer update of the GPU's share of the parameters, at memory bandwidth"),
+    offsetof (HrPlanSplit, optimizer) },
+};
+
+#define N_PARTS G_N_ELEMENTS (parts)
+
+struct _HeadroomSplitBar
+{
+  GtkWidget   parent_instance;
+
+  GtkLabel   *summary;
+  GtkWidget  *canvas;
+  GtkFlowBox *legend;
+
+  gboolean    has_step;
+  double      seconds[N_PARTS];
+  char       *communication_detail;
+  char       *description;
+
+  GdkRGBA     colors[N_PARTS];
+  GdkRGBA     trough_color;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomSplitBar, headroom_split_bar, GTK_TYPE_WIDGET)
+
+enum {
+  PROP_0,
+  PROP_DESCRIPTION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static double
+total_seconds (HeadroomSplitBar *self)
+{
+  double total = 0;
+
+  for (guint i = 0; i < N_PARTS; i++)
+    total += self->seconds[i];
+  return total;
+}
+
+static double
+share_percent (HeadroomSplitBar *self,
+               guint             part)
+{
+  double total = total_seconds (self);
+
+  return total > 0 ? 100.0 * self->seconds[part] / total : 0;
+}
+
+/* "5.10 s (61%)" */
+static char *
+format_part (HeadroomSplitBar *self,
+             guint             part)
+{
+  g_autofree char *duration = headroom_format_duration (self->seconds[part]);
+
+  /* TRANSLATORS: a duration and its share of the step, e.g. "5.10 s (61%)" */
+  return g_strdup_printf (_("%s (%.0f%%)"), duration, share_percent (self, part));
+}
+
+/* The tooltip of a part: what it is, and for communication each link's share. */
+static char *
+part_tooltip (HeadroomSplitBar *self,
+              guint             part)
+{
+  g_autofree char *figure = format_part (self, part);
+
+  if (offsetof (HrPlanSplit, communication) == parts[part].offset
+      && self->communication_detail != NULL)
+    return g_strdup_printf ("%s: %s\n%s\n%s", _(parts[part].label), figure,
+                            _(parts[part].tooltip), self->communication_detail);
+  return g_strdup_printf ("%s: %s\n%s", _(parts[part].label), figure, _(parts[part].tooltip));
+}
+
+static GtkWidget *
+legend_entry_new (HeadroomSplitBar *self,
+                  guint             part)
+{
+  const GdkRGBA *rgba = &self->colors[part];
+  g_autofree char *figure = format_part (self, part);
+  g_autofree char *tooltip = part_tooltip (self, part);
+  g_autofree char *color = g_strdup_printf ("#%02x%02x%02x",
+                                            (guint) (rgba->red * 255 + 0.5),
+                                            (guint) (rgba->green * 255 + 0.5),
+                                            (guint) (rgba->blue * 255 + 0.5));
+  g_autofree char *label = g_markup_escape_text (_(parts[part].label), -1);
+  g_autofree char *markup = NULL;
+  GtkWidget *entry;
+
+  /* The swatch is a coloured square character, so it scales with the font. */
+  markup = g_strdup_printf ("<span foreground=\"%s\">■</span> %s <b>%s</b>", color, label, figure);
+  entry = gtk_label_new (NULL);
+  gtk_label_set_markup (GTK_LABEL (entry), markup);
+  gtk_label_set_xalign (GTK_LABEL (entry), 0);
+  gtk_widget_set_tooltip_text (entry, tooltip);
+  return entry;
+}
+
+static void
+update (HeadroomSplitBar *self)
+{
+  g_autoptr(GString) description = g_string_new (NULL);
+  g_autofree char *total = NULL;
+  g_autofree char *summary = NULL;
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->legend))) != NULL)
+    gtk_flow_box_remove (self->legend, child);
+
+  if (!self->has_step)
+    summary = g_strdup (_("No layout selected"));
+  else
+    {
+      total = headroom_format_duration (total_seconds (self));
+      /* TRANSLATORS: e.g. "Step time 8.31 s" */
+      summary = g_strdup_printf (_("Step time %s"), total);
+    }
+  gtk_label_set_label (self->summary, summary);
+
+  g_string_append (description, summary);
+  for (guint i = 0; i < N_PARTS; i++)
+    {
+      g_autofree char *figure = NULL;
+
+      if (!self->has_step || self->seconds[i] <= 0)
+        continue;
+      gtk_flow_box_append (self->legend, legend_entry_new (self, i));
+      figure = format_part (self, i);
+      g_string_append_printf (description, "%s %s %s", i == 0 ? ":" : ";",
+                              _(parts[i].label), figure);
+    }
+  g_string_append (description, ".");
+
+  g_free (self->description);
+  self->description = g_string_free (g_steal_pointer (&description), FALSE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Step time split"),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, self->description,
+                                  -1);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DESCRIPTION]);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* Black or white text, whichever reads better on `background`. */
+static GdkRGBA
+text_color_on (const GdkRGBA *background)
+{
+  double luminance = 0.2126 * background->red + 0.7152 * background->green + 0.0722 * background->blue;
+  GdkRGBA color = { 0, 0, 0, 0.8f };
+
+  if (luminance < 0.5)
+    color = (GdkRGBA) { 1, 1, 1, 1 };
+  return color;
+}
+
+/* Draws `text` centred vertically at (x, y) when it fits in `max_width`. */
+static void
+append_text (HeadroomSplitBar *self,
+             GtkSnapshot      *snapshot,
+             const char       *text,
+             double            x,
+             double            y,
+             double            max_width,
+             const GdkRGBA    *color)
+{
+  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
+  int width, height;
+
+  pango_layout_get_pixel_size (layout, &width, &height);
+  if (width > max_width)
+    return;
+
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y - height / 2.0));
+  gtk_snapshot_append_layout (snapshot, layout, color);
+  gtk_snapshot_restore (snapshot);
+}
+
+/* The left edge and width of each part, in widget coordinates. */
+static void
+part_extents (HeadroomSplitBar      *self,
+              const graphene_rect_t *bounds,
+              double                 lefts[N_PARTS],
+              double                 widths[N_PARTS])
+{
+  double total = total_seconds (self);
+  double x = bounds->origin.x;
+
+  for (guint i = 0; i < N_PARTS; i++)
+    {
+      lefts[i] = x;
+      widths[i] = total > 0 ? bounds->size.width * self->seconds[i] / total : 0;
+      x += widths[i];
+    }
+}
+
+static void
+headroom_split_bar_snapshot (GtkWidget   *widget,
+                             GtkSnapshot *snapshot)
+{
+  HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (widget);
+  double lefts[N_PARTS], widths[N_PARTS];
+  graphene_rect_t bounds, bar;
+  GskRoundedRect outline;
+
+  GTK_WIDGET_CLASS (headroom_split_bar_parent_class)->snapshot (widget, snapshot);
+
+  if (!gtk_widget_compute_bounds (self->canvas, widget, &bounds) || bounds.size.width <= 0)
+    return;
+  graphene_rect_init (&bar, bounds.origin.x, bounds.origin.y, bounds.size.width, BAR_HEIGHT);
+
+  gsk_rounded_rect_init_from_rect (&outline, &bar, 6);
+  gtk_snapshot_push_rounded_clip (snapshot, &outline);
+  gtk_snapshot_append_color (snapshot, &self->trough_color, &bar);
+
+  part_extents (self, &bounds, lefts, widths);
+  for (guint i = 0; i < N_PARTS && self->has_step; i++)
+    {
+      g_autofree char *duration = NULL;
+      GdkRGBA text_color;
+
+      if (self->seconds[i] <= 0)
+        continue;
+      gtk_snapshot_append_color (snapshot, &self->colors[i],
+                                 &GRAPHENE_RECT_INIT (lefts[i], bar.origin.y, widths[i], BAR_HEIGHT));
+      /* A hairline between neighbours keeps similar colours apart. */
+      if (lefts[i] > bar.origin.x)
+        gtk_snapshot_append_color (snapshot, &self->trough_color,
+                                   &GRAPHENE_RECT_INIT (lefts[i], bar.origin.y, 1, BAR_HEIGHT));
+      duration = headroom_format_duration (self->seconds[i]);
+      text_color = text_color_on (&self->colors[i]);
+      append_text (self, snapshot, duration, lefts[i] + 6, bar.origin.y + BAR_HEIGHT / 2,
+                   widths[i] - 12, &text_color);
+    }
+  gtk_snapshot_pop (snapshot);
+}
+
+static void
+headroom_split_bar_css_changed (GtkWidget         *widget,
+                                GtkCssStyleChange *change)
+{
+  HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (widget);
+  GtkStyleContext *context;
+
+  GTK_WIDGET_CLASS (headroom_split_bar_parent_class)->css_changed (widget, change);
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  context = gtk_widget_get_style_context (widget);
+  gtk_style_context_get_color (context, &self->trough_color);
+  for (guint i = 0; i < N_PARTS; i++)
+    if (!gtk_style_context_lookup_color (context, parts[i].color, &self->colors[i]))
+      gdk_rgba_parse (&self->colors[i], "#9a9996");
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  self->trough_color.alpha = 0.1f;
+  update (self);
+}
+
+static gboolean
+headroom_split_bar_query_tooltip (GtkWidget  *widget,
+                                  int         x,
+                                  int         y,
+                                  gboolean    keyboard,
+                                  GtkTooltip *tooltip)
+{
+  HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (widget);
+  double lefts[N_PARTS], widths[N_PARTS];
+  graphene_rect_t bounds;
+
+  if (keyboard || !self->has_step || !gtk_widget_compute_bounds (self->canvas, widget, &bounds))
+    return FALSE;
+  if (y < bounds.origin.y || y > bounds.origin.y + BAR_HEIGHT)
+    return FALSE;
+
+  part_extents (self, &bounds, lefts, widths);
+  for (guint i = 0; i < N_PARTS; i++)
+    if (self->seconds[i] > 0 && x >= lefts[i] && x < lefts[i] + widths[i])
+      {
+        g_autofree char *text = part_tooltip (self, i);
+
+        gtk_tooltip_set_text (tooltip, text);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+headroom_split_bar_dispose (GObject *object)
+{
+  HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (object);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self))) != NULL)
+    gtk_widget_unparent (child);
+
+  G_OBJECT_CLASS (headroom_split_bar_parent_class)->dispose (object);
+}
+
+static void
+headroom_split_bar_finalize (GObject *object)
+{
+  HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (object);
+
+  g_free (self->communication_detail);
+  g_free (self->description);
+
+  G_OBJECT_CLASS (headroom_split_bar_parent_class)->finalize (object);
+}
+
+static void
+headroom_split_bar_get_property (GObject    *object,
+                                 guint       prop_id,
+                                 GValue     *value,
+                                 GParamSpec *pspec)
+{
+  HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_DESCRIPTION:
+      g_value_set_string (value, self->description);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+headroom_split_bar_class_init (HeadroomSplitBarClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = headroom_split_bar_dispose;
+  object_class->finalize = headroom_split_bar_finalize;
+  object_class->get_property = headroom_split_bar_get_property;
+
+  widget_class->snapshot = headroom_split_bar_snapshot;
+  widget_class->css_changed = headroom_split_bar_css_changed;
+  widget_class->query_tooltip = headroom_split_bar_query_tooltip;
+
+  properties[PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "splitbar");
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
+}
+
+static void
+headroom_split_bar_init (HeadroomSplitBar *self)
+{
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 6);
+  gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
+
+  self->summary = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->summary, 0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->summary), "heading");
+  gtk_widget_set_parent (GTK_WIDGET (self->summary), GTK_WIDGET (self));
+
+  /* An empty box that only reserves the bar's area. */
+  self->canvas = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_size_request (self->canvas, 240, (int) BAR_HEIGHT);
+  gtk_widget_set_parent (self->canvas, GTK_WIDGET (self));
+
+  self->legend = GTK_FLOW_BOX (gtk_flow_box_new ());
+  gtk_flow_box_set_selection_mode (self->legend, GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (self->legend, 3);
+  gtk_flow_box_set_column_spacing (self->legend, 18);
+  gtk_flow_box_set_row_spacing (self->legend, 4);
+  gtk_widget_set_can_focus (GTK_WIDGET (self->legend), FALSE);
+  gtk_widget_set_parent (GTK_WIDGET (self->legend), GTK_WIDGET (self));
+
+  update (self);
+}
+
+GtkWidget *
+headroom_split_bar_new (void)
+{
+  return g_object_new (HEADROOM_TYPE_SPLIT_BAR, NULL);
+}
+
+/* "TP 0.40 s on the link, 0.10 s exposed", one line per link in use. */
+static char *
+communication_detail (const HrPlanStep *step)
+{
+  g_autoptr(GString) detail = g_string_new (NULL);
+
+  for (guint c = 0; c < HR_PLAN_COMM_N; c++)
+    {
+      g_autofree char *name = NULL;
+      g_autofree char *link = NULL;
+      g_autofree char *exposed = NULL;
+
+      if (!(step->comm[c].seconds > 0))
+        continue;
+      name = g_ascii_strup (hr_plan_comm_name ((HrPlanComm) c), -1);
+      link = headroom_format_duration (step->comm[c].seconds);
+      exposed = headroom_format_duration (step->comm[c].exposed);
+      if (detail->len > 0)
+        g_string_append_c (detail, '\n');
+      /* TRANSLATORS: e.g. "TP: 0.40 s on the link, 0.10 s exposed" */
+      g_string_append_printf (detail, _("%s: %s on the link, %s exposed"), name, link, exposed);
+    }
+  return detail->len > 0 ? g_string_free (g_steal_pointer (&detail), FALSE) : NULL;
+}
+
+void
+headroom_split_bar_set_step (HeadroomSplitBar *self,
+                             const HrPlanStep *step)
+{
+  g_return_if_fail (HEADROOM_IS_SPLIT_BAR (self));
+
+  g_clear_pointer (&self->communication_detail, g_free);
+  self->has_step = step != NULL;
+  for (guint i = 0; i < N_PARTS; i++)
+    {
+      double seconds = 0;
+
+      if (step != NULL)
+        seconds = *(const double *) ((const char *) &step->split + parts[i].offset);
+      /* Negative or non-finite parts would break the scale: draw them as empty. */
+      self->seconds[i] = isfinite (seconds) && seconds > 0 ? seconds : 0;
+    }
+  if (step != NULL)
+    self->communication_detail = communication_detail (step);
+  update (self);
+}
+
+double
+headroom_split_bar_get_total (HeadroomSplitBar *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SPLIT_BAR (self), 0);
+
+  return total_seconds (self);
+}
+
+const char *
+headroom_split_bar_get_description (HeadroomSplitBar *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SPLIT_BAR (self), NULL);
+
+  return self->description;
+}

@@ -1,0 +1,111 @@
+/* bench-core.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Full estimates (parameters and a training step's FLOPs) per second over a
+ * mix of models. A benchmark to run by hand, not a test:
+ *   bench-core [SECONDS]
+ */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hr-flops.h"
+
+static void
+llama_like (HrModel *m,
+            int64_t  layers,
+            int64_t  hidden,
+            int64_t  heads,
+            int64_t  kv_heads,
+            int64_t  ffn,
+            int64_t  vocab)
+{
+  hr_model_init (m);
+  m->n_layers = layers;
+  m->hidden_size = hidden;
+  m->n_heads = heads;
+  m->n_kv_heads = kv_heads;
+  m->head_dim = hidden / heads;
+  m->ffn_size = ffn;
+  m->ffn_kind = HR_FFN_GATED;
+  m->vocab_size = vocab;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  m->tied_embeddings = false;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  HrModel models[5];
+  double seconds = argc > 1 ? g_ascii_strtod (argv[1], NULL) : 1.0;
+  int64_t start, elapsed, done = 0;
+  double checksum = 0;
+
+  /* GPT-2 small */
+  hr_model_init (&models[0]);
+  /* Llama-2-7B */
+  llama_like (&models[1], 32, 4096, 32, 32, 11008, 32000);
+  /* Mixtral 8x7B */
+  llama_like (&models[2], 32, 4096, 32, 8, 14336, 32000);
+  models[2].n_experts = 8;
+  models[2].experts_per_token = 2;
+  models[2].expert_ffn_size = 14336;
+  /* Gemma 2 9B: sandwich norms, windows on even layers */
+  llama_like (&models[3], 42, 3584, 16, 8, 14336, 256000);
+  models[3].head_dim = 256;
+  models[3].tied_embeddings = true;
+  models[3].norms_per_layer = 4;
+  models[3].sliding_window = 4096;
+  models[3].sliding_window_period = 2;
+  /* DeepSeek-V3: MLA, dense then MoE layers with a shared expert */
+  llama_like (&models[4], 61, 7168, 128, 128, 18432, 129280);
+  models[4].head_dim = 192;
+  models[4].q_lora_rank = 1536;
+  models[4].kv_lora_rank = 512;
+  models[4].qk_rope_head_dim = 64;
+  models[4].qk_nope_head_dim = 128;
+  models[4].v_head_dim = 128;
+  models[4].n_experts = 256;
+  models[4].experts_per_token = 8;
+  models[4].n_shared_experts = 1;
+  models[4].expert_ffn_size = 2048;
+  models[4].shared_expert_ffn_size = 2048;
+  models[4].first_dense_layers = 3;
+
+  if (!(seconds > 0))
+    {
+      fprintf (stderr, "usage: %s [SECONDS]\n", argv[0]);
+      return EXIT_FAILURE;
+    }
+
+  start = g_get_monotonic_time ();
+  do
+    {
+      for (int i = 0; i < 1000; i++)
+        {
+          const HrModel *m = &models[done % G_N_ELEMENTS (models)];
+          HrFlopsOptions options = { 2048 + done % 7, 1 + done % 3, HR_ATTENTION_FLASH,
+                                     HR_RECOMPUTE_SELECTIVE, true };
+          HrParams params;
+          HrFlops flops;
+
+          if (hr_model_params (m, &params, NULL) != HR_OK
+              || hr_flops_training (m, &options, &flops, NULL) != HR_OK)
+            return EXIT_FAILURE;
+          checksum += flops.per_token + (double) params.total;
+          done++;
+        }
+      elapsed = g_get_monotonic_time () - start;
+    }
+  while (elapsed < seconds * G_USEC_PER_SEC);
+
+  printf ("%" G_GINT64_FORMAT " estimates in %.3f s: %.0f estimates per second "
+          "(%.2f µs each; checksum %g)\n",
+          done, elapsed / 1e6, done / (elapsed / 1e6), elapsed / (double) done, checksum);
+  return EXIT_SUCCESS;
+}

@@ -1,0 +1,1507 @@
+/* test-training.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Training memory, time, utilization and limits. Every expected value is
+ * derived by hand in the comment beside it; the activation model is also
+ * checked against the bytes PyTorch saved for small models
+ * (tests/data/reference/measured-small.json) and the model states against
+ * the ZeRO paper's Figure 1 (published.json).
+ */
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-training.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+#define MIB (1024.0 * 1024.0)
+
+static void
+assert_near (double expected,
+             double actual,
+             double relative)
+{
+  if (fabs (actual - expected) > relative * fabs (expected))
+    g_error ("expected %.6g, got %.6g (%.2f%% off, allowed %.2f%%)", expected, actual,
+             100 * (actual - expected) / expected, 100 * relative);
+}
+
+static void
+gpt_like (HrModel *m,
+          int64_t  layers,
+          int64_t  hidden,
+          int64_t  heads,
+          int64_t  ffn,
+          int64_t  vocab)
+{
+  hr_model_init (m);
+  m->n_layers = layers;
+  m->hidden_size = hidden;
+  m->n_heads = heads;
+  m->n_kv_heads = heads;
+  m->head_dim = hidden / heads;
+  m->ffn_size = ffn;
+  m->vocab_size = vocab;
+}
+
+static void
+llama_like (HrModel *m,
+            int64_t  layers,
+            int64_t  hidden,
+            int64_t  heads,
+            int64_t  kv_heads,
+            int64_t  ffn,
+            int64_t  vocab)
+{
+  hr_model_init (m);
+  m->n_layers = layers;
+  m->hidden_size = hidden;
+  m->n_heads = heads;
+  m->n_kv_heads = kv_heads;
+  m->head_dim = hidden / heads;
+  m->ffn_size = ffn;
+  m->ffn_kind = HR_FFN_GATED;
+  m->vocab_size = vocab;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  m->tied_embeddings = false;
+}
+
+/* A GPU with round figures, so that times are easy to derive. */
+static void
+round_gpu (HrGpu *gpu)
+{
+  memset (gpu, 0, sizeof *gpu);
+  gpu->memory_bytes = 80 * GIB;
+  gpu->memory_bandwidth = 2e12;
+  for (int i = 0; i < HR_DTYPE_N; i++)
+    gpu->peak_flops[i] = 1e12;
+  gpu->intra_node_bandwidth = 100e9;
+  gpu->inter_node_bandwidth = 25e9;
+  gpu->power_watts = 500;
+}
+
+static void
+one_gpu (HrTraining *t)
+{
+  hr_training_init (t);
+  t->nodes = 1;
+  t->gpus_per_node = 1;
+}
+
+static double
+states (const HrTrainingMemory *m)
+{
+  return m->weights + m->master_weights + m->gradients + m->optimizer;
+}
+
+static void
+memory_ok (const HrModel    *model,
+           const HrTraining *t,
+           const HrGpu      *gpu,
+           HrTrainingMemory *memory)
+{
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_training_memory (model, t, gpu, memory, &err), ==, HR_OK);
+}
+
+static void
+activations_ok (const HrModel         *model,
+                const HrTraining      *t,
+                HrTrainingActivations *act)
+{
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_training_validate (t, model, &err), ==, HR_OK);
+  g_assert_cmpint (hr_training_activations (model, t, 0, act, &err), ==, HR_OK);
+}
+
+/* Model states */
+
+static void
+test_zero_published (void)
+{
+  /* ZeRO Figure 1: Ψ = 7.5B, Nd = 64, mixed-precision Adam (K = 12):
+   * baseline (2 + 2 + 12)Ψ = 120 GB; Pos 4Ψ + 12Ψ/64 = 31.40625 GB;
+   * Pos+g 2Ψ + 14Ψ/64 = 16.640625 GB; Pos+g+p 16Ψ/64 = 1.875 GB. */
+  const double expected[] = { 120e9, 31.40625e9, 16.640625e9, 1.875e9 };
+  const double published[] = { 120e9, 31.4e9, 16.6e9, 1.9e9 };
+  HrTrainingRank rank = { .params = 7500000000 };
+  HrTraining t;
+
+  hr_training_init (&t);
+  t.nodes = 8;
+  t.gpus_per_node = 8;
+  for (int stage = 0; stage <= 3; stage++)
+    {
+      HrTrainingMemory m = { 0 };
+
+      t.zero_stage = stage;
+      hr_training_model_states (&t, &rank, &m);
+      assert_near (expected[stage], states (&m), 1e-12);
+      /* the paper rounds to 0.1 GB */
+      g_assert_cmpfloat (fabs (states (&m) - published[stage]), <=, 0.05e9);
+    }
+}
+
+static void
+test_zero_stages (void)
+{
+  /* P = 1e9 on 8 data-parallel GPUs, bf16-mixed AdamW. Stage 1 shards the
+   * optimizer (8 B) and master (4 B): 1e9 + 0.5e9; stage 2 the gradients
+   * too: 0.25e9; stage 3 the weights too: 0.25e9. */
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrTraining t;
+
+  hr_training_init (&t);
+  t.zero_stage = 1;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 2e9);
+  g_assert_cmpfloat (m.gradients, ==, 2e9);
+  g_assert_cmpfloat (m.master_weights, ==, 0.5e9);
+  g_assert_cmpfloat (m.optimizer, ==, 1e9);
+
+  t.zero_stage = 2;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 2e9);
+  g_assert_cmpfloat (m.gradients, ==, 0.25e9);
+
+  t.zero_stage = 3;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 0.25e9);
+  g_assert_cmpfloat (states (&m), ==, 2e9);
+}
+
+static void
+test_fsdp (void)
+{
+  /* P = 1e9, 16 B per parameter. FSDP full shard on 8 GPUs = ZeRO-3: 2e9.
+   * Shard-grad-op = ZeRO-2: 2 + 14/8 = 3.75 B → 3.75e9. Hybrid on 2 nodes of
+   * 8: sharded over the 8 GPUs of a node only, 2e9, where full shard over
+   * all 16 gives 1e9. */
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrTraining t;
+
+  hr_training_init (&t);
+  t.fsdp = HR_FSDP_FULL;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (states (&m), ==, 2e9);
+
+  t.fsdp = HR_FSDP_GRAD_OP;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (states (&m), ==, 3.75e9);
+
+  t.nodes = 2;
+  t.fsdp = HR_FSDP_HYBRID;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (states (&m), ==, 2e9);
+  t.fsdp = HR_FSDP_FULL;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (states (&m), ==, 1e9);
+}
+
+static void
+test_precisions (void)
+{
+  /* P = 1e9, AdamW, no sharding. Bytes per parameter
+   * (weights, master, gradients, optimizer):
+   * fp32 4/0/4/8; bf16-mixed and fp16-mixed 2/4/2/8 ([ZeRO] 16 B);
+   * pure bf16 2/0/2/4 (m and v in bf16); fp8-mixed 3/4/2/8 (bf16 weights +
+   * their fp8 cast); fp32 gradients 4; autocast trains fp32 params: 4. */
+  static const struct { HrPrecision p; double w, mw, g, o; } cases[] = {
+    { HR_PRECISION_FP32, 4, 0, 4, 8 },
+    { HR_PRECISION_BF16_MIXED, 2, 4, 2, 8 },
+    { HR_PRECISION_FP16_MIXED, 2, 4, 2, 8 },
+    { HR_PRECISION_BF16, 2, 0, 2, 4 },
+    { HR_PRECISION_FP8_MIXED, 3, 4, 2, 8 },
+  };
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrTraining t;
+
+  one_gpu (&t);
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      t.precision = cases[i].p;
+      hr_training_model_states (&t, &rank, &m);
+      g_assert_cmpfloat (m.weights, ==, cases[i].w * 1e9);
+      g_assert_cmpfloat (m.master_weights, ==, cases[i].mw * 1e9);
+      g_assert_cmpfloat (m.gradients, ==, cases[i].g * 1e9);
+      g_assert_cmpfloat (m.optimizer, ==, cases[i].o * 1e9);
+    }
+
+  t.precision = HR_PRECISION_BF16_MIXED;
+  t.fp32_gradients = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.gradients, ==, 4e9);
+  t.fp32_gradients = false;
+  t.fp32_residual = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.gradients, ==, 4e9);
+}
+
+static void
+test_optimizers (void)
+{
+  /* P = 1e9, bf16-mixed (fp32 states). AdamW m + v 8 B; 8-bit AdamW 2 B +
+   * two fp32 absmax per 2048 values: 2 + 8/2048 = 2.00390625 B; SGD 0;
+   * SGD with momentum 4; Lion 4; Adafactor: 4 B per factored element. */
+  static const struct { HrOptimizer o; double bytes; } cases[] = {
+    { HR_OPTIMIZER_ADAMW, 8e9 },
+    { HR_OPTIMIZER_ADAMW_8BIT, 2.00390625e9 },
+    { HR_OPTIMIZER_SGD, 0 },
+    { HR_OPTIMIZER_SGD_MOMENTUM, 4e9 },
+    { HR_OPTIMIZER_LION, 4e9 },
+    { HR_OPTIMIZER_ADAFACTOR, 4e6 },
+  };
+  HrTrainingRank rank = { .params = 1000000000, .factored_elements = 1000000 };
+  HrTrainingMemory m = { 0 };
+  HrTraining t;
+
+  one_gpu (&t);
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      t.optimizer = cases[i].o;
+      hr_training_model_states (&t, &rank, &m);
+      g_assert_cmpfloat (m.optimizer, ==, cases[i].bytes);
+    }
+}
+
+static void
+test_adafactor_shapes (void)
+{
+  /* Llama-like, 1 layer, h 8, 2 heads of 4 (MHA), ffn 16, vocab 32, untied.
+   * Factored elements (rows + cols per matrix, vectors whole):
+   * q, k, v, o (8×8): 4·16 = 64; two RMSNorms 2·8 = 16; gate, up, down
+   * (8×16): 3·24 = 72; embedding and LM head (32×8): 2·40 = 80; final norm 8.
+   * Total 240 → 960 B of fp32 state. */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama_like (&model, 1, 8, 2, 2, 16, 32);
+  one_gpu (&t);
+  round_gpu (&gpu);
+  t.optimizer = HR_OPTIMIZER_ADAFACTOR;
+  t.seq_len = 4;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.rank.factored_elements, ==, 240);
+  assert_near (960, m.optimizer, 1e-12);
+}
+
+static void
+test_offload (void)
+{
+  /* ZeRO-Offload, P = 1e9, bf16-mixed AdamW: the GPU keeps 16-bit weights and
+   * gradients (2e9 each); the CPU holds master 4 + m, v 8 + an fp32 gradient
+   * copy 4 = 16e9. With ZeRO-2 on 8 GPUs each holds 1/8 on the CPU: 2e9. */
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrTraining t;
+
+  one_gpu (&t);
+  t.offload_optimizer = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 2e9);
+  g_assert_cmpfloat (m.gradients, ==, 2e9);
+  g_assert_cmpfloat (m.master_weights, ==, 0);
+  g_assert_cmpfloat (m.optimizer, ==, 0);
+  g_assert_cmpfloat (m.cpu_bytes, ==, 16e9);
+
+  hr_training_init (&t);
+  t.offload_optimizer = true;
+  t.zero_stage = 2;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.cpu_bytes, ==, 2e9);
+  g_assert_cmpfloat (m.gradients, ==, 0.25e9);
+}
+
+static void
+test_accumulation_buffer (void)
+{
+  /* 8 GPUs, micro 1, global 32: 4 accumulation steps. 16-bit gradients are
+   * accumulated in an fp32 buffer: 4 B × 1e9. Not with 1 step, not when the
+   * gradients are fp32 already. */
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrTraining t;
+
+  hr_training_init (&t);
+  t.global_batch = 32;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.grad_accumulation_buffer, ==, 4e9);
+  t.global_batch = 8;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.grad_accumulation_buffer, ==, 0);
+  t.global_batch = 32;
+  t.fp32_gradients = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.grad_accumulation_buffer, ==, 0);
+}
+
+/* Llama-2-7B: h 4096, 32 layers, 32 heads, ffn 11008, vocab 32000. */
+static void
+llama2_7b (HrModel *m)
+{
+  llama_like (m, 32, 4096, 32, 32, 11008, 32000);
+}
+
+static void
+test_llama2_7b_zero3 (void)
+{
+  /* ZeRO-3 on 8 GPUs, bf16-mixed AdamW, seq 4096, micro 1, flash.
+   * P = 6,738,415,616; per GPU P/8 = 842,301,952 parameters:
+   *   weights 2 B → 1,684,603,904 (1.569 GiB)
+   *   master  4 B → 3,369,207,808 (3.138 GiB)
+   *   grads   2 B → 1,684,603,904 (1.569 GiB)
+   *   m + v   8 B → 6,738,415,616 (6.276 GiB)
+   *   model states 13,476,831,232 B = 12.551 GiB.
+   * Activations of one layer, b 1, s 4096 (T = 4096), bf16 (2 B):
+   *   2 RMSNorm inputs 2·T·h·2 + rstd 2·T·4         =  67,141,632
+   *   q/k/v input and MLP input 2·T·h·2             =  67,108,864
+   *   q T·h·2, k and v T·h·2·2, output T·h·2         = 134,217,728
+   *   log-sum-exp a·T·4 = 32·4096·4                  =     524,288
+   *   gate, SiLU, up, product 4·T·11008·2            = 360,710,144
+   *   per layer 629,702,656; ×32 = 20,150,484,992.
+   * Outside layers: token ids 8T = 32,768; final norm T·h·2 + 4T = 33,570,816;
+   * LM head input T·h·2 = 33,554,432; fp32 log-probs T·32000·4 + labels 8T
+   * = 524,320,768. Total 20,741,963,776 (19.32 GiB).
+   * Full recompute: 32 layer inputs T·h·2 = 1,073,741,824 + the same outside
+   * = 1,665,220,608, + one layer recomputed in full (629,702,656) less its
+   * saved input (33,554,432) = 2,261,368,832 (2.106 GiB).
+   * Temporary: logits T·32000·(2 + 4) = 786,432,000; gathered layer and the
+   * prefetched one 2·2 B + its gradient 2 B, × 202,383,360 = 1,214,300,160;
+   * two 25 MiB buckets 52,428,800 → 2,053,160,960. */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama2_7b (&model);
+  hr_training_init (&t);
+  t.zero_stage = 3;
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.params_on_gpu, ==, 6738415616);
+  g_assert_cmpfloat (m.weights, ==, 1684603904);
+  g_assert_cmpfloat (m.master_weights, ==, 3369207808);
+  g_assert_cmpfloat (m.gradients, ==, 1684603904);
+  g_assert_cmpfloat (m.optimizer, ==, 6738415616);
+  g_assert_cmpfloat (states (&m), ==, 13476831232);
+  g_assert_cmpfloat (m.activations_per_layer, ==, 629702656);
+  g_assert_cmpfloat (m.activations, ==, 20741963776);
+  g_assert_cmpfloat (m.temporary, ==, 2053160960);
+  g_assert_cmpfloat (m.overhead, ==, GIB);
+  g_assert_cmpfloat (m.total, ==, 13476831232 + 20741963776 + 2053160960 + GIB);
+  g_assert_true (m.fits);
+  g_assert_cmpfloat (m.headroom, ==, 80 * GIB - m.total);
+  g_assert_cmpfloat (m.overflow, ==, 0);
+
+  t.recompute = HR_RECOMPUTE_FULL;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.activations_per_layer, ==, 33554432);
+  g_assert_cmpfloat (m.activations, ==, 2261368832);
+
+  /* On a 16 GiB GPU it overflows by total − 16 GiB. */
+  gpu.memory_bytes = 16 * GIB;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_false (m.fits);
+  g_assert_cmpfloat (m.headroom, ==, 0);
+  g_assert_cmpfloat (m.overflow, ==, m.total - 16 * GIB);
+}
+
+/* Parallelism: what each rank holds */
+
+static void
+test_tensor_parallel_params (void)
+{
+  /* Llama-2-7B, TP 8: per layer attention 4·4096²/8 = 8,388,608, MLP
+   * 3·4096·11008/8 = 16,908,288, norms 8,192 (replicated) → 25,305,088;
+   * ×32 = 809,762,816; embedding and LM head 32000·4096/8 = 16,384,000 each;
+   * final norm 4,096. Total 842,534,912. */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama2_7b (&model);
+  hr_training_init (&t);
+  t.tensor_parallel = 8;
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.params_on_gpu, ==, 842534912);
+  g_assert_cmpint (m.rank.largest_layer, ==, 25305088);
+}
+
+static void
+test_gqa_replication (void)
+{
+  /* h 64, 8 query heads and 2 KV heads of 8, TP 4 > 2 KV heads: each rank
+   * holds q and o for 2 heads ((64·64 + 64·64)/4 = 2,048) and one replicated
+   * KV head (k and v 2·8·64 = 1,024): attention 3,072 per layer. */
+  HrTrainingRank rank;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  int64_t layer_rest;
+
+  llama_like (&model, 1, 64, 8, 2, 128, 64);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 4;
+  t.tensor_parallel = 4;
+  t.seq_len = 16;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  g_assert_cmpint (hr_training_rank (&model, &t, 0, &rank, &err), ==, HR_OK);
+  /* the rest of the rank: norms 2·64, MLP 3·64·128/4, embedding and head
+   * 64·64/4 each, final norm 64 */
+  layer_rest = 128 + 3 * 64 * 128 / 4 + 2 * 64 * 64 / 4 + 64;
+  g_assert_cmpint (rank.params, ==, 3072 + layer_rest);
+}
+
+static void
+test_pipeline (void)
+{
+  /* Llama-2-7B, PP 4 × DP 2 on 8 GPUs, micro 1, global 16: 8 micro-batches
+   * per step. Stage 0: 8 layers + embedding = 8·202,383,360 + 131,072,000 =
+   * 1,750,138,880 parameters. 1F1B keeps min(pp, m) = 4 micro-batches in
+   * flight on stage 0; GPipe all 8; interleaved with v = 2:
+   * pp + (pp − 1)/v = 5.5 ([SP] §4.2.3). */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama2_7b (&model);
+  hr_training_init (&t);
+  t.pipeline_parallel = 4;
+  t.global_batch = 16;
+  round_gpu (&gpu);
+  gpu.memory_bytes = 1e15;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 0);
+  g_assert_cmpint (m.params_on_gpu, ==, 1750138880);
+  g_assert_cmpint (m.activation.layers, ==, 8);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 4);
+  g_assert_cmpfloat (m.activations, ==, 4 * m.activation.micro_batch);
+
+  t.pipeline_schedule = HR_PIPELINE_GPIPE;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 8);
+
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.virtual_stages = 2;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 5.5);
+  g_assert_cmpint (m.activation.layers, ==, 8);
+
+  /* Fewer micro-batches than stages: 1F1B holds them all (2). */
+  t.pipeline_schedule = HR_PIPELINE_1F1B;
+  t.virtual_stages = 1;
+  t.global_batch = 4;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 2);
+}
+
+static void
+test_last_stage (void)
+{
+  /* A huge vocabulary makes the last stage the larger: 2 layers of h 64,
+   * vocab 1,000,000, PP 2, micro 1, seq 16, global 2 (2 micro-batches).
+   * Its fp32 log-probs alone are 16·1e6·4 = 64e6 B. */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama_like (&model, 2, 64, 4, 4, 128, 1000000);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 2;
+  t.pipeline_parallel = 2;
+  t.seq_len = 16;
+  t.global_batch = 2;
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 1);
+  g_assert_cmpfloat (m.activation.loss, ==, 16 * 1e6 * 4 + 16 * 8);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 1);
+}
+
+static void
+test_tied_head_on_last_stage (void)
+{
+  /* GPT-style, tied embeddings, 4 layers of h 64 (LayerNorm with bias, 4h
+   * MLP with biases): per layer q/k/v 64·192 + 192, o 64·64 + 64, fc 64·256
+   * + 256, proj 256·64 + 64, 2 norms 4·64 → 49,984. PP 2: stage 0 holds 2
+   * layers, the token embedding 1000·64 = 64,000 and the position table
+   * 1024·64 = 65,536: 229,504. The last stage holds 2 layers, the final norm
+   * 128 and, the head being tied, its own copy of the embedding (Megatron):
+   * 164,096. */
+  HrTrainingRank rank;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+
+  gpt_like (&model, 4, 64, 4, 256, 1000);
+  hr_training_init (&t);
+  t.seq_len = 16;
+  t.pipeline_parallel = 2;
+  g_assert_cmpint (hr_training_rank (&model, &t, 0, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.params, ==, 2 * 49984 + 64000 + 65536);
+  g_assert_cmpint (hr_training_rank (&model, &t, 1, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.params, ==, 2 * 49984 + 128 + 64000);
+  g_assert_cmpint (hr_training_rank (&model, &t, 2, &rank, &err), ==, HR_ERROR_OUT_OF_RANGE);
+}
+
+static void
+moe_model (HrModel *m)
+{
+  /* 2 MoE layers, h 64, 8 experts of ffn 32, top-2 */
+  llama_like (m, 2, 64, 4, 4, 128, 256);
+  m->n_experts = 8;
+  m->experts_per_token = 2;
+  m->expert_ffn_size = 32;
+  m->moe_layer_freq = 1;
+}
+
+static void
+test_expert_parallel (void)
+{
+  /* Each MoE layer's routed experts hold 8·3·64·32 = 49,152 parameters;
+   * EP 4 leaves 2 experts per rank: 12,288 per layer, 24,576 for 2 layers.
+   * 8 GPUs, dp 8, ZeRO-1: expert optimizer states shard over the expert
+   * data-parallel group dp/ep = 2: 8 B · 24,576 / 2 = 98,304; without EP
+   * they shard over 8: 8 · 98,304 / 8 = 98,304 too, but the routed weights
+   * on the GPU drop from 2·98,304 to 2·24,576. */
+  HrTrainingMemory m, dense;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  moe_model (&model);
+  hr_training_init (&t);
+  t.seq_len = 16;
+  t.zero_stage = 1;
+  t.expert_parallel = 4;
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.rank.expert_params, ==, 24576);
+  g_assert_cmpint (m.rank.moe_layers, ==, 2);
+
+  t.expert_parallel = 1;
+  memory_ok (&model, &t, &gpu, &dense);
+  g_assert_cmpint (dense.rank.expert_params, ==, 98304);
+  g_assert_cmpint (dense.rank.params, ==, m.rank.params);
+  g_assert_cmpfloat (dense.weights - m.weights, ==, 2 * (98304 - 24576));
+  /* optimizer: dense part identical; experts 8·98,304/8 vs 8·24,576/2 */
+  g_assert_cmpfloat (dense.optimizer - m.optimizer, ==, 0);
+  g_assert_cmpfloat (dense.master_weights - m.master_weights, ==, 0);
+}
+
+/* Activations ([SP] Eq. 1-2 for the GPT layer) */
+
+/* GPT-style layer, h 1024, 16 heads, ffn 4096, s 512, b 2: sbh = 1,048,576;
+ * 5as/h = 40. LayerNorm statistics (not in [SP]) add 2 norms · 2 · 4 B · sb =
+ * 16·sb = 16,384. */
+static void
+korthikanti_setup (HrModel    *model,
+                   HrTraining *t)
+{
+  gpt_like (model, 2, 1024, 16, 4096, 1000);
+  one_gpu (t);
+  t->micro_batch = 2;
+  t->seq_len = 512;
+  t->attention = HR_ATTENTION_EAGER;
+  t->dropout = true;
+}
+
+static void
+test_activations_korthikanti (void)
+{
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  korthikanti_setup (&model, &t);
+  /* sbh(34 + 5as/h) + 16sb = 1,048,576·74 + 16,384 = 77,611,008 */
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 77611008);
+
+  /* TP 4: sbh(10 + 24/t + 5as/(ht)) + 16sb = 1,048,576·26 + 16,384 */
+  t.gpus_per_node = 4;
+  t.tensor_parallel = 4;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 27279360);
+
+  /* TP 4 + SP: sbh/t·(34 + 5as/h) + 16sb/t = 19,398,656 + 4,096 */
+  t.sequence_parallel = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 19402752);
+
+  /* + selective recompute: 34sbh/t + 16sb/t = 8,912,896 + 4,096 */
+  t.recompute = HR_RECOMPUTE_SELECTIVE;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 8916992);
+
+  /* full recompute keeps the layer input: 2sbh/t under SP = 524,288; 2sbh without */
+  t.recompute = HR_RECOMPUTE_FULL;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 524288);
+  g_assert_cmpfloat (act.per_layer_full, ==, 19402752);
+  t.sequence_parallel = false;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 2097152);
+}
+
+static void
+test_activations_attention (void)
+{
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  korthikanti_setup (&model, &t);
+
+  /* Flash saves q, k, v, the output and a·s·b fp32 log-sum-exp instead of
+   * the 5as²b of eager attention: 34sbh + 4asb + 16sb
+   * = 35,651,584 + 65,536 + 16,384 */
+  t.attention = HR_ATTENTION_FLASH;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 35733504);
+
+  /* No dropout: the two 1-byte sbh masks go: 32sbh + 4asb + 16sb */
+  t.dropout = false;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 33636352);
+
+  /* Eager without dropout: the softmax output 2as²b = 16,777,216 stays:
+   * 32sbh + 2as²b + 16sb */
+  t.attention = HR_ATTENTION_EAGER;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 50348032);
+
+  /* PyTorch-on-CPU masks of 4 bytes: eager with dropout gains 3 B on each of
+   * the as²b attention mask and two sbh masks over the 1-byte case:
+   * 77,611,008 + 3·(8,388,608 + 2,097,152) */
+  t.dropout = true;
+  t.dropout_mask_bytes = 4;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 77611008 + 3 * (8388608 + 2097152));
+}
+
+static void
+test_activations_context_parallel (void)
+{
+  /* CP 2, flash: each rank holds s/2 = 256 tokens: 34·s'bh + 4as'b + 16s'b
+   * = 17,825,792 + 32,768 + 8,192 */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  korthikanti_setup (&model, &t);
+  t.attention = HR_ATTENTION_FLASH;
+  t.gpus_per_node = 2;
+  t.context_parallel = 2;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 17866752);
+}
+
+static void
+test_activations_precision (void)
+{
+  /* fp32 eager without dropout: 16 sbh-sized tensors of 4 B + the fp32
+   * softmax output 4as²b + LayerNorm statistics:
+   * 67,108,864 + 33,554,432 + 16,384 */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  korthikanti_setup (&model, &t);
+  t.dropout = false;
+  t.precision = HR_PRECISION_FP32;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 100679680);
+
+  /* fp8-mixed (Transformer Engine), flash, no dropout: the projection
+   * inputs are saved as fp8 casts (1 B instead of 2): QKV input sbh, MLP
+   * input sbh, fc2 input 4sbh fewer bytes; the attention output is kept in
+   * bf16 for the flash backward plus its fp8 cast for the output projection
+   * (+sbh): 33,636,352 − 5·1,048,576 */
+  t.precision = HR_PRECISION_FP8_MIXED;
+  t.attention = HR_ATTENTION_FLASH;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 33636352 - 5 * 1048576);
+}
+
+static void
+test_activations_llama_layer (void)
+{
+  /* Llama-style, flash, bf16: h 1024, 16 heads of 64, 4 KV heads, ffn 2816,
+   * s 512, b 2 (T = 1024, T·h = 1,048,576):
+   *   2 RMSNorm inputs 2·T·h·2 + rstd 2·4T      = 4,202,496
+   *   attention and MLP inputs 2·T·h·2          = 4,194,304
+   *   q T·h·2                                   = 2,097,152
+   *   k, v with 4 heads: T·4·128·2              = 1,048,576
+   *   log-sum-exp 16·T·4                        =    65,536
+   *   output T·h·2                              = 2,097,152
+   *   SwiGLU 4·T·2816·2                         = 23,068,672
+   * total 36,773,888. Eager repeats k and v to 16 heads (2·T·h·2 =
+   * 4,194,304 in place of 1,048,576) and keeps the softmax 2·a·s²·b =
+   * 16,777,216 in place of the log-sum-exp. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  llama_like (&model, 2, 1024, 16, 4, 2816, 1000);
+  one_gpu (&t);
+  t.micro_batch = 2;
+  t.seq_len = 512;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 36773888);
+
+  t.attention = HR_ATTENTION_EAGER;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer,
+                     ==, 36773888 - 1048576 + 4194304 - 65536 + 16777216);
+}
+
+static void
+test_activations_autocast (void)
+{
+  /* The same layer under PyTorch autocast (bf16-mixed, fp32 residual):
+   *   2 RMSNorm inputs in fp32 2·T·h·4 + rstd 2·4T = 8,396,800
+   *   bf16 casts of the norm outputs, one per projection (q, k, v, gate,
+   *   up): 5·T·h·2                                  = 10,485,760
+   *   q, k and v (4 heads), log-sum-exp, output as in bf16
+   *   2,097,152 + 1,048,576 + 65,536 + 2,097,152    = 5,308,416
+   *   SwiGLU 4·T·2816·2                             = 23,068,672
+   * total 47,259,648. Eager: the softmax in fp32 and its bf16 cast,
+   * (4 + 2)·a·s²·b = 50,331,648, k and v repeated (4,194,304 for
+   * 1,048,576), no log-sum-exp. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  llama_like (&model, 2, 1024, 16, 4, 2816, 1000);
+  one_gpu (&t);
+  t.micro_batch = 2;
+  t.seq_len = 512;
+  t.fp32_residual = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 47259648);
+
+  t.attention = HR_ATTENTION_EAGER;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 47259648 - 1048576 + 4194304 - 65536 + 50331648);
+}
+
+static void
+test_activations_outside_layers (void)
+{
+  /* GPT-style with dropout, T = 1024 tokens, vocab 1000, TP 1:
+   * embedding: token ids 8T + learned position ids 8s + mask T·h·1
+   *   = 8,192 + 4,096 + 1,048,576;
+   * final LayerNorm: input T·h·2 + mean and rstd 8T = 2,105,344;
+   * LM head input T·h·2 = 2,097,152;
+   * loss: fp32 log-probs T·1000·4 + int64 labels 8T = 4,104,192.
+   * TP 4 splits the vocabulary: T·250·4 + 8T = 1,032,192. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  korthikanti_setup (&model, &t);
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.embedding, ==, 8192 + 4096 + 1048576);
+  g_assert_cmpfloat (act.final_norm, ==, 2105344);
+  g_assert_cmpfloat (act.lm_head, ==, 2097152);
+  g_assert_cmpfloat (act.loss, ==, 4104192);
+  g_assert_cmpfloat (act.micro_batch, ==, act.embedding + 2 * act.per_layer + act.final_norm
+                                          + act.lm_head + act.loss);
+
+  t.gpus_per_node = 4;
+  t.tensor_parallel = 4;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 1032192);
+}
+
+static void
+test_activations_moe (void)
+{
+  /* MoE layer, flash, bf16, T = 16 (b 1, s 16), h 64, 4 heads of 16, 8
+   * experts of ffn 32, top-2:
+   *   2 RMSNorm inputs 2·T·h·2 + rstd 2·4T = 4,224
+   *   attention and MLP inputs 2·T·h·2    = 4,096
+   *   q, k, v, output 4·T·h·2             = 8,192
+   *   log-sum-exp 4·T·4                   =   256
+   *   router probabilities T·8·4          =   512
+   *   dispatched copies 2T·h·2            = 4,096
+   *   expert SwiGLU 4·2T·32·2             = 8,192
+   * total 29,568. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  moe_model (&model);
+  one_gpu (&t);
+  t.seq_len = 16;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 29568);
+}
+
+/* The measured bytes of measured-small.json */
+
+static JsonObject *
+load_measured (JsonParser *parser)
+{
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "reference", "measured-small.json",
+                                            NULL);
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static void
+test_measured_small (void)
+{
+  /* For each configuration and variant, our saved bytes against PyTorch's
+   * (each storage once): the total and every layer within 10%. The model is
+   * derived from the architecture, not fitted: see docs/training.md for the
+   * few tensors it does not count (rotary cos/sin caches, the causal mask). */
+  static const struct { const char *variant; HrAttentionImpl attention; HrRecompute recompute; }
+  variants[] = {
+    { "standard", HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE },
+    { "flash", HR_ATTENTION_FLASH, HR_RECOMPUTE_NONE },
+    { "checkpoint", HR_ATTENTION_EAGER, HR_RECOMPUTE_FULL },
+  };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *root = load_measured (parser);
+  JsonArray *configs = json_object_get_array_member (root, "configs");
+  guint checked = 0;
+
+  for (guint i = 0; i < json_array_get_length (configs); i++)
+    {
+      JsonObject *config = json_array_get_object_element (configs, i);
+      JsonObject *hp = json_object_get_object_member (config, "hyperparameters");
+      JsonObject *dropout = json_object_get_object_member (hp, "dropout");
+      const char *arch = json_object_get_string_member (hp, "arch_style");
+      const char *dtype = json_object_get_string_member (hp, "dtype");
+      HrModel model;
+      HrTraining t;
+
+      if (g_str_equal (arch, "gpt2"))
+        {
+          gpt_like (&model, json_object_get_int_member (hp, "num_hidden_layers"),
+                    json_object_get_int_member (hp, "hidden_size"),
+                    json_object_get_int_member (hp, "num_attention_heads"),
+                    json_object_get_int_member (hp, "intermediate_size"),
+                    json_object_get_int_member (hp, "vocab_size"));
+          model.max_positions = json_object_get_int_member (hp, "max_position_embeddings");
+        }
+      else
+        llama_like (&model, json_object_get_int_member (hp, "num_hidden_layers"),
+                    json_object_get_int_member (hp, "hidden_size"),
+                    json_object_get_int_member (hp, "num_attention_heads"),
+                    json_object_get_int_member (hp, "num_key_value_heads"),
+                    json_object_get_int_member (hp, "intermediate_size"),
+                    json_object_get_int_member (hp, "vocab_size"));
+      model.head_dim = json_object_get_int_member (hp, "head_dim");
+
+      one_gpu (&t);
+      t.micro_batch = json_object_get_int_member (hp, "batch_size");
+      t.seq_len = json_object_get_int_member (hp, "seq_len");
+      t.dropout = json_object_get_double_member (dropout, "attn_dropout") > 0;
+      t.dropout_mask_bytes = 4;  /* PyTorch on CPU */
+      if (g_str_equal (dtype, "fp32"))
+        t.precision = HR_PRECISION_FP32;
+      else
+        {
+          g_assert_cmpstr (dtype, ==, "bf16_autocast");
+          t.precision = HR_PRECISION_BF16_MIXED;
+          t.fp32_residual = true;
+        }
+
+      for (size_t v = 0; v < G_N_ELEMENTS (variants); v++)
+        {
+          JsonObject *variant = json_object_get_object_member (
+              json_object_get_object_member (config, "variants"), variants[v].variant);
+          JsonObject *saved = json_object_get_object_member (variant, "saved_tensors");
+          JsonObject *scopes = json_object_get_object_member (saved,
+                                                              "activation_bytes_per_scope_dedup");
+          HrTrainingActivations act;
+
+          t.attention = variants[v].attention;
+          t.recompute = variants[v].recompute;
+          activations_ok (&model, &t, &act);
+          g_test_message ("%s %s: total %.0f vs %" G_GINT64_FORMAT ", layer %.0f",
+                          json_object_get_string_member (config, "name"), variants[v].variant,
+                          act.micro_batch,
+                          json_object_get_int_member (saved, "activation_bytes_dedup"),
+                          act.per_layer);
+          assert_near ((double) json_object_get_int_member (saved, "activation_bytes_dedup"),
+                       act.micro_batch, 0.10);
+          for (int64_t l = 0; l < model.n_layers; l++)
+            {
+              g_autofree char *scope = g_strdup_printf ("layer%" G_GINT64_FORMAT, l);
+
+              assert_near ((double) json_object_get_int_member (scopes, scope), act.per_layer,
+                           0.10);
+            }
+          assert_near ((double) json_object_get_int_member (scopes, "final_norm"),
+                       act.final_norm, 0.10);
+          assert_near ((double) json_object_get_int_member (scopes, "lm_head"),
+                       act.lm_head, 0.10);
+          assert_near ((double) json_object_get_int_member (scopes, "loss"), act.loss, 0.10);
+          checked++;
+        }
+    }
+  g_assert_cmpuint (checked, >=, 12);
+}
+
+/* Time, utilization, cost */
+
+/* The measured GPT-2-style model of measured-small.json: h 256, 2 layers,
+ * 4 heads, ffn 1024, vocab 2048, b 2, s 128; its measured matrix FLOPs (full
+ * s×s attention, so causal = false here) are 1,140,850,688 forward and
+ * 2,281,701,376 backward: 3,422,552,064 per step of 256 tokens. */
+static void
+measured_gpt2 (HrModel    *model,
+               HrTraining *t)
+{
+  gpt_like (model, 2, 256, 4, 1024, 2048);
+  model->max_positions = 512;
+  one_gpu (t);
+  t->micro_batch = 2;
+  t->seq_len = 128;
+  t->causal = false;
+  t->attention = HR_ATTENTION_EAGER;
+}
+
+static void
+time_ok (const HrModel    *model,
+         const HrTraining *t,
+         const HrGpu      *gpu,
+         HrTrainingTime   *time)
+{
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_training_time (model, t, gpu, time, &err), ==, HR_OK);
+}
+
+static void
+test_step_time (void)
+{
+  /* 1 GPU at 1e12 FLOP/s, MFU 0.5: 3,422,552,064 / 5e11 = 0.006845104128 s;
+   * 256 tokens / step → 37,399.0... tokens/s. */
+  HrTrainingTime time;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  measured_gpt2 (&model, &t);
+  round_gpu (&gpu);
+  t.mfu = 0.5;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.model_flops_per_step, ==, 3422552064);
+  g_assert_cmpfloat (time.tokens_per_step, ==, 256);
+  assert_near (0.006845104128, time.step_seconds, 1e-12);
+  assert_near (256 / 0.006845104128, time.tokens_per_second, 1e-12);
+  g_assert_cmpfloat (time.mfu, ==, 0.5);
+  assert_near (0.5, time.hfu, 1e-12);
+
+  /* Full recomputation runs the layers' forward again: measured backward
+   * 3,154,116,608, step 4,294,967,296 hardware FLOPs. The utilisation set
+   * applies to those: 4,294,967,296 / 5e11 = 0.008589934592 s; HFU 0.5 and
+   * the achieved MFU 0.5 · 3,422,552,064 / 4,294,967,296 = 0.3984375. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.hardware_flops_per_step, ==, 4294967296);
+  assert_near (0.008589934592, time.step_seconds, 1e-12);
+  assert_near (0.5, time.hfu, 1e-12);
+  assert_near (0.3984375, time.mfu, 1e-12);
+}
+
+static void
+test_peak_by_precision (void)
+{
+  /* The peak of the compute dtype: fp32 → fp32 (TF32 off in PyTorch's
+   * matmuls by default), bf16-mixed → bf16, fp16-mixed → fp16, fp8-mixed →
+   * fp8. Halving the rate doubles the step. */
+  HrTrainingTime time;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  measured_gpt2 (&model, &t);
+  round_gpu (&gpu);
+  gpu.peak_flops[HR_DTYPE_FP32] = 0.25e12;
+  gpu.peak_flops[HR_DTYPE_FP16] = 0.5e12;
+  gpu.peak_flops[HR_DTYPE_FP8] = 2e12;
+  t.mfu = 1;
+  t.precision = HR_PRECISION_FP32;
+  time_ok (&model, &t, &gpu, &time);
+  assert_near (3422552064 / 0.25e12, time.step_seconds, 1e-12);
+  t.precision = HR_PRECISION_FP16_MIXED;
+  time_ok (&model, &t, &gpu, &time);
+  assert_near (3422552064 / 0.5e12, time.step_seconds, 1e-12);
+  t.precision = HR_PRECISION_FP8_MIXED;
+  time_ok (&model, &t, &gpu, &time);
+  assert_near (3422552064 / 2e12, time.step_seconds, 1e-12);
+  t.precision = HR_PRECISION_BF16;
+  time_ok (&model, &t, &gpu, &time);
+  assert_near (3422552064 / 1e12, time.step_seconds, 1e-12);
+}
+
+static void
+test_cost_and_energy (void)
+{
+  /* Budget 256,000 tokens = 1,000 steps of 256; MFU 0.5 → 6.845104128 s;
+   * 1 GPU → 0.001901417813 GPU-hours; at 2.5 per GPU-hour 0.004753544533;
+   * 500 W → 500·6.845104128/3.6e6 = 0.000950708907 kWh. A budget of 256,001
+   * tokens needs a 1,001st step. */
+  HrTrainingTime time;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  measured_gpt2 (&model, &t);
+  round_gpu (&gpu);
+  t.mfu = 0.5;
+  t.tokens = 256000;
+  t.price_per_gpu_hour = 2.5;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.steps, ==, 1000);
+  assert_near (6.845104128, time.total_seconds, 1e-12);
+  assert_near (6.845104128 / 3600, time.gpu_hours, 1e-12);
+  assert_near (2.5 * 6.845104128 / 3600, time.cost, 1e-12);
+  assert_near (500 * 6.845104128 / 3.6e6, time.energy_kwh, 1e-12);
+
+  t.tokens = 256001;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.steps, ==, 1001);
+}
+
+static void
+test_bubble_and_communication (void)
+{
+  /* PP 4 on 8 GPUs (dp 2), micro 1, global 16 → m = 8: bubble (p − 1)/m =
+   * 3/8; interleaved with v = 2: 3/16; GPipe 3/8. Its share of the step is
+   * b/(1 + b). */
+  HrTrainingTime time;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+  double tp_activation;
+
+  gpt_like (&model, 8, 256, 4, 1024, 2048);
+  hr_training_init (&t);
+  t.seq_len = 128;
+  t.pipeline_parallel = 4;
+  t.global_batch = 16;
+  round_gpu (&gpu);
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.bubble_fraction, ==, 0.375);
+  assert_near (time.step_seconds * 0.375 / 1.375, time.bubble_seconds, 1e-12);
+  /* PP: 2·m activations of b·s·h·2 = 65,536 B per step = 1,048,576 B */
+  g_assert_cmpfloat (time.pp_comm_bytes, ==, 1048576);
+  g_assert_cmpfloat (time.pp_comm_seconds, ==, 1048576 / 100e9);
+
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.virtual_stages = 2;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.bubble_fraction, ==, 0.1875);
+
+  t.pipeline_schedule = HR_PIPELINE_GPIPE;
+  t.virtual_stages = 1;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.bubble_fraction, ==, 0.375);
+
+  /* TP 2 × DP 4, micro 1, seq 128, no accumulation: per layer 4 all-reduces
+   * of b·s·h·2 = 65,536 B at ring factor 2(2 − 1)/2 = 1: 262,144 B × 8
+   * layers = 2,097,152 B. DP: gradients 2 B × rank params × 2(4 − 1)/4. */
+  hr_training_init (&t);
+  t.seq_len = 128;
+  t.tensor_parallel = 2;
+  time_ok (&model, &t, &gpu, &time);
+  tp_activation = 128 * 256 * 2;
+  g_assert_cmpfloat (time.tp_comm_bytes, ==, 8 * 4 * tp_activation);
+  g_assert_cmpfloat (time.tp_comm_seconds, ==, 8 * 4 * tp_activation / 100e9);
+  g_assert_cmpfloat (time.bubble_fraction, ==, 0);
+  /* Full recompute runs the forward's two all-reduces again: 6 per layer */
+  t.recompute = HR_RECOMPUTE_FULL;
+  time_ok (&model, &t, &gpu, &time);
+  g_assert_cmpfloat (time.tp_comm_bytes, ==, 8 * 6 * tp_activation);
+  t.recompute = HR_RECOMPUTE_NONE;
+  {
+    HrTrainingRank rank;
+    HrError err = { 0 };
+
+    g_assert_cmpint (hr_training_rank (&model, &t, 0, &rank, &err), ==, HR_OK);
+    g_assert_cmpfloat (time.dp_comm_bytes, ==, 2.0 * (double) rank.params * 1.5);
+    /* ZeRO-3 gathers the weights again in the backward: 1.5× ([ZeRO] §7) */
+    t.zero_stage = 3;
+    time_ok (&model, &t, &gpu, &time);
+    g_assert_cmpfloat (time.dp_comm_bytes, ==, 1.5 * 2.0 * (double) rank.params * 1.5);
+  }
+}
+
+static void
+test_utilization_from_throughput (void)
+{
+  /* 10,000 tokens/s on the measured model: 3,422,552,064 / 256 =
+   * 13,369,344 FLOPs per token → 1.3369344e11 FLOP/s on a 1e12 GPU:
+   * MFU 0.13369344. A step of 256 tokens in 0.0256 s is the same rate.
+   * Flash attention recomputes the probabilities in the backward: measured
+   * 3,456,106,496 hardware FLOPs → HFU 0.13369344 · 3,456,106,496 /
+   * 3,422,552,064. */
+  HrTrainingUtilization u;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  measured_gpt2 (&model, &t);
+  t.attention = HR_ATTENTION_FLASH;
+  round_gpu (&gpu);
+  g_assert_cmpint (hr_training_utilization_from_tokens_per_second (&model, &t, &gpu, 10000,
+                                                                   &u, &err), ==, HR_OK);
+  assert_near (0.13369344, u.mfu, 1e-12);
+  assert_near (0.0256, u.step_seconds, 1e-12);
+  assert_near (0.13369344 * 3456106496.0 / 3422552064.0, u.hfu, 1e-12);
+
+  g_assert_cmpint (hr_training_utilization_from_step_seconds (&model, &t, &gpu, 0.0256,
+                                                              &u, &err), ==, HR_OK);
+  assert_near (0.13369344, u.mfu, 1e-12);
+  assert_near (10000, u.tokens_per_second, 1e-12);
+
+  g_assert_cmpint (hr_training_utilization_from_tokens_per_second (&model, &t, &gpu, 0,
+                                                                   &u, &err), ==,
+                   HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "tokens_per_second");
+}
+
+/* Limits */
+
+static void
+test_limits (void)
+{
+  /* Llama-2-7B, ZeRO-3 on 8 GPUs, flash, full recompute. Memory grows by the
+   * same bytes with each sequence of the micro-batch (Δ = M(2) − M(1));
+   * a capacity of M(1) + 4Δ + 1 byte fits 5 sequences, not 6. */
+  HrTrainingMemory one, two;
+  HrTrainingLimits limits;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+  double delta;
+
+  llama2_7b (&model);
+  hr_training_init (&t);
+  t.zero_stage = 3;
+  t.recompute = HR_RECOMPUTE_FULL;
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &one);
+  t.micro_batch = 2;
+  memory_ok (&model, &t, &gpu, &two);
+  t.micro_batch = 1;
+  delta = two.total - one.total;
+  gpu.memory_bytes = one.total + 4 * delta + 1;
+  g_assert_cmpint (hr_training_limits (&model, &t, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.max_micro_batch, ==, 5);
+  /* The longest sequence fits too, and one token more does not. */
+  g_assert_cmpint (limits.max_seq_len, >=, 4096);
+  {
+    HrTrainingMemory at;
+
+    t.seq_len = limits.max_seq_len;
+    memory_ok (&model, &t, &gpu, &at);
+    g_assert_true (at.fits);
+    t.seq_len = limits.max_seq_len + 1;
+    memory_ok (&model, &t, &gpu, &at);
+    g_assert_false (at.fits);
+    t.seq_len = 4096;
+  }
+
+  /* Fewest GPUs: model states 16·P/dp + the rest R (independent of dp for
+   * dp > 1). On an 80 GiB GPU at 16 GPUs the states are 6.28 GiB, at 8
+   * 12.55 GiB: the answer is where 16P/dp + R first fits. ZeRO-0 on a GPU
+   * smaller than the states never fits. */
+  round_gpu (&gpu);
+  gpu.memory_bytes = 20 * GIB;
+  g_assert_cmpint (hr_training_limits (&model, &t, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.min_gpus, >, 0);
+  {
+    HrTrainingMemory at;
+    HrTraining fewer = t;
+
+    fewer.gpus_per_node = limits.min_gpus < 8 ? limits.min_gpus : 8;
+    fewer.nodes = limits.min_gpus / fewer.gpus_per_node;
+    memory_ok (&model, &fewer, &gpu, &at);
+    g_assert_true (at.fits);
+    if (limits.min_gpus > 1)
+      {
+        fewer.nodes = 1;
+        fewer.gpus_per_node = limits.min_gpus - 1;
+        memory_ok (&model, &fewer, &gpu, &at);
+        g_assert_false (at.fits);
+      }
+  }
+  t.zero_stage = 0;
+  g_assert_cmpint (hr_training_limits (&model, &t, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.min_gpus, ==, 0);
+}
+
+/* Validation */
+
+static void
+expect_error (const HrTraining *t,
+              const HrModel    *model,
+              HrStatus          status,
+              const char       *field)
+{
+  HrError err = { 0 };
+  char line[256];
+
+  g_assert_cmpint (hr_training_validate (t, model, &err), ==, status);
+  g_assert_cmpstr (err.field, ==, field);
+  hr_error_format (&err, line, sizeof line);
+  g_test_message ("%s", line);
+}
+
+static void
+test_validation (void)
+{
+  HrModel model;
+  HrTraining t;
+  HrError err = { 0 };
+  char line[256];
+
+  llama2_7b (&model);
+
+  /* tp 3 does not divide 8 GPUs */
+  hr_training_init (&t);
+  t.tensor_parallel = 3;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "tensor_parallel");
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  hr_error_format (&err, line, sizeof line);
+  g_assert_cmpstr (line, ==, "tensor_parallel: 3 does not divide 8 GPUs");
+
+  /* pp 3: 8 GPUs */
+  hr_training_init (&t);
+  t.pipeline_parallel = 3;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "pipeline_parallel");
+
+  /* 40 GPUs, pp 5: the GPUs are fine, 5 does not divide 32 layers */
+  hr_training_init (&t);
+  t.nodes = 5;
+  t.pipeline_parallel = 5;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "pipeline_parallel");
+
+  /* cp 3 */
+  hr_training_init (&t);
+  t.context_parallel = 3;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "context_parallel");
+
+  /* tp 8 does not divide 12 heads */
+  {
+    HrModel small;
+
+    llama_like (&small, 2, 768, 12, 12, 3072, 1000);
+    hr_training_init (&t);
+    t.tensor_parallel = 8;
+    expect_error (&t, &small, HR_ERROR_NOT_DIVISIBLE, "tensor_parallel");
+    /* 4 KV heads and TP 8: replicated, valid; 3 KV heads and TP 2: neither */
+    llama_like (&small, 2, 1024, 8, 4, 4096, 1000);
+    g_assert_cmpint (hr_training_validate (&t, &small, &err), ==, HR_OK);
+    llama_like (&small, 2, 768, 6, 3, 3072, 1000);
+    t.tensor_parallel = 2;
+    expect_error (&t, &small, HR_ERROR_NOT_DIVISIBLE, "tensor_parallel");
+  }
+
+  /* global batch 12 is not a multiple of micro 1 × dp 8 */
+  hr_training_init (&t);
+  t.global_batch = 12;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "global_batch");
+
+  /* expert parallel on a dense model */
+  hr_training_init (&t);
+  t.expert_parallel = 2;
+  expect_error (&t, &model, HR_ERROR_UNSUPPORTED, "expert_parallel");
+
+  /* ep 3 does not divide 8 experts */
+  {
+    HrModel moe;
+
+    moe_model (&moe);
+    hr_training_init (&t);
+    t.nodes = 3;
+    t.expert_parallel = 3;
+    expect_error (&t, &moe, HR_ERROR_NOT_DIVISIBLE, "expert_parallel");
+  }
+
+  /* virtual stages: interleaved needs pp ≥ 2 and pp·v | layers */
+  hr_training_init (&t);
+  t.virtual_stages = 2;
+  expect_error (&t, &model, HR_ERROR_UNSUPPORTED, "virtual_stages");
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.pipeline_parallel = 4;
+  t.virtual_stages = 3;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "virtual_stages");
+
+  /* ranges */
+  hr_training_init (&t);
+  t.zero_stage = 4;
+  expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "zero_stage");
+  hr_training_init (&t);
+  t.zero_stage = 2;
+  t.fsdp = HR_FSDP_FULL;
+  expect_error (&t, &model, HR_ERROR_UNSUPPORTED, "zero_stage");
+  hr_training_init (&t);
+  t.mfu = 0;
+  expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "mfu");
+  t.mfu = NAN;
+  expect_error (&t, &model, HR_ERROR_WRONG_TYPE, "mfu");
+  hr_training_init (&t);
+  t.micro_batch = 0;
+  expect_error (&t, &model, HR_ERROR_NOT_POSITIVE, "micro_batch");
+  hr_training_init (&t);
+  t.seq_len = -5;
+  expect_error (&t, &model, HR_ERROR_NOT_POSITIVE, "seq_len");
+  hr_training_init (&t);
+  t.tokens = INFINITY;
+  expect_error (&t, &model, HR_ERROR_WRONG_TYPE, "tokens");
+  hr_training_init (&t);
+  t.price_per_gpu_hour = -1;
+  expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "price_per_gpu_hour");
+  hr_training_init (&t);
+  t.sequence_parallel = true;
+  t.tensor_parallel = 8;
+  t.seq_len = 4100;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "sequence_parallel");
+
+  /* a bad model is reported by the model's own key */
+  hr_training_init (&t);
+  model.n_heads = 0;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), !=, HR_OK);
+}
+
+static void
+test_gpu_errors (void)
+{
+  /* No bf16 peak (V100): the time cannot be estimated; no memory at all: no
+   * estimate either. Never NaN. */
+  HrTrainingMemory m;
+  HrTrainingTime time;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  measured_gpt2 (&model, &t);
+  round_gpu (&gpu);
+  gpu.peak_flops[HR_DTYPE_BF16] = 0;
+  g_assert_cmpint (hr_training_time (&model, &t, &gpu, &time, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "precision");
+  gpu.memory_bytes = 0;
+  g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &m, &err), ==, HR_ERROR_NOT_POSITIVE);
+  g_assert_cmpstr (err.field, ==, "memory_bytes");
+}
+
+static void
+test_names (void)
+{
+  HrPrecision p;
+  HrOptimizer o;
+  HrPipelineSchedule s;
+  HrFsdp f;
+  HrAttentionImpl a;
+  HrRecompute r;
+
+  g_assert_true (hr_precision_from_name ("fp8-mixed", &p));
+  g_assert_cmpint (p, ==, HR_PRECISION_FP8_MIXED);
+  g_assert_cmpstr (hr_precision_name (HR_PRECISION_BF16_MIXED), ==, "bf16-mixed");
+  g_assert_false (hr_precision_from_name ("bf16mixed", &p));
+  g_assert_true (hr_optimizer_from_name ("adamw-8bit", &o));
+  g_assert_cmpint (o, ==, HR_OPTIMIZER_ADAMW_8BIT);
+  g_assert_true (hr_pipeline_schedule_from_name ("interleaved", &s));
+  g_assert_cmpint (s, ==, HR_PIPELINE_INTERLEAVED);
+  g_assert_true (hr_fsdp_from_name ("grad-op", &f));
+  g_assert_cmpint (f, ==, HR_FSDP_GRAD_OP);
+  g_assert_true (hr_training_attention_from_name ("eager", &a));
+  g_assert_cmpint (a, ==, HR_ATTENTION_EAGER);
+  g_assert_true (hr_training_recompute_from_name ("selective", &r));
+  g_assert_cmpint (r, ==, HR_RECOMPUTE_SELECTIVE);
+  g_assert_false (hr_training_recompute_from_name (NULL, &r));
+}
+
+static void
+test_defaults (void)
+{
+  HrTraining t;
+
+  hr_training_init (&t);
+  g_assert_cmpint (hr_training_gpus (&t), ==, 8);
+  g_assert_cmpint (hr_training_data_parallel (&t), ==, 8);
+  g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
+  g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW);
+  g_assert_cmpint (t.attention, ==, HR_ATTENTION_FLASH);
+  g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);
+  g_assert_cmpint (t.micro_batch, ==, 1);
+  g_assert_cmpint (t.seq_len, ==, 4096);
+  g_assert_cmpfloat (t.mfu, ==, 0.40);
+  g_assert_cmpint (hr_training_compute_dtype (&t), ==, HR_DTYPE_BF16);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/training/defaults", test_defaults);
+  g_test_add_func ("/training/names", test_names);
+  g_test_add_func ("/training/states/zero-published", test_zero_published);
+  g_test_add_func ("/training/states/zero-stages", test_zero_stages);
+  g_test_add_func ("/training/states/fsdp", test_fsdp);
+  g_test_add_func ("/training/states/precisions", test_precisions);
+  g_test_add_func ("/training/states/optimizers", test_optimizers);
+  g_test_add_func ("/training/states/adafactor-shapes", test_adafactor_shapes);
+  g_test_add_func ("/training/states/offload", test_offload);
+  g_test_add_func ("/training/states/accumulation-buffer", test_accumulation_buffer);
+  g_test_add_func ("/training/memory/llama2-7b-zero3", test_llama2_7b_zero3);
+  g_test_add_func ("/training/parallel/tensor", test_tensor_parallel_params);
+  g_test_add_func ("/training/parallel/gqa-replication", test_gqa_replication);
+  g_test_add_func ("/training/parallel/pipeline", test_pipeline);
+  g_test_add_func ("/training/parallel/last-stage", test_last_stage);
+  g_test_add_func ("/training/parallel/tied-head", test_tied_head_on_last_stage);
+  g_test_add_func ("/training/parallel/expert", test_expert_parallel);
+  g_test_add_func ("/training/activations/korthikanti", test_activations_korthikanti);
+  g_test_add_func ("/training/activations/attention", test_activations_attention);
+  g_test_add_func ("/training/activations/context-parallel", test_activations_context_parallel);
+  g_test_add_func ("/training/activations/precision", test_activations_precision);
+  g_test_add_func ("/training/activations/llama-layer", test_activations_llama_layer);
+  g_test_add_func ("/training/activations/autocast", test_activations_autocast);
+  g_test_add_func ("/training/activations/outside-layers", test_activations_outside_layers);
+  g_test_add_func ("/training/activations/moe", test_activations_moe);
+  g_test_add_func ("/training/activations/measured-small", test_measured_small);
+  g_test_add_func ("/training/time/step", test_step_time);
+  g_test_add_func ("/training/time/peak-by-precision", test_peak_by_precision);
+  g_test_add_func ("/training/time/cost-energy", test_cost_and_energy);
+  g_test_add_func ("/training/time/bubble-communication", test_bubble_and_communication);
+  g_test_add_func ("/training/time/utilization", test_utilization_from_throughput);
+  g_test_add_func ("/training/limits", test_limits);
+  g_test_add_func ("/training/validation", test_validation);
+  g_test_add_func ("/training/validation/gpu", test_gpu_errors);
+
+  return g_test_run ();
+}

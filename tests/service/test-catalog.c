@@ -1,0 +1,322 @@
+/* test-catalog.c: the model and GPU catalogs and the config.json bridge
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "headroom-catalog.h"
+#include "headroom-hf-config.h"
+
+static char *
+make_user_dir (void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp ("headroom-catalog-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_user_dir (const char *dir)
+{
+  g_autofree char *gpus = g_build_filename (dir, "gpus.json", NULL);
+  g_autofree char *models = g_build_filename (dir, "models.json", NULL);
+
+  g_unlink (gpus);
+  g_unlink (models);
+  g_rmdir (dir);
+}
+
+/* Every built-in preset reads into a valid model and every GPU has memory
+ * and bandwidth, with no load error. */
+static void
+test_builtin (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  GListModel *models = headroom_catalog_get_models (catalog);
+  GListModel *gpus = headroom_catalog_get_gpus (catalog);
+
+  g_assert_null (headroom_catalog_get_load_error (catalog));
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(HeadroomModelPreset) preset = g_list_model_get_item (models, i);
+      g_autoptr(GError) error = NULL;
+      HrModel model;
+
+      g_test_message ("preset %s", headroom_model_preset_get_id (preset));
+      g_assert_false (headroom_model_preset_get_user_defined (preset));
+      g_assert_true (headroom_catalog_lookup_model (catalog, headroom_model_preset_get_id (preset),
+                                                    &model, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (model.n_layers, >, 0);
+    }
+
+  for (guint i = 0; i < g_list_model_get_n_items (gpus); i++)
+    {
+      g_autoptr(HeadroomGpuInfo) info = g_list_model_get_item (gpus, i);
+      const HrGpu *gpu = headroom_gpu_info_get_gpu (info);
+
+      g_test_message ("GPU %s", headroom_gpu_info_get_id (info));
+      g_assert_cmpfloat (gpu->memory_bytes, >, 0);
+      g_assert_cmpfloat (gpu->memory_bandwidth, >, 0);
+    }
+
+  remove_user_dir (dir);
+}
+
+static void
+test_not_found (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(GError) model_error = NULL;
+  g_autoptr(GError) gpu_error = NULL;
+  HrModel model;
+  HrGpu gpu;
+
+  g_assert_false (headroom_catalog_lookup_model (catalog, "no-such-model", &model, &model_error));
+  g_assert_error (model_error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (model_error->message, "no-such-model"));
+  g_assert_false (headroom_catalog_lookup_gpu (catalog, "no-such-gpu", &gpu, &gpu_error));
+  g_assert_error (gpu_error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND);
+
+  remove_user_dir (dir);
+}
+
+/* A user GPU is saved, survives a new catalog (a restart) with the same
+ * figures, and replacing it keeps one entry. */
+static void
+test_user_gpu (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(HeadroomCatalog) reloaded = NULL;
+  g_autoptr(GError) error = NULL;
+  guint n_builtin = g_list_model_get_n_items (headroom_catalog_get_gpus (catalog));
+  HrGpu gpu = {
+    .memory_bytes = 48.0 * 1073741824.0,
+    .memory_bandwidth = 864e9,
+    .peak_flops = { 91.6e12, 183e12, 362e12, 362e12, 733e12, 733e12 },
+    .intra_node_bandwidth = 32e9,
+    .power_watts = 350,
+  };
+  HrGpu read;
+
+  g_assert_true (headroom_catalog_add_user_gpu (catalog, "my-gpu", "My GPU", "Vendor",
+                                                "my notes", &gpu, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_gpus (catalog)), ==, n_builtin + 1);
+
+  reloaded = headroom_catalog_new_for_user_dir (dir);
+  g_assert_null (headroom_catalog_get_load_error (reloaded));
+  g_assert_true (headroom_catalog_lookup_gpu (reloaded, "my-gpu", &read, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (&read, sizeof read, &gpu, sizeof gpu);
+  g_assert_true (headroom_gpu_info_get_user_defined (headroom_catalog_find_gpu (reloaded, "my-gpu")));
+  g_assert_cmpstr (headroom_gpu_info_get_name (headroom_catalog_find_gpu (reloaded, "my-gpu")), ==, "My GPU");
+
+  gpu.memory_bytes = 24.0 * 1073741824.0;
+  g_assert_true (headroom_catalog_add_user_gpu (reloaded, "my-gpu", "My GPU", NULL, NULL, &gpu, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_gpus (reloaded)), ==, n_builtin + 1);
+  g_clear_object (&reloaded);
+  reloaded = headroom_catalog_new_for_user_dir (dir);
+  g_assert_true (headroom_catalog_lookup_gpu (reloaded, "my-gpu", &read, &error));
+  g_assert_cmpfloat (read.memory_bytes, ==, 24.0 * 1073741824.0);
+
+  remove_user_dir (dir);
+}
+
+static void
+test_user_gpu_invalid (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  GListModel *gpus = headroom_catalog_get_gpus (catalog);
+  HrGpu gpu = { .memory_bytes = 0, .memory_bandwidth = 1e12 };
+  g_autoptr(GError) zero_error = NULL;
+  g_autoptr(GError) nan_error = NULL;
+
+  g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &zero_error));
+  g_assert_error (zero_error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID);
+  g_assert_true (g_str_has_prefix (zero_error->message, "memory_bytes"));
+
+  gpu.memory_bytes = 1e9;
+  gpu.peak_flops[HR_DTYPE_BF16] = NAN;
+  g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &nan_error));
+  g_assert_true (g_str_has_prefix (nan_error->message, "peak_flops.bf16"));
+
+  /* A built-in id cannot be taken over. */
+  if (g_list_model_get_n_items (gpus) > 0)
+    {
+      g_autoptr(HeadroomGpuInfo) builtin = g_list_model_get_item (gpus, 0);
+      g_autoptr(GError) error = NULL;
+
+      gpu.peak_flops[HR_DTYPE_BF16] = 0;
+      g_assert_false (headroom_catalog_add_user_gpu (catalog, headroom_gpu_info_get_id (builtin),
+                                                     NULL, NULL, NULL, &gpu, &error));
+      g_assert_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS);
+    }
+
+  remove_user_dir (dir);
+}
+
+/* A broken user file is reported; the built-in entries still load. */
+static void
+test_user_file_malformed (void)
+{
+  static const char * const contents[] = {
+    "{ \"gpus\": [",
+    "{ \"gpus\": {} }",
+    "{ \"gpus\": [ { \"id\": \"x\", \"memory_bytes\": -1, \"memory_bandwidth\": 1, \"peak_flops\": {} } ] }",
+    "{ \"gpus\": [ { \"id\": \"x\", \"memory_bytes\": \"80\", \"memory_bandwidth\": 1, \"peak_flops\": {} } ] }",
+  };
+  static const char * const needles[] = { "gpus.json", "gpus", "memory_bytes", "memory_bytes" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (contents); i++)
+    {
+      g_autofree char *dir = make_user_dir ();
+      g_autofree char *path = g_build_filename (dir, "gpus.json", NULL);
+      g_autoptr(HeadroomCatalog) builtin = headroom_catalog_new_for_user_dir ("/nonexistent");
+      g_autoptr(HeadroomCatalog) catalog = NULL;
+      const GError *error;
+
+      g_assert_true (g_file_set_contents (path, contents[i], -1, NULL));
+      catalog = headroom_catalog_new_for_user_dir (dir);
+      error = headroom_catalog_get_load_error (catalog);
+      g_assert_error ((GError *) error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE);
+      g_assert_nonnull (strstr (error->message, needles[i]));
+      g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_models (catalog)), ==,
+                        g_list_model_get_n_items (headroom_catalog_get_models (builtin)));
+
+      remove_user_dir (dir);
+    }
+}
+
+/* The source answers the core's look-ups, nested keys with dots. */
+static void
+test_hf_source (void)
+{
+  static const char json[] =
+    "{ \"a\": { \"b\": 3 }, \"s\": \"x\", \"f\": 1.5, \"t\": true, \"n\": null, \"arr\": [] }";
+  g_autoptr(GBytes) bytes = g_bytes_new_static (json, strlen (json));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = headroom_hf_config_parse_bytes (bytes, &error);
+  HrConfigSource source;
+  HrValue value;
+
+  g_assert_no_error (error);
+  headroom_hf_config_source_init (&source, config);
+
+  source.lookup (source.user_data, "a.b", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_INT);
+  g_assert_cmpint (value.i, ==, 3);
+  g_assert_cmpfloat (value.d, ==, 3.0);
+  source.lookup (source.user_data, "a", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_OTHER);
+  source.lookup (source.user_data, "a.c", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_ABSENT);
+  source.lookup (source.user_data, "s.x", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_ABSENT);
+  source.lookup (source.user_data, "s", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_STRING);
+  g_assert_cmpstr (value.s, ==, "x");
+  source.lookup (source.user_data, "f", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_DOUBLE);
+  g_assert_cmpfloat (value.d, ==, 1.5);
+  source.lookup (source.user_data, "t", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_BOOL);
+  g_assert_true (value.b);
+  source.lookup (source.user_data, "n", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_NULL);
+  source.lookup (source.user_data, "arr", &value);
+  g_assert_cmpint (value.type, ==, HR_VALUE_OTHER);
+}
+
+/* Llama-2-7B's config reads as the HF modeling code reads it. */
+static void
+test_hf_read_file (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (TEST_DATA_DIR "/cli/llama-2-7b-config.json");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model_type = NULL;
+  unsigned warnings = 1;
+  HrModel model;
+
+  g_assert_true (headroom_hf_config_read_file (file, &model, &model_type, &warnings, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (model_type, ==, "llama");
+  g_assert_cmpuint (warnings, ==, 0);
+  g_assert_cmpint (model.n_layers, ==, 32);
+  g_assert_cmpint (model.hidden_size, ==, 4096);
+  g_assert_cmpint (model.head_dim, ==, 128);
+  g_assert_cmpint (model.ffn_size, ==, 11008);
+  g_assert_false (model.tied_embeddings);
+}
+
+static void
+test_hf_errors (void)
+{
+  static const struct { const char *json; int code; const char *prefix; } cases[] = {
+    { "{ \"hidden_size\": ", HEADROOM_HF_CONFIG_ERROR_PARSE, "not valid JSON" },
+    { "[ 1 ]", HEADROOM_HF_CONFIG_ERROR_PARSE, "not a config" },
+    { "", HEADROOM_HF_CONFIG_ERROR_PARSE, "" },
+    { "{ \"model_type\": 7 }", HEADROOM_HF_CONFIG_ERROR_TYPE, "model_type" },
+    { "{ \"model_type\": \"llama\", \"hidden_size\": 64, \"num_attention_heads\": 3,"
+      " \"num_hidden_layers\": 1, \"intermediate_size\": 128, \"vocab_size\": 10 }",
+      HEADROOM_HF_CONFIG_ERROR_INVALID, "num_attention_heads" },
+    { "{ \"model_type\": \"llama\", \"hidden_size\": \"64\" }",
+      HEADROOM_HF_CONFIG_ERROR_TYPE, "hidden_size" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_static (cases[i].json, strlen (cases[i].json));
+      g_autoptr(GError) error = NULL;
+      HrModel model;
+
+      g_test_message ("case %u: %s", i, cases[i].json);
+      g_assert_false (headroom_hf_config_read_bytes (bytes, &model, NULL, NULL, &error));
+      g_assert_error (error, HEADROOM_HF_CONFIG_ERROR, cases[i].code);
+      g_assert_true (g_str_has_prefix (error->message, cases[i].prefix));
+      g_assert_null (strchr (error->message, '\n'));
+    }
+}
+
+static void
+test_hf_missing_file (void)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (TEST_DATA_DIR "/cli/no-such-config.json");
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+
+  g_assert_false (headroom_hf_config_read_file (file, &model, NULL, NULL, &error));
+  g_assert_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, "no-such-config.json"));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/catalog/builtin", test_builtin);
+  g_test_add_func ("/catalog/not-found", test_not_found);
+  g_test_add_func ("/catalog/user-gpu", test_user_gpu);
+  g_test_add_func ("/catalog/user-gpu-invalid", test_user_gpu_invalid);
+  g_test_add_func ("/catalog/user-file-malformed", test_user_file_malformed);
+  g_test_add_func ("/hf-config/source", test_hf_source);
+  g_test_add_func ("/hf-config/read-file", test_hf_read_file);
+  g_test_add_func ("/hf-config/errors", test_hf_errors);
+  g_test_add_func ("/hf-config/missing-file", test_hf_missing_file);
+
+  return g_test_run ();
+}

@@ -1,0 +1,373 @@
+/* test-hub.c: Hugging Face Hub import against a local server (no network)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A SoupServer on 127.0.0.1, in its own thread so that the blocking API can
+ * be tested too, serves tests/data/hub/ORG/NAME/config.json at
+ * /ORG/NAME/resolve/main/config.json, plus a few special repositories:
+ * gated-org/gated wants "Authorization: Bearer test-token" (401 without),
+ * tiny-org/forbidden answers 403, tiny-org/huge sends 64 KiB, tiny-org/slow
+ * never answers.
+ */
+#include <libsoup/soup.h>
+#include <string.h>
+
+#include "headroom-hub.h"
+
+#define TOKEN "test-token"
+
+static struct
+{
+  GMutex lock;
+  GCond ready;
+  GThread *thread;
+  GMainContext *context;
+  GMainLoop *loop;
+  SoupServer *server;
+  char *url;
+  char *last_authorization;
+} server;
+
+static void
+server_cb (SoupServer        *soup_server,
+           SoupServerMessage *message,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (message);
+  const char *authorization = soup_message_headers_get_one (headers, "Authorization");
+  g_autofree char *file = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  g_mutex_lock (&server.lock);
+  g_free (server.last_authorization);
+  server.last_authorization = g_strdup (authorization);
+  g_mutex_unlock (&server.lock);
+
+  if (!g_str_has_suffix (path, "/resolve/main/config.json"))
+    {
+      soup_server_message_set_status (message, SOUP_STATUS_NOT_FOUND, NULL);
+      return;
+    }
+  if (g_str_has_prefix (path, "/tiny-org/slow/"))
+    {
+      soup_server_message_pause (message);
+      return;
+    }
+  if (g_str_has_prefix (path, "/tiny-org/forbidden/"))
+    {
+      soup_server_message_set_status (message, SOUP_STATUS_FORBIDDEN, NULL);
+      return;
+    }
+  if (g_str_has_prefix (path, "/tiny-org/huge/"))
+    {
+      char *big = g_malloc (65536);
+
+      memset (big, ' ', 65536);
+      big[0] = '{';
+      big[65535] = '}';
+      soup_server_message_set_status (message, SOUP_STATUS_OK, NULL);
+      soup_server_message_set_response (message, "application/json", SOUP_MEMORY_TAKE, big, 65536);
+      return;
+    }
+  if (g_str_has_prefix (path, "/gated-org/") && g_strcmp0 (authorization, "Bearer " TOKEN) != 0)
+    {
+      soup_server_message_set_status (message, SOUP_STATUS_UNAUTHORIZED, NULL);
+      return;
+    }
+
+  file = g_build_filename (TEST_DATA_DIR, "hub", path, NULL);
+  /* …/resolve/main/config.json → …/config.json */
+  {
+    char *resolve = strstr (file, "/resolve/main/");
+
+    memmove (resolve, resolve + strlen ("/resolve/main"), strlen (resolve + strlen ("/resolve/main")) + 1);
+  }
+  if (strstr (path, "..") != NULL || !g_file_get_contents (file, &contents, &length, NULL))
+    {
+      soup_server_message_set_status (message, SOUP_STATUS_NOT_FOUND, NULL);
+      return;
+    }
+  soup_server_message_set_status (message, SOUP_STATUS_OK, NULL);
+  soup_server_message_set_response (message, "application/json", SOUP_MEMORY_TAKE,
+                                    g_steal_pointer (&contents), length);
+}
+
+static gpointer
+server_thread (gpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  GSList *uris;
+
+  g_main_context_push_thread_default (server.context);
+  server.server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (server.server, NULL, server_cb, NULL, NULL);
+  soup_server_listen_local (server.server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error);
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (server.server);
+  g_mutex_lock (&server.lock);
+  server.url = g_uri_to_string_partial (uris->data, G_URI_HIDE_PASSWORD);
+  g_cond_signal (&server.ready);
+  g_mutex_unlock (&server.lock);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+
+  g_main_loop_run (server.loop);
+
+  g_clear_object (&server.server);
+  g_main_context_pop_thread_default (server.context);
+  return NULL;
+}
+
+static void
+start_server (void)
+{
+  server.context = g_main_context_new ();
+  server.loop = g_main_loop_new (server.context, FALSE);
+  g_mutex_lock (&server.lock);
+  server.thread = g_thread_new ("hub-server", server_thread, NULL);
+  while (server.url == NULL)
+    g_cond_wait (&server.ready, &server.lock);
+  g_mutex_unlock (&server.lock);
+}
+
+static gboolean
+quit_cb (gpointer data)
+{
+  g_main_loop_quit (server.loop);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+stop_server (void)
+{
+  g_main_context_invoke (server.context, quit_cb, NULL);
+  g_thread_join (server.thread);
+  g_main_loop_unref (server.loop);
+  g_main_context_unref (server.context);
+  g_free (server.url);
+  g_free (server.last_authorization);
+}
+
+static HeadroomHub *
+local_hub (void)
+{
+  HeadroomHub *hub;
+
+  g_setenv ("HF_ENDPOINT", server.url, TRUE);
+  g_unsetenv ("HF_TOKEN");
+  hub = headroom_hub_new ();
+  g_assert_true (g_str_has_prefix (headroom_hub_get_endpoint (hub), "http://127.0.0.1:"));
+  return hub;
+}
+
+static void
+test_model_id (void)
+{
+  g_autoptr(HeadroomHub) hub = NULL;
+  const char *bad[] = { "", "hf:", "org/", "/name", "a/b/c", "org/na me", "../etc", "org/..",
+                        "hf:org/name?x=1", "org/-name" };
+  g_autofree char *url = NULL;
+  g_autofree char *plain = NULL;
+
+  g_unsetenv ("HF_ENDPOINT");
+  hub = headroom_hub_new ();
+  g_assert_cmpstr (headroom_hub_get_endpoint (hub), ==, "https://huggingface.co");
+  url = headroom_hub_dup_config_url (hub, "hf:meta-llama/Llama-3.1-8B", NULL);
+  g_assert_cmpstr (url, ==, "https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json");
+  plain = headroom_hub_parse_model_id ("gpt2", NULL);
+  g_assert_cmpstr (plain, ==, "gpt2");
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *id = headroom_hub_parse_model_id (bad[i], &error);
+
+      g_assert_null (id);
+      g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_ID);
+    }
+
+  /* A trailing slash on the endpoint does not double. */
+  headroom_hub_set_endpoint (hub, "http://mirror.example/");
+  g_clear_pointer (&url, g_free);
+  url = headroom_hub_dup_config_url (hub, "a/b", NULL);
+  g_assert_cmpstr (url, ==, "http://mirror.example/a/b/resolve/main/config.json");
+}
+
+static void
+test_import (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeadroomProject) project = headroom_hub_import (hub, "hf:tiny-org/tiny-llama", NULL, &error);
+  HrModel model;
+  HrParams params;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (project);
+  g_assert_null (server.last_authorization);
+  g_assert_cmpint (headroom_project_get_int (project, "model.hidden_size"), ==, 256);
+  g_assert_cmpstr (headroom_project_get_string (project, "notes"), ==,
+                   "Model imported from hf:tiny-org/tiny-llama");
+  g_assert_false (headroom_project_get_modified (project));
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  /* embedding and untied head 1000 × 256 = 256 000 each; one layer:
+   * q, o 256² + k, v 256 × 128 (2 KV heads × 64) = 196 608, MLP 3 × 256 × 688
+   * = 528 384, norms 512 → 725 504 × 4 layers = 2 902 016; final norm 256.
+   * 512 000 + 2 902 016 + 256 = 3 414 272. */
+  g_assert_cmpint (params.total, ==, 3414272);
+}
+
+static void
+test_gated (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(HeadroomHub) with_token = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = headroom_hub_fetch_config (hub, "gated-org/gated", NULL, &error);
+
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED);
+  /* The message says what to do. */
+  g_assert_nonnull (strstr (error->message, "HF_TOKEN"));
+  g_assert_nonnull (strstr (error->message, "HTTP 401"));
+  g_clear_error (&error);
+
+  /* HF_TOKEN is sent as a bearer token. */
+  g_setenv ("HF_TOKEN", TOKEN "\n", TRUE);
+  with_token = headroom_hub_new ();
+  config = headroom_hub_fetch_config (with_token, "gated-org/gated", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (config);
+  g_assert_cmpstr (server.last_authorization, ==, "Bearer " TOKEN);
+  g_assert_cmpint (json_object_get_int_member (config, "vocab_size"), ==, 1000);
+  g_unsetenv ("HF_TOKEN");
+}
+
+typedef struct
+{
+  const char *id;
+  int         code;
+  const char *message;
+} Failure;
+
+static void
+test_failures (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  const Failure failures[] = {
+    { "tiny-org/forbidden", HEADROOM_HUB_ERROR_UNAUTHORIZED, "HTTP 403" },
+    { "tiny-org/missing", HEADROOM_HUB_ERROR_NOT_FOUND, "hf:tiny-org/missing: not found (HTTP 404)" },
+    { "tiny-org/huge", HEADROOM_HUB_ERROR_TOO_LARGE, "hf:tiny-org/huge: config.json is larger than 4096 bytes" },
+    { "tiny-org/not-json", HEADROOM_HUB_ERROR_INVALID_CONFIG, "hf:tiny-org/not-json: config.json is not a JSON object" },
+  };
+
+  headroom_hub_set_max_bytes (hub, 4096);
+  for (guint i = 0; i < G_N_ELEMENTS (failures); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonObject) config = headroom_hub_fetch_config (hub, failures[i].id, NULL, &error);
+
+      g_test_message ("%s", failures[i].id);
+      g_assert_null (config);
+      g_assert_error (error, HEADROOM_HUB_ERROR, failures[i].code);
+      g_assert_nonnull (strstr (error->message, failures[i].message));
+    }
+}
+
+static void
+test_bad_model (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeadroomProject) project = headroom_hub_import (hub, "tiny-org/bad-model", NULL, &error);
+
+  /* 3 heads do not divide 256; the field is named. */
+  g_assert_null (project);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error->message, "hf:tiny-org/bad-model: model."));
+}
+
+static void
+test_timeout (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  headroom_hub_set_timeout (hub, 1);
+  config = headroom_hub_fetch_config (hub, "tiny-org/slow", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK);
+  /* About one second, not the default thirty. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 10 * G_USEC_PER_SEC);
+}
+
+static void
+test_no_network (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = NULL;
+
+  /* Port 1 on the loopback: nothing listens there, the connection is refused. */
+  headroom_hub_set_endpoint (hub, "http://127.0.0.1:1");
+  config = headroom_hub_fetch_config (hub, "tiny-org/tiny-llama", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK);
+  g_assert_true (g_str_has_prefix (error->message, "hf:tiny-org/tiny-llama: could not reach "));
+}
+
+static void
+fetched_cb (GObject      *source,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  JsonObject **config = user_data;
+  g_autoptr(GError) error = NULL;
+
+  *config = headroom_hub_fetch_config_finish (HEADROOM_HUB (source), result, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_async (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  JsonObject *config = NULL;
+
+  headroom_hub_fetch_config_async (hub, "hf:tiny-org/tiny-llama", NULL, fetched_cb, &config);
+  while (config == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (json_object_get_int_member (config, "hidden_size"), ==, 256);
+  json_object_unref (config);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  /* The isolated dirs hide the GSettings schemas that the desktop proxy
+   * resolver reads; the local server needs no proxy anyway. */
+  g_setenv ("GIO_USE_PROXY_RESOLVER", "dummy", TRUE);
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  start_server ();
+
+  g_test_add_func ("/hub/model-id", test_model_id);
+  g_test_add_func ("/hub/import", test_import);
+  g_test_add_func ("/hub/gated", test_gated);
+  g_test_add_func ("/hub/failures", test_failures);
+  g_test_add_func ("/hub/bad-model", test_bad_model);
+  g_test_add_func ("/hub/timeout", test_timeout);
+  g_test_add_func ("/hub/no-network", test_no_network);
+  g_test_add_func ("/hub/async", test_async);
+
+  status = g_test_run ();
+  stop_server ();
+  return status;
+}
