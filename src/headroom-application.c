@@ -18,18 +18,43 @@ struct _HeadroomApplication
 
 G_DEFINE_FINAL_TYPE (HeadroomApplication, headroom_application, ADW_TYPE_APPLICATION)
 
+static GtkWindow *
+headroom_application_new_window (HeadroomApplication *self)
+{
+  GtkWindow *window = GTK_WINDOW (headroom_window_new (self));
+
+  if (headroom_application_is_devel (self))
+    gtk_widget_add_css_class (GTK_WIDGET (window), "devel");
+  return window;
+}
+
 static void
 headroom_application_activate (GApplication *app)
 {
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (app));
 
   if (window == NULL)
-    {
-      window = GTK_WINDOW (headroom_window_new (HEADROOM_APPLICATION (app)));
-      if (headroom_application_is_devel (HEADROOM_APPLICATION (app)))
-        gtk_widget_add_css_class (GTK_WIDGET (window), "devel");
-    }
+    window = headroom_application_new_window (HEADROOM_APPLICATION (app));
   gtk_window_present (window);
+}
+
+/* `headroom FILE...`: each project or config.json in a window of its own, so that a
+ * running instance keeps its document. */
+static void
+headroom_application_open (GApplication  *app,
+                           GFile        **files,
+                           int            n_files,
+                           const char    *hint)
+{
+  for (int i = 0; i < n_files; i++)
+    {
+      GtkWindow *window = headroom_application_new_window (HEADROOM_APPLICATION (app));
+      g_autofree char *uri = g_file_get_uri (files[i]);
+
+      if (!gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s", uri))
+        g_critical ("HeadroomWindow has no win.open-recent action to open %s", uri);
+      gtk_window_present (window);
+    }
 }
 
 static void
@@ -99,6 +124,7 @@ headroom_application_class_init (HeadroomApplicationClass *klass)
   object_class->dispose = headroom_application_dispose;
   app_class->startup = headroom_application_startup;
   app_class->activate = headroom_application_activate;
+  app_class->open = headroom_application_open;
 }
 
 static void

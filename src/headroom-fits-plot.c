@@ -13,7 +13,6 @@
 #include "headroom-fits-plot.h"
 #include "headroom-format.h"
 
-#define MARGIN_LEFT   64.0
 #define MARGIN_RIGHT  16.0
 #define MARGIN_TOP    12.0
 #define MARGIN_BOTTOM 40.0
@@ -25,6 +24,7 @@ struct _HeadroomFitsPlot
   GArray    *x;
   GArray    *bytes;
   double     capacity;
+  double     margin_left;  /* room for the widest y label, set when drawn */
   char      *x_label;
   char      *description;
 
@@ -99,21 +99,34 @@ headroom_fits_plot_snapshot (GtkWidget   *widget,
   HeadroomFitsPlot *self = HEADROOM_FITS_PLOT (widget);
   double width = gtk_widget_get_width (widget);
   double height = gtk_widget_get_height (widget);
-  double plot_w = width - MARGIN_LEFT - MARGIN_RIGHT;
+  double plot_w;
   double plot_h = height - MARGIN_TOP - MARGIN_BOTTOM;
   double top = max_bytes (self);
   double x0, x1;
   cairo_t *cr;
   guint n = self->x->len;
 
-  if (n == 0 || plot_w <= 0 || plot_h <= 0)
+  if (n == 0 || plot_h <= 0)
+    return;
+  self->margin_left = 0;
+  for (guint i = 0; i <= 4; i++)
+    {
+      g_autofree char *label = headroom_format_gib (top * i / 4.0);
+      g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (widget, label);
+      int label_width;
+
+      pango_layout_get_pixel_size (layout, &label_width, NULL);
+      self->margin_left = MAX (self->margin_left, label_width + 10.0);
+    }
+  plot_w = width - self->margin_left - MARGIN_RIGHT;
+  if (plot_w <= 0)
     return;
   x0 = log2 (g_array_index (self->x, double, 0));
   x1 = log2 (g_array_index (self->x, double, n - 1));
   if (x1 <= x0)
     x1 = x0 + 1;
 
-#define PX(v) (MARGIN_LEFT + plot_w * (log2 (v) - x0) / (x1 - x0))
+#define PX(v) (self->margin_left + plot_w * (log2 (v) - x0) / (x1 - x0))
 #define PY(b) (MARGIN_TOP + plot_h * (1.0 - (b) / top))
 
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
@@ -126,11 +139,11 @@ headroom_fits_plot_snapshot (GtkWidget   *widget,
       g_autofree char *label = headroom_format_gib (b);
 
       set_source (cr, &self->fg_color, i == 0 ? 0.5 : 0.12);
-      cairo_move_to (cr, MARGIN_LEFT, floor (PY (b)) + 0.5);
-      cairo_line_to (cr, MARGIN_LEFT + plot_w, floor (PY (b)) + 0.5);
+      cairo_move_to (cr, self->margin_left, floor (PY (b)) + 0.5);
+      cairo_line_to (cr, self->margin_left + plot_w, floor (PY (b)) + 0.5);
       cairo_stroke (cr);
       set_source (cr, &self->fg_color, 0.7);
-      draw_text (self, cr, label, MARGIN_LEFT - 6, PY (b), 1.0);
+      draw_text (self, cr, label, self->margin_left - 6, PY (b), 1.0);
     }
   for (guint i = 0; i < n; i++)
     {
@@ -141,7 +154,7 @@ headroom_fits_plot_snapshot (GtkWidget   *widget,
       draw_text (self, cr, label, PX (v), MARGIN_TOP + plot_h + 10, 0.5);
     }
   if (self->x_label != NULL)
-    draw_text (self, cr, self->x_label, MARGIN_LEFT + plot_w / 2, height - 10, 0.5);
+    draw_text (self, cr, self->x_label, self->margin_left + plot_w / 2, height - 10, 0.5);
 
   /* The capacity line, dashed, in the error colour. */
   if (self->capacity > 0)
@@ -154,11 +167,11 @@ headroom_fits_plot_snapshot (GtkWidget   *widget,
       set_source (cr, &self->error_color, 1);
       cairo_set_dash (cr, dash, 2, 0);
       cairo_set_line_width (cr, 1.5);
-      cairo_move_to (cr, MARGIN_LEFT, PY (self->capacity));
-      cairo_line_to (cr, MARGIN_LEFT + plot_w, PY (self->capacity));
+      cairo_move_to (cr, self->margin_left, PY (self->capacity));
+      cairo_line_to (cr, self->margin_left + plot_w, PY (self->capacity));
       cairo_stroke (cr);
       cairo_set_dash (cr, NULL, 0, 0);
-      draw_text (self, cr, label, MARGIN_LEFT + 6, PY (self->capacity) - 9, 0);
+      draw_text (self, cr, label, self->margin_left + 6, PY (self->capacity) - 9, 0);
     }
 
   /* The memory line and its points; points over capacity in the error colour. */
@@ -245,7 +258,8 @@ headroom_fits_plot_query_tooltip (GtkWidget  *widget,
                                   GtkTooltip *tooltip)
 {
   HeadroomFitsPlot *self = HEADROOM_FITS_PLOT (widget);
-  double plot_w = gtk_widget_get_width (widget) - MARGIN_LEFT - MARGIN_RIGHT;
+  double plot_w = gtk_widget_get_width (widget) - self->margin_left - MARGIN_RIGHT;
+
   guint n = self->x->len;
   double x0, x1, best = G_MAXDOUBLE;
   guint nearest = 0;
@@ -258,7 +272,7 @@ headroom_fits_plot_query_tooltip (GtkWidget  *widget,
   x1 = MAX (log2 (g_array_index (self->x, double, n - 1)), x0 + 1);
   for (guint i = 0; i < n; i++)
     {
-      double px = MARGIN_LEFT + plot_w * (log2 (g_array_index (self->x, double, i)) - x0) / (x1 - x0);
+      double px = self->margin_left + plot_w * (log2 (g_array_index (self->x, double, i)) - x0) / (x1 - x0);
 
       if (fabs (px - x) < best)
         {

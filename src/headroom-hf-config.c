@@ -173,6 +173,70 @@ headroom_hf_config_read (JsonObject  *config,
   return TRUE;
 }
 
+/* json-glib wraps integers beyond 64 bits silently, so the text is checked
+ * first: an integer literal outside int64 is an error naming its key (the
+ * string before the colon). */
+static gboolean
+check_integer_range (const char  *data,
+                     gsize        size,
+                     GError     **error)
+{
+  const char *key = NULL;
+  gsize key_length = 0;
+  char previous = '\0';
+
+  for (gsize i = 0; i < size; i++)
+    {
+      char c = data[i];
+
+      if (c == '"')
+        {
+          gsize start = ++i;
+
+          while (i < size && data[i] != '"')
+            i += data[i] == '\\' ? 2 : 1;
+          key = data + start;
+          key_length = MIN (i, size) - start;
+          previous = '"';
+        }
+      else if ((c == '-' || g_ascii_isdigit (c))
+               && (previous == ':' || previous == ',' || previous == '['))
+        {
+          gsize start = i;
+          g_autofree char *literal = NULL;
+          gint64 value;
+
+          i += c == '-';
+          while (i < size && g_ascii_isdigit (data[i]))
+            i++;
+          if (i < size && (data[i] == '.' || data[i] == 'e' || data[i] == 'E'))
+            {
+              /* A fraction or an exponent: json-glib reads a double. */
+              while (i < size && (g_ascii_isalnum (data[i]) || data[i] == '.' || data[i] == '-' || data[i] == '+'))
+                i++;
+            }
+          else
+            {
+              literal = g_strndup (data + start, i - start);
+              if (!g_ascii_string_to_signed (literal, 10, G_MININT64, G_MAXINT64, &value, NULL))
+                {
+                  g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
+                               "%.*s: %s does not fit 64 bits",
+                               previous == ':' && key != NULL ? (int) MIN (key_length, 200) : 5,
+                               previous == ':' && key != NULL ? key : "value", literal);
+                  return FALSE;
+                }
+            }
+          i--;
+          previous = '0';
+        }
+      else if (!g_ascii_isspace (c))
+        previous = c;
+    }
+
+  return TRUE;
+}
+
 JsonObject *
 headroom_hf_config_parse_bytes (GBytes  *bytes,
                                 GError **error)
@@ -195,6 +259,9 @@ headroom_hf_config_parse_bytes (GBytes  *bytes,
                    "not valid JSON: %s", local_error->message);
       return NULL;
     }
+
+  if (!check_integer_range (data, size, error))
+    return NULL;
 
   root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))

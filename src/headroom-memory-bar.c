@@ -295,15 +295,19 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       x += w;
     }
 
-  /* Past the capacity, the bar is washed in the error colour. */
+  /* Past the capacity, the segments are hatched in the error colour. */
   if (self->capacity > 0 && total_bytes (self) > self->capacity)
     {
       double cap_x = bounds.origin.x + width * self->capacity / scale;
-      GdkRGBA wash = self->error_color;
+      GdkRGBA hatch = self->error_color;
 
-      wash.alpha = 0.45f;
-      gtk_snapshot_append_color (snapshot, &wash,
-                                 &GRAPHENE_RECT_INIT (cap_x, top, x - cap_x, BAR_HEIGHT));
+      hatch.alpha = 0.8f;
+      gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (cap_x, top, x - cap_x, BAR_HEIGHT));
+      for (double stripe = cap_x - BAR_HEIGHT; stripe < x; stripe += 10)
+        for (double dy = 0; dy < BAR_HEIGHT; dy += 2)
+          gtk_snapshot_append_color (snapshot, &hatch,
+                                     &GRAPHENE_RECT_INIT (stripe + dy, top + dy, 3, 2));
+      gtk_snapshot_pop (snapshot);
     }
   gtk_snapshot_pop (snapshot);
 

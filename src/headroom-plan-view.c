@@ -490,15 +490,15 @@ show_nothing_fits (HeadroomPlanView *self,
                                          (gulong) n_gpus),
                             gpus);
   else
-    /* TRANSLATORS: e.g. "No layout of 8 GPUs fits a 70.6 B-parameter model in
-     * 80.0 GiB per GPU (1,234 layouts searched). …" */
+    /* TRANSLATORS: e.g. "No layout of 8 GPUs fits a model of 70.6 B parameters
+     * in 80.0 GiB per GPU (1,234 layouts searched). …" */
     text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                         "No layout of %s GPU fits a %s-parameter model in %s per "
-                                         "GPU (%s layouts searched). Add GPUs, shorten the sequences "
-                                         "or choose a GPU with more memory.",
-                                         "No layout of %s GPUs fits a %s-parameter model in %s per "
-                                         "GPU (%s layouts searched). Add GPUs, shorten the sequences "
-                                         "or choose a GPU with more memory.",
+                                         "No layout of %s GPU fits a model of %s parameters in %s "
+                                         "per GPU (%s layouts searched). Add GPUs, shorten the "
+                                         "sequences or choose a GPU with more memory.",
+                                         "No layout of %s GPUs fits a model of %s parameters in %s "
+                                         "per GPU (%s layouts searched). Add GPUs, shorten the "
+                                         "sequences or choose a GPU with more memory.",
                                          (gulong) n_gpus),
                             gpus, size, capacity, searched);
   show_message (self, "dialog-warning-symbolic", _("No Layout Fits"), text);
@@ -764,10 +764,10 @@ headroom_plan_view_dispose (GObject *object)
   if (self->project != NULL)
     g_clear_signal_handler (&self->changed_id, self->project);
   g_clear_object (&self->project);
-  gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_PLAN_VIEW);
   g_clear_object (&self->selection);
   g_clear_object (&self->rows);
 
+  /* AdwBin unparents the template's child, and with it every template widget. */
   G_OBJECT_CLASS (headroom_plan_view_parent_class)->dispose (object);
 }
 

@@ -803,6 +803,8 @@ headroom_project_new_from_bytes (GBytes  *bytes,
     }
   if (!json_parser_load_from_data (parser, data, (gssize) size, &local_error))
     {
+      /* json-glib quotes the offending text, line breaks included; keep one line. */
+      g_strdelimit (local_error->message, "\r\n", ' ');
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_PARSE,
                    _("Not a valid project file: %s"), local_error->message);
       return NULL;
@@ -811,7 +813,12 @@ headroom_project_new_from_bytes (GBytes  *bytes,
   self = headroom_project_new ();
   if (!load_root (self, json_parser_get_root (parser), error)
       || !headroom_project_validate (self, error))
-    return NULL;
+    {
+      /* Messages quote values from the file, which may hold line breaks. */
+      if (error != NULL)
+        g_strdelimit ((*error)->message, "\t\r\n", ' ');
+      return NULL;
+    }
 
   return g_steal_pointer (&self);
 }
@@ -1036,7 +1043,11 @@ set_node (HeadroomProject  *self,
       return FALSE;
     }
   if (!check_node (key, info, node, error))
-    return FALSE;
+    {
+      if (error != NULL)
+        g_strdelimit ((*error)->message, "\t\r\n", ' ');
+      return FALSE;
+    }
 
   if (member != NULL)
     {

@@ -17,6 +17,8 @@
 #include "headroom-fits-plot.h"
 #include "headroom-flops-row.h"
 #include "headroom-format.h"
+#include "headroom-hub.h"
+#include "headroom-report.h"
 #include "headroom-quantity.h"
 #include "headroom-spin-row.h"
 #include "headroom-switch-row.h"
@@ -29,6 +31,8 @@ typedef enum
   PENDING_NONE,
   PENDING_NEW,
   PENDING_OPEN,
+  PENDING_IMPORT_CONFIG,
+  PENDING_IMPORT_HUB,
   PENDING_LOAD,
   PENDING_CLOSE,
 } Pending;
@@ -54,6 +58,7 @@ struct _HeadroomWindow
   GtkLabel             *flops_caption;
   GtkLabel             *flops_totals;
   GtkLabel             *time_heading;
+  GtkLabel             *time_caption;
   GtkFlowBox           *summary_box;
   GtkFlowBox           *limits_box;
   GtkLabel             *plot_caption;
@@ -83,6 +88,7 @@ struct _HeadroomWindow
 
   Pending               pending;
   GFile                *pending_file;
+  GCancellable         *hub_cancellable;
   gboolean              syncing;
 };
 
@@ -92,6 +98,7 @@ static void refresh_rows (HeadroomWindow *self);
 static void refresh_results (HeadroomWindow *self);
 static void run_pending (HeadroomWindow *self);
 static void save_as (HeadroomWindow *self);
+static void show_hub_dialog (HeadroomWindow *self);
 
 /* Rows for the model's config keys that the project's table leaves out:
  * Hugging Face names, 0 meaning "as the preset has it". */
@@ -124,26 +131,23 @@ static const ExtraModelKey extra_model_keys[] = {
 static const char *
 segment_color (HeadroomQuantity *quantity)
 {
+  static const struct { const char *name; const char *color; } colors[] = {
+    { "weights", "blue_3" },
+    { "master_weights", "blue_5" },
+    { "gradients", "purple_2" },
+    { "grad_accumulation_buffer", "purple_4" },
+    { "optimizer", "orange_3" },
+    { "activations", "green_4" },
+    { "kv_cache", "yellow_5" },
+    { "temporary", "brown_2" },
+    { "overhead", "light_5" },
+  };
   const char *name = headroom_quantity_get_name (quantity);
-  const char *role = headroom_quantity_get_role (quantity);
 
-  if (name != NULL && strstr (name, "master") != NULL)
-    return "blue_5";
-  if (role == NULL)
-    return "light_5";
-  if (g_str_equal (role, "weights"))
-    return "blue_3";
-  if (g_str_equal (role, "gradients"))
-    return "purple_3";
-  if (g_str_equal (role, "optimizer"))
-    return "orange_3";
-  if (g_str_equal (role, "activations"))
-    return "green_4";
-  if (g_str_equal (role, "kv-cache"))
-    return "yellow_5";
-  if (g_str_equal (role, "buffers"))
-    return "brown_2";
-  return "light_5";
+  for (guint i = 0; i < G_N_ELEMENTS (colors); i++)
+    if (g_strcmp0 (name, colors[i].name) == 0)
+      return colors[i].color;
+  return "dark_1";
 }
 
 static char *
@@ -697,6 +701,14 @@ create_params_row (gpointer item,
   return row;
 }
 
+/* Parts the model does not have (no learned positions, no experts) stay hidden. */
+static gboolean
+quantity_is_nonzero (gpointer item,
+                     gpointer user_data)
+{
+  return headroom_quantity_get_value (item) != 0;
+}
+
 static void
 build_forms (HeadroomWindow *self)
 {
@@ -733,8 +745,13 @@ build_forms (HeadroomWindow *self)
   self->params_list = GTK_LIST_BOX (gtk_list_box_new ());
   gtk_list_box_set_selection_mode (self->params_list, GTK_SELECTION_NONE);
   gtk_widget_add_css_class (GTK_WIDGET (self->params_list), "boxed-list");
-  gtk_list_box_bind_model (self->params_list, headroom_estimator_get_params_rows (self->estimator),
-                           create_params_row, NULL, NULL);
+  {
+    g_autoptr(GtkFilterListModel) nonzero =
+      gtk_filter_list_model_new (g_object_ref (headroom_estimator_get_params_rows (self->estimator)),
+                                 GTK_FILTER (gtk_custom_filter_new (quantity_is_nonzero, NULL, NULL)));
+
+    gtk_list_box_bind_model (self->params_list, G_LIST_MODEL (nonzero), create_params_row, NULL, NULL);
+  }
   adw_preferences_group_add (params_group, GTK_WIDGET (self->params_list));
 
   cluster = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
@@ -1019,9 +1036,17 @@ build_flops_view (HeadroomWindow *self)
       gtk_column_view_column_set_expand (column, i == 0);
       gtk_column_view_append_column (self->flops_view, column);
     }
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_view),
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_caption),
                                _("Matrix products only (2·m·n·k each), as in the PaLM paper's "
                                  "model-FLOPs count (Chowdhery et al. 2022, App. B)"));
+}
+
+static gboolean
+is_limit (HeadroomQuantity *quantity)
+{
+  const char *name = headroom_quantity_get_name (quantity);
+
+  return name != NULL && (g_str_has_prefix (name, "max_") || g_str_has_prefix (name, "min_"));
 }
 
 static GtkWidget *
@@ -1035,9 +1060,9 @@ create_tile (gpointer item,
   GtkWidget *number = gtk_label_new (value);
   GtkWidget *caption = gtk_label_new (headroom_quantity_get_label (quantity));
 
-  /* MFU is an input of the time estimate, not a result: say so. */
-  if (g_strcmp0 (headroom_quantity_get_name (quantity), "mfu") == 0)
-    gtk_label_set_label (GTK_LABEL (caption), _("MFU (assumed)"));
+  /* A limit of 0: not even the smallest setting fits. */
+  if (is_limit (quantity) && headroom_quantity_get_value (quantity) == 0)
+    gtk_label_set_label (GTK_LABEL (number), _("None"));
 
   gtk_widget_add_css_class (box, "card");
   gtk_widget_add_css_class (box, "headroom-tile");
@@ -1055,13 +1080,6 @@ create_tile (gpointer item,
   return box;
 }
 
-static gboolean
-is_limit (HeadroomQuantity *quantity)
-{
-  const char *name = headroom_quantity_get_name (quantity);
-
-  return name != NULL && (g_str_has_prefix (name, "max_") || g_str_has_prefix (name, "min_"));
-}
 
 static void
 refresh_memory (HeadroomWindow *self)
@@ -1144,6 +1162,19 @@ refresh_summary (HeadroomWindow *self)
 {
   GListModel *summary = headroom_estimator_get_summary (self->estimator);
   guint n = g_list_model_get_n_items (summary);
+  g_autofree char *caption = NULL;
+
+  /* The utilisation is an assumption the user sets; every time scales with it. */
+  if (headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING)
+    caption = g_strdup_printf (_("Assumes %.0f %% model FLOPs utilisation (Training ▸ Throughput); "
+                                 "times scale inversely with it"),
+                               100.0 * headroom_project_get_double (self->project, "training.mfu"));
+  else
+    caption = g_strdup_printf (_("Assumes %.0f %% of peak compute and %.0f %% of memory bandwidth "
+                                 "(Inference ▸ Serving)"),
+                               100.0 * headroom_project_get_double (self->project, "inference.compute_efficiency"),
+                               100.0 * headroom_project_get_double (self->project, "inference.memory_efficiency"));
+  gtk_label_set_label (self->time_caption, caption);
 
   g_list_store_remove_all (self->summary_store);
   g_list_store_remove_all (self->limits_store);
@@ -1186,6 +1217,9 @@ sweep (gpointer data)
       x[n] = value;
       memory[n] = headroom_estimator_get_memory_bytes (estimator);
       n++;
+      /* Past twice the capacity the curve only squashes the interesting part. */
+      if (memory[n - 1] > 2 * headroom_estimator_get_memory_capacity (self->estimator))
+        break;
     }
   if (training)
     {
@@ -1489,6 +1523,82 @@ save (HeadroomWindow *self)
     }
 }
 
+/* Hugging Face Hub import: asks for "org/name", fetches config.json
+ * asynchronously and opens it as a new, unsaved project. */
+static void
+on_hub_fetched (GObject      *source,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(HeadroomWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = headroom_hub_fetch_config_finish (HEADROOM_HUB (source), result, &error);
+  g_autoptr(HeadroomProject) project = NULL;
+
+  g_clear_object (&self->hub_cancellable);
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+  if (config != NULL)
+    project = headroom_project_new_from_config (config, &error);
+  if (project == NULL)
+    {
+      toast_error (self, _("Could not import the model"), error);
+      return;
+    }
+  headroom_project_set_modified (project, TRUE);
+  set_project (self, project);
+}
+
+static void
+on_hub_response (HeadroomWindow   *self,
+                 const char       *response,
+                 AdwMessageDialog *dialog)
+{
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  g_autoptr(HeadroomHub) hub = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *model_id = NULL;
+
+  if (!g_str_equal (response, "import"))
+    return;
+  model_id = headroom_hub_parse_model_id (gtk_editable_get_text (entry), &error);
+  if (model_id == NULL)
+    {
+      toast_error (self, _("Could not import the model"), error);
+      return;
+    }
+  hub = headroom_hub_new ();
+  g_cancellable_cancel (self->hub_cancellable);
+  g_set_object (&self->hub_cancellable, g_cancellable_new ());
+  headroom_hub_fetch_config_async (hub, model_id, self->hub_cancellable, on_hub_fetched,
+                                   g_object_ref (self));
+  adw_toast_overlay_add_toast (self->toast_overlay,
+                               adw_toast_new_format (_("Fetching %s…"), model_id));
+}
+
+static void
+show_hub_dialog (HeadroomWindow *self)
+{
+  AdwMessageDialog *dialog;
+  GtkWidget *entry = gtk_entry_new ();
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Import Hugging Face Model"),
+                                                       _("Reads the model’s config.json from the Hub. "
+                                                         "Gated models need a token in the HF_TOKEN variable.")));
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "meta-llama/Llama-3.1-8B");
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Model id"),
+                                  -1);
+  adw_message_dialog_set_extra_child (dialog, entry);
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "import", _("_Import"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "import", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "import");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_hub_response), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static void
 run_pending (HeadroomWindow *self)
 {
@@ -1509,6 +1619,12 @@ run_pending (HeadroomWindow *self)
       break;
     case PENDING_OPEN:
       show_open_dialog (self, _("Open Project"));
+      break;
+    case PENDING_IMPORT_CONFIG:
+      show_open_dialog (self, _("Import a Hugging Face config.json"));
+      break;
+    case PENDING_IMPORT_HUB:
+      show_hub_dialog (self);
       break;
     case PENDING_LOAD:
       load_with_toast (self, file);
@@ -1536,6 +1652,9 @@ on_unsaved_response (HeadroomWindow   *self,
     {
       self->pending = PENDING_NONE;
       g_clear_object (&self->pending_file);
+  if (self->hub_cancellable != NULL)
+    g_cancellable_cancel (self->hub_cancellable);
+  g_clear_object (&self->hub_cancellable);
     }
 }
 
@@ -1653,7 +1772,138 @@ import_config_action (GtkWidget  *widget,
                       const char *action_name,
                       GVariant   *parameter)
 {
-  show_open_dialog (HEADROOM_WINDOW (widget), _("Import a Hugging Face config.json"));
+  run_guarded (HEADROOM_WINDOW (widget), PENDING_IMPORT_CONFIG, NULL);
+}
+
+static void
+import_hub_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  run_guarded (HEADROOM_WINDOW (widget), PENDING_IMPORT_HUB, NULL);
+}
+
+/* Saving reports: the file chooser keeps what to write as data. */
+static void
+on_export_response (HeadroomWindow       *self,
+                    int                   response,
+                    GtkFileChooserNative *chooser)
+{
+  const char *text = g_object_get_data (G_OBJECT (chooser), "text");
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      g_autoptr(GError) error = NULL;
+
+      if (headroom_report_save (text, file, &error))
+        {
+          g_autofree char *name = g_file_get_basename (file);
+
+          adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new_format (_("Exported “%s”"), name));
+        }
+      else
+        toast_error (self, _("Could not export"), error);
+    }
+  gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
+  g_object_unref (chooser);
+}
+
+static void
+export_text (HeadroomWindow *self,
+             char           *text,
+             const char     *suggested_name)
+{
+  GtkFileChooserNative *chooser;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  chooser = gtk_file_chooser_native_new (_("Export CSV"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested_name);
+  G_GNUC_END_IGNORE_DEPRECATIONS
+  g_object_set_data_full (G_OBJECT (chooser), "text", text, g_free);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect_object (chooser, "response", G_CALLBACK (on_export_response), self, G_CONNECT_SWAPPED);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static char *
+suggested_name (HeadroomWindow *self,
+                const char     *suffix)
+{
+  g_autofree char *title = headroom_project_dup_title (self->project);
+
+  if (g_str_has_suffix (title, ".json"))
+    title[strlen (title) - strlen (".json")] = '\0';
+  return g_strdup_printf ("%s%s.csv", title, suffix);
+}
+
+static void
+export_csv_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  HeadroomWindow *self = HEADROOM_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = suggested_name (self, "");
+  char *text = headroom_report_to_csv (self->estimator, &error);
+
+  if (text == NULL)
+    toast_error (self, _("Could not export"), error);
+  else
+    export_text (self, text, name);
+}
+
+static void
+on_sweep_response (HeadroomWindow   *self,
+                   const char       *response,
+                   AdwMessageDialog *dialog)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree gint64 *values = NULL;
+  g_autofree char *name = NULL;
+  HeadroomSweep axis;
+  guint n_values;
+  char *text;
+
+  if (!headroom_sweep_from_name (response, &axis))
+    return;
+  values = headroom_report_sweep_default_values (self->project, axis, &n_values);
+  text = headroom_report_sweep_to_csv (self->project, axis, values, n_values, &error);
+  if (text == NULL)
+    {
+      toast_error (self, _("Could not export"), error);
+      return;
+    }
+  name = g_strdup_printf ("-sweep-%s", headroom_sweep_to_name (axis));
+  {
+    g_autofree char *file_name = suggested_name (self, name);
+
+    export_text (self, text, file_name);
+  }
+}
+
+static void
+export_sweep_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  HeadroomWindow *self = HEADROOM_WINDOW (widget);
+  AdwMessageDialog *dialog;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Export Sweep"),
+                                                       _("Memory per GPU, step time and throughput "
+                                                         "at powers of two of one setting, as CSV.")));
+  adw_message_dialog_add_responses (dialog,
+                                    "cancel", _("_Cancel"),
+                                    headroom_sweep_to_name (HEADROOM_SWEEP_GPUS), _("_GPUs"),
+                                    headroom_sweep_to_name (HEADROOM_SWEEP_SEQ_LEN), _("_Sequence"),
+                                    headroom_sweep_to_name (HEADROOM_SWEEP_MICRO_BATCH), _("_Batch"),
+                                    NULL);
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  adw_message_dialog_set_default_response (dialog, headroom_sweep_to_name (HEADROOM_SWEEP_MICRO_BATCH));
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_sweep_response), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -1714,6 +1964,9 @@ headroom_window_dispose (GObject *object)
   g_clear_object (&self->project);
   g_clear_object (&self->settings);
   g_clear_object (&self->pending_file);
+  if (self->hub_cancellable != NULL)
+    g_cancellable_cancel (self->hub_cancellable);
+  g_clear_object (&self->hub_cancellable);
 
   G_OBJECT_CLASS (headroom_window_parent_class)->dispose (object);
 }
@@ -1749,6 +2002,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, flops_caption);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, flops_totals);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, time_heading);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, time_caption);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, summary_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, limits_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plot_caption);
@@ -1759,6 +2013,9 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.import-config", NULL, import_config_action);
+  gtk_widget_class_install_action (widget_class, "win.import-hub", NULL, import_hub_action);
+  gtk_widget_class_install_action (widget_class, "win.export-csv", NULL, export_csv_action);
+  gtk_widget_class_install_action (widget_class, "win.export-sweep", NULL, export_sweep_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.show-results", NULL, show_results_action);
@@ -1769,6 +2026,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK, "win.save", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.save-as", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export-csv", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
 }
 

@@ -4,8 +4,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Usage: check-potfiles.py SOURCE_ROOT
-# Scans src/**/*.c for _( N_( C_( NC_( and src/**/*.ui and data/* for translatable="yes",
-# and also fails on POTFILES.in entries that no longer exist.
+# Wants src/**/*.c using _( N_( C_( NC_(, src/**/*.ui with translatable="yes", and every
+# desktop entry, metainfo and schema in data/ (translatable by their ITS rules); also fails
+# on POTFILES.in entries that no longer exist.
 
 import pathlib
 import re
@@ -32,6 +33,8 @@ def main():
 
     candidates = list((root / 'src').rglob('*.c')) + list((root / 'src').rglob('*.ui'))
     wanted = {str(p.relative_to(root)) for p in candidates if needs_translation(p)}
+    for pattern in ('*.desktop.in*', '*.metainfo.xml.in*', '*.gschema.xml'):
+        wanted |= {str(p.relative_to(root)) for p in (root / 'data').glob(pattern)}
 
     missing = sorted(wanted - listed)
     stale = sorted(p for p in listed if not (root / p).is_file())

@@ -31,6 +31,20 @@ looks_like_path (const char *text)
          || g_str_has_suffix (text, ".headroom");
 }
 
+/* An id may be missing because a user catalog file is broken: say so. */
+static const char *
+catalog_trouble (HeadroomCatalog *catalog)
+{
+  static char *text;
+  const GError *error = headroom_catalog_get_load_error (catalog);
+
+  if (error == NULL)
+    return "";
+  if (text == NULL)
+    text = g_strdup_printf ("; %s", error->message);
+  return text;
+}
+
 gboolean
 headroom_cli_resolve_model (const char        *text,
                             HeadroomCliModel  *out,
@@ -53,6 +67,8 @@ headroom_cli_resolve_model (const char        *text,
       g_autoptr(GFile) file = g_file_new_for_commandline_arg (text);
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(JsonObject) config = NULL;
+      g_autofree char *model_type = NULL;
+      unsigned warnings = 0;
       JsonNode *format;
 
       bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
@@ -89,13 +105,20 @@ headroom_cli_resolve_model (const char        *text,
           return TRUE;
         }
 
-      if (!headroom_hf_config_read (config, &out->model, NULL, NULL, &local_error))
+      if (!headroom_hf_config_read (config, &out->model, &model_type, &warnings, &local_error))
         {
           g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
                        "%s: %s", text, local_error->message);
           headroom_cli_model_clear (out);
           return FALSE;
         }
+
+      /* A warning is not bad input: one line on stderr, and the run goes on. */
+      if (warnings & HR_CONFIG_WARN_NO_MODEL_TYPE)
+        fprintf (stderr, _("headroom-cli: warning: %s: no model_type, read as Llama-style\n"), text);
+      else if (warnings & HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE)
+        fprintf (stderr, _("headroom-cli: warning: %s: model_type “%s” is unknown, read as Llama-style\n"),
+                 text, model_type);
       return TRUE;
     }
 
@@ -110,7 +133,8 @@ headroom_cli_resolve_model (const char        *text,
   if (headroom_catalog_find_model (catalog, text) == NULL)
     {
       g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("--model: unknown preset “%s” and no such file"), text);
+                   _("--model: unknown preset “%s” and no such file (see “headroom-cli models”)%s"),
+                   text, catalog_trouble (catalog));
       return FALSE;
     }
   if (!headroom_catalog_lookup_model (catalog, text, &out->model, &local_error))
@@ -140,7 +164,8 @@ headroom_cli_resolve_gpu (const char  *option,
   if (!headroom_catalog_lookup_gpu (headroom_catalog_get_default (), text, out, NULL))
     {
       g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("%s: unknown GPU “%s” (see “headroom-cli gpus”)"), option, text);
+                   _("%s: unknown GPU “%s” (see “headroom-cli gpus”)%s"), option, text,
+                   catalog_trouble (headroom_catalog_get_default ()));
       return FALSE;
     }
 
@@ -563,6 +588,7 @@ struct _HeadroomCliTable
 {
   guint      n_columns;
   GPtrArray *cells;   /* row-major; NULL cells print empty */
+  char      *align;   /* 'l' or 'r' per column */
 };
 
 HeadroomCliTable *
@@ -572,7 +598,17 @@ headroom_cli_table_new (guint n_columns)
 
   table->n_columns = n_columns;
   table->cells = g_ptr_array_new_with_free_func (g_free);
+  table->align = g_strnfill (n_columns, 'r');
+  table->align[0] = 'l';
   return table;
+}
+
+void
+headroom_cli_table_set_align (HeadroomCliTable *table,
+                              const char       *align)
+{
+  for (guint i = 0; i < table->n_columns && align[i] != '\0'; i++)
+    table->align[i] = align[i];
 }
 
 static void
@@ -640,13 +676,15 @@ headroom_cli_table_print (HeadroomCliTable *table)
           const char *cell = g_ptr_array_index (table->cells, row * table->n_columns + column);
           glong pad = widths[column] - (cell != NULL ? g_utf8_strlen (cell, -1) : 0);
 
+          gboolean right = table->align[column] == 'r';
+
           if (column > 0)
             g_string_append (line, "  ");
-          if (column > 0)
+          if (right)
             for (glong i = 0; i < pad; i++)
               g_string_append_c (line, ' ');
           g_string_append (line, cell != NULL ? cell : "");
-          if (column == 0 && column + 1 < table->n_columns)
+          if (!right)
             for (glong i = 0; i < pad; i++)
               g_string_append_c (line, ' ');
         }
@@ -663,5 +701,6 @@ void
 headroom_cli_table_free (HeadroomCliTable *table)
 {
   g_ptr_array_unref (table->cells);
+  g_free (table->align);
   g_free (table);
 }

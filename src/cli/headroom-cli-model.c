@@ -288,6 +288,7 @@ headroom_cli_gpus (int    argc,
   else
     {
       table = headroom_cli_table_new (6);
+      headroom_cli_table_set_align (table, "llrrrr");
       headroom_cli_table_add (table, _("Id"), _("Name"), _("Memory"), _("Bandwidth"),
                               _("bf16 dense"), _("Power"), NULL);
     }
@@ -332,6 +333,83 @@ headroom_cli_gpus (int    argc,
                                    g_strdup_printf ("%.0f W", gpu->power_watts),
                                    NULL);
         }
+    }
+
+  if (json)
+    {
+      json_builder_end_array (builder);
+      json_builder_end_object (builder);
+      headroom_cli_print_json (builder);
+    }
+  else
+    headroom_cli_table_print (table);
+
+  return HEADROOM_CLI_EXIT_OK;
+}
+
+int
+headroom_cli_models (int    argc,
+                     char **argv)
+{
+  gboolean json = FALSE;
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = command_context ("", _("List the model presets of the catalog."));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeadroomCliTable) table = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  HeadroomCatalog *catalog;
+  GListModel *models;
+  guint n;
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  if (!headroom_cli_parse_options (context, &argc, &argv, &error))
+    return headroom_cli_report_error (error);
+
+  catalog = headroom_catalog_get_default ();
+  if (headroom_catalog_get_load_error (catalog) != NULL)
+    return headroom_cli_report_error (headroom_catalog_get_load_error (catalog));
+
+  models = headroom_catalog_get_models (catalog);
+  n = g_list_model_get_n_items (models);
+
+  if (json)
+    {
+      builder = json_builder_new ();
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "models");
+      json_builder_begin_array (builder);
+    }
+  else
+    {
+      table = headroom_cli_table_new (3);
+      headroom_cli_table_set_align (table, "lll");
+      headroom_cli_table_add (table, _("Id"), _("Name"), _("Hugging Face id"), NULL);
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(HeadroomModelPreset) preset = g_list_model_get_item (models, i);
+      const char *hf_id = headroom_model_preset_get_hf_id (preset);
+
+      if (json)
+        {
+          json_builder_begin_object (builder);
+          headroom_cli_json_string (builder, "id", headroom_model_preset_get_id (preset));
+          headroom_cli_json_string (builder, "name", headroom_model_preset_get_name (preset));
+          if (hf_id != NULL)
+            headroom_cli_json_string (builder, "hf_id", hf_id);
+          if (headroom_model_preset_get_source (preset) != NULL)
+            headroom_cli_json_string (builder, "source", headroom_model_preset_get_source (preset));
+          headroom_cli_json_bool (builder, "user_defined", headroom_model_preset_get_user_defined (preset));
+          json_builder_end_object (builder);
+        }
+      else
+        headroom_cli_table_add (table, headroom_model_preset_get_id (preset),
+                                headroom_model_preset_get_name (preset),
+                                hf_id != NULL ? hf_id : "", NULL);
     }
 
   if (json)

@@ -11,6 +11,7 @@
 #include "headroom-cli.h"
 #include "headroom-estimator.h"
 #include "headroom-hf-config.h"
+#include "headroom-hub.h"
 #include "headroom-report.h"
 
 /* Exactly one positional argument, after the options. */
@@ -167,6 +168,46 @@ headroom_cli_report (int    argc,
   return headroom_cli_report_training (&model, json);
 }
 
+/* The Hub's failures that come from the request itself are bad input; the
+ * network's are not. */
+static int
+hub_error_code (const GError *error)
+{
+  if (error->domain == HEADROOM_HUB_ERROR
+      && (error->code == HEADROOM_HUB_ERROR_NETWORK || error->code == HEADROOM_HUB_ERROR_HTTP
+          || error->code == HEADROOM_HUB_ERROR_TOO_LARGE))
+    return HEADROOM_CLI_ERROR_FAILED;
+  return HEADROOM_CLI_ERROR_USAGE;
+}
+
+/* To `output`, atomically, or to standard output when it is NULL. */
+static int
+write_project (HeadroomProject *project,
+               const char      *output)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (output == NULL)
+    {
+      g_autoptr(GBytes) saved = headroom_project_to_bytes (project);
+
+      fwrite (g_bytes_get_data (saved, NULL), 1, g_bytes_get_size (saved), stdout);
+      return HEADROOM_CLI_EXIT_OK;
+    }
+
+  file = g_file_new_for_commandline_arg (output);
+  if (!headroom_project_save (project, file, NULL, &local_error))
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_FAILED,
+                   "-o: %s", local_error->message);
+      return headroom_cli_report_error (error);
+    }
+
+  return HEADROOM_CLI_EXIT_OK;
+}
+
 int
 headroom_cli_import (int    argc,
                      char **argv)
@@ -184,10 +225,10 @@ headroom_cli_import (int    argc,
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonObject) config = NULL;
   g_autoptr(HeadroomProject) project = NULL;
-  g_autoptr(GBytes) saved = NULL;
   const char *source;
 
-  g_option_context_set_summary (context, _("Create a project from a Hugging Face config.json."));
+  g_option_context_set_summary (context, _("Create a project from a Hugging Face config.json, "
+                                           "local or from the Hub ($HF_ENDPOINT, $HF_TOKEN)."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!parse_options (context, &argc, &argv, &error)
       || !take_argument (argc, argv, _("CONFIG"), &source, &error))
@@ -195,10 +236,17 @@ headroom_cli_import (int    argc,
 
   if (g_str_has_prefix (source, "hf:"))
     {
-      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("%s: import from the Hub is not available in this build; download config.json and import the file"),
-                   source);
-      return headroom_cli_report_error (error);
+      g_autoptr(HeadroomHub) hub = headroom_hub_new ();
+
+      project = headroom_hub_import (hub, source, NULL, &local_error);
+      if (project == NULL)
+        {
+          /* The Hub's messages name the model already. */
+          g_set_error_literal (&error, HEADROOM_CLI_ERROR, hub_error_code (local_error),
+                               local_error->message);
+          return headroom_cli_report_error (error);
+        }
+      return write_project (project, output);
     }
 
   file = g_file_new_for_commandline_arg (source);
@@ -220,21 +268,5 @@ headroom_cli_import (int    argc,
       return headroom_cli_report_error (error);
     }
 
-  if (output == NULL)
-    {
-      saved = headroom_project_to_bytes (project);
-      fwrite (g_bytes_get_data (saved, NULL), 1, g_bytes_get_size (saved), stdout);
-      return HEADROOM_CLI_EXIT_OK;
-    }
-
-  g_clear_object (&file);
-  file = g_file_new_for_commandline_arg (output);
-  if (!headroom_project_save (project, file, NULL, &local_error))
-    {
-      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_FAILED,
-                   "-o: %s", local_error->message);
-      return headroom_cli_report_error (error);
-    }
-
-  return HEADROOM_CLI_EXIT_OK;
+  return write_project (project, output);
 }

@@ -26,6 +26,7 @@ static const Command commands[] = {
   { "plan", headroom_cli_plan, N_("Search the parallel layouts of a training run") },
   { "report", headroom_cli_report, N_("Print or write the report of a project file") },
   { "import", headroom_cli_import, N_("Create a project from a Hugging Face config") },
+  { "models", headroom_cli_models, N_("List the model presets of the catalog") },
   { "gpus", headroom_cli_gpus, N_("List the GPUs of the catalog") },
 };
 

@@ -129,6 +129,9 @@ char    *headroom_cli_format_duration (double seconds);
 typedef struct _HeadroomCliTable HeadroomCliTable;
 
 HeadroomCliTable *headroom_cli_table_new     (guint             n_columns);
+/* One letter per column, 'l' or 'r' (the default after the first column). */
+void              headroom_cli_table_set_align (HeadroomCliTable *table,
+                                                const char       *align);
 void              headroom_cli_table_add     (HeadroomCliTable *table,
                                               const char       *first,
                                               ...) G_GNUC_NULL_TERMINATED;
@@ -144,6 +147,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliTable, headroom_cli_table_free)
 int headroom_cli_params (int argc, char **argv);
 int headroom_cli_flops  (int argc, char **argv);
 int headroom_cli_gpus   (int argc, char **argv);
+int headroom_cli_models (int argc, char **argv);
 int headroom_cli_train  (int argc, char **argv);
 int headroom_cli_plan   (int argc, char **argv);
 int headroom_cli_infer  (int argc, char **argv);

@@ -380,7 +380,7 @@ evaluate (const PlanContext      *ctx,
   ffn = (double) (moe ? model->expert_ffn_size : model->ffn_size);
   if (model->ffn_kind == HR_FFN_GATED)
     ffn *= 2.0;                               /* gate and up fused into one product */
-  expert_tokens = moe && model->n_experts > 0
+  expert_tokens = moe
                   ? tokens * (double) model->experts_per_token * e / (double) model->n_experts
                   : tokens;
   spf[HR_FLOPS_ATTN_PROJ] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
@@ -404,7 +404,7 @@ evaluate (const PlanContext      *ctx,
   for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
     {
       const HrFlopsPart *part = &flops->component[i];
-      double share = i == HR_FLOPS_LM_HEAD ? scale : scale / p;
+      double share = scale / p;
 
       if (i == HR_FLOPS_LM_HEAD)
         continue;
@@ -443,7 +443,7 @@ evaluate (const PlanContext      *ctx,
       mem_softmax = scores * (2.0 * a + (tr->dropout ? 2.0 * a + mask : 0.0));
     }
   mem_layer += mem_softmax;
-  /* Cross-entropy over fp32 logits on the last rank: read and write. */
+  /* Cross-entropy over fp32 logits on the last rank: three passes of 4 bytes. */
   mem_loss = tokens * (double) model->vocab_size / t * 3.0 * 4.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;

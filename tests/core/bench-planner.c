@@ -55,13 +55,13 @@ main (void)
   model.qkv_bias = model.out_bias = model.mlp_bias = false;
   model.tied_embeddings = false;
 
-  /* H100 SXM: 80 GB HBM3 at 3.35 TB/s, 989 TFLOP/s dense bf16, NVLink 4
-   * 450 GB/s per direction; 8×400 Gb/s InfiniBand per node = 50 GB/s per GPU. */
-  gpu.memory_bytes = 80e9;
+  /* H100 SXM as resources/gpus.json has it (h100-sxm); 8×400 Gb/s InfiniBand
+   * per 8-GPU node = 50 GB/s per GPU, 5 µs per message. */
+  gpu.memory_bytes = 85899345920.0;
   gpu.memory_bandwidth = 3.35e12;
-  gpu.peak_flops[HR_DTYPE_BF16] = 989e12;
-  gpu.peak_flops[HR_DTYPE_FP16] = 989e12;
-  gpu.peak_flops[HR_DTYPE_FP8] = 1979e12;
+  gpu.peak_flops[HR_DTYPE_BF16] = 989.4e12;
+  gpu.peak_flops[HR_DTYPE_FP16] = 989.4e12;
+  gpu.peak_flops[HR_DTYPE_FP8] = 1978.9e12;
   gpu.intra_node_bandwidth = 450e9;
   gpu.inter_node_bandwidth = 50e9;
   gpu.inter_node_latency = 5e-6;

@@ -475,10 +475,10 @@ test_errors (void)
  * fp32 gradient reduction, dropout, attention computed in full (no causal
  * saving) and without FlashAttention, micro-batch sizes as published.
  *
- * A100 figures: 312 TFLOP/s dense 16-bit (Narayanan et al. 2021 §5); 2.039 TB/s
- * HBM2e and NVLink 3 at 600 GB/s both ways, 300 GB/s per direction (NVIDIA
- * A100 datasheet, from memory); 8 × 200 Gb/s per 8 GPUs = 25 GB/s per GPU;
- * 5 µs per network message (assumed). */
+ * A100 figures as resources/gpus.json has them (a100-80gb-sxm): 312 TFLOP/s
+ * dense 16-bit (also Narayanan et al. 2021 §5), 2.039 TB/s, NVLink 3 at
+ * 300 GB/s per direction; 8 × 200 Gb/s HDR per 8 GPUs = 25 GB/s per GPU
+ * (Korthikanti et al. 2022 §6); 5 µs per network message (assumed). */
 static void
 a100 (HrGpu *g)
 {

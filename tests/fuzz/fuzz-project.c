@@ -81,7 +81,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   saved = headroom_project_to_bytes (project);
   reloaded = headroom_project_new_from_bytes (saved, &error);
   if (reloaded == NULL)
-    abort ();
+    {
+      g_printerr ("saved project does not load: %s\n%.*s\n", error->message,
+                  (int) g_bytes_get_size (saved), (const char *) g_bytes_get_data (saved, NULL));
+      abort ();
+    }
   resaved = headroom_project_to_bytes (reloaded);
   if (!g_bytes_equal (saved, resaved))
     abort ();

@@ -274,6 +274,9 @@ test_hf_errors (void)
       HEADROOM_HF_CONFIG_ERROR_INVALID, "num_attention_heads" },
     { "{ \"model_type\": \"llama\", \"hidden_size\": \"64\" }",
       HEADROOM_HF_CONFIG_ERROR_TYPE, "hidden_size" },
+    /* json-glib would wrap this to -1 */
+    { "{ \"model_type\": \"llama\", \"hidden_size\": 18446744073709551615 }",
+      HEADROOM_HF_CONFIG_ERROR_INVALID, "hidden_size: 18446744073709551615 does not fit 64 bits" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

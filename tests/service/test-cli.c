@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <libsoup/soup.h>
 
 #define CLI_DATA TEST_DATA_DIR "/cli"
 
@@ -32,6 +33,9 @@ run_clear (Run *run)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 static const char *run_locale = "C.UTF-8";
+/* Extra NAME=VALUE pairs for the next runs (the Hub tests). */
+static const char *run_hf_endpoint;
+static const char *run_hf_token;
 
 /* Runs headroom-cli with the NULL-terminated arguments, under run_locale. */
 static void
@@ -54,6 +58,11 @@ run_cli (Run        *run,
 
   env = g_environ_setenv (env, "XDG_DATA_HOME", CLI_DATA "/user", TRUE);
   env = g_environ_setenv (env, "LC_ALL", run_locale, TRUE);
+  env = g_environ_unsetenv (env, "HF_TOKEN");
+  if (run_hf_endpoint != NULL)
+    env = g_environ_setenv (env, "HF_ENDPOINT", run_hf_endpoint, TRUE);
+  if (run_hf_token != NULL)
+    env = g_environ_setenv (env, "HF_TOKEN", run_hf_token, TRUE);
 
   g_spawn_sync (NULL, (char **) args->pdata, env, G_SPAWN_DEFAULT, NULL, NULL,
                 &run->out, &run->err, &wait_status, &error);
@@ -146,7 +155,7 @@ static void
 test_help (void)
 {
   static const char * const commands[] = {
-    "params", "flops", "train", "infer", "plan", "report", "import", "gpus", NULL
+    "params", "flops", "train", "infer", "plan", "report", "import", "models", "gpus", NULL
   };
   g_auto(Run) run = { 0 };
 
@@ -234,6 +243,24 @@ test_params_table (void)
  *   MLP (3 matrices)     3 · 2 · 8 · 64 · 128        = 393,216 per layer
  *   LM head              2 · 8 · 64 · 100            = 102,400 once
  * forward = 2 · 671,744 + 102,400 = 1,445,888; backward = 2 × forward. */
+/* An unknown model_type is read as Llama-style with one warning line. */
+static void
+test_params_warning (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonParser) parser = json_parser_new ();
+
+  run_cli (&run, "params", "--model", CLI_DATA "/unknown-type.json", "--json", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_true (g_str_has_prefix (run.err, "headroom-cli: warning: "));
+  g_assert_nonnull (strstr (run.err, "mystery"));
+  g_assert_true (strchr (run.err, '\n')[1] == '\0');
+  g_assert_true (json_parser_load_from_data (parser, run.out, -1, NULL));
+  /* the tiny-llama.json count: 95,040 */
+  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)),
+                                               "total"), ==, 95040);
+}
+
 static void
 test_flops_tiny (void)
 {
@@ -294,6 +321,31 @@ test_flops_table (void)
   /* forward 1,445,888 FLOP = 1.446 MFLOP; total 4.338 MFLOP */
   g_assert_nonnull (strstr (run.out, "1.446 MFLOP"));
   g_assert_nonnull (strstr (run.out, "4.338 MFLOP"));
+}
+
+/* The model catalog lists the preset test_params_preset uses. */
+static void
+test_models (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  JsonArray *models;
+  gboolean found = FALSE;
+
+  run_cli (&run, "models", "--json", NULL);
+  out = parse_output (&run);
+  models = json_node_get_array (member (out, "models"));
+  for (guint i = 0; i < json_array_get_length (models); i++)
+    {
+      JsonObject *model = json_array_get_object_element (models, i);
+
+      if (g_strcmp0 (json_object_get_string_member (model, "id"), "llama-2-7b") == 0)
+        {
+          found = TRUE;
+          g_assert_cmpstr (json_object_get_string_member (model, "hf_id"), ==, "meta-llama/Llama-2-7b-hf");
+        }
+    }
+  g_assert_true (found);
 }
 
 /* The user catalog (tests/data/cli/user/headroom/gpus.json) adds test-gpu. */
@@ -717,6 +769,140 @@ test_locale (void)
     }
 }
 
+/* A stand-in for the Hub on 127.0.0.1, served from its own thread while the
+ * test blocks on the CLI: org/tiny is public, org/gated wants the token
+ * "secret", anything else is 404. */
+typedef struct
+{
+  GMainContext *context;
+  GMainLoop    *loop;
+  SoupServer   *server;
+  GThread      *thread;
+  char         *endpoint;
+} FakeHub;
+
+static void
+fake_hub_cb (SoupServer        *server,
+             SoupServerMessage *message,
+             const char        *path,
+             GHashTable        *query,
+             gpointer           user_data)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (message);
+  const char *authorization = soup_message_headers_get_one (headers, "Authorization");
+  g_autofree char *config = NULL;
+  gsize length;
+
+  if (g_str_equal (path, "/org/gated/resolve/main/config.json")
+      && g_strcmp0 (authorization, "Bearer secret") != 0)
+    {
+      soup_server_message_set_status (message, SOUP_STATUS_UNAUTHORIZED, NULL);
+      return;
+    }
+  if (!g_str_equal (path, "/org/tiny/resolve/main/config.json")
+      && !g_str_equal (path, "/org/gated/resolve/main/config.json"))
+    {
+      soup_server_message_set_status (message, SOUP_STATUS_NOT_FOUND, NULL);
+      return;
+    }
+
+  g_assert_true (g_file_get_contents (CLI_DATA "/tiny-llama.json", &config, &length, NULL));
+  soup_server_message_set_status (message, SOUP_STATUS_OK, NULL);
+  soup_server_message_set_response (message, "application/json", SOUP_MEMORY_TAKE,
+                                    g_steal_pointer (&config), length);
+}
+
+static gpointer
+fake_hub_thread (gpointer data)
+{
+  FakeHub *hub = data;
+
+  g_main_context_push_thread_default (hub->context);
+  g_main_loop_run (hub->loop);
+  g_main_context_pop_thread_default (hub->context);
+  return NULL;
+}
+
+static void
+fake_hub_start (FakeHub *hub)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GInetAddress) address = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) socket_address = g_inet_socket_address_new (address, 0);
+  GSList *uris;
+
+  hub->context = g_main_context_new ();
+  hub->loop = g_main_loop_new (hub->context, FALSE);
+  g_main_context_push_thread_default (hub->context);
+  hub->server = soup_server_new (NULL, NULL);
+  soup_server_add_handler (hub->server, NULL, fake_hub_cb, NULL, NULL);
+  soup_server_listen (hub->server, socket_address, 0, &error);
+  g_main_context_pop_thread_default (hub->context);
+  g_assert_no_error (error);
+
+  uris = soup_server_get_uris (hub->server);
+  hub->endpoint = g_strdup_printf ("http://127.0.0.1:%d", g_uri_get_port (uris->data));
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  hub->thread = g_thread_new ("fake-hub", fake_hub_thread, hub);
+}
+
+static void
+fake_hub_stop (FakeHub *hub)
+{
+  g_main_loop_quit (hub->loop);
+  g_thread_join (hub->thread);
+  g_clear_object (&hub->server);
+  g_main_loop_unref (hub->loop);
+  g_main_context_unref (hub->context);
+  g_free (hub->endpoint);
+}
+
+static void
+test_import_hub (void)
+{
+  FakeHub hub = { 0 };
+  g_auto(Run) tiny = { 0 };
+  g_auto(Run) gated = { 0 };
+  g_auto(Run) token = { 0 };
+  g_auto(Run) missing = { 0 };
+  g_auto(Run) offline = { 0 };
+  g_autoptr(JsonObject) project = NULL;
+  g_autoptr(JsonObject) with_token = NULL;
+  g_autofree char *endpoint = NULL;
+
+  fake_hub_start (&hub);
+  run_hf_endpoint = hub.endpoint;
+
+  run_cli (&tiny, "import", "hf:org/tiny", NULL);
+  project = parse_output (&tiny);
+  g_assert_cmpint (member_int (project, "model.config.hidden_size"), ==, 64);
+
+  /* Gated without a token: bad input whose line says how to pass one. */
+  run_cli (&gated, "import", "hf:org/gated", NULL);
+  assert_bad_input (&gated, "HF_TOKEN");
+
+  run_hf_token = "secret";
+  run_cli (&token, "import", "hf:org/gated", NULL);
+  with_token = parse_output (&token);
+  g_assert_cmpint (member_int (with_token, "model.config.num_hidden_layers"), ==, 2);
+  run_hf_token = NULL;
+
+  run_cli (&missing, "import", "hf:org/missing", NULL);
+  assert_bad_input (&missing, "org/missing");
+
+  endpoint = g_strdup (hub.endpoint);
+  run_hf_endpoint = endpoint;
+  fake_hub_stop (&hub);
+
+  /* Nothing listens any more: a failure outside the input, status 1. */
+  run_cli (&offline, "import", "hf:org/tiny", NULL);
+  run_hf_endpoint = NULL;
+  g_assert_cmpint (offline.status, ==, 1);
+  g_assert_cmpstr (offline.out, ==, "");
+  g_assert_true (g_str_has_prefix (offline.err, "headroom-cli: "));
+  g_assert_true (strchr (offline.err, '\n')[1] == '\0');
+}
+
 static void
 test_bad_input (void)
 {
@@ -731,6 +917,7 @@ test_bad_input (void)
     { { "params", "--model", CLI_DATA "/bad-negative.json" }, "num_hidden_layers" },
     { { "params", "--model", CLI_DATA "/bad-type.json" }, "hidden_size" },
     { { "params", "--model", CLI_DATA "/bad-overflow.json" }, "64 bits" },
+    { { "params", "--model", CLI_DATA "/bad-huge.json" }, "vocab_size: 99999999999999999999 does not fit 64 bits" },
     { { "flops", "--model", CLI_DATA "/bad-heads.json" }, "num_attention_heads" },
     /* names */
     { { "params", "--model", "no-such-preset" }, "no-such-preset" },
@@ -803,9 +990,11 @@ main (int   argc,
   g_test_add_func ("/cli/params/config", test_params_config);
   g_test_add_func ("/cli/params/preset", test_params_preset);
   g_test_add_func ("/cli/params/table", test_params_table);
+  g_test_add_func ("/cli/params/warning", test_params_warning);
   g_test_add_func ("/cli/flops/tiny", test_flops_tiny);
   g_test_add_func ("/cli/flops/options", test_flops_options);
   g_test_add_func ("/cli/flops/table", test_flops_table);
+  g_test_add_func ("/cli/models", test_models);
   g_test_add_func ("/cli/gpus", test_gpus);
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
@@ -816,6 +1005,7 @@ main (int   argc,
   g_test_add_func ("/cli/project-model", test_project_model);
   g_test_add_func ("/cli/report", test_report);
   g_test_add_func ("/cli/import", test_import);
+  g_test_add_func ("/cli/import/hub", test_import_hub);
   g_test_add_func ("/cli/locale", test_locale);
   g_test_add_func ("/cli/bad-input", test_bad_input);
 

@@ -401,6 +401,52 @@ test_missing_file (void)
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
 }
 
+/* Inputs the fuzzer (tests/fuzz) found: each must load or fail with one line,
+ * and load → save → load must give the same bytes. */
+static void
+test_fuzz_regressions (void)
+{
+  g_autofree char *dir_path = g_build_filename (TEST_DATA_DIR, "fuzz", NULL);
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir_path, name, NULL);
+      g_autofree char *contents = NULL;
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(HeadroomProject) project = NULL;
+      g_autoptr(GError) error = NULL;
+      gsize length;
+
+      if (!g_str_has_prefix (name, "project-"))
+        continue;
+      g_test_message ("%s", name);
+      g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+      bytes = g_bytes_new (contents, length);
+      project = headroom_project_new_from_bytes (bytes, &error);
+      if (project == NULL)
+        {
+          g_assert_nonnull (error);
+          g_assert_null (strchr (error->message, '\n'));
+        }
+      else
+        {
+          g_autofree char *saved = to_string (project);
+          g_autoptr(HeadroomProject) reloaded = load_string (saved, &error);
+          g_autofree char *resaved = NULL;
+
+          g_assert_no_error (error);
+          resaved = to_string (reloaded);
+          g_assert_cmpstr (resaved, ==, saved);
+        }
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -415,6 +461,7 @@ main (int   argc,
   g_test_add_func ("/project/unknown-keys-kept", test_unknown_keys_kept);
   g_test_add_func ("/project/malformed", test_malformed);
   g_test_add_func ("/project/missing-file", test_missing_file);
+  g_test_add_func ("/project/fuzz-regressions", test_fuzz_regressions);
 
   return g_test_run ();
 }

@@ -1,4 +1,4 @@
-/* test-application.c: the application starts, presents its window, About and shortcuts
+/* test-application.c: the application starts, opens files, presents About and shortcuts
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "headroom-application.h"
-#include "headroom-window.h"
+#include "headroom-window-private.h"
 
 static HeadroomApplication *app;
 
@@ -26,10 +26,13 @@ wait_until_mapped (GtkWidget *widget)
   g_assert_true (gtk_widget_get_mapped (widget));
 }
 
+/* Dispatches what is pending, for at most a second (an animation would never run dry). */
 static void
 drain_main_loop (void)
 {
-  while (g_main_context_iteration (NULL, FALSE))
+  gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+
+  while (g_main_context_iteration (NULL, FALSE) && g_get_monotonic_time () < deadline)
     ;
 }
 
@@ -149,6 +152,37 @@ test_size_in_settings (void)
   gtk_window_destroy (window);
 }
 
+static void
+test_open_file (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(GFile) file = g_file_new_build_filename (g_get_tmp_dir (), "opened.headroom.json", NULL);
+  g_autoptr(GError) error = NULL;
+  GtkApplication *gtk_app = GTK_APPLICATION (app);
+  guint n_windows = g_list_length (gtk_application_get_windows (gtk_app));
+  HeadroomWindow *window = NULL;
+
+  g_assert_true (headroom_project_save (project, file, NULL, &error));
+  g_assert_no_error (error);
+
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+
+  /* a window of its own, showing that file */
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (gtk_app)), ==, n_windows + 1);
+  for (GList *l = gtk_application_get_windows (gtk_app); l != NULL; l = l->next)
+    {
+      GFile *shown = headroom_project_get_file (headroom_window_get_project (l->data));
+
+      if (shown != NULL && g_file_equal (shown, file))
+        window = l->data;
+    }
+  g_assert_nonnull (window);
+  wait_until_mapped (GTK_WIDGET (window));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain_main_loop ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -156,10 +190,10 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   adw_init ();
 
-  app = headroom_application_new (APP_ID, G_APPLICATION_NON_UNIQUE);
+  app = headroom_application_new (APP_ID, G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   g_assert_no_error (error);
 
@@ -168,6 +202,7 @@ main (int   argc,
   g_test_add_func ("/application/about", test_about);
   g_test_add_func ("/application/shortcuts", test_shortcuts);
   g_test_add_func ("/application/size-in-settings", test_size_in_settings);
+  g_test_add_func ("/application/open-file", test_open_file);
 
   status = g_test_run ();
 
