@@ -18,6 +18,9 @@ headroom_format_gib (double bytes)
 
   if (!isfinite (gib))
     return g_strdup ("—");
+  /* Per-token sizes (a KV cache entry) would read 0.00 GiB: use MiB there. */
+  if (gib != 0 && fabs (gib) < 0.01)
+    return g_strdup_printf (_("%.3g MiB"), bytes / 1048576.0);
   /* Two decimals below 10 GiB, where 0.1 GiB is still a large share. */
   if (fabs (gib) < 10.0)
     return g_strdup_printf (_("%.2f GiB"), gib);

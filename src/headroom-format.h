@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Memory in GiB (2^30 bytes, IEC), FLOPs with SI prefixes, durations in the
+ * Memory in GiB (2^30 bytes, IEC; MiB below 0.01 GiB), FLOPs with SI prefixes, durations in the
  * largest unit that keeps the number readable. Every function returns a
  * newly allocated, translated string.
  */

@@ -215,7 +215,8 @@ append_text (HeadroomMemoryBar *self,
   else
     pango_layout_set_text (layout, text, -1);
   pango_layout_get_pixel_size (layout, &width, &height);
-  if (max_width > 0 && width > max_width)
+  /* A negative max_width means no limit. */
+  if (max_width >= 0 && width > max_width)
     return;
 
   gtk_snapshot_save (snapshot);
@@ -291,7 +292,7 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
                                    &GRAPHENE_RECT_INIT (x, top, 1, BAR_HEIGHT));
       size = headroom_format_gib (segment->bytes);
       text_color = text_color_on (&segment->color);
-      append_text (self, snapshot, size, x + 6, top + BAR_HEIGHT / 2, w - 12, &text_color, FALSE);
+      append_text (self, snapshot, size, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color, FALSE);
       x += w;
     }
 
@@ -329,7 +330,7 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       label_x = cap_x - label_width - 4;
       if (label_x < bounds.origin.x)
         label_x = cap_x + 4;
-      append_text (self, snapshot, label, label_x, bounds.origin.y + BAR_TOP / 2 - 2, 0, marker, FALSE);
+      append_text (self, snapshot, label, label_x, bounds.origin.y + BAR_TOP / 2 - 2, -1, marker, FALSE);
     }
 }
 

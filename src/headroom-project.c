@@ -115,11 +115,29 @@ struct _HeadroomProject
   GFile *file;
   JsonObject *config;        /* model overrides, HF config keys */
   GHashTable *values;        /* table key → JsonNode, keys explicitly set */
-  GHashTable *unknown;       /* dotted path → JsonNode, kept for saving */
-  GPtrArray *unknown_paths;  /* file order, NULL-terminated */
+  GPtrArray *unknown;        /* Unknown, in file order, kept for saving */
+  GPtrArray *unknown_paths;  /* their dotted paths, NULL-terminated */
 
   guint modified : 1;
 };
+
+/* A member the table does not know. Its parent is a known section, so its
+ * dotted path is safe to split; its own name may hold dots. */
+typedef struct
+{
+  char     *section;  /* NULL at the top level */
+  char     *name;
+  JsonNode *node;
+} Unknown;
+
+static void
+unknown_free (Unknown *unknown)
+{
+  g_free (unknown->section);
+  g_free (unknown->name);
+  json_node_unref (unknown->node);
+  g_free (unknown);
+}
 
 G_DEFINE_FINAL_TYPE (HeadroomProject, headroom_project, G_TYPE_OBJECT)
 
@@ -525,7 +543,7 @@ headroom_project_finalize (GObject *object)
   g_clear_object (&self->file);
   g_clear_pointer (&self->config, json_object_unref);
   g_clear_pointer (&self->values, g_hash_table_unref);
-  g_clear_pointer (&self->unknown, g_hash_table_unref);
+  g_clear_pointer (&self->unknown, g_ptr_array_unref);
   g_clear_pointer (&self->unknown_paths, g_ptr_array_unref);
 
   G_OBJECT_CLASS (headroom_project_parent_class)->finalize (object);
@@ -617,8 +635,7 @@ headroom_project_init (HeadroomProject *self)
   self->config = json_object_new ();
   self->values = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                         (GDestroyNotify) json_node_unref);
-  self->unknown = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
-                                         (GDestroyNotify) json_node_unref);
+  self->unknown = g_ptr_array_new_with_free_func ((GDestroyNotify) unknown_free);
   self->unknown_paths = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (self->unknown_paths, NULL);
 }
@@ -635,6 +652,12 @@ headroom_project_new_default (void)
   g_autoptr(HeadroomProject) self = headroom_project_new ();
 
   headroom_project_set_string (self, "model.preset", "llama-3.1-8b", NULL);
+  /* Megatron-style: with TP 1 the activations of 8192-token sequences
+   * (45 GiB) and fp32 gradients overflow 80 GiB; TP 2 with sequence
+   * parallelism halves both and fits with room to spare. */
+  headroom_project_set_int (self, "training.tensor_parallel", 2, NULL);
+  headroom_project_set_boolean (self, "training.sequence_parallel", TRUE, NULL);
+  headroom_project_set_string (self, "training.recompute", "selective", NULL);
   headroom_project_set_double (self, "hardware.price_per_gpu_hour", 2.5, NULL);
   headroom_project_set_double (self, "training.tokens", 1e12, NULL);
   self->modified = FALSE;
@@ -652,16 +675,18 @@ store_value (HeadroomProject       *self,
 
 static void
 keep_unknown (HeadroomProject *self,
-              const char      *path,
+              const char      *section,
+              const char      *name,
               JsonNode        *node)
 {
-  if (!g_hash_table_contains (self->unknown, path))
-    {
-      char *copy = g_strdup (path);
+  Unknown *unknown = g_new0 (Unknown, 1);
 
-      g_ptr_array_insert (self->unknown_paths, self->unknown_paths->len - 1, copy);
-      g_hash_table_insert (self->unknown, copy, json_node_copy (node));
-    }
+  unknown->section = g_strdup (section);
+  unknown->name = g_strdup (name);
+  unknown->node = json_node_copy (node);
+  g_ptr_array_add (self->unknown, unknown);
+  g_ptr_array_insert (self->unknown_paths, self->unknown_paths->len - 1,
+                      section != NULL ? g_strconcat (section, ".", name, NULL) : g_strdup (name));
 }
 
 /* Walks one section object of the file: known keys are checked and stored,
@@ -685,7 +710,10 @@ load_section (HeadroomProject  *self,
       if (prefix == NULL && (strcmp (name, "format") == 0 || strcmp (name, "version") == 0))
         continue;
 
-      if (info != NULL && config_member (path) == NULL)
+      /* "custom.memory" inside "hardware" is not hardware.custom.memory. */
+      if (*name == '\0' || strchr (name, '.') != NULL)
+        keep_unknown (self, prefix, name, node);
+      else if (info != NULL && config_member (path) == NULL)
         {
           if (!check_node (path, info, node, error))
             return FALSE;
@@ -714,7 +742,7 @@ load_section (HeadroomProject  *self,
             return FALSE;
         }
       else
-        keep_unknown (self, path, node);
+        keep_unknown (self, prefix, name, node);
     }
   return TRUE;
 }
@@ -860,17 +888,18 @@ headroom_project_new_from_config (JsonObject  *config,
   return g_steal_pointer (&self);
 }
 
-/* Places `node` (taken) at a dotted path under `root`, creating objects on the way. */
-static void
-place_node (JsonObject *root,
-            const char *path,
-            JsonNode   *node)
+/* The object at a dotted section path under `root` (NULL = root), created as needed. */
+static JsonObject *
+ensure_section (JsonObject *root,
+                const char *path)
 {
-  g_auto(GStrv) parts = g_strsplit (path, ".", -1);
+  g_auto(GStrv) parts = NULL;
   JsonObject *object = root;
-  guint n = g_strv_length (parts);
 
-  for (guint i = 0; i + 1 < n; i++)
+  if (path == NULL)
+    return root;
+  parts = g_strsplit (path, ".", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
     {
       JsonNode *child = json_object_get_member (object, parts[i]);
 
@@ -884,7 +913,19 @@ place_node (JsonObject *root,
       else
         object = json_node_get_object (child);
     }
-  json_object_set_member (object, parts[n - 1], node);
+  return object;
+}
+
+/* Places `node` (taken) at a dotted key under `root`. */
+static void
+place_node (JsonObject *root,
+            const char *key,
+            JsonNode   *node)
+{
+  const char *dot = strrchr (key, '.');
+  g_autofree char *section = dot != NULL ? g_strndup (key, dot - key) : NULL;
+
+  json_object_set_member (ensure_section (root, section), dot != NULL ? dot + 1 : key, node);
 }
 
 static gboolean
@@ -928,11 +969,12 @@ headroom_project_to_bytes (HeadroomProject *self)
                                                   : default_node (&keys[i]));
     }
 
-  for (guint i = 0; i + 1 < self->unknown_paths->len; i++)
+  for (guint i = 0; i < self->unknown->len; i++)
     {
-      const char *path = g_ptr_array_index (self->unknown_paths, i);
+      Unknown *unknown = g_ptr_array_index (self->unknown, i);
 
-      place_node (root, path, json_node_copy (g_hash_table_lookup (self->unknown, path)));
+      json_object_set_member (ensure_section (root, unknown->section), unknown->name,
+                              json_node_copy (unknown->node));
     }
 
   json_node_set_object (root_node, root);

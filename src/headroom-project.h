@@ -80,7 +80,9 @@ G_DECLARE_FINAL_TYPE (HeadroomProject, headroom_project, HEADROOM, PROJECT, GObj
 /* Every key at its default and no model: the estimator reports "model: missing". */
 HeadroomProject *headroom_project_new           (void) G_GNUC_WARN_UNUSED_RESULT;
 /* Llama-3.1-8B pretraining on one node of 8 H100 SXM, bf16 mixed precision, AdamW,
- * ZeRO-1, sequences of 8192, global batch 512, flash attention. */
+ * ZeRO-1, tensor parallel 2 with sequence parallelism, selective recomputation,
+ * sequences of 8192, global batch 512, flash attention, 1T tokens at 2.50 USD
+ * per GPU-hour. */
 HeadroomProject *headroom_project_new_default   (void) G_GNUC_WARN_UNUSED_RESULT;
 /* Loads and validates; sets :file. */
 HeadroomProject *headroom_project_new_from_file (GFile       *file,

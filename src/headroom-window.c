@@ -18,6 +18,7 @@
 #include "headroom-flops-row.h"
 #include "headroom-format.h"
 #include "headroom-hub.h"
+#include "headroom-plan-view.h"
 #include "headroom-report.h"
 #include "headroom-quantity.h"
 #include "headroom-spin-row.h"
@@ -63,6 +64,8 @@ struct _HeadroomWindow
   GtkFlowBox           *limits_box;
   GtkLabel             *plot_caption;
   HeadroomFitsPlot     *fits_plot;
+  AdwViewStackPage     *plan_stack_page;
+  HeadroomPlanView     *plan_view;
   GMenu                *recent_section;
 
   /* Built in code */
@@ -922,6 +925,8 @@ refresh_rows (HeadroomWindow *self)
   for (guint i = 0; i < G_N_ELEMENTS (self->inference_groups); i++)
     gtk_widget_set_visible (self->inference_groups[i], !training);
   adw_view_stack_page_set_title (self->workload_stack_page, training ? _("Training") : _("Inference"));
+  /* The planner searches training layouts only. */
+  adw_view_stack_page_set_visible (self->plan_stack_page, training);
   gtk_label_set_label (self->time_heading, training ? _("Time and Cost") : _("Latency and Cost"));
 
   refresh_gpu_figures (self);
@@ -1137,7 +1142,31 @@ refresh_flops (HeadroomWindow *self)
   else
     gtk_label_set_label (self->flops_caption, _("The prefill of one batch (forward only)"));
 
-  if (flops != NULL && flops->tokens > 0)
+  /* Training only: the backward pass and recomputation are zero in a prefill. */
+  for (guint i = COLUMN_BACKWARD; i <= COLUMN_RECOMPUTE; i++)
+    {
+      g_autoptr(GtkColumnViewColumn) column =
+        g_list_model_get_item (gtk_column_view_get_columns (self->flops_view), i);
+
+      gtk_column_view_column_set_visible (column, training);
+    }
+
+  if (!training && n > 0)
+    {
+      g_autoptr(HeadroomFlopsRow) total_row = g_list_model_get_item (rows, n - 1);
+      double tokens = (double) headroom_project_get_int (self->project, "inference.batch")
+                      * (double) headroom_project_get_int (self->project, "inference.prompt");
+      g_autofree char *total = headroom_format_flops (headroom_flops_row_get_total (total_row));
+      g_autofree char *per_token = headroom_format_flops (tokens > 0 ? headroom_flops_row_get_total (total_row) / tokens : 0);
+      g_autofree char *text = NULL;
+
+      /* TRANSLATORS: FLOPs of the prefill; e.g. "Prefill: 15.6 TFLOP, 15.2 GFLOP per prompt token" */
+      text = g_strdup_printf (_("Prefill: %s, %s per prompt token (about 2 × active parameters, "
+                                "plus attention over the prompt)"), total, per_token);
+      gtk_label_set_label (self->flops_totals, text);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals), NULL);
+    }
+  else if (flops != NULL && flops->tokens > 0)
     {
       g_autofree char *total = headroom_format_flops (flops->total);
       g_autofree char *per_token = headroom_format_flops (flops->per_token);
@@ -1333,6 +1362,7 @@ set_project (HeadroomWindow  *self,
   mark_row (self, NULL);
   show_error (self, NULL);
   refresh_rows (self);
+  headroom_plan_view_set_project (self->plan_view, project);
   headroom_estimator_set_project (self->estimator, project);
   headroom_estimator_recompute_now (self->estimator);
 }
@@ -1983,6 +2013,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
 
   g_type_ensure (HEADROOM_TYPE_FITS_PLOT);
   g_type_ensure (HEADROOM_TYPE_MEMORY_BAR);
+  g_type_ensure (HEADROOM_TYPE_PLAN_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_BASE_PATH "/headroom-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, toast_overlay);
@@ -2007,6 +2038,8 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, limits_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plot_caption);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, fits_plot);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_stack_page);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, recent_section);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);

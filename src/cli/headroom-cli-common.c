@@ -274,6 +274,26 @@ headroom_cli_parse_choice (const char         *option,
   return FALSE;
 }
 
+gboolean
+headroom_cli_parse_optional_int (const char  *option,
+                                 const char  *text,
+                                 gint64       minimum,
+                                 gint64      *out,
+                                 GError     **error)
+{
+  return text == NULL || headroom_cli_parse_int (option, text, minimum, out, error);
+}
+
+gboolean
+headroom_cli_parse_optional_choice (const char         *option,
+                                    const char         *text,
+                                    const char * const *choices,
+                                    int                *out,
+                                    GError            **error)
+{
+  return text == NULL || headroom_cli_parse_choice (option, text, choices, out, error);
+}
+
 void
 headroom_cli_project_choice (HeadroomProject    *project,
                              const char         *key,
@@ -584,6 +604,12 @@ headroom_cli_format_duration (double seconds)
   return g_strdup_printf ("%s days", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 86400));
 }
 
+char *
+headroom_cli_format_limit (gint64 value)
+{
+  return value > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup (_("none fits"));
+}
+
 struct _HeadroomCliTable
 {
   guint      n_columns;
@@ -651,6 +677,14 @@ headroom_cli_table_take (HeadroomCliTable *table,
   va_start (args, first);
   table_add_row (table, first, args, TRUE);
   va_end (args);
+}
+
+void
+headroom_cli_table_add_gib (HeadroomCliTable *table,
+                            const char       *label,
+                            double            bytes)
+{
+  headroom_cli_table_take (table, g_strdup (label), headroom_cli_format_gib (bytes), NULL);
 }
 
 void

@@ -49,26 +49,6 @@ infer_args_clear (InferArgs *args)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (InferArgs, infer_args_clear)
 
-static gboolean
-parse_count (const char  *option,
-             const char  *text,
-             gint64       minimum,
-             gint64      *out,
-             GError     **error)
-{
-  return text == NULL || headroom_cli_parse_int (option, text, minimum, out, error);
-}
-
-static gboolean
-parse_enum (const char         *option,
-            const char         *text,
-            const char * const *choices,
-            int                *out,
-            GError            **error)
-{
-  return text == NULL || headroom_cli_parse_choice (option, text, choices, out, error);
-}
-
 static void
 apply_project (HrInference     *inference,
                HeadroomProject *project)
@@ -98,16 +78,22 @@ apply_args (HrInference  *inference,
             InferArgs    *args,
             GError      **error)
 {
-  if (!parse_count ("--gpus", args->gpus, 1, &inference->gpus, error)
-      || !parse_count ("--tp", args->tp, 1, &inference->tensor_parallel, error)
-      || !parse_count ("--pp", args->pp, 1, &inference->pipeline_parallel, error)
-      || !parse_count ("--batch", args->batch, 1, &inference->batch, error)
-      || !parse_count ("--prompt", args->prompt, 1, &inference->prompt, error)
-      || !parse_count ("--generate", args->generate, 0, &inference->generate, error)
-      || !parse_enum ("--weights", args->weights, weights_choices, (int *) &inference->weights, error)
-      || !parse_count ("--group-size", args->group_size, 1, &inference->group_size, error)
-      || !parse_enum ("--kv-cache", args->kv_cache, kv_choices, (int *) &inference->kv_dtype, error)
-      || !parse_count ("--paged-block", args->paged_block, 0, &inference->paged_block, error))
+  if (!headroom_cli_parse_optional_int ("--gpus", args->gpus, 1, &inference->gpus, error)
+      || !headroom_cli_parse_optional_int ("--tp", args->tp, 1, &inference->tensor_parallel, error)
+      || !headroom_cli_parse_optional_int ("--pp", args->pp,
+                                           1, &inference->pipeline_parallel, error)
+      || !headroom_cli_parse_optional_int ("--batch", args->batch, 1, &inference->batch, error)
+      || !headroom_cli_parse_optional_int ("--prompt", args->prompt, 1, &inference->prompt, error)
+      || !headroom_cli_parse_optional_int ("--generate", args->generate,
+                                           0, &inference->generate, error)
+      || !headroom_cli_parse_optional_choice ("--weights", args->weights,
+                                              weights_choices, (int *) &inference->weights, error)
+      || !headroom_cli_parse_optional_int ("--group-size", args->group_size,
+                                           1, &inference->group_size, error)
+      || !headroom_cli_parse_optional_choice ("--kv-cache", args->kv_cache,
+                                              kv_choices, (int *) &inference->kv_dtype, error)
+      || !headroom_cli_parse_optional_int ("--paged-block", args->paged_block,
+                                           0, &inference->paged_block, error))
     return FALSE;
 
   if (args->overhead != NULL
@@ -187,20 +173,6 @@ print_infer_json (const InferResult *r)
   headroom_cli_print_json (builder);
 }
 
-static char *
-format_limit (gint64 value)
-{
-  return value > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup (_("none fits"));
-}
-
-static void
-add_gib_row (HeadroomCliTable *table,
-             const char       *label,
-             double            bytes)
-{
-  headroom_cli_table_take (table, g_strdup (label), headroom_cli_format_gib (bytes), NULL);
-}
-
 static void
 print_infer_table (const char        *name,
                    const HrInference *inference,
@@ -219,19 +191,19 @@ print_infer_table (const char        *name,
           weights_choices[inference->weights], kv_choices[inference->kv_dtype]);
 
   printf ("\n%s\n", _("Memory of the most loaded GPU"));
-  add_gib_row (table, _("Weights"), m->weights);
-  add_gib_row (table, _("KV cache"), m->kv_cache);
+  headroom_cli_table_add_gib (table, _("Weights"), m->weights);
+  headroom_cli_table_add_gib (table, _("KV cache"), m->kv_cache);
   headroom_cli_table_take (table, g_strdup (_("  per token (bytes)")), g_strdup (per_token), NULL);
   if (m->kv_cache_uncapped != m->kv_cache)
-    add_gib_row (table, _("  without window capping"), m->kv_cache_uncapped);
-  add_gib_row (table, _("Activations"), m->activations);
-  add_gib_row (table, _("Framework overhead"), m->overhead);
-  add_gib_row (table, _("Total"), m->total);
-  add_gib_row (table, _("Capacity"), m->capacity);
+    headroom_cli_table_add_gib (table, _("  without window capping"), m->kv_cache_uncapped);
+  headroom_cli_table_add_gib (table, _("Activations"), m->activations);
+  headroom_cli_table_add_gib (table, _("Framework overhead"), m->overhead);
+  headroom_cli_table_add_gib (table, _("Total"), m->total);
+  headroom_cli_table_add_gib (table, _("Capacity"), m->capacity);
   if (m->fits)
-    add_gib_row (table, _("Headroom"), m->headroom);
+    headroom_cli_table_add_gib (table, _("Headroom"), m->headroom);
   else
-    add_gib_row (table, _("Overflow (does not fit)"), m->overflow);
+    headroom_cli_table_add_gib (table, _("Overflow (does not fit)"), m->overflow);
   headroom_cli_table_print (table);
 
   g_clear_pointer (&table, headroom_cli_table_free);
@@ -256,9 +228,9 @@ print_infer_table (const char        *name,
   g_clear_pointer (&table, headroom_cli_table_free);
   table = headroom_cli_table_new (2);
   printf ("\n%s\n", _("Limits"));
-  headroom_cli_table_take (table, g_strdup (_("Largest batch")), format_limit (r->limits.max_batch), NULL);
-  headroom_cli_table_take (table, g_strdup (_("Longest context")), format_limit (r->limits.max_context), NULL);
-  headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")), format_limit (r->limits.min_gpus), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Largest batch")), headroom_cli_format_limit (r->limits.max_batch), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Longest context")), headroom_cli_format_limit (r->limits.max_context), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")), headroom_cli_format_limit (r->limits.min_gpus), NULL);
   headroom_cli_table_print (table);
 }
 

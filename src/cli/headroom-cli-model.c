@@ -32,6 +32,8 @@ share (gint64 part,
 
   if (total <= 0)
     return NULL;
+  if (part > 0 && 100.0 * part / total < 0.01)
+    return g_strdup ("<0.01%");
   return g_strdup_printf ("%s%%", g_ascii_formatd (buf, sizeof buf, "%.2f", 100.0 * part / total));
 }
 
@@ -110,7 +112,8 @@ headroom_cli_params (int    argc,
 static void
 print_flops_table (const char           *name,
                    const HrFlopsOptions *options,
-                   const HrFlops        *flops)
+                   const HrFlops        *flops,
+                   const HrParams       *params)
 {
   g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (4);
   g_autofree char *heading = g_strdup_printf (_("%s, micro batch %" G_GINT64_FORMAT
@@ -150,6 +153,11 @@ print_flops_table (const char           *name,
                            headroom_cli_format_flops (flops->six_n_per_token), NULL);
   headroom_cli_table_take (table, g_strdup (_("PaLM 6N + 12·L·H·Q·T per token")),
                            headroom_cli_format_flops (flops->palm_per_token), NULL);
+  /* Hoffmann et al. 2022 (Chinchilla), Table 3: about 20 tokens per parameter. */
+  headroom_cli_table_take (table, g_strdup (_("Chinchilla-optimal tokens (20 per parameter)")),
+                           headroom_cli_format_count (20.0 * params->total), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Training FLOPs for those tokens")),
+                           headroom_cli_format_flops (20.0 * params->total * flops->per_token), NULL);
   headroom_cli_table_print (table);
 }
 
@@ -190,6 +198,7 @@ headroom_cli_flops (int    argc,
     .recompute = HR_RECOMPUTE_NONE,
   };
   HrFlops flops;
+  HrParams params;
   HrError err = { 0 };
   int choice;
 
@@ -229,7 +238,8 @@ headroom_cli_flops (int    argc,
   if (causal)
     options.causal = TRUE;
 
-  if (hr_flops_training (&model.model, &options, &flops, &err) != HR_OK)
+  if (hr_flops_training (&model.model, &options, &flops, &err) != HR_OK
+      || hr_model_params (&model.model, &params, &err) != HR_OK)
     {
       headroom_cli_set_core_error (&error, &err);
       return headroom_cli_report_error (error);
@@ -243,7 +253,7 @@ headroom_cli_flops (int    argc,
       headroom_cli_print_json (builder);
     }
   else
-    print_flops_table (model.name, &options, &flops);
+    print_flops_table (model.name, &options, &flops, &params);
 
   return HEADROOM_CLI_EXIT_OK;
 }

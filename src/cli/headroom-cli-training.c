@@ -136,26 +136,6 @@ add_layout_entries (GOptionContext *context,
   g_option_context_add_main_entries (context, plan ? plan_entries : train_entries, GETTEXT_PACKAGE);
 }
 
-static gboolean
-parse_count (const char  *option,
-             const char  *text,
-             gint64       minimum,
-             gint64      *out,
-             GError     **error)
-{
-  return text == NULL || headroom_cli_parse_int (option, text, minimum, out, error);
-}
-
-static gboolean
-parse_enum (const char         *option,
-            const char         *text,
-            const char * const *choices,
-            int                *out,
-            GError            **error)
-{
-  return text == NULL || headroom_cli_parse_choice (option, text, choices, out, error);
-}
-
 /* Applies the project's settings (its file keys) before the options. */
 static void
 apply_project (HrTraining      *training,
@@ -201,9 +181,10 @@ apply_gpu_count (HrTraining  *training,
   gint64 gpus = 0;
   gboolean per_node_given = args->gpus_per_node != NULL;
 
-  if (!parse_count ("--gpus-per-node", args->gpus_per_node, 1, &training->gpus_per_node, error)
-      || !parse_count ("--nodes", args->nodes, 1, &training->nodes, error)
-      || !parse_count ("--gpus", args->gpus, 1, &gpus, error))
+  if (!headroom_cli_parse_optional_int ("--gpus-per-node", args->gpus_per_node,
+                                        1, &training->gpus_per_node, error)
+      || !headroom_cli_parse_optional_int ("--nodes", args->nodes, 1, &training->nodes, error)
+      || !headroom_cli_parse_optional_int ("--gpus", args->gpus, 1, &gpus, error))
     return FALSE;
 
   if (args->gpus != NULL && args->nodes != NULL)
@@ -240,12 +221,13 @@ apply_recipe (HrTraining  *training,
               TrainArgs   *args,
               GError     **error)
 {
-  return parse_count ("--global-batch", args->global_batch, 1, &training->global_batch, error)
-         && parse_count ("--seq", args->seq, 1, &training->seq_len, error)
-         && parse_enum ("--precision", args->precision, precision_choices,
-                        (int *) &training->precision, error)
-         && parse_enum ("--optimizer", args->optimizer, optimizer_choices,
-                        (int *) &training->optimizer, error);
+  return headroom_cli_parse_optional_int ("--global-batch", args->global_batch,
+                                          1, &training->global_batch, error)
+         && headroom_cli_parse_optional_int ("--seq", args->seq, 1, &training->seq_len, error)
+         && headroom_cli_parse_optional_choice ("--precision", args->precision,
+                                                precision_choices, (int *) &training->precision, error)
+         && headroom_cli_parse_optional_choice ("--optimizer", args->optimizer,
+                                                optimizer_choices, (int *) &training->optimizer, error);
 }
 
 static gboolean
@@ -257,20 +239,22 @@ apply_train_args (HrTraining  *training,
 
   if (!apply_gpu_count (training, args, error)
       || !apply_recipe (training, args, error)
-      || !parse_count ("--tp", args->tp, 1, &training->tensor_parallel, error)
-      || !parse_count ("--pp", args->pp, 1, &training->pipeline_parallel, error)
-      || !parse_enum ("--pp-schedule", args->pp_schedule, schedule_choices,
-                      (int *) &training->pipeline_schedule, error)
-      || !parse_count ("--vpp", args->vpp, 1, &training->virtual_stages, error)
-      || !parse_count ("--cp", args->cp, 1, &training->context_parallel, error)
-      || !parse_count ("--ep", args->ep, 1, &training->expert_parallel, error)
-      || !parse_count ("--zero", args->zero, 0, &zero, error)
-      || !parse_enum ("--fsdp", args->fsdp, fsdp_choices, (int *) &training->fsdp, error)
-      || !parse_count ("--micro-batch", args->micro_batch, 1, &training->micro_batch, error)
-      || !parse_enum ("--attention", args->attention, attention_choices,
-                      (int *) &training->attention, error)
-      || !parse_enum ("--recompute", args->recompute, recompute_choices,
-                      (int *) &training->recompute, error))
+      || !headroom_cli_parse_optional_int ("--tp", args->tp, 1, &training->tensor_parallel, error)
+      || !headroom_cli_parse_optional_int ("--pp", args->pp, 1, &training->pipeline_parallel, error)
+      || !headroom_cli_parse_optional_choice ("--pp-schedule", args->pp_schedule,
+                                              schedule_choices, (int *) &training->pipeline_schedule, error)
+      || !headroom_cli_parse_optional_int ("--vpp", args->vpp, 1, &training->virtual_stages, error)
+      || !headroom_cli_parse_optional_int ("--cp", args->cp, 1, &training->context_parallel, error)
+      || !headroom_cli_parse_optional_int ("--ep", args->ep, 1, &training->expert_parallel, error)
+      || !headroom_cli_parse_optional_int ("--zero", args->zero, 0, &zero, error)
+      || !headroom_cli_parse_optional_choice ("--fsdp", args->fsdp,
+                                              fsdp_choices, (int *) &training->fsdp, error)
+      || !headroom_cli_parse_optional_int ("--micro-batch", args->micro_batch,
+                                           1, &training->micro_batch, error)
+      || !headroom_cli_parse_optional_choice ("--attention", args->attention,
+                                              attention_choices, (int *) &training->attention, error)
+      || !headroom_cli_parse_optional_choice ("--recompute", args->recompute,
+                                              recompute_choices, (int *) &training->recompute, error))
     return FALSE;
 
   if (zero > 3)
@@ -325,7 +309,7 @@ resolve_gpu (HeadroomCliModel  *model,
 
   if (args->inter_node_bandwidth != NULL
       && !headroom_cli_parse_double ("--inter-node-bandwidth", args->inter_node_bandwidth,
-                                     0, G_MAXDOUBLE, TRUE, &bandwidth, error))
+                                     0, G_MAXDOUBLE, FALSE, &bandwidth, error))
     return FALSE;
   if (args->inter_node_latency != NULL
       && !headroom_cli_parse_double ("--inter-node-latency", args->inter_node_latency,
@@ -344,10 +328,19 @@ resolve_gpu (HeadroomCliModel  *model,
       return FALSE;
     }
 
+  /* The project's network (0: the GPU entry's) still applies under --gpu. */
+  if (args->gpu != NULL && model->project != NULL)
+    {
+      if (bandwidth == 0)
+        bandwidth = headroom_project_get_double (model->project, "hardware.inter_node_bandwidth");
+      if (latency == 0)
+        latency = headroom_project_get_double (model->project, "hardware.inter_node_latency");
+    }
+
   /* GB/s and µs, as the project file writes them. */
-  if (args->inter_node_bandwidth != NULL)
+  if (bandwidth > 0)
     gpu->inter_node_bandwidth = bandwidth * 1e9;
-  if (args->inter_node_latency != NULL)
+  if (latency > 0)
     gpu->inter_node_latency = latency * 1e-6;
 
   return TRUE;
@@ -447,20 +440,6 @@ print_train_json (const TrainResult *r)
 }
 
 static void
-add_gib_row (HeadroomCliTable *table,
-             const char       *label,
-             double            bytes)
-{
-  headroom_cli_table_take (table, g_strdup (label), headroom_cli_format_gib (bytes), NULL);
-}
-
-static char *
-format_limit (gint64 value)
-{
-  return value > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup (_("none fits"));
-}
-
-static void
 print_train_table (const char       *name,
                    const HrTraining *training,
                    const TrainResult *r)
@@ -478,22 +457,22 @@ print_train_table (const char       *name,
           training->pipeline_parallel, training->context_parallel, m->data_parallel,
           training->micro_batch, training->seq_len);
   printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
-  add_gib_row (table, _("Weights"), m->weights);
-  add_gib_row (table, _("Master weights"), m->master_weights);
-  add_gib_row (table, _("Gradients"), m->gradients + m->grad_accumulation_buffer);
-  add_gib_row (table, _("Optimizer states"), m->optimizer);
-  add_gib_row (table, _("Activations"), m->activations);
-  add_gib_row (table, _("  of which one layer"), m->activations_per_layer);
-  add_gib_row (table, _("Temporary buffers"), m->temporary);
-  add_gib_row (table, _("Framework overhead"), m->overhead);
-  add_gib_row (table, _("Total"), m->total);
-  add_gib_row (table, _("Capacity"), m->capacity);
+  headroom_cli_table_add_gib (table, _("Weights"), m->weights);
+  headroom_cli_table_add_gib (table, _("Master weights"), m->master_weights);
+  headroom_cli_table_add_gib (table, _("Gradients"), m->gradients + m->grad_accumulation_buffer);
+  headroom_cli_table_add_gib (table, _("Optimizer states"), m->optimizer);
+  headroom_cli_table_add_gib (table, _("Activations"), m->activations);
+  headroom_cli_table_add_gib (table, _("  of which one layer"), m->activations_per_layer);
+  headroom_cli_table_add_gib (table, _("Temporary buffers"), m->temporary);
+  headroom_cli_table_add_gib (table, _("Framework overhead"), m->overhead);
+  headroom_cli_table_add_gib (table, _("Total"), m->total);
+  headroom_cli_table_add_gib (table, _("Capacity"), m->capacity);
   if (m->fits)
-    add_gib_row (table, _("Headroom"), m->headroom);
+    headroom_cli_table_add_gib (table, _("Headroom"), m->headroom);
   else
-    add_gib_row (table, _("Overflow (does not fit)"), m->overflow);
+    headroom_cli_table_add_gib (table, _("Overflow (does not fit)"), m->overflow);
   if (m->cpu_bytes > 0)
-    add_gib_row (table, _("Offloaded to CPU"), m->cpu_bytes);
+    headroom_cli_table_add_gib (table, _("Offloaded to CPU"), m->cpu_bytes);
   headroom_cli_table_print (table);
 
   g_clear_pointer (&table, headroom_cli_table_free);
@@ -520,11 +499,11 @@ print_train_table (const char       *name,
   table = headroom_cli_table_new (2);
   printf ("\n%s\n", _("Limits"));
   headroom_cli_table_take (table, g_strdup (_("Largest micro batch")),
-                           format_limit (r->limits.max_micro_batch), NULL);
+                           headroom_cli_format_limit (r->limits.max_micro_batch), NULL);
   headroom_cli_table_take (table, g_strdup (_("Longest sequence")),
-                           format_limit (r->limits.max_seq_len), NULL);
+                           headroom_cli_format_limit (r->limits.max_seq_len), NULL);
   headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")),
-                           format_limit (r->limits.min_gpus), NULL);
+                           headroom_cli_format_limit (r->limits.min_gpus), NULL);
   headroom_cli_table_print (table);
 }
 
@@ -584,12 +563,6 @@ headroom_cli_report_training (HeadroomCliModel *model,
   return run_train (model, &args);
 }
 
-static const char *
-plan_bound_label (HrPlanBound bound)
-{
-  return hr_plan_bound_name (bound);
-}
-
 /* The layout fields of plan's output, in order. */
 static const char * const layout_keys[] = {
   "tp", "pp", "vpp", "dp", "cp", "ep", "zero", "fsdp", "sequence_parallel", "micro_batch",
@@ -618,7 +591,7 @@ json_layout (JsonBuilder        *builder,
   headroom_cli_json_double (builder, "step_seconds", layout->step.step_seconds);
   headroom_cli_json_double (builder, "mfu", layout->step.mfu);
   headroom_cli_json_double (builder, "tokens_per_second", layout->step.tokens_per_second);
-  headroom_cli_json_string (builder, "bound", plan_bound_label (layout->step.bound));
+  headroom_cli_json_string (builder, "bound", hr_plan_bound_name (layout->step.bound));
   json_builder_end_object (builder);
 }
 
@@ -646,7 +619,7 @@ print_layout_csv (const HrPlanLayout *layout)
           t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0, fsdp_choices[t->fsdp],
           t->sequence_parallel ? "true" : "false", t->micro_batch,
           recompute_choices[t->recompute], layout->memory_total, step, mfu, tokens,
-          plan_bound_label (layout->step.bound));
+          hr_plan_bound_name (layout->step.bound));
 }
 
 static void
@@ -697,7 +670,7 @@ print_plan_table (const char         *name,
                                headroom_cli_format_gib (l->memory_total),
                                headroom_cli_format_duration (l->step.step_seconds),
                                g_strdup_printf ("%s%%", mfu),
-                               g_strdup (plan_bound_label (l->step.bound)),
+                               g_strdup (hr_plan_bound_name (l->step.bound)),
                                NULL);
     }
   headroom_cli_table_print (table);
@@ -757,16 +730,18 @@ headroom_cli_plan (int    argc,
     request.training.global_batch = 0;
   if (!apply_gpu_count (&request.training, &args, &error)
       || !apply_recipe (&request.training, &args, &error)
-      || !parse_count ("--top", args.top, 1, &top, &error)
-      || !parse_count ("--tp", args.tp, 1, &request.tensor_parallel, &error)
-      || !parse_count ("--pp", args.pp, 1, &request.pipeline_parallel, &error)
-      || !parse_count ("--vpp", args.vpp, 1, &request.virtual_stages, &error)
-      || !parse_count ("--cp", args.cp, 1, &request.context_parallel, &error)
-      || !parse_count ("--ep", args.ep, 1, &request.expert_parallel, &error)
-      || !parse_count ("--micro-batch", args.micro_batch, 1, &request.micro_batch, &error)
-      || !parse_count ("--zero", args.zero, 0, &zero, &error)
-      || !parse_enum ("--fsdp", args.fsdp, fsdp_choices, &fsdp, &error)
-      || !parse_enum ("--recompute", args.recompute, recompute_choices, &recompute, &error)
+      || !headroom_cli_parse_optional_int ("--top", args.top, 1, &top, &error)
+      || !headroom_cli_parse_optional_int ("--tp", args.tp, 1, &request.tensor_parallel, &error)
+      || !headroom_cli_parse_optional_int ("--pp", args.pp, 1, &request.pipeline_parallel, &error)
+      || !headroom_cli_parse_optional_int ("--vpp", args.vpp, 1, &request.virtual_stages, &error)
+      || !headroom_cli_parse_optional_int ("--cp", args.cp, 1, &request.context_parallel, &error)
+      || !headroom_cli_parse_optional_int ("--ep", args.ep, 1, &request.expert_parallel, &error)
+      || !headroom_cli_parse_optional_int ("--micro-batch", args.micro_batch,
+                                           1, &request.micro_batch, &error)
+      || !headroom_cli_parse_optional_int ("--zero", args.zero, 0, &zero, &error)
+      || !headroom_cli_parse_optional_choice ("--fsdp", args.fsdp, fsdp_choices, &fsdp, &error)
+      || !headroom_cli_parse_optional_choice ("--recompute", args.recompute,
+                                              recompute_choices, &recompute, &error)
       || !resolve_gpu (&model, &args, &gpu, &error))
     return headroom_cli_report_error (error);
 

@@ -66,6 +66,17 @@ gboolean headroom_cli_parse_double  (const char  *option,
                                      gboolean     exclusive_minimum,
                                      double      *out,
                                      GError     **error);
+/* As above, but a NULL `text` (option not given) leaves *out as it is. */
+gboolean headroom_cli_parse_optional_int    (const char         *option,
+                                             const char         *text,
+                                             gint64              minimum,
+                                             gint64             *out,
+                                             GError            **error);
+gboolean headroom_cli_parse_optional_choice (const char         *option,
+                                             const char         *text,
+                                             const char * const *choices,
+                                             int                *out,
+                                             GError            **error);
 /* Sets *out to the index of `text` in the NULL-terminated `choices`. */
 gboolean headroom_cli_parse_choice  (const char         *option,
                                      const char         *text,
@@ -124,6 +135,7 @@ char    *headroom_cli_format_count    (double count);    /* "6,738,415,616" */
 char    *headroom_cli_format_number   (double value,
                                        int    digits);
 char    *headroom_cli_format_duration (double seconds);
+char    *headroom_cli_format_limit    (gint64 value);    /* "none fits" for 0 */
 
 /* A table: first column left-aligned, the others right-aligned. */
 typedef struct _HeadroomCliTable HeadroomCliTable;
@@ -139,6 +151,10 @@ void              headroom_cli_table_add     (HeadroomCliTable *table,
 void              headroom_cli_table_take    (HeadroomCliTable *table,
                                               char             *first,
                                               ...) G_GNUC_NULL_TERMINATED;
+/* A row of a label and a size in GiB. */
+void              headroom_cli_table_add_gib (HeadroomCliTable *table,
+                                              const char       *label,
+                                              double            bytes);
 void              headroom_cli_table_print   (HeadroomCliTable *table);
 void              headroom_cli_table_free    (HeadroomCliTable *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliTable, headroom_cli_table_free)

@@ -537,15 +537,31 @@ ceil_div (int64_t a,
 }
 
 /* Megatron's layer → stage map: chunk c of L / (pp · v) layers lives on stage
- * c mod pp ([MLM] §2.2.1, interleaved schedule). */
+ * c mod pp ([MLM] §2.2.1, interleaved schedule), so stage s holds the chunks
+ * starting at layers s · chunk, (s + pp) · chunk, … : L / pp layers. */
 static int64_t
-stage_of_layer (const HrTraining *t,
-                int64_t           n_layers,
-                int64_t           layer)
+layers_per_chunk (const HrTraining *t,
+                  int64_t           n_layers)
 {
-  int64_t chunk = n_layers / (t->pipeline_parallel * t->virtual_stages);
+  return n_layers / (t->pipeline_parallel * t->virtual_stages);
+}
 
-  return (layer / chunk) % t->pipeline_parallel;
+static int64_t
+stage_moe_layers (const HrModel    *model,
+                  const HrTraining *t,
+                  int64_t           stage)
+{
+  int64_t chunk = layers_per_chunk (t, model->n_layers);
+  int64_t n = 0;
+
+  if (model->n_experts <= 0)
+    return 0;
+  for (int64_t first = stage * chunk; first < model->n_layers;
+       first += t->pipeline_parallel * chunk)
+    for (int64_t i = first; i < first + chunk; i++)
+      if (hr_model_layer_is_moe (model, i))
+        n++;
+  return n;
 }
 
 /* Adafactor second moments of a rows × cols matrix: a row and a column vector
@@ -583,30 +599,24 @@ attention_factored (const HrModel *model,
          + (model->qkv_bias ? q + k + v : 0) + (model->out_bias ? h : 0);
 }
 
-HrStatus
-hr_training_rank (const HrModel    *model,
-                  const HrTraining *training,
-                  int64_t           stage,
-                  HrTrainingRank   *rank,
-                  HrError          *err)
+/* hr_training_rank() for a validated setting, its stage in range and the
+ * model's parameters already counted. */
+static void
+stage_rank (const HrModel    *model,
+            const HrTraining *training,
+            const HrParams   *params,
+            int64_t           stage,
+            HrTrainingRank   *rank)
 {
   int64_t tp = training->tensor_parallel, ep = training->expert_parallel;
   int64_t pp = training->pipeline_parallel;
   int64_t kv = kv_heads (model);
-  HrParams params;
   LayerParams lp;
-  HrStatus status;
   int64_t attention, dense, moe, moe_experts;
+  int64_t shared_factored, dense_factored, moe_factored, dense_layers;
 
   memset (rank, 0, sizeof *rank);
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if (stage < 0 || stage >= pp)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
-                         "pipeline stage");
-  if ((status = hr_model_params (model, &params, err)) != HR_OK)
-    return status;
-  split_layer_params (model, &params, &lp);
+  split_layer_params (model, params, &lp);
 
   /* [MLM] §2.3: q, o and MLP matrices split over TP; k and v split while
    * tp ≤ kv heads, then one head per rank; norms replicated. Routed experts
@@ -618,36 +628,25 @@ hr_training_rank (const HrModel    *model,
   moe = attention + lp.norms + lp.router + lp.shared_mlp / tp;
   moe_experts = lp.routed / (ep * tp);
 
-  for (int64_t i = 0; i < model->n_layers; i++)
-    {
-      bool is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
-      int64_t layer_total;
-      int64_t f;
+  shared_factored = attention_factored (model, tp) + model->norms_per_layer * norm_params (model);
+  dense_factored = shared_factored + mlp_factored (model, model->ffn_size, tp);
+  moe_factored = shared_factored
+                 + factored (model->hidden_size, model->n_experts)
+                 + model->n_experts / ep * mlp_factored (model, model->expert_ffn_size, tp)
+                 + model->n_shared_experts * mlp_factored (model,
+                                                           model->shared_expert_ffn_size, tp);
 
-      if (stage_of_layer (training, model->n_layers, i) != stage)
-        continue;
-      rank->layers++;
-      f = attention_factored (model, tp) + model->norms_per_layer * norm_params (model);
-      if (is_moe)
-        {
-          rank->moe_layers++;
-          rank->params += moe;
-          rank->expert_params += moe_experts;
-          layer_total = moe + moe_experts;
-          f += factored (model->hidden_size, model->n_experts)
-               + model->n_experts / ep * mlp_factored (model, model->expert_ffn_size, tp)
-               + model->n_shared_experts * mlp_factored (model, model->shared_expert_ffn_size, tp);
-        }
-      else
-        {
-          rank->params += dense;
-          layer_total = dense;
-          f += mlp_factored (model, model->ffn_size, tp);
-        }
-      rank->factored_elements += f;
-      if (layer_total > rank->largest_layer)
-        rank->largest_layer = layer_total;
-    }
+  /* Every layer of a kind holds the same parameters. */
+  rank->layers = model->n_layers / pp;
+  rank->moe_layers = stage_moe_layers (model, training, stage);
+  dense_layers = rank->layers - rank->moe_layers;
+  rank->params = dense_layers * dense + rank->moe_layers * moe;
+  rank->expert_params = rank->moe_layers * moe_experts;
+  rank->factored_elements = dense_layers * dense_factored + rank->moe_layers * moe_factored;
+  if (dense_layers > 0 && dense > rank->largest_layer)
+    rank->largest_layer = dense;
+  if (rank->moe_layers > 0 && moe + moe_experts > rank->largest_layer)
+    rank->largest_layer = moe + moe_experts;
 
   /* Megatron splits the vocabulary over TP (VocabParallelEmbedding); the
    * position table is replicated. A tied LM head keeps a copy of the
@@ -656,23 +655,45 @@ hr_training_rank (const HrModel    *model,
     {
       int64_t rows = ceil_div (model->vocab_size, tp);
 
-      rank->params += ceil_div (params.embedding, tp) + params.position_embedding;
+      rank->params += ceil_div (params->embedding, tp) + params->position_embedding;
       rank->factored_elements += factored (rows, model->hidden_size)
-                                 + (params.position_embedding > 0
+                                 + (params->position_embedding > 0
                                     ? factored (model->max_positions + model->position_offset,
                                                 model->hidden_size) : 0);
     }
   if (stage == pp - 1)
     {
-      int64_t head = params.lm_head;
+      int64_t head = params->lm_head;
 
       if (model->tied_embeddings && pp > 1)
-        head = params.embedding;
+        head = params->embedding;
       rank->params += ceil_div (head, tp) + lp.final_norm;
       if (head > 0)
         rank->factored_elements += factored (ceil_div (model->vocab_size, tp), model->hidden_size);
       rank->factored_elements += lp.final_norm;
     }
+}
+
+HrStatus
+hr_training_rank (const HrModel    *model,
+                  const HrTraining *training,
+                  int64_t           stage,
+                  HrTrainingRank   *rank,
+                  HrError          *err)
+{
+  int64_t pp = training->pipeline_parallel;
+  HrParams params;
+  HrStatus status;
+
+  memset (rank, 0, sizeof *rank);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if (stage < 0 || stage >= pp)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
+                         "pipeline stage");
+  if ((status = hr_model_params (model, &params, err)) != HR_OK)
+    return status;
+  stage_rank (model, training, &params, stage, rank);
   return HR_OK;
 }
 
@@ -994,6 +1015,87 @@ layer_bytes (const HrModel    *model,
   return bytes;
 }
 
+/* Bytes one layer of each kind saves, indexed by is_moe. */
+typedef struct
+{
+  double saved[2];  /* under the recompute mode */
+  double full[2];   /* with nothing recomputed (live while the layer is recomputed) */
+} LayerKinds;
+
+static void
+layer_kinds (const HrModel    *model,
+             const HrTraining *training,
+             const ActShape   *a,
+             LayerKinds       *kinds)
+{
+  memset (kinds, 0, sizeof *kinds);
+  for (int is_moe = 0; is_moe <= (model->n_experts > 0); is_moe++)
+    {
+      kinds->saved[is_moe] = layer_bytes (model, training, a, is_moe, training->recompute);
+      kinds->full[is_moe] = training->recompute == HR_RECOMPUTE_NONE
+                            ? kinds->saved[is_moe]
+                            : layer_bytes (model, training, a, is_moe, HR_RECOMPUTE_NONE);
+    }
+}
+
+/* hr_training_activations() for a validated setting and its stage in range. */
+static void
+stage_activations (const HrModel         *model,
+                   const HrTraining      *training,
+                   const ActShape        *a,
+                   const LayerKinds      *kinds,
+                   int64_t                stage,
+                   HrTrainingActivations *act)
+{
+  int64_t pp = training->pipeline_parallel;
+  double tp = (double) training->tensor_parallel;
+  int64_t chunk = layers_per_chunk (training, model->n_layers);
+  int64_t count[2] = { 0, 0 };
+  double layers_total = 0;
+
+  memset (act, 0, sizeof *act);
+
+  /* Layer by layer in order, so that the sum rounds as a walk over the
+   * model's layers does. */
+  for (int64_t first = stage * chunk; first < model->n_layers; first += pp * chunk)
+    for (int64_t i = first; i < first + chunk; i++)
+      {
+        int is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
+
+        count[is_moe]++;
+        layers_total += kinds->saved[is_moe];
+      }
+  act->layers = count[0] + count[1];
+  for (int is_moe = 0; is_moe < 2; is_moe++)
+    if (count[is_moe] > 0)
+      {
+        if (kinds->saved[is_moe] > act->per_layer)
+          act->per_layer = kinds->saved[is_moe];
+        if (kinds->full[is_moe] > act->per_layer_full)
+          act->per_layer_full = kinds->full[is_moe];
+      }
+
+  /* Token ids (int64), learned position ids, the embedding dropout mask. The
+   * embedding output itself is the first layer's input, counted there. */
+  if (stage == 0)
+    act->embedding = a->tokens * 8
+                     + (model->positions == HR_POSITIONS_LEARNED ? a->s_q * 8 : 0)
+                     + a->tokens * a->h_rep * a->mask;
+
+  /* Final norm input and statistics, the LM head input (gathered to full
+   * width), the fp32 log-probabilities of the cross-entropy loss (split over
+   * the vocabulary by TP, Megatron's vocab-parallel loss) and int64 labels. */
+  if (stage == pp - 1)
+    {
+      if (model->final_norm)
+        act->final_norm = a->tokens * a->h_rep * a->residual + norm_stats (model, a);
+      act->lm_head = a->tokens * a->h * a->input;
+      act->loss = a->tokens * ceil ((double) model->vocab_size / tp) * 4 + a->tokens * 8;
+    }
+
+  act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss;
+}
+
 HrStatus
 hr_training_activations (const HrModel         *model,
                          const HrTraining      *training,
@@ -1002,10 +1104,9 @@ hr_training_activations (const HrModel         *model,
                          HrError               *err)
 {
   int64_t pp = training->pipeline_parallel;
-  double tp = (double) training->tensor_parallel;
   HrStatus status;
+  LayerKinds kinds;
   ActShape a;
-  double layers_total = 0;
 
   memset (act, 0, sizeof *act);
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
@@ -1014,43 +1115,8 @@ hr_training_activations (const HrModel         *model,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
                          "pipeline stage");
   act_shape (model, training, &a);
-
-  for (int64_t i = 0; i < model->n_layers; i++)
-    {
-      bool is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
-      double saved, full;
-
-      if (stage_of_layer (training, model->n_layers, i) != stage)
-        continue;
-      act->layers++;
-      saved = layer_bytes (model, training, &a, is_moe, training->recompute);
-      full = layer_bytes (model, training, &a, is_moe, HR_RECOMPUTE_NONE);
-      layers_total += saved;
-      if (saved > act->per_layer)
-        act->per_layer = saved;
-      if (full > act->per_layer_full)
-        act->per_layer_full = full;
-    }
-
-  /* Token ids (int64), learned position ids, the embedding dropout mask. The
-   * embedding output itself is the first layer's input, counted there. */
-  if (stage == 0)
-    act->embedding = a.tokens * 8
-                     + (model->positions == HR_POSITIONS_LEARNED ? a.s_q * 8 : 0)
-                     + a.tokens * a.h_rep * a.mask;
-
-  /* Final norm input and statistics, the LM head input (gathered to full
-   * width), the fp32 log-probabilities of the cross-entropy loss (split over
-   * the vocabulary by TP, Megatron's vocab-parallel loss) and int64 labels. */
-  if (stage == pp - 1)
-    {
-      if (model->final_norm)
-        act->final_norm = a.tokens * a.h_rep * a.residual + norm_stats (model, &a);
-      act->lm_head = a.tokens * a.h * a.input;
-      act->loss = a.tokens * ceil ((double) model->vocab_size / tp) * 4 + a.tokens * 8;
-    }
-
-  act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss;
+  layer_kinds (model, training, &a, &kinds);
+  stage_activations (model, training, &a, &kinds, stage, act);
   return HR_OK;
 }
 
@@ -1106,30 +1172,34 @@ in_flight (const HrTraining *t,
   return n < m ? n : m;
 }
 
-static HrStatus
-stage_memory (const HrModel    *model,
-              const HrTraining *training,
-              int64_t           stage,
-              HrTrainingMemory *memory,
-              HrError          *err)
+/* What every pipeline stage of one setting shares, worked out once. */
+typedef struct
 {
+  HrParams   params;
+  ActShape   shape;
+  LayerKinds kinds;
+} StageInputs;
+
+static void
+stage_memory (const HrModel     *model,
+              const HrTraining  *training,
+              const StageInputs *in,
+              int64_t            stage,
+              HrTrainingMemory  *memory)
+{
+  const ActShape *a = &in->shape;
   int64_t zero = effective_zero_stage (training);
-  HrStatus status;
   StateBytes b;
-  ActShape a;
 
   memset (memory, 0, sizeof *memory);
   memory->pipeline_stage = stage;
   memory->data_parallel = hr_training_data_parallel (training);
   memory->grad_accumulation = grad_accumulation (training);
-  if ((status = hr_training_rank (model, training, stage, &memory->rank, err)) != HR_OK)
-    return status;
+  stage_rank (model, training, &in->params, stage, &memory->rank);
   memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
   hr_training_model_states (training, &memory->rank, memory);
 
-  if ((status = hr_training_activations (model, training, stage, &memory->activation,
-                                         err)) != HR_OK)
-    return status;
+  stage_activations (model, training, a, &in->kinds, stage, &memory->activation);
   memory->micro_batches_in_flight = in_flight (training, stage);
   memory->activations_per_layer = memory->activation.per_layer;
   memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
@@ -1139,13 +1209,12 @@ stage_memory (const HrModel    *model,
 
   /* Temporary buffers */
   state_bytes (training, &b);
-  act_shape (model, training, &a);
   if (stage == training->pipeline_parallel - 1)
     /* The logits in the compute dtype and an fp32 buffer beside them (the
      * upcast in the forward, the logits' gradient in the backward). */
-    memory->temporary += a.tokens * ceil ((double) model->vocab_size
-                                          / (double) training->tensor_parallel)
-                         * (a.compute + 4);
+    memory->temporary += a->tokens * ceil ((double) model->vocab_size
+                                           / (double) training->tensor_parallel)
+                         * (a->compute + 4);
   if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1)
     /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
      * hold the full gradient of a layer until it is reduce-scattered. */
@@ -1157,7 +1226,6 @@ stage_memory (const HrModel    *model,
   memory->total = memory->weights + memory->master_weights + memory->gradients
                   + memory->grad_accumulation_buffer + memory->optimizer + memory->activations
                   + memory->temporary + memory->overhead;
-  return HR_OK;
 }
 
 HrStatus
@@ -1168,20 +1236,23 @@ hr_training_memory (const HrModel    *model,
                     HrError          *err)
 {
   HrStatus status;
+  StageInputs in;
 
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
     return status;
   if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
     return status;
-  if ((status = stage_memory (model, training, 0, memory, err)) != HR_OK)
+  if ((status = hr_model_params (model, &in.params, err)) != HR_OK)
     return status;
+  act_shape (model, training, &in.shape);
+  layer_kinds (model, training, &in.shape, &in.kinds);
+
+  stage_memory (model, training, &in, 0, memory);
   if (training->pipeline_parallel > 1)
     {
       HrTrainingMemory last;
 
-      if ((status = stage_memory (model, training, training->pipeline_parallel - 1, &last,
-                                  err)) != HR_OK)
-        return status;
+      stage_memory (model, training, &in, training->pipeline_parallel - 1, &last);
       if (last.total > memory->total)
         *memory = last;
     }

@@ -168,6 +168,47 @@ test_user_gpu_invalid (void)
   remove_user_dir (dir);
 }
 
+/* User presets load beside the built-in ones; a built-in id is not shadowed. */
+static void
+test_user_models (void)
+{
+  static const char models[] =
+    "{ \"format\": \"headroom-models\", \"version\": 1, \"models\": ["
+    "  { \"id\": \"my-model\", \"name\": \"Mine\", \"hf_id\": \"me/mine\", \"source\": \"test\","
+    "    \"config\": { \"model_type\": \"llama\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+    "                \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"vocab_size\": 100 } },"
+    "  { \"id\": \"llama-2-7b\", \"config\": { \"model_type\": \"llama\", \"hidden_size\": 64 } } ] }";
+  g_autofree char *dir = make_user_dir ();
+  g_autofree char *path = g_build_filename (dir, "models.json", NULL);
+  g_autoptr(HeadroomCatalog) catalog = NULL;
+  g_autoptr(GError) error = NULL;
+  HeadroomModelPreset *preset;
+  HrModel model;
+
+  g_assert_true (g_file_set_contents (path, models, -1, NULL));
+  catalog = headroom_catalog_new_for_user_dir (dir);
+  g_assert_null (headroom_catalog_get_load_error (catalog));
+
+  preset = headroom_catalog_find_model (catalog, "my-model");
+  g_assert_nonnull (preset);
+  g_assert_true (headroom_model_preset_get_user_defined (preset));
+  g_assert_cmpstr (headroom_model_preset_get_hf_id (preset), ==, "me/mine");
+  g_assert_true (headroom_catalog_lookup_model (catalog, "my-model", &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (model.hidden_size, ==, 64);
+
+  /* The built-in Llama-2-7B (hidden size 4096) wins over the user's entry. */
+  preset = headroom_catalog_find_model (catalog, "llama-2-7b");
+  if (preset != NULL)
+    {
+      g_assert_false (headroom_model_preset_get_user_defined (preset));
+      g_assert_true (headroom_catalog_lookup_model (catalog, "llama-2-7b", &model, &error));
+      g_assert_cmpint (model.hidden_size, ==, 4096);
+    }
+
+  remove_user_dir (dir);
+}
+
 /* A broken user file is reported; the built-in entries still load. */
 static void
 test_user_file_malformed (void)
@@ -315,6 +356,7 @@ main (int   argc,
   g_test_add_func ("/catalog/not-found", test_not_found);
   g_test_add_func ("/catalog/user-gpu", test_user_gpu);
   g_test_add_func ("/catalog/user-gpu-invalid", test_user_gpu_invalid);
+  g_test_add_func ("/catalog/user-models", test_user_models);
   g_test_add_func ("/catalog/user-file-malformed", test_user_file_malformed);
   g_test_add_func ("/hf-config/source", test_hf_source);
   g_test_add_func ("/hf-config/read-file", test_hf_read_file);

@@ -321,6 +321,10 @@ test_flops_table (void)
   /* forward 1,445,888 FLOP = 1.446 MFLOP; total 4.338 MFLOP */
   g_assert_nonnull (strstr (run.out, "1.446 MFLOP"));
   g_assert_nonnull (strstr (run.out, "4.338 MFLOP"));
+  /* 20 tokens per parameter: 20 × 95,040 = 1,900,800 tokens, at 542,208 FLOP
+   * per token (4,337,664 / 8) = 1.0306e12 FLOP = 1.031 TFLOP */
+  g_assert_nonnull (strstr (run.out, "1,900,800"));
+  g_assert_nonnull (strstr (run.out, "1.031 TFLOP"));
 }
 
 /* The model catalog lists the preset test_params_preset uses. */
@@ -485,6 +489,19 @@ test_train_options (void)
   g_assert_cmpint (member_int (zero, "memory.master_weights"), ==, 3369207808);
   g_assert_cmpint (member_int (zero, "memory.optimizer"), ==, 6738415616);
 
+  /* 2 nodes of 4 are 8 GPUs: the same ZeRO-3 shards, 2Ψ/8 bf16 weights. */
+  {
+    g_auto(Run) nodes_run = { 0 };
+    g_autoptr(JsonObject) nodes = NULL;
+
+    run_cli (&nodes_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--nodes", "2",
+             "--gpus-per-node", "4", "--zero", "3", "--seq", "4096",
+             "--inter-node-bandwidth", "50", "--json", NULL);
+    nodes = parse_output (&nodes_run);
+    g_assert_cmpint (member_int (nodes, "memory.weights"), ==, 1684603904);
+    g_assert_cmpint (member_int (nodes, "memory.optimizer"), ==, 6738415616);
+  }
+
   /* --overhead sets the framework reserve, byte for byte. */
   run_cli (&overhead_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
            "--zero", "3", "--seq", "4096", "--overhead", "123456789", "--json", NULL);
@@ -611,6 +628,25 @@ test_plan (void)
   g_assert_cmpuint (json_array_get_length (layouts), >, 0);
   for (guint i = 0; i < json_array_get_length (layouts); i++)
     g_assert_cmpint (member_int (json_array_get_object_element (layouts, i), "tp"), ==, 2);
+
+  /* --zero alone pins ZeRO and leaves FSDP off. */
+  {
+    g_auto(Run) zero_run = { 0 };
+    g_autoptr(JsonObject) zero = NULL;
+
+    run_cli (&zero_run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+             "--global-batch", "64", "--seq", "2048", "--zero", "3", "--json", NULL);
+    zero = parse_output (&zero_run);
+    layouts = json_node_get_array (member (zero, "layouts"));
+    g_assert_cmpuint (json_array_get_length (layouts), >, 0);
+    for (guint i = 0; i < json_array_get_length (layouts); i++)
+      {
+        JsonObject *l = json_array_get_object_element (layouts, i);
+
+        g_assert_cmpint (member_int (l, "zero"), ==, 3);
+        g_assert_cmpstr (json_node_get_string (member (l, "fsdp")), ==, "none");
+      }
+  }
 
   run_cli (&csv, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
            "--global-batch", "64", "--seq", "2048", "--top", "3", "--csv", NULL);
@@ -940,6 +976,8 @@ test_bad_input (void)
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "0" }, "--mfu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "1.5" }, "--mfu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8x" }, "--gpus" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--nodes", "2" }, "--gpus" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "6", "--gpus-per-node", "4" }, "--gpus" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--precision", "fp64" }, "--precision" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--optimizer", "adam" }, "--optimizer" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--tokens", "-5" }, "--tokens" },

@@ -15,6 +15,9 @@ custom_gpu_project (void)
   HeadroomProject *project = headroom_project_new_default ();
 
   g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", NULL));
+  /* Plain data parallelism keeps the figures below easy to derive. */
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+  g_assert_true (headroom_project_set_boolean (project, "training.sequence_parallel", FALSE, NULL));
   return project;
 }
 
@@ -179,6 +182,23 @@ test_error_keeps_last_result (void)
   g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), <, params_before);
 }
 
+/* The shipped example must be a sensible start: valid, and it fits. */
+static void
+test_default_fits (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_true (headroom_estimator_get_fits (estimator));
+  g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), <,
+                     headroom_estimator_get_memory_capacity (estimator));
+  /* 1T tokens at 2.50 USD per GPU-hour: some cost, finite. */
+  g_assert_cmpfloat (headroom_estimator_get_cost (estimator), >, 0);
+  g_assert_true (isfinite (headroom_estimator_get_cost (estimator)));
+}
+
 static void
 test_no_model (void)
 {
@@ -235,6 +255,7 @@ main (int   argc,
   g_test_add_func ("/estimator/coalescing", test_coalescing);
   g_test_add_func ("/estimator/training-result", test_training_result);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
+  g_test_add_func ("/estimator/default-fits", test_default_fits);
   g_test_add_func ("/estimator/no-model", test_no_model);
   g_test_add_func ("/estimator/inference-result", test_inference_result);
 

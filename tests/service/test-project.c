@@ -170,11 +170,11 @@ test_setters (void)
   g_signal_connect (project, "changed", G_CALLBACK (changed_cb), seen);
   g_signal_connect (project, "changed::training.tensor_parallel", G_CALLBACK (changed_cb), seen_tp);
 
-  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 2, &error));
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 4, &error));
   g_assert_no_error (error);
   g_assert_true (headroom_project_get_modified (project));
   /* The same value again is no change. */
-  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 2, &error));
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 4, &error));
   g_assert_true (headroom_project_set_double (project, "training.mfu", 0.5, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (seen->len, ==, 2);
@@ -187,7 +187,7 @@ test_setters (void)
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
   g_assert_true (g_str_has_prefix (error->message, "training.tensor_parallel: 0 is out of range"));
   g_clear_error (&error);
-  g_assert_cmpint (headroom_project_get_int (project, "training.tensor_parallel"), ==, 2);
+  g_assert_cmpint (headroom_project_get_int (project, "training.tensor_parallel"), ==, 4);
 
   g_assert_false (headroom_project_set_double (project, "training.mfu", NAN, &error));
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
@@ -348,11 +348,11 @@ static const Malformed malformed[] = {
     HEADROOM_PROJECT_ERROR_TYPE, "inference: expected an object" },
   { "config-not-object", "\"config\": {}", "\"config\": []",
     HEADROOM_PROJECT_ERROR_TYPE, "model.config: expected an object" },
-  { "non-dividing-tp", "\"tensor_parallel\": 1,\n    \"sequence", "\"tensor_parallel\": 3,\n    \"sequence",
+  { "non-dividing-tp", "\"tensor_parallel\": 2,\n    \"sequence", "\"tensor_parallel\": 3,\n    \"sequence",
     HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel: 3 does not divide 8 GPUs" },
   { "non-dividing-pp", "\"pipeline_parallel\": 1,\n    \"pipeline_schedule",
     "\"pipeline_parallel\": 3,\n    \"pipeline_schedule", HEADROOM_PROJECT_ERROR_INVALID,
-    "training.pipeline_parallel: tensor × pipeline × context parallel (3) does not divide 8 GPUs" },
+    "training.pipeline_parallel: tensor × pipeline × context parallel (6) does not divide 8 GPUs" },
   { "bad-model", "\"config\": {}", "\"config\": {\"num_key_value_heads\": 5}", -1,
     "model.num_key_value_heads: 5" },
   { "no-model", "\"preset\": \"llama-3.1-8b\",", "", HEADROOM_PROJECT_ERROR_INVALID,

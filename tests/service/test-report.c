@@ -13,6 +13,9 @@ custom_gpu_project (void)
   HeadroomProject *project = headroom_project_new_default ();
 
   g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", NULL));
+  /* Plain data parallelism keeps the figures below easy to derive. */
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+  g_assert_true (headroom_project_set_boolean (project, "training.sequence_parallel", FALSE, NULL));
   return project;
 }
 
