@@ -318,6 +318,8 @@ fetch (const Request  *request,
   config = headroom_hf_config_parse_bytes (bytes, &local_error);
   if (config == NULL)
     {
+      /* The parser quotes the offending text, line breaks included; keep one line. */
+      g_strdelimit (local_error->message, "\t\r\n", ' ');
       g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_CONFIG,
                    _("hf:%s: config.json is not a JSON object: %s"), request->model_id,
                    local_error->message);

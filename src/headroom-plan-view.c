@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
+#include <string.h>
 
 #include "headroom-format.h"
 #include "headroom-plan-row.h"
@@ -73,9 +73,16 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+/* In the order shown: the predictions first, so that they stay in view
+ * when the table is narrower than its columns. */
 typedef enum
 {
   COLUMN_RANK,
+  COLUMN_STEP,
+  COLUMN_MFU,
+  COLUMN_TOKENS,
+  COLUMN_MEMORY,
+  COLUMN_BOUND,
   COLUMN_TP,
   COLUMN_PP,
   COLUMN_VPP,
@@ -86,11 +93,6 @@ typedef enum
   COLUMN_SP,
   COLUMN_MICRO_BATCH,
   COLUMN_RECOMPUTE,
-  COLUMN_MEMORY,
-  COLUMN_STEP,
-  COLUMN_MFU,
-  COLUMN_TOKENS,
-  COLUMN_BOUND,
   N_COLUMNS
 } Column;
 
@@ -569,10 +571,17 @@ plan (HeadroomPlanView *self)
     {
       g_autofree char *text = NULL;
       char line[512];
+      gsize field_length = err.field != NULL ? strlen (err.field) : 0;
 
+      /* The core's line starts with "field: "; the project key instead
+       * tells the user where to fix it. */
       hr_error_format (&err, line, sizeof line);
-      /* The core names its field; the project key tells the user where to fix it. */
-      text = g_strdup_printf ("%s (%s)", line, headroom_project_key_for_field ("training", err.field));
+      if (field_length > 0 && strncmp (line, err.field, field_length) == 0
+          && g_str_has_prefix (line + field_length, ": "))
+        text = g_strdup_printf ("%s%s", headroom_project_key_for_field ("training", err.field),
+                                line + field_length);
+      else
+        text = g_strdup (line);
       show_message (self, "dialog-error-symbolic", _("Cannot Plan"), text);
       return;
     }

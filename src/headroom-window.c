@@ -355,6 +355,33 @@ row_new_for_key (HeadroomWindow        *self,
   return row;
 }
 
+/* A config may spell a field otherwise (GPT-2's n_layer for
+ * num_hidden_layers): the model the estimate used then gives the value. */
+static double
+model_value (HeadroomWindow *self,
+             const char     *key)
+{
+  static const struct { const char *key; gsize offset; } fields[] = {
+    { "model.num_hidden_layers", G_STRUCT_OFFSET (HrModel, n_layers) },
+    { "model.hidden_size", G_STRUCT_OFFSET (HrModel, hidden_size) },
+    { "model.num_attention_heads", G_STRUCT_OFFSET (HrModel, n_heads) },
+    { "model.num_key_value_heads", G_STRUCT_OFFSET (HrModel, n_kv_heads) },
+    { "model.head_dim", G_STRUCT_OFFSET (HrModel, head_dim) },
+    { "model.intermediate_size", G_STRUCT_OFFSET (HrModel, ffn_size) },
+    { "model.vocab_size", G_STRUCT_OFFSET (HrModel, vocab_size) },
+    { "model.max_position_embeddings", G_STRUCT_OFFSET (HrModel, max_positions) },
+  };
+  const HrModel *model;
+
+  if (!headroom_estimator_get_has_result (self->estimator))
+    return 0;
+  model = headroom_estimator_get_model (self->estimator);
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (g_str_equal (fields[i].key, key))
+      return (double) G_STRUCT_MEMBER (int64_t, model, fields[i].offset);
+  return 0;
+}
+
 static void
 refresh_row (HeadroomWindow *self,
              const char     *key,
@@ -363,13 +390,15 @@ refresh_row (HeadroomWindow *self,
   if (HEADROOM_IS_SPIN_ROW (row))
     {
       const HeadroomKeyInfo *info = headroom_project_find_key (key);
+      double value;
 
       if (info != NULL && info->type == HEADROOM_KEY_DOUBLE)
-        headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row),
-                                     headroom_project_get_double (self->project, key));
+        value = headroom_project_get_double (self->project, key);
       else
-        headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row),
-                                     (double) headroom_project_get_int (self->project, key));
+        value = (double) headroom_project_get_int (self->project, key);
+      if (value == 0 && g_str_has_prefix (key, "model."))
+        value = model_value (self, key);
+      headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), value);
     }
   else if (HEADROOM_IS_SWITCH_ROW (row))
     headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row),
@@ -1293,6 +1322,7 @@ refresh_results (HeadroomWindow *self)
 
   if (!headroom_estimator_get_has_result (self->estimator))
     return;
+  refresh_rows (self);
   refresh_memory (self);
   refresh_flops (self);
   refresh_summary (self);

@@ -546,6 +546,7 @@ layers_per_chunk (const HrTraining *t,
   return n_layers / (t->pipeline_parallel * t->virtual_stages);
 }
 
+/* MoE layers of pipeline stage `stage`. */
 static int64_t
 stage_moe_layers (const HrModel    *model,
                   const HrTraining *t,
@@ -1028,8 +1029,10 @@ layer_kinds (const HrModel    *model,
              const ActShape   *a,
              LayerKinds       *kinds)
 {
+  int n_kinds = model->n_experts > 0 ? 2 : 1;
+
   memset (kinds, 0, sizeof *kinds);
-  for (int is_moe = 0; is_moe <= (model->n_experts > 0); is_moe++)
+  for (int is_moe = 0; is_moe < n_kinds; is_moe++)
     {
       kinds->saved[is_moe] = layer_bytes (model, training, a, is_moe, training->recompute);
       kinds->full[is_moe] = training->recompute == HR_RECOMPUTE_NONE

@@ -262,6 +262,8 @@ test_failures (void)
     { "tiny-org/missing", HEADROOM_HUB_ERROR_NOT_FOUND, "hf:tiny-org/missing: not found (HTTP 404)" },
     { "tiny-org/huge", HEADROOM_HUB_ERROR_TOO_LARGE, "hf:tiny-org/huge: config.json is larger than 4096 bytes" },
     { "tiny-org/not-json", HEADROOM_HUB_ERROR_INVALID_CONFIG, "hf:tiny-org/not-json: config.json is not a JSON object" },
+    /* A syntax error whose quoted text spans a line break (found by fuzz-config). */
+    { "tiny-org/truncated", HEADROOM_HUB_ERROR_INVALID_CONFIG, "unexpected string constant \"s{  \"" },
   };
 
   headroom_hub_set_max_bytes (hub, 4096);
@@ -274,6 +276,7 @@ test_failures (void)
       g_assert_null (config);
       g_assert_error (error, HEADROOM_HUB_ERROR, failures[i].code);
       g_assert_nonnull (strstr (error->message, failures[i].message));
+      g_assert_null (strchr (error->message, '\n'));
     }
 }
 

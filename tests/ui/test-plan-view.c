@@ -322,8 +322,16 @@ test_plan_view_bad_input (void)
   headroom_plan_view_refresh (view);
   message = headroom_plan_view_get_message (view);
   g_assert_nonnull (message);
-  g_assert_true (strstr (message, "training.global_batch") != NULL);
+  g_assert_true (g_str_has_prefix (message, "training.global_batch: 0 must be positive"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (headroom_plan_view_get_layouts (view))), ==, 0);
+  /* An inference project has no training layout to plan. */
+  headroom_project_set_int (project, "training.global_batch", 512, NULL);
+  headroom_project_set_string (project, "workload", "inference", NULL);
+  headroom_plan_view_refresh (view);
+  g_assert_cmpstr (headroom_plan_view_get_message (view), ==,
+                   "The planner searches the parallel layouts of a training run. "
+                   "Switch the workload to training to plan it.");
+
   /* With no row, there is nothing to apply. */
   headroom_project_set_modified (project, FALSE);
   gtk_widget_activate_action (GTK_WIDGET (view), "plan.apply", NULL);

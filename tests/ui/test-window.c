@@ -14,6 +14,7 @@
 
 #include "headroom-application.h"
 #include "headroom-format.h"
+#include "headroom-quantity.h"
 #include "headroom-spin-row.h"
 #include "headroom-window-private.h"
 
@@ -107,6 +108,16 @@ test_window_model_change (void)
                      LLAMA_8B_PARAMS + 32 * LLAMA_8B_PER_LAYER);
   g_assert_cmpfloat (headroom_memory_bar_get_total (bar), >, total_before);
   g_assert_cmpstr (headroom_memory_bar_get_description (bar), !=, before);
+  /* The description reads the estimator's new weights segment, first in the list. */
+  {
+    g_autoptr(HeadroomQuantity) weights =
+      g_list_model_get_item (headroom_estimator_get_memory_segments (estimator), 0);
+    g_autofree char *size = headroom_format_gib (headroom_quantity_get_value (weights));
+    g_autofree char *expected = g_strdup_printf ("; Weights %s;", size);
+
+    g_assert_cmpstr (headroom_quantity_get_name (weights), ==, "weights");
+    g_assert_nonnull (strstr (headroom_memory_bar_get_description (bar), expected));
+  }
   g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
   window_destroy (window);
 }
@@ -224,6 +235,45 @@ test_window_unsaved_changes (void)
   g_unlink (path);
 }
 
+/* A Hugging Face config.json, as dropped on the window or imported, opens as
+ * a new unsaved project. GPT-2 (124M) has 124,439,808 parameters
+ * (known-models.json): embeddings 50257·768 + 1024·768, twelve layers of
+ * 7,087,872, final LayerNorm 1,536, LM head tied. */
+static void
+test_window_load_config (void)
+{
+  HeadroomWindow *window = window_new ();
+  g_autofree char *path = g_build_filename (tmp_dir, "config.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  const char *config =
+    "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 12, \"n_head\": 12, "
+    "\"n_inner\": null, \"vocab_size\": 50257, \"n_positions\": 1024, \"n_ctx\": 1024, "
+    "\"activation_function\": \"gelu_new\", \"layer_norm_epsilon\": 1e-05, "
+    "\"tie_word_embeddings\": true}";
+
+  g_assert_true (g_file_set_contents (path, config, -1, &error));
+  g_assert_true (headroom_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+  g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
+                     ==, 124439808.0);
+  g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
+  g_assert_null (headroom_project_get_file (headroom_window_get_project (window)));
+  /* The rows follow the new document. */
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.num_hidden_layers"))),
+                     ==, 12);
+
+  /* Not JSON at all: an error, and the document stays. */
+  g_assert_true (g_file_set_contents (path, "{\"n_layer\": ", -1, &error));
+  g_assert_false (headroom_window_load_file (window, file, &error));
+  g_assert_nonnull (error);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
+                     ==, 124439808.0);
+  window_destroy (window);
+  g_unlink (path);
+}
+
 static void
 test_memory_bar_over_capacity (void)
 {
@@ -259,6 +309,8 @@ main (int   argc,
 {
   int status;
 
+  /* The cairo renderer draws faster than GL under Xvfb's software rendering. */
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
   gtk_test_init (&argc, &argv, NULL);
   adw_init ();
   tmp_dir = g_dir_make_tmp ("headroom-test-window-XXXXXX", NULL);
@@ -272,6 +324,7 @@ main (int   argc,
   g_test_add_func ("/window/invalid-input", test_window_invalid_input);
   g_test_add_func ("/window/save-and-reopen", test_window_save_and_reopen);
   g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
+  g_test_add_func ("/window/load-config", test_window_load_config);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
 
   status = g_test_run ();
