@@ -78,18 +78,6 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static void
-set_core_error (GError        **error,
-                const char     *section,
-                const HrError  *err)
-{
-  char line[512];
-
-  hr_error_format (err, line, sizeof line);
-  g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-               "%s: %s", headroom_project_key_for_field (section, err->field), line);
-}
-
 /* The core promises finite, non-negative figures for valid input; a result
  * that breaks that promise is refused rather than shown. */
 static gboolean
@@ -122,7 +110,7 @@ compute_training (HeadroomProject  *project,
       || hr_training_memory (&r->model, &r->training, gpu, &r->training_memory, &err) != HR_OK
       || hr_training_time (&r->model, &r->training, gpu, &r->training_time, &err) != HR_OK)
     {
-      set_core_error (error, "training", &err);
+      headroom_project_set_core_error (error, "training", &err);
       return FALSE;
     }
   r->has_training_limits =
@@ -170,7 +158,7 @@ compute_inference (HeadroomProject  *project,
       || hr_inference_memory (&r->model, &r->inference, gpu, &r->inference_memory, &err) != HR_OK
       || hr_inference_latency (&r->model, &r->inference, gpu, &r->latency, &err) != HR_OK)
     {
-      set_core_error (error, "inference", &err);
+      headroom_project_set_core_error (error, "inference", &err);
       return FALSE;
     }
   r->has_inference_limits =
@@ -210,7 +198,7 @@ compute (HeadroomProject  *project,
 
   if (hr_model_params (&r->model, &r->params, &err) != HR_OK)
     {
-      set_core_error (error, NULL, &err);
+      headroom_project_set_core_error (error, NULL, &err);
       return FALSE;
     }
 

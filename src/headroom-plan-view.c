@@ -372,15 +372,18 @@ compare_rows (gconstpointer a,
               gpointer      user_data)
 {
   Column column = GPOINTER_TO_INT (user_data);
-  double key_a = column_key (column, HEADROOM_PLAN_ROW ((gpointer) a));
-  double key_b = column_key (column, HEADROOM_PLAN_ROW ((gpointer) b));
+  HeadroomPlanRow *row_a = HEADROOM_PLAN_ROW ((gpointer) a);
+  HeadroomPlanRow *row_b = HEADROOM_PLAN_ROW ((gpointer) b);
+  double key_a = column_key (column, row_a);
+  double key_b = column_key (column, row_b);
 
-  if (key_a != key_b)
-    return key_a < key_b ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
   /* Ties keep the order of predicted step time. */
-  return headroom_plan_row_get_rank (HEADROOM_PLAN_ROW ((gpointer) a))
-         < headroom_plan_row_get_rank (HEADROOM_PLAN_ROW ((gpointer) b))
-         ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
+  if (key_a == key_b)
+    {
+      key_a = headroom_plan_row_get_rank (row_a);
+      key_b = headroom_plan_row_get_rank (row_b);
+    }
+  return gtk_ordering_from_cmpfunc ((key_a > key_b) - (key_a < key_b));
 }
 
 static void

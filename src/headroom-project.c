@@ -1560,8 +1560,6 @@ void
 headroom_project_get_training (HeadroomProject *self,
                                HrTraining      *training)
 {
-  const char *name;
-
   g_return_if_fail (HEADROOM_IS_PROJECT (self));
   g_return_if_fail (training != NULL);
 
@@ -1589,8 +1587,8 @@ headroom_project_get_training (HeadroomProject *self,
   training->offload_optimizer = headroom_project_get_boolean (self, "training.offload_optimizer");
   hr_training_attention_from_name (headroom_project_get_string (self, "training.attention"),
                                    &training->attention);
-  name = headroom_project_get_string (self, "training.recompute");
-  hr_training_recompute_from_name (name, &training->recompute);
+  hr_training_recompute_from_name (headroom_project_get_string (self, "training.recompute"),
+                                   &training->recompute);
   training->dropout = headroom_project_get_boolean (self, "training.dropout");
   training->mfu = headroom_project_get_double (self, "training.mfu");
   training->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
@@ -1622,27 +1620,24 @@ headroom_project_get_inference (HeadroomProject *self,
   inference->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
 }
 
-static void
-set_core_error (GError        **error,
-                const char     *section,
-                const HrError  *err)
+void
+headroom_project_set_core_error (GError        **error,
+                                 const char     *section,
+                                 const HrError  *err)
 {
   char line[512];
-  const char *key = headroom_project_key_for_field (section, err->field);
-  const char *rest = line;
+  const char *key;
+
+  g_return_if_fail (err != NULL);
 
   hr_error_format (err, line, sizeof line);
-  /* The core's line starts with the bare field name; give the full key instead. */
-  if (err->field != NULL && g_str_has_prefix (line, err->field))
-    rest = line + strlen (err->field);
-  else if (key != NULL)
-    rest = NULL;
-  if (rest == NULL)
+  key = headroom_project_key_for_field (section, err->field);
+  /* The core's line starts with the bare field name; name the full key instead. */
+  if (err->field != NULL && key != NULL && g_str_has_prefix (line, err->field))
     g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                 "%s: %s", key, line);
+                 "%s%s", key, line + strlen (err->field));
   else
-    g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                 "%s%s", key != NULL ? key : "", rest);
+    g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID, line);
 }
 
 gboolean
@@ -1686,7 +1681,7 @@ headroom_project_validate (HeadroomProject  *self,
         }
       if (hr_training_validate (&training, &model, &err) != HR_OK)
         {
-          set_core_error (error, "training", &err);
+          headroom_project_set_core_error (error, "training", &err);
           return FALSE;
         }
     }
@@ -1705,7 +1700,7 @@ headroom_project_validate (HeadroomProject  *self,
         }
       if (hr_inference_validate (&model, &inference, &err) != HR_OK)
         {
-          set_core_error (error, "inference", &err);
+          headroom_project_set_core_error (error, "inference", &err);
           return FALSE;
         }
     }

@@ -189,6 +189,12 @@ gboolean    headroom_project_validate       (HeadroomProject  *self,
 const char *headroom_project_key_for_field (const char *section,
                                             const char *field);
 
+/* Sets `error` (HEADROOM_PROJECT_ERROR_INVALID) from a core error, naming
+ * the full key: "training.tensor_parallel: 3 does not divide 8". */
+void        headroom_project_set_core_error (GError        **error,
+                                             const char     *section,
+                                             const HrError  *err);
+
 /* Keys found in the loaded file that the table does not know, as dotted
  * paths; they are kept and written back on save. NULL-terminated, never NULL. */
 const char * const *headroom_project_get_unknown_keys (HeadroomProject *self);

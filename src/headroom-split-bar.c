@@ -35,7 +35,8 @@ static const Part parts[] = {
     N_("Norms, activation functions, softmax and residual adds, at memory bandwidth"),
     offsetof (HrPlanSplit, memory_bound) },
   { "headroom_split_recompute", N_("Recomputation"),
-    N_("Forward work repeated in the backward pass to save activation memory"),
+    N_("Forward work repeated in the backward pass to save activation memory: what the "
+       "recomputation mode repeats, and the attention scores flash attention recomputes"),
     offsetof (HrPlanSplit, recompute) },
   { "headroom_split_communication", N_("Communication"),
     N_("Communication left on the critical path after overlapping it with compute"),

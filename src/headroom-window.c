@@ -74,6 +74,7 @@ struct _HeadroomWindow
   GtkFilterListModel   *preset_filter;
   GtkPopover           *preset_popover;
   AdwComboRow          *gpu_row;
+  GtkSwitch            *custom_gpu_switch;
   GtkListBox           *params_list;
   AdwPreferencesGroup  *gpu_figures;
   GtkWidget            *custom_gpu_group;
@@ -299,7 +300,8 @@ spin_row_new (HeadroomWindow *self,
   double step = 1;
   guint digits = 0;
 
-  if (fractional)
+  /* Token budgets and the like are whole numbers, however large. */
+  if (fractional && upper <= 1e6)
     {
       digits = upper <= 1 ? 3 : 2;
       step = upper <= 1 ? 0.01 : 0.1;
@@ -310,6 +312,46 @@ spin_row_new (HeadroomWindow *self,
   g_signal_connect_object (row, "notify::value", G_CALLBACK (on_spin_row_changed),
                            self, G_CONNECT_SWAPPED);
   return row;
+}
+
+/* How the project's choice values read in the window; unknown values show as they are. */
+static const char *
+choice_label (const char *value)
+{
+  static const struct { const char *value; const char *label; } labels[] = {
+    { "training", N_("Training") },
+    { "inference", N_("Inference") },
+    { "fp32", N_("FP32") },
+    { "bf16-mixed", N_("BF16 mixed precision") },
+    { "fp16-mixed", N_("FP16 mixed precision") },
+    { "bf16", N_("BF16") },
+    { "fp16", N_("FP16") },
+    { "fp8-mixed", N_("FP8 mixed precision") },
+    { "fp8", N_("FP8") },
+    { "int8", N_("INT8") },
+    { "int4", N_("INT4") },
+    { "adamw", N_("AdamW") },
+    { "adamw-8bit", N_("AdamW, 8-bit states") },
+    { "sgd", N_("SGD") },
+    { "sgd-momentum", N_("SGD with momentum") },
+    { "lion", N_("Lion") },
+    { "adafactor", N_("Adafactor") },
+    { "1f1b", N_("1F1B") },
+    { "interleaved", N_("Interleaved 1F1B") },
+    { "gpipe", N_("GPipe") },
+    { "none", N_("None") },
+    { "full", N_("Full") },
+    { "grad-op", N_("Gradients and optimizer") },
+    { "hybrid", N_("Hybrid") },
+    { "eager", N_("Eager") },
+    { "flash", N_("FlashAttention") },
+    { "selective", N_("Selective") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (g_str_equal (labels[i].value, value))
+      return _(labels[i].label);
+  return value;
 }
 
 static GtkWidget *
@@ -332,7 +374,11 @@ row_new_for_key (HeadroomWindow        *self,
       break;
     case HEADROOM_KEY_CHOICE:
       {
-        g_autoptr(GtkStringList) choices = gtk_string_list_new ((const char * const *) info->choices);
+        g_autoptr(GtkStringList) choices = gtk_string_list_new (NULL);
+
+        /* Same order as info->choices: the selected index maps back to the value. */
+        for (guint i = 0; info->choices[i] != NULL; i++)
+          gtk_string_list_append (choices, choice_label (info->choices[i]));
 
         row = adw_combo_row_new ();
         adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(info->label));
@@ -564,6 +610,43 @@ on_gpu_selected (HeadroomWindow *self)
     report_set_result (self, GTK_WIDGET (self->gpu_row), FALSE, error);
 }
 
+/* "custom" is the project's id for the figures under hardware.custom. */
+static void
+on_custom_gpu_toggled (HeadroomWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeadroomGpuInfo) first = NULL;
+  const char *id = "custom";
+
+  if (self->syncing)
+    return;
+  if (!gtk_switch_get_active (self->custom_gpu_switch))
+    {
+      first = g_list_model_get_item (adw_combo_row_get_model (self->gpu_row), 0);
+      if (first == NULL)
+        return;
+      id = headroom_gpu_info_get_id (first);
+    }
+  if (!headroom_project_set_string (self->project, "hardware.gpu", id, &error))
+    report_set_result (self, GTK_WIDGET (self->gpu_row), FALSE, error);
+}
+
+static GtkWidget *
+custom_gpu_row_new (HeadroomWindow *self)
+{
+  GtkWidget *row = adw_action_row_new ();
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Custom GPU"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Enter the figures of a GPU not in the catalog"));
+  self->custom_gpu_switch = GTK_SWITCH (gtk_switch_new ());
+  gtk_widget_set_valign (GTK_WIDGET (self->custom_gpu_switch), GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), GTK_WIDGET (self->custom_gpu_switch));
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), GTK_WIDGET (self->custom_gpu_switch));
+  g_signal_connect_object (self->custom_gpu_switch, "notify::active",
+                           G_CALLBACK (on_custom_gpu_toggled), self, G_CONNECT_SWAPPED);
+  return row;
+}
+
 static GtkWidget *
 gpu_row_new (HeadroomWindow *self)
 {
@@ -597,6 +680,8 @@ refresh_gpu_row (HeadroomWindow *self)
         {
           adw_combo_row_set_selected (self->gpu_row, i);
           adw_action_row_set_subtitle (ADW_ACTION_ROW (self->gpu_row), NULL);
+          gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_row), TRUE);
+          gtk_switch_set_active (self->custom_gpu_switch, FALSE);
           gtk_widget_set_visible (self->custom_gpu_group, FALSE);
           return;
         }
@@ -604,6 +689,8 @@ refresh_gpu_row (HeadroomWindow *self)
   /* Not in the catalog: the custom figures below describe it. */
   adw_combo_row_set_selected (self->gpu_row, GTK_INVALID_LIST_POSITION);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (self->gpu_row), _("Custom"));
+  gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_row), FALSE);
+  gtk_switch_set_active (self->custom_gpu_switch, TRUE);
   gtk_widget_set_visible (self->custom_gpu_group, TRUE);
 }
 
@@ -789,6 +876,7 @@ build_forms (HeadroomWindow *self)
   cluster = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (cluster, _("Cluster"));
   adw_preferences_group_add (cluster, gpu_row_new (self));
+  adw_preferences_group_add (cluster, custom_gpu_row_new (self));
   custom_gpu = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (custom_gpu, _("Custom GPU"));
   self->custom_gpu_group = GTK_WIDGET (custom_gpu);
@@ -977,14 +1065,26 @@ on_project_changed (HeadroomWindow *self,
 
 /* Results */
 
+static const struct { const char *title; const char *tooltip; } flops_columns[] = {
+  { N_("Component"), NULL },
+  { N_("Forward"), N_("2·m·n·k per matrix product; causal attention halves QKᵀ and ·V") },
+  { N_("Backward"), N_("Twice the forward: gradients of the inputs and of the weights") },
+  { N_("Recompute"), N_("Forward work run again: attention kernels and activation recomputation") },
+  { N_("Total"), N_("Forward + backward + recompute") },
+  { N_("Share"), N_("Share of the step's total") },
+};
+
 static void
 setup_cell (GtkSignalListItemFactory *factory,
             GtkListItem              *item,
-            gpointer                  numeric)
+            gpointer                  column)
 {
   GtkWidget *label = gtk_label_new (NULL);
+  guint i = GPOINTER_TO_UINT (column);
 
-  if (GPOINTER_TO_INT (numeric))
+  if (flops_columns[i].tooltip != NULL)
+    gtk_widget_set_tooltip_text (label, _(flops_columns[i].tooltip));
+  if (i > 0)
     {
       gtk_label_set_xalign (GTK_LABEL (label), 1);
       gtk_widget_add_css_class (label, "numeric");
@@ -1047,26 +1147,18 @@ bind_cell (GtkSignalListItemFactory *factory,
 static void
 build_flops_view (HeadroomWindow *self)
 {
-  static const struct { const char *title; const char *tooltip; } columns[] = {
-    { N_("Component"), NULL },
-    { N_("Forward"), N_("2·m·n·k per matrix product; causal attention halves QKᵀ and ·V") },
-    { N_("Backward"), N_("Twice the forward: gradients of the inputs and of the weights") },
-    { N_("Recompute"), N_("Forward work run again: attention kernels and activation recomputation") },
-    { N_("Total"), N_("Forward + backward + recompute") },
-    { N_("Share"), N_("Share of the step's total") },
-  };
 
   self->flops_store = g_list_store_new (HEADROOM_TYPE_FLOPS_ROW);
   gtk_column_view_set_model (self->flops_view,
                              GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->flops_store)))));
-  for (guint i = 0; i < G_N_ELEMENTS (columns); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (flops_columns); i++)
     {
       GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
       g_autoptr(GtkColumnViewColumn) column = NULL;
 
-      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GINT_TO_POINTER (i > 0));
+      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GUINT_TO_POINTER (i));
       g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GINT_TO_POINTER (i));
-      column = gtk_column_view_column_new (_(columns[i].title), factory);
+      column = gtk_column_view_column_new (_(flops_columns[i].title), factory);
       gtk_column_view_column_set_expand (column, i == 0);
       gtk_column_view_append_column (self->flops_view, column);
     }

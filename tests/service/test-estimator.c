@@ -28,6 +28,14 @@ count_cb (HeadroomEstimator *estimator,
   (*count)++;
 }
 
+static void
+notify_cb (GObject    *object,
+           GParamSpec *pspec,
+           guint      *count)
+{
+  (*count)++;
+}
+
 /* Runs the default main context until nothing is pending. */
 static void
 drain (void)
@@ -58,8 +66,11 @@ test_coalescing (void)
   g_autoptr(HeadroomProject) project = custom_gpu_project ();
   g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
   guint updates = 0;
+  guint memory_notifies = 0;
 
   g_signal_connect (estimator, "updated", G_CALLBACK (count_cb), &updates);
+  /* What the window binds to is notified once per recomputation. */
+  g_signal_connect (estimator, "notify::memory-bytes", G_CALLBACK (notify_cb), &memory_notifies);
   g_assert_false (headroom_estimator_get_has_result (estimator));
   drain ();
   g_assert_cmpuint (updates, ==, 1);
@@ -75,6 +86,7 @@ test_coalescing (void)
   g_assert_cmpuint (updates, ==, 1);
   drain ();
   g_assert_cmpuint (updates, ==, 2);
+  g_assert_cmpuint (memory_notifies, ==, 2);
 
   /* recompute_now runs at once and cancels the pending one. */
   headroom_project_set_int (project, "training.micro_batch", 4, NULL);

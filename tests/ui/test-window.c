@@ -274,6 +274,40 @@ test_window_load_config (void)
   g_unlink (path);
 }
 
+/* The workload switch turns the third section into Inference. */
+static void
+test_window_workload (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *training = gtk_widget_get_ancestor (headroom_window_get_row (window, "training.micro_batch"),
+                                                 ADW_TYPE_PREFERENCES_GROUP);
+  GtkWidget *inference = gtk_widget_get_ancestor (headroom_window_get_row (window, "inference.batch"),
+                                                  ADW_TYPE_PREFERENCES_GROUP);
+  GtkWidget *combo = headroom_window_get_row (window, "workload");
+  GListModel *summary;
+  gboolean has_ttft = FALSE;
+
+  g_assert_true (gtk_widget_get_visible (training));
+  g_assert_false (gtk_widget_get_visible (inference));
+
+  /* Choice 1 of "training", "inference". */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (combo), 1);
+  drain_main_loop ();
+  g_assert_cmpint (headroom_project_get_workload (project), ==, HEADROOM_WORKLOAD_INFERENCE);
+  g_assert_false (gtk_widget_get_visible (training));
+  g_assert_true (gtk_widget_get_visible (inference));
+  summary = headroom_estimator_get_summary (headroom_window_get_estimator (window));
+  for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
+    {
+      g_autoptr(HeadroomQuantity) quantity = g_list_model_get_item (summary, i);
+
+      has_ttft |= g_strcmp0 (headroom_quantity_get_name (quantity), "time_to_first_token") == 0;
+    }
+  g_assert_true (has_ttft);
+  window_destroy (window);
+}
+
 static void
 test_memory_bar_over_capacity (void)
 {
@@ -303,6 +337,46 @@ test_memory_bar_over_capacity (void)
   g_assert_finalize_object (bar);
 }
 
+/* GiB are 2^30 bytes: an H100's 80 GB (80·10⁹ bytes) is 74.5 GiB. */
+static void
+test_format (void)
+{
+  static const struct { double bytes; const char *text; } sizes[] = {
+    { 80e9, "74.5 GiB" },
+    { 1.5 * 1073741824.0, "1.50 GiB" },
+    { 0, "0.00 GiB" },
+    { 131072.0, "0.125 MiB" },     /* one Llama-3-8B KV token: 2·32·8·128·2 bytes */
+  };
+  char *text;
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      text = headroom_format_gib (sizes[i].bytes);
+      g_assert_cmpstr (text, ==, sizes[i].text);
+      g_free (text);
+    }
+  text = headroom_format_gib (NAN);
+  g_assert_cmpstr (text, ==, "—");
+  g_free (text);
+
+  text = headroom_format_flops (4.39e14);
+  g_assert_cmpstr (text, ==, "439 TFLOP");
+  g_free (text);
+  text = headroom_format_count (8030261248.0);
+  g_assert_cmpstr (text, ==, "8.03 B");
+  g_free (text);
+  /* 192.1 days = 16,597,440 s */
+  text = headroom_format_duration (16597440.0);
+  g_assert_cmpstr (text, ==, "192.1 days");
+  g_free (text);
+  text = headroom_format_duration (0.0057);
+  g_assert_cmpstr (text, ==, "5.7 ms");
+  g_free (text);
+  text = headroom_format_money (3.99);
+  g_assert_cmpstr (text, ==, "$3.99");
+  g_free (text);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -325,7 +399,9 @@ main (int   argc,
   g_test_add_func ("/window/save-and-reopen", test_window_save_and_reopen);
   g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
   g_test_add_func ("/window/load-config", test_window_load_config);
+  g_test_add_func ("/window/workload", test_window_workload);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
+  g_test_add_func ("/format/units", test_format);
 
   status = g_test_run ();
   g_clear_object (&app);
