@@ -587,6 +587,14 @@ headroom_cli_format_count (double count)
 }
 
 char *
+headroom_cli_format_gpus (gint64 gpus)
+{
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GINT64_FORMAT " GPU",
+                                       "%" G_GINT64_FORMAT " GPUs", gpus),
+                          gpus);
+}
+
+char *
 headroom_cli_format_duration (double seconds)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];

@@ -183,10 +183,12 @@ print_infer_table (const char        *name,
   const HrInferenceLatency *l = &r->latency;
   g_autofree char *per_token = headroom_cli_format_count (m->kv_cache_per_token);
 
-  printf (_("%s on %" G_GINT64_FORMAT " GPUs (TP %" G_GINT64_FORMAT ", PP %" G_GINT64_FORMAT
+  g_autofree char *gpus = headroom_cli_format_gpus (inference->gpus);
+
+  printf (_("%s on %s (TP %" G_GINT64_FORMAT ", PP %" G_GINT64_FORMAT
             "): batch %" G_GINT64_FORMAT ", prompt %" G_GINT64_FORMAT ", generate %"
             G_GINT64_FORMAT ", weights %s, KV cache %s\n"),
-          name, inference->gpus, inference->tensor_parallel, inference->pipeline_parallel,
+          name, gpus, inference->tensor_parallel, inference->pipeline_parallel,
           inference->batch, inference->prompt, inference->generate,
           weights_choices[inference->weights], kv_choices[inference->kv_dtype]);
 

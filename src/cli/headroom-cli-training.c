@@ -450,10 +450,12 @@ print_train_table (const char       *name,
   g_autofree char *params = headroom_cli_format_count (r->params.total);
   g_autofree char *mfu = headroom_cli_format_number (100 * t->mfu, 3);
 
-  printf (_("%s (%s parameters) on %" G_GINT64_FORMAT " GPUs: TP %" G_GINT64_FORMAT
+  g_autofree char *gpus = headroom_cli_format_gpus (hr_training_gpus (training));
+
+  printf (_("%s (%s parameters) on %s: TP %" G_GINT64_FORMAT
             ", PP %" G_GINT64_FORMAT ", CP %" G_GINT64_FORMAT ", DP %" G_GINT64_FORMAT
             ", micro batch %" G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
-          name, params, hr_training_gpus (training), training->tensor_parallel,
+          name, params, gpus, training->tensor_parallel,
           training->pipeline_parallel, training->context_parallel, m->data_parallel,
           training->micro_batch, training->seq_len);
   printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
@@ -632,9 +634,11 @@ print_plan_table (const char         *name,
   g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (16);
   g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
 
-  printf (_("%s on %" G_GINT64_FORMAT " GPUs (%" G_GINT64_FORMAT " per node), global batch %"
+  g_autofree char *gpus = headroom_cli_format_gpus (hr_training_gpus (&request->training));
+
+  printf (_("%s on %s (%" G_GINT64_FORMAT " per node), global batch %"
             G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
-          name, hr_training_gpus (&request->training), request->training.gpus_per_node,
+          name, gpus, request->training.gpus_per_node,
           request->training.global_batch, request->training.seq_len);
   printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n\n"),
           result->searched, result->fitting, ms);

@@ -132,6 +132,7 @@ void     headroom_cli_print_json    (JsonBuilder *builder);
 char    *headroom_cli_format_gib      (double bytes);
 char    *headroom_cli_format_flops    (double flops);    /* "1.23 TFLOP" */
 char    *headroom_cli_format_count    (double count);    /* "6,738,415,616" */
+char    *headroom_cli_format_gpus     (gint64 gpus);     /* "1 GPU", "8 GPUs" */
 char    *headroom_cli_format_number   (double value,
                                        int    digits);
 char    *headroom_cli_format_duration (double seconds);
