@@ -255,6 +255,8 @@ headroom_hf_config_parse_bytes (GBytes  *bytes,
 
   if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) size, &local_error))
     {
+      /* json-glib quotes the offending input, line breaks included: keep one line. */
+      g_strdelimit (local_error->message, "\r\n", ' ');
       g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_PARSE,
                    "not valid JSON: %s", local_error->message);
       return NULL;

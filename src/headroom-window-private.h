@@ -32,6 +32,12 @@ gboolean           headroom_window_save_to_file   (HeadroomWindow *self,
                                                    GFile          *file,
                                                    GError        **error);
 
+/* Fetches "org/name" (or "hf:org/name") from the Hugging Face Hub in the
+ * background and opens its config.json as a new unsaved project; failures
+ * show as a toast. */
+void               headroom_window_import_hub     (HeadroomWindow *self,
+                                                   const char     *text);
+
 /* Starts a new project or closes the window now, or, when the project has
  * unsaved changes, asks first and returns the question (else NULL). Its
  * responses are "cancel", "discard" and "save". */

@@ -77,6 +77,7 @@ struct _HeadroomWindow
   GtkSwitch            *custom_gpu_switch;
   GtkListBox           *params_list;
   AdwPreferencesGroup  *gpu_figures;
+  AdwPreferencesGroup  *interpretation;
   GtkWidget            *custom_gpu_group;
   GtkWidget            *training_groups[4];
   GtkWidget            *inference_groups[2];
@@ -307,6 +308,9 @@ spin_row_new (HeadroomWindow *self,
       step = upper <= 1 ? 0.01 : 0.1;
     }
   row = headroom_spin_row_new (_(label), key, lower, upper, step, digits);
+  /* Room for a token budget of 10¹² and more. */
+  if (upper > 1e10)
+    gtk_editable_set_width_chars (GTK_EDITABLE (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row))), 15);
   if (unit != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), unit);
   g_signal_connect_object (row, "notify::value", G_CALLBACK (on_spin_row_changed),
@@ -444,11 +448,30 @@ refresh_row (HeadroomWindow *self,
         value = (double) headroom_project_get_int (self->project, key);
       if (value == 0 && g_str_has_prefix (key, "model."))
         value = model_value (self, key);
-      headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), value);
+      /* Setting the same value would rewrite text the user is typing. */
+      if (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)) != value)
+        headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), value);
     }
   else if (HEADROOM_IS_SWITCH_ROW (row))
-    headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row),
-                                    headroom_project_get_boolean (self->project, key));
+    {
+      g_autofree char *text = headroom_project_dup_value_string (self->project, key);
+      gboolean active = headroom_project_get_boolean (self->project, key);
+
+      /* Absent from the config: the flag the model was read with. */
+      if (text == NULL && g_str_has_prefix (key, "model.")
+          && headroom_estimator_get_has_result (self->estimator))
+        {
+          const HrModel *model = headroom_estimator_get_model (self->estimator);
+
+          if (g_str_equal (key, "model.attention_bias"))
+            active = model->qkv_bias;
+          else if (g_str_equal (key, "model.mlp_bias"))
+            active = model->mlp_bias;
+          else if (g_str_equal (key, "model.tie_word_embeddings"))
+            active = model->tied_embeddings;
+        }
+      headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row), active);
+    }
   else if (ADW_IS_COMBO_ROW (row))
     {
       const HeadroomKeyInfo *info = g_object_get_data (G_OBJECT (row), "key-info");
@@ -515,6 +538,7 @@ bind_preset_item (GtkSignalListItemFactory *factory,
 
   gtk_label_set_label (GTK_LABEL (name), headroom_model_preset_get_name (preset));
   gtk_label_set_label (GTK_LABEL (gtk_widget_get_next_sibling (name)), hf_id ? hf_id : "");
+  gtk_widget_set_visible (gtk_widget_get_next_sibling (name), hf_id != NULL && *hf_id != '\0');
 }
 
 static char *
@@ -820,6 +844,111 @@ create_params_row (gpointer item,
   return row;
 }
 
+/* How the estimate read the config: the parts config.json only implies
+ * through model_type and hidden_act (Hugging Face modeling_<family>.py). */
+static void
+build_interpretation (HeadroomWindow *self)
+{
+  static const struct { const char *id; const char *title; } rows[] = {
+    { "mlp", N_("MLP kind") },
+    { "norm", N_("Norms") },
+    { "positions", N_("Positions") },
+    { "biases", N_("Biases") },
+    { "block", N_("Block layout") },
+  };
+
+  self->interpretation = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
+  adw_preferences_group_set_title (self->interpretation, _("As Read from the Config"));
+  adw_preferences_group_set_description (self->interpretation,
+                                         _("What the model type implies, as the Hugging Face modules build it"));
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      GtkWidget *row = adw_action_row_new ();
+
+      /* The readings are long: they go in the subtitle, which wraps. */
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(rows[i].title));
+      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
+      g_object_set_data (G_OBJECT (self->interpretation), rows[i].id, row);
+      adw_preferences_group_add (self->interpretation, row);
+    }
+}
+
+static void
+set_reading (GtkWidget  *row,
+             const char *text)
+{
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), text);
+}
+
+static void
+refresh_interpretation (HeadroomWindow *self)
+{
+  GObject *group = G_OBJECT (self->interpretation);
+  const HrModel *model = headroom_estimator_get_model (self->estimator);
+  g_autoptr(GString) biases = g_string_new (NULL);
+  g_autofree char *positions = NULL;
+  const char *norm_kind, *placement;
+  g_autofree char *norm = NULL;
+
+  set_reading (g_object_get_data (group, "mlp"),
+              model->ffn_kind == HR_FFN_GATED ? _("Gated, 3 matrices (SwiGLU, GeGLU)")
+                                              : _("Plain, 2 matrices (GELU, ReLU)"));
+
+  norm_kind = model->norm_kind == HR_NORM_RMSNORM ? _("RMSNorm")
+              : model->norm_bias ? _("LayerNorm with bias") : _("LayerNorm without bias");
+  switch (model->norm_placement)
+    {
+    case HR_NORM_PRE:
+      placement = _("before each sub-block");
+      break;
+    case HR_NORM_POST:
+      placement = _("after each residual add");
+      break;
+    case HR_NORM_SANDWICH:
+      placement = _("before and after each sub-block");
+      break;
+    default:
+      placement = "";
+    }
+  /* TRANSLATORS: e.g. "RMSNorm, before each sub-block" */
+  norm = g_strdup_printf (_("%s, %s"), norm_kind, placement);
+  set_reading (g_object_get_data (group, "norm"), norm);
+
+  switch (model->positions)
+    {
+    case HR_POSITIONS_ROTARY:
+      positions = model->rotary_fraction < 1
+                  ? g_strdup_printf (_("Rotary on %.0f %% of each head"), 100 * model->rotary_fraction)
+                  : g_strdup (_("Rotary"));
+      break;
+    case HR_POSITIONS_LEARNED:
+      positions = g_strdup_printf (_("Learned table of %" G_GINT64_FORMAT " rows"),
+                                   model->max_positions + model->position_offset);
+      break;
+    case HR_POSITIONS_ALIBI:
+      positions = g_strdup (_("ALiBi"));
+      break;
+    case HR_POSITIONS_NONE:
+    default:
+      positions = g_strdup (_("None"));
+    }
+  set_reading (g_object_get_data (group, "positions"), positions);
+
+  if (model->qkv_bias)
+    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("q, k, v"));
+  if (model->out_bias)
+    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("attention output"));
+  if (model->mlp_bias)
+    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("MLP"));
+  if (model->lm_head_bias)
+    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("LM head"));
+  set_reading (g_object_get_data (group, "biases"), biases->len ? biases->str : _("None"));
+
+  set_reading (g_object_get_data (group, "block"),
+              model->parallel_block ? _("Parallel: attention and MLP read the same input")
+                                    : _("Sequential: attention, then MLP"));
+}
+
 /* Parts the model does not have (no learned positions, no experts) stay hidden. */
 static gboolean
 quantity_is_nonzero (gpointer item,
@@ -843,8 +972,20 @@ build_forms (HeadroomWindow *self)
   preset_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (preset_group, _("Model"));
   adw_preferences_group_set_description (preset_group,
-                                         _("Start from a preset, then edit any field; Import reads a config.json"));
+                                         _("Start from a preset or an imported config.json, then edit any field"));
   adw_preferences_group_add (preset_group, preset_row_new (self));
+  {
+    g_autoptr(GMenu) menu = g_menu_new ();
+    GtkWidget *import = gtk_menu_button_new ();
+
+    g_menu_append (menu, _("From a config.json File…"), "win.import-config");
+    g_menu_append (menu, _("From the Hugging Face Hub…"), "win.import-hub");
+    gtk_menu_button_set_label (GTK_MENU_BUTTON (import), _("Import"));
+    gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (import), G_MENU_MODEL (menu));
+    gtk_widget_add_css_class (import, "flat");
+    gtk_widget_set_valign (import, GTK_ALIGN_CENTER);
+    adw_preferences_group_set_header_suffix (preset_group, import);
+  }
 
   architecture = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (architecture, _("Architecture"));
@@ -976,6 +1117,8 @@ build_forms (HeadroomWindow *self)
   adw_preferences_page_add (self->model_page, preset_group);
   adw_preferences_page_add (self->model_page, params_group);
   adw_preferences_page_add (self->model_page, architecture);
+  build_interpretation (self);
+  adw_preferences_page_add (self->model_page, self->interpretation);
   adw_preferences_page_add (self->hardware_page, cluster);
   adw_preferences_page_add (self->hardware_page, custom_gpu);
   adw_preferences_page_add (self->hardware_page, self->gpu_figures);
@@ -1415,6 +1558,7 @@ refresh_results (HeadroomWindow *self)
   if (!headroom_estimator_get_has_result (self->estimator))
     return;
   refresh_rows (self);
+  refresh_interpretation (self);
   refresh_memory (self);
   refresh_flops (self);
   refresh_summary (self);
@@ -1701,19 +1845,18 @@ on_hub_fetched (GObject      *source,
   set_project (self, project);
 }
 
-static void
-on_hub_response (HeadroomWindow   *self,
-                 const char       *response,
-                 AdwMessageDialog *dialog)
+void
+headroom_window_import_hub (HeadroomWindow *self,
+                            const char     *text)
 {
-  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
   g_autoptr(HeadroomHub) hub = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *model_id = NULL;
 
-  if (!g_str_equal (response, "import"))
-    return;
-  model_id = headroom_hub_parse_model_id (gtk_editable_get_text (entry), &error);
+  g_return_if_fail (HEADROOM_IS_WINDOW (self));
+  g_return_if_fail (text != NULL);
+
+  model_id = headroom_hub_parse_model_id (text, &error);
   if (model_id == NULL)
     {
       toast_error (self, _("Could not import the model"), error);
@@ -1726,6 +1869,17 @@ on_hub_response (HeadroomWindow   *self,
                                    g_object_ref (self));
   adw_toast_overlay_add_toast (self->toast_overlay,
                                adw_toast_new_format (_("Fetching %s…"), model_id));
+}
+
+static void
+on_hub_response (HeadroomWindow   *self,
+                 const char       *response,
+                 AdwMessageDialog *dialog)
+{
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+
+  if (g_str_equal (response, "import"))
+    headroom_window_import_hub (self, gtk_editable_get_text (entry));
 }
 
 static void

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <libsoup/soup.h>
 #include <math.h>
 
 #include "headroom-application.h"
@@ -308,6 +309,87 @@ test_window_workload (void)
   window_destroy (window);
 }
 
+/* Serves tests/data/hub/ORG/NAME/config.json at /ORG/NAME/resolve/main/config.json. */
+static void
+serve_hub (SoupServer        *server,
+           SoupServerMessage *message,
+           const char        *path,
+           GHashTable        *query,
+           gpointer           user_data)
+{
+  g_auto(GStrv) parts = g_strsplit (path, "/", -1);
+  g_autofree char *file = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+
+  if (g_strv_length (parts) == 6 && g_str_equal (parts[3], "resolve"))
+    file = g_build_filename (TEST_DATA_DIR, "hub", parts[1], parts[2], "config.json", NULL);
+  if (file == NULL || !g_file_get_contents (file, &contents, &length, NULL))
+    {
+      soup_server_message_set_status (message, 404, NULL);
+      return;
+    }
+  soup_server_message_set_status (message, 200, NULL);
+  soup_server_message_set_response (message, "application/json", SOUP_MEMORY_TAKE,
+                                    g_steal_pointer (&contents), length);
+}
+
+static void
+wait_for_project_change (HeadroomWindow  *window,
+                         HeadroomProject *project)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  while (headroom_window_get_project (window) == project && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  drain_main_loop ();
+}
+
+/* tiny-llama: hidden 256, 4 layers, 4 heads of 64, 2 KV heads, SwiGLU 688,
+ * vocabulary 1000, untied. Embedding and LM head 256,000 each; a layer has
+ * q and o 65,536 each, k and v 32,768 each, MLP 3·256·688 = 528,384 and two
+ * RMSNorms of 256: 725,504; four layers 2,902,016; final norm 256.
+ * Total 3,414,272. */
+static void
+test_window_import_hub (void)
+{
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *endpoint = NULL;
+  GSList *uris;
+  HeadroomWindow *window;
+  HeadroomProject *before;
+
+  soup_server_add_handler (server, NULL, serve_hub, NULL, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  g_assert_no_error (error);
+  uris = soup_server_get_uris (server);
+  endpoint = g_uri_to_string (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  /* Drop the trailing '/' of the listening URI. */
+  endpoint[strlen (endpoint) - 1] = '\0';
+  g_setenv ("HF_ENDPOINT", endpoint, TRUE);
+
+  window = window_new ();
+  before = headroom_window_get_project (window);
+  headroom_window_import_hub (window, "hf:tiny-org/tiny-llama");
+  wait_for_project_change (window, before);
+  g_assert_true (headroom_window_get_project (window) != before);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
+                     ==, 3414272.0);
+  g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
+
+  /* A model the Hub does not have: a toast, and the document stays. */
+  before = headroom_window_get_project (window);
+  headroom_window_import_hub (window, "tiny-org/missing");
+  wait_for_project_change (window, before);
+  g_assert_true (headroom_window_get_project (window) == before);
+
+  g_unsetenv ("HF_ENDPOINT");
+  window_destroy (window);
+}
+
 static void
 test_memory_bar_over_capacity (void)
 {
@@ -400,6 +482,7 @@ main (int   argc,
   g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
   g_test_add_func ("/window/load-config", test_window_load_config);
   g_test_add_func ("/window/workload", test_window_workload);
+  g_test_add_func ("/window/import-hub", test_window_import_hub);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
   g_test_add_func ("/format/units", test_format);
 
