@@ -32,6 +32,7 @@ typedef struct
   HrInferenceLatency latency;
   HrInferenceLimits inference_limits;
   gboolean has_inference_limits;
+  gboolean power_known;   /* the GPU's board power is published (TPUs: not) */
 } Result;
 
 struct _HeadroomEstimator
@@ -100,6 +101,7 @@ compute_training (HeadroomProject  *project,
   HrError err = { 0 };
 
   headroom_project_get_training (project, &r->training);
+  r->power_known = gpu->power_watts > 0;
   options.seq_len = r->training.seq_len;
   options.micro_batch = r->training.micro_batch;
   options.attention = r->training.attention;
@@ -122,7 +124,7 @@ compute_training (HeadroomProject  *project,
       r->training_memory.gradients, r->training_memory.optimizer,
       r->training_memory.activations, r->training_memory.temporary,
       r->training_memory.overhead, r->training_memory.master_weights,
-      r->training_memory.grad_accumulation_buffer,
+      r->training_memory.grad_accumulation_buffer, r->training_memory.cpu_bytes,
       r->training_time.step_seconds, r->training_time.total_seconds,
       r->training_time.cost, r->training_time.tokens_per_second,
     };
@@ -135,6 +137,35 @@ compute_training (HeadroomProject  *project,
       }
   }
   return TRUE;
+}
+
+/* Makes a training-style forward pass over the prompt the prefill: no
+ * backward pass or recomputation, and logits of the last position only, as
+ * hr_flops_prefill() counts them (`prefill`); the LM head takes the
+ * difference, so the components add up to it exactly. The 6N and PaLM
+ * rules of thumb count training and are cleared. */
+static void
+set_prefill_flops (HrFlops *flops,
+                   double   prefill)
+{
+  double others = 0;
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    {
+      flops->component[c].backward = 0;
+      flops->component[c].recompute = 0;
+      if (c != HR_FLOPS_LM_HEAD)
+        others += flops->component[c].forward;
+    }
+  flops->component[HR_FLOPS_LM_HEAD].forward = MAX (prefill - others, 0);
+  flops->forward = prefill;
+  flops->backward = 0;
+  flops->recompute = 0;
+  flops->total = prefill;
+  flops->model_flops = prefill;
+  flops->per_token = flops->tokens > 0 ? prefill / (double) flops->tokens : 0;
+  flops->six_n_per_token = 0;
+  flops->palm_per_token = 0;
 }
 
 static gboolean
@@ -161,6 +192,8 @@ compute_inference (HeadroomProject  *project,
       headroom_project_set_core_error (error, "inference", &err);
       return FALSE;
     }
+  set_prefill_flops (&r->flops, hr_flops_prefill (&r->model, r->inference.batch,
+                                                  r->inference.prompt, r->inference.causal));
   r->has_inference_limits =
     hr_inference_limits (&r->model, &r->inference, gpu, &r->inference_limits, NULL) == HR_OK;
 
@@ -256,6 +289,34 @@ fill_params_rows (HeadroomEstimator *self)
   replace_items (self->params_rows, items);
 }
 
+/* ZeRO-Offload (Ren et al. 2021, §4) moves the master weights, the optimizer
+ * states and an fp32 gradient copy to CPU memory; the core reports their sum
+ * (cpu_bytes). The same states without offload split it by component. The
+ * names start with "cpu" so that the window draws them on the CPU bar. */
+static void
+add_cpu_segments (GPtrArray              *items,
+                  const HrTraining       *training,
+                  const HrTrainingMemory *memory)
+{
+  HrTraining on_gpu = *training;
+  HrTrainingMemory states = *memory;
+  double gradients;
+
+  on_gpu.offload_optimizer = false;
+  hr_training_model_states (&on_gpu, &memory->rank, &states);
+  gradients = MAX (memory->cpu_bytes - states.master_weights - states.optimizer, 0);
+
+  add_quantity (items, "cpu_master_weights", _("Master weights (CPU)"), states.master_weights,
+                "bytes", "weights",
+                _("fp32 copy: 4 bytes × parameters of this GPU, ÷ DP from ZeRO-1, in host memory"));
+  add_quantity (items, "cpu_optimizer", _("Optimizer states (CPU)"), states.optimizer, "bytes",
+                "optimizer", _("optimizer states of this GPU's parameters, ÷ DP from ZeRO-1, "
+                               "in host memory (ZeRO-Offload)"));
+  add_quantity (items, "cpu_gradients", _("Gradients (CPU)"), gradients, "bytes", "gradients",
+                _("fp32 gradient copy the CPU optimizer reads: 4 bytes × parameters, "
+                  "÷ DP from ZeRO-1"));
+}
+
 static void
 fill_memory_segments (HeadroomEstimator *self)
 {
@@ -283,6 +344,8 @@ fill_memory_segments (HeadroomEstimator *self)
                     _("gathered layers, communication buckets, fp32 logits and loss"));
       add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
                     _("CUDA context, NCCL and allocator reserve"));
+      if (r->training.offload_optimizer)
+        add_cpu_segments (items, &r->training, m);
     }
   else
     {
@@ -372,7 +435,7 @@ fill_summary (HeadroomEstimator *self)
       add_quantity (items, "model_flops_per_step", _("Model FLOPs per step"),
                     t->model_flops_per_step, "FLOP", NULL, _("forward + backward, whole model"));
       add_quantity (items, "step_seconds", _("Step time"), t->step_seconds, "s", NULL,
-                    _("model FLOPs ÷ (GPUs × peak × MFU)"));
+                    _("(model FLOPs + recomputation) ÷ (GPUs × peak × FLOPs utilisation set)"));
       add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,
                     "tokens/s", NULL, _("tokens per step ÷ step time"));
       add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
@@ -383,12 +446,16 @@ fill_summary (HeadroomEstimator *self)
                     _("GPUs × training time"));
       add_quantity (items, "cost", _("Cost"), t->cost, "USD", NULL,
                     _("GPU-hours × price per GPU-hour"));
-      add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
-                    _("GPUs × board power × training time"));
-      add_quantity (items, "mfu", _("MFU"), t->mfu, "ratio", NULL,
-                    _("model FLOPs ÷ (GPUs × peak × time), PaLM App. B"));
-      add_quantity (items, "hfu", _("HFU"), t->hfu, "ratio", NULL,
-                    _("model FLOPs + recomputation ÷ (GPUs × peak × time)"));
+      /* No tile rather than a false 0 kWh where the board power is unpublished */
+      if (r->power_known)
+        add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
+                      _("GPUs × board power × training time"));
+      add_quantity (items, "mfu", _("Model FLOPs utilisation"), t->mfu, "ratio", NULL,
+                    _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, "
+                      "Chowdhery et al. 2022, App. B); below the setting when work is recomputed"));
+      add_quantity (items, "hfu", _("Hardware FLOPs utilisation"), t->hfu, "ratio", NULL,
+                    _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time); "
+                      "the FLOPs utilisation set, which applies to every FLOP executed"));
       add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
                     NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
       if (r->has_training_limits)

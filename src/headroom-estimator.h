@@ -51,7 +51,10 @@ HeadroomWorkload headroom_estimator_get_workload  (HeadroomEstimator *self);
 const HrModel   *headroom_estimator_get_model     (HeadroomEstimator *self);
 const HrParams  *headroom_estimator_get_params    (HeadroomEstimator *self);
 /* Training: one micro-batch step on the whole model. Inference: the prefill
- * of one batch (forward only). */
+ * of one batch: forward only (backward and recompute 0, total = forward =
+ * hr_flops_prefill(), the LM head on the last position of each sequence),
+ * per_token per prompt token, and no 6N / PaLM training rules (0). The
+ * FLOPs of a decode step are get_inference_latency()->decode_flops. */
 const HrFlops   *headroom_estimator_get_flops     (HeadroomEstimator *self);
 
 /* Training results (zero for an inference project) and inference results. */
@@ -63,7 +66,9 @@ const HrInferenceLatency *headroom_estimator_get_inference_latency  (HeadroomEst
 /* GListModel of HeadroomQuantity (unit "parameters"): embedding, attention, … total */
 GListModel      *headroom_estimator_get_params_rows     (HeadroomEstimator *self);
 /* GListModel of HeadroomQuantity (unit "bytes"): the memory of one GPU by
- * component, in a fixed order (weights first), for the stacked bar */
+ * component, in a fixed order (weights first), for the stacked bar; with
+ * training.offload_optimizer, then the host memory of the GPU's offloaded
+ * states, in segments whose names start with "cpu_" */
 GListModel      *headroom_estimator_get_memory_segments (HeadroomEstimator *self);
 /* GListModel of HeadroomFlopsRow: one per HrFlopsComponent, then "total" */
 GListModel      *headroom_estimator_get_flops_rows      (HeadroomEstimator *self);

@@ -5,7 +5,9 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <locale.h>
 #include <math.h>
+#include <string.h>
 
 #include "headroom-format.h"
 
@@ -93,11 +95,66 @@ headroom_format_duration (double seconds)
 }
 
 char *
+headroom_format_integer (double value)
+{
+  const char *separator = localeconv ()->thousands_sep;
+  g_autofree char *digits = NULL;
+  GString *out;
+  gsize start, len;
+
+  if (!isfinite (value))
+    return g_strdup ("—");
+  if (separator != NULL && *separator != '\0')
+    return g_strdup_printf ("%'.0f", value);
+
+  digits = g_strdup_printf ("%.0f", value);
+  start = digits[0] == '-' ? 1 : 0;
+  len = strlen (digits);
+  out = g_string_new_len (digits, start);
+  for (gsize i = start; i < len; i++)
+    {
+      if (i > start && (len - i) % 3 == 0)
+        g_string_append_c (out, ',');
+      g_string_append_c (out, digits[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+char *
 headroom_format_money (double dollars)
 {
+  g_autofree char *whole = NULL;
+
   if (!isfinite (dollars))
     return g_strdup ("—");
   if (fabs (dollars) < 100.0)
     return g_strdup_printf (_("$%.2f"), dollars);
-  return g_strdup_printf (_("$%'.0f"), dollars);
+  whole = headroom_format_integer (dollars);
+  /* TRANSLATORS: an amount in US dollars, e.g. "$1,234,567" */
+  return g_strdup_printf (_("$%s"), whole);
+}
+
+char *
+headroom_format_count_unit (double      count,
+                            const char *unit)
+{
+  g_autofree char *number = headroom_format_count (count);
+  /* The plural form follows the whole number shown; a scaled "1.5 k" counts as 1500. */
+  gulong n = isfinite (count) ? (gulong) MIN (fabs (round (count)), (double) G_MAXULONG) : 0;
+
+  if (g_strcmp0 (unit, "GPUs") == 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s GPU", "%s GPUs", n), number);
+  if (g_strcmp0 (unit, "tokens") == 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s token", "%s tokens", n), number);
+  if (g_strcmp0 (unit, "sequences") == 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s sequence", "%s sequences", n),
+                            number);
+  if (g_strcmp0 (unit, "micro-batches") == 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s micro-batch", "%s micro-batches", n),
+                            number);
+  if (g_strcmp0 (unit, "steps") == 0)
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s step", "%s steps", n), number);
+  if (unit == NULL)
+    return g_steal_pointer (&number);
+  return g_strdup_printf ("%s %s", number, unit);
 }

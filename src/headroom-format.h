@@ -17,5 +17,14 @@ char *headroom_format_flops    (double flops) G_GNUC_WARN_UNUSED_RESULT;
 char *headroom_format_count    (double count) G_GNUC_WARN_UNUSED_RESULT;
 char *headroom_format_duration (double seconds) G_GNUC_WARN_UNUSED_RESULT;
 char *headroom_format_money    (double dollars) G_GNUC_WARN_UNUSED_RESULT;
+/* A whole number with thousands separators: the locale's, or "," where it
+ * has none (the C locale). */
+char *headroom_format_integer  (double value) G_GNUC_WARN_UNUSED_RESULT;
+/* "1 GPU", "8 GPUs", "1.5 k tokens": a count (headroom_format_count) with
+ * its unit in the singular or plural, for the units the estimator uses
+ * ("GPUs", "tokens", "sequences", "micro-batches", "steps"); others follow
+ * the number as they are. */
+char *headroom_format_count_unit (double      count,
+                                  const char *unit) G_GNUC_WARN_UNUSED_RESULT;
 
 G_END_DECLS

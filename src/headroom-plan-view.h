@@ -2,18 +2,18 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The view searches every parallel layout of the project's model, GPUs and
- * recipe (hr_plan_search()) when it is shown and again, once per burst,
- * after settings that change the search. It lists the fastest layouts that
- * fit in a sortable table, draws the split of the selected layout's step
- * time, and "Use This Layout" (action plan.apply) writes the layout into
- * the project; plan.undo (Ctrl+Z) restores the values it replaced.
+ * The view shows what its HeadroomPlanner finds: the fastest parallel
+ * layouts of the project's training run that fit, in a sortable table, and
+ * the split of the selected layout's step time. The planner searches while
+ * the view is mapped. "Use This Layout" (action plan.apply) writes the
+ * layout into the project; plan.undo (Ctrl+Z) restores the values it
+ * replaced.
  */
 #pragma once
 
 #include <adwaita.h>
 
-#include "headroom-project.h"
+#include "headroom-planner.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +27,8 @@ HeadroomProject    *headroom_plan_view_get_project (HeadroomPlanView *self);
 void                headroom_plan_view_set_project (HeadroomPlanView *self,
                                                     HeadroomProject  *project);
 
+/* The planner the view shows; it follows the view's project. */
+HeadroomPlanner    *headroom_plan_view_get_planner (HeadroomPlanView *self);
 /* Searches now (and cancels a pending search); for tests. */
 void                headroom_plan_view_refresh     (HeadroomPlanView *self);
 

@@ -90,7 +90,7 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.attention", attention_choices, "flash", N_("Attention")),
   CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
   BOOL ("training.dropout", "false", N_("Dropout")),
-  DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("Model FLOPs utilisation")),
+  DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)")),
 
   INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
   INT ("inference.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel")),
@@ -216,6 +216,42 @@ config_member (const char *key)
       && key[strlen ("model.")] != '\0' && strchr (key + strlen ("model."), '.') == NULL)
     return key + strlen ("model.");
   return NULL;
+}
+
+/* Model keys whose value the derived HrModel holds, and the other spellings
+ * of the families that read them (src/core/hr-config.c: GPT-2 n_layer, n_embd,
+ * n_head, n_positions, n_inner; Falcon n_layer, n_head, num_kv_heads,
+ * n_head_kv, ffn_hidden_size). */
+static const struct
+{
+  const char *key;
+  gsize offset;
+  gboolean boolean;
+  const char *aliases[3];
+} model_fields[] = {
+  { "model.num_hidden_layers", G_STRUCT_OFFSET (HrModel, n_layers), FALSE, { "n_layer" } },
+  { "model.hidden_size", G_STRUCT_OFFSET (HrModel, hidden_size), FALSE, { "n_embd" } },
+  { "model.num_attention_heads", G_STRUCT_OFFSET (HrModel, n_heads), FALSE, { "n_head" } },
+  { "model.num_key_value_heads", G_STRUCT_OFFSET (HrModel, n_kv_heads), FALSE,
+    { "num_kv_heads", "n_head_kv" } },
+  { "model.head_dim", G_STRUCT_OFFSET (HrModel, head_dim), FALSE, { NULL } },
+  { "model.intermediate_size", G_STRUCT_OFFSET (HrModel, ffn_size), FALSE,
+    { "n_inner", "ffn_hidden_size" } },
+  { "model.vocab_size", G_STRUCT_OFFSET (HrModel, vocab_size), FALSE, { NULL } },
+  { "model.max_position_embeddings", G_STRUCT_OFFSET (HrModel, max_positions), FALSE,
+    { "n_positions" } },
+  { "model.tie_word_embeddings", G_STRUCT_OFFSET (HrModel, tied_embeddings), TRUE, { NULL } },
+  { "model.attention_bias", G_STRUCT_OFFSET (HrModel, qkv_bias), TRUE, { NULL } },
+  { "model.mlp_bias", G_STRUCT_OFFSET (HrModel, mlp_bias), TRUE, { NULL } },
+};
+
+static int
+find_model_field (const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (model_fields); i++)
+    if (strcmp (model_fields[i].key, key) == 0)
+      return (int) i;
+  return -1;
 }
 
 static gboolean
@@ -1060,6 +1096,37 @@ changed (HeadroomProject *self,
   headroom_project_set_modified (self, TRUE);
 }
 
+/* A family that reads a model field under another spelling (Falcon's
+ * n_layer) lets that spelling win when present, so a new value goes under
+ * every spelling the model has. Returns whether any changed. */
+static gboolean
+set_aliases (HeadroomProject *self,
+             const char      *key,
+             JsonNode        *node)
+{
+  int field = find_model_field (key);
+  g_autoptr(JsonObject) effective = NULL;
+  gboolean any = FALSE;
+
+  if (field < 0 || model_fields[field].aliases[0] == NULL)
+    return FALSE;
+  effective = headroom_project_dup_effective_config (self);
+  for (guint i = 0; i < G_N_ELEMENTS (model_fields[field].aliases); i++)
+    {
+      const char *alias = model_fields[field].aliases[i];
+      JsonNode *current;
+
+      if (alias == NULL)
+        break;
+      current = json_object_get_member (effective, alias);
+      if (current == NULL || json_node_equal (current, node))
+        continue;
+      json_object_set_member (self->config, alias, json_node_copy (node));
+      any = TRUE;
+    }
+  return any;
+}
+
 /* Takes `node`. */
 static gboolean
 set_node (HeadroomProject  *self,
@@ -1093,8 +1160,10 @@ set_node (HeadroomProject  *self,
 
   if (member != NULL)
     {
+      gboolean aliases_changed = set_aliases (self, key, node);
+
       current = json_object_get_member (self->config, member);
-      if (current != NULL && json_node_equal (current, node))
+      if (current != NULL && json_node_equal (current, node) && !aliases_changed)
         return TRUE;
       json_object_set_member (self->config, member, g_steal_pointer (&owned));
     }
@@ -1238,10 +1307,28 @@ headroom_project_unset (HeadroomProject *self,
   g_return_if_fail (key != NULL);
 
   member = config_member (key);
-  if (member != NULL && json_object_has_member (self->config, member))
+  if (member != NULL)
     {
-      json_object_remove_member (self->config, member);
-      changed (self, key);
+      int field = find_model_field (key);
+      gboolean removed = FALSE;
+
+      for (guint i = 0; field >= 0 && i < G_N_ELEMENTS (model_fields[field].aliases); i++)
+        {
+          const char *alias = model_fields[field].aliases[i];
+
+          if (alias != NULL && json_object_has_member (self->config, alias))
+            {
+              json_object_remove_member (self->config, alias);
+              removed = TRUE;
+            }
+        }
+      if (json_object_has_member (self->config, member))
+        {
+          json_object_remove_member (self->config, member);
+          removed = TRUE;
+        }
+      if (removed)
+        changed (self, key);
     }
   else if (member == NULL && g_hash_table_remove (self->values, key))
     changed (self, key);
@@ -1294,6 +1381,25 @@ lookup_node (HeadroomProject  *self,
   return node;
 }
 
+/* A model field the config does not spell as `key` (GPT-2's n_layer) or
+ * leaves to the family's default: the value the model is read with. */
+static gboolean
+derived_model_value (HeadroomProject *self,
+                     const char      *key,
+                     gint64          *value)
+{
+  int field = find_model_field (key);
+  HrModel model;
+
+  if (field < 0 || !headroom_project_get_model (self, &model, NULL))
+    return FALSE;
+  if (model_fields[field].boolean)
+    *value = G_STRUCT_MEMBER (bool, &model, model_fields[field].offset);
+  else
+    *value = G_STRUCT_MEMBER (int64_t, &model, model_fields[field].offset);
+  return TRUE;
+}
+
 gint64
 headroom_project_get_int (HeadroomProject *self,
                           const char      *key)
@@ -1306,6 +1412,8 @@ headroom_project_get_int (HeadroomProject *self,
   g_return_val_if_fail (key != NULL, 0);
 
   node = lookup_node (self, key, &owned);
+  if (node == NULL && derived_model_value (self, key, &value))
+    return value;
   if (node != NULL && node_is_number (node))
     {
       double d = json_node_get_double (node);
@@ -1351,8 +1459,13 @@ headroom_project_get_boolean (HeadroomProject *self,
   g_return_val_if_fail (key != NULL, FALSE);
 
   node = lookup_node (self, key, &owned);
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
-      && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+  if (node == NULL)
+    {
+      gint64 derived;
+
+      return derived_model_value (self, key, &derived) && derived != 0;
+    }
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
     value = json_node_get_boolean (node);
   if (owned)
     json_node_unref (node);

@@ -138,7 +138,12 @@ void        headroom_project_unset       (HeadroomProject  *self,
                                           const char       *key);
 
 /* Getters return the current value: for model keys the effective value
- * (override, else preset, else 0 / FALSE / NULL); for unknown keys 0 / NULL. */
+ * (override, else preset); where the config has no such member (GPT-2
+ * spells num_hidden_layers n_layer; Llama leaves head_dim out), the value
+ * the model is read with for the layer, size, head, vocabulary, position,
+ * tied-embedding and bias keys, else 0 / FALSE / NULL. Unknown keys: 0 / NULL.
+ * Setting a model key also sets the family's other spellings of it present
+ * in the config, and unset removes them. */
 gint64      headroom_project_get_int     (HeadroomProject  *self,
                                           const char       *key);
 double      headroom_project_get_double  (HeadroomProject  *self,

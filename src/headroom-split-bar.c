@@ -11,7 +11,6 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
-#include <stddef.h>
 
 #include "headroom-format.h"
 #include "headroom-split-bar.h"
@@ -23,30 +22,30 @@ typedef struct
   const char *color;    /* named colour defined in style.css */
   const char *label;
   const char *tooltip;
-  gsize       offset;   /* of its seconds in HrPlanSplit */
+  HeadroomPlanPart part;
 } Part;
 
-/* In the order the bar draws them, as hr-planner.h defines the split. */
+/* In the order the bar draws them, the order of HeadroomPlanPart. */
 static const Part parts[] = {
   { "headroom_split_compute", N_("Compute"),
     N_("Matrix products of the forward and backward passes, at the fraction of peak their shapes reach"),
-    offsetof (HrPlanSplit, compute) },
+    HEADROOM_PLAN_PART_COMPUTE },
   { "headroom_split_memory_bound", N_("Memory-bound"),
     N_("Norms, activation functions, softmax and residual adds, at memory bandwidth"),
-    offsetof (HrPlanSplit, memory_bound) },
+    HEADROOM_PLAN_PART_MEMORY_BOUND },
   { "headroom_split_recompute", N_("Recomputation"),
     N_("Forward work repeated in the backward pass to save activation memory: what the "
        "recomputation mode repeats, and the attention scores flash attention recomputes"),
-    offsetof (HrPlanSplit, recompute) },
+    HEADROOM_PLAN_PART_RECOMPUTE },
   { "headroom_split_communication", N_("Communication"),
     N_("Communication left on the critical path after overlapping it with compute"),
-    offsetof (HrPlanSplit, communication) },
+    HEADROOM_PLAN_PART_COMMUNICATION },
   { "headroom_split_bubble", N_("Pipeline bubble"),
     N_("Pipeline fill and drain, while some stages wait for work"),
-    offsetof (HrPlanSplit, bubble) },
+    HEADROOM_PLAN_PART_BUBBLE },
   { "headroom_split_optimizer", N_("Optimizer"),
     N_("Optimizer update of the GPU's share of the parameters, at memory bandwidth"),
-    offsetof (HrPlanSplit, optimizer) },
+    HEADROOM_PLAN_PART_OPTIMIZER },
 };
 
 #define N_PARTS G_N_ELEMENTS (parts)
@@ -115,7 +114,7 @@ part_tooltip (HeadroomSplitBar *self,
 {
   g_autofree char *figure = format_part (self, part);
 
-  if (offsetof (HrPlanSplit, communication) == parts[part].offset
+  if (parts[part].part == HEADROOM_PLAN_PART_COMMUNICATION
       && self->communication_detail != NULL)
     return g_strdup_printf ("%s: %s\n%s\n%s", _(parts[part].label), figure,
                             _(parts[part].tooltip), self->communication_detail);
@@ -434,50 +433,51 @@ headroom_split_bar_new (void)
   return g_object_new (HEADROOM_TYPE_SPLIT_BAR, NULL);
 }
 
-/* "TP 0.40 s on the link, 0.10 s exposed", one line per link in use. */
+/* "TP: 0.40 s on the link, 0.10 s exposed", one line per link in use. */
 static char *
-communication_detail (const HrPlanStep *step)
+communication_detail (HeadroomPlanRow *row)
 {
   g_autoptr(GString) detail = g_string_new (NULL);
+  const char *kind;
+  double seconds, exposed;
 
-  for (guint c = 0; c < HR_PLAN_COMM_N; c++)
+  for (guint c = 0; headroom_plan_row_get_comm (row, c, &kind, &seconds, &exposed); c++)
     {
       g_autofree char *name = NULL;
       g_autofree char *link = NULL;
-      g_autofree char *exposed = NULL;
+      g_autofree char *hidden = NULL;
 
-      if (!(step->comm[c].seconds > 0))
+      if (!(seconds > 0))
         continue;
-      name = g_ascii_strup (hr_plan_comm_name ((HrPlanComm) c), -1);
-      link = headroom_format_duration (step->comm[c].seconds);
-      exposed = headroom_format_duration (step->comm[c].exposed);
+      name = g_ascii_strup (kind, -1);
+      link = headroom_format_duration (seconds);
+      hidden = headroom_format_duration (exposed);
       if (detail->len > 0)
         g_string_append_c (detail, '\n');
       /* TRANSLATORS: e.g. "TP: 0.40 s on the link, 0.10 s exposed" */
-      g_string_append_printf (detail, _("%s: %s on the link, %s exposed"), name, link, exposed);
+      g_string_append_printf (detail, _("%s: %s on the link, %s exposed"), name, link, hidden);
     }
   return detail->len > 0 ? g_string_free (g_steal_pointer (&detail), FALSE) : NULL;
 }
 
 void
-headroom_split_bar_set_step (HeadroomSplitBar *self,
-                             const HrPlanStep *step)
+headroom_split_bar_set_row (HeadroomSplitBar *self,
+                            HeadroomPlanRow  *row)
 {
   g_return_if_fail (HEADROOM_IS_SPLIT_BAR (self));
+  g_return_if_fail (row == NULL || HEADROOM_IS_PLAN_ROW (row));
 
   g_clear_pointer (&self->communication_detail, g_free);
-  self->has_step = step != NULL;
+  self->has_step = row != NULL;
   for (guint i = 0; i < N_PARTS; i++)
     {
-      double seconds = 0;
+      double seconds = row != NULL ? headroom_plan_row_get_part_seconds (row, parts[i].part) : 0;
 
-      if (step != NULL)
-        seconds = *(const double *) ((const char *) &step->split + parts[i].offset);
       /* Negative or non-finite parts would break the scale: draw them as empty. */
       self->seconds[i] = isfinite (seconds) && seconds > 0 ? seconds : 0;
     }
-  if (step != NULL)
-    self->communication_detail = communication_detail (step);
+  if (row != NULL)
+    self->communication_detail = communication_detail (row);
   update (self);
 }
 

@@ -6,7 +6,7 @@
 
 #include <gtk/gtk.h>
 
-#include "hr-planner.h"
+#include "headroom-plan-row.h"
 
 G_BEGIN_DECLS
 
@@ -16,10 +16,11 @@ G_DECLARE_FINAL_TYPE (HeadroomSplitBar, headroom_split_bar, HEADROOM, SPLIT_BAR,
 
 GtkWidget  *headroom_split_bar_new             (void);
 
-/* Shows the split of `step` (compute, memory-bound kernels, recomputation,
- * exposed communication, bubble, optimizer); NULL empties the bar. */
-void        headroom_split_bar_set_step        (HeadroomSplitBar *self,
-                                                const HrPlanStep *step);
+/* Shows the split of `row`'s step (compute, memory-bound kernels,
+ * recomputation, exposed communication, bubble, optimizer); NULL empties
+ * the bar. */
+void        headroom_split_bar_set_row         (HeadroomSplitBar *self,
+                                                HeadroomPlanRow  *row);
 /* Seconds the bar stands for: the sum of the split. */
 double      headroom_split_bar_get_total       (HeadroomSplitBar *self);
 

@@ -146,6 +146,10 @@ segment_color (HeadroomQuantity *quantity)
     { "kv_cache", "yellow_5" },
     { "temporary", "brown_2" },
     { "overhead", "light_5" },
+    /* The offloaded states keep the colours they have on the GPU. */
+    { "cpu_master_weights", "blue_5" },
+    { "cpu_optimizer", "orange_3" },
+    { "cpu_gradients", "purple_4" },
   };
   const char *name = headroom_quantity_get_name (quantity);
 
@@ -175,11 +179,7 @@ format_quantity (double      value,
     return g_strdup_printf ("%.1f %%", 100.0 * value);
   if (g_str_equal (unit, "parameters"))
     return headroom_format_count (value);
-  {
-    g_autofree char *count = headroom_format_count (value);
-
-    return g_strdup_printf ("%s %s", count, unit);
-  }
+  return headroom_format_count_unit (value, unit);
 }
 
 /* Sidebar rows */
@@ -405,33 +405,6 @@ row_new_for_key (HeadroomWindow        *self,
   return row;
 }
 
-/* A config may spell a field otherwise (GPT-2's n_layer for
- * num_hidden_layers): the model the estimate used then gives the value. */
-static double
-model_value (HeadroomWindow *self,
-             const char     *key)
-{
-  static const struct { const char *key; gsize offset; } fields[] = {
-    { "model.num_hidden_layers", G_STRUCT_OFFSET (HrModel, n_layers) },
-    { "model.hidden_size", G_STRUCT_OFFSET (HrModel, hidden_size) },
-    { "model.num_attention_heads", G_STRUCT_OFFSET (HrModel, n_heads) },
-    { "model.num_key_value_heads", G_STRUCT_OFFSET (HrModel, n_kv_heads) },
-    { "model.head_dim", G_STRUCT_OFFSET (HrModel, head_dim) },
-    { "model.intermediate_size", G_STRUCT_OFFSET (HrModel, ffn_size) },
-    { "model.vocab_size", G_STRUCT_OFFSET (HrModel, vocab_size) },
-    { "model.max_position_embeddings", G_STRUCT_OFFSET (HrModel, max_positions) },
-  };
-  const HrModel *model;
-
-  if (!headroom_estimator_get_has_result (self->estimator))
-    return 0;
-  model = headroom_estimator_get_model (self->estimator);
-  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-    if (g_str_equal (fields[i].key, key))
-      return (double) G_STRUCT_MEMBER (int64_t, model, fields[i].offset);
-  return 0;
-}
-
 static void
 refresh_row (HeadroomWindow *self,
              const char     *key,
@@ -446,31 +419,14 @@ refresh_row (HeadroomWindow *self,
         value = headroom_project_get_double (self->project, key);
       else
         value = (double) headroom_project_get_int (self->project, key);
-      if (value == 0 && g_str_has_prefix (key, "model."))
-        value = model_value (self, key);
       /* Setting the same value would rewrite text the user is typing. */
       if (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)) != value)
         headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), value);
     }
   else if (HEADROOM_IS_SWITCH_ROW (row))
     {
-      g_autofree char *text = headroom_project_dup_value_string (self->project, key);
-      gboolean active = headroom_project_get_boolean (self->project, key);
-
-      /* Absent from the config: the flag the model was read with. */
-      if (text == NULL && g_str_has_prefix (key, "model.")
-          && headroom_estimator_get_has_result (self->estimator))
-        {
-          const HrModel *model = headroom_estimator_get_model (self->estimator);
-
-          if (g_str_equal (key, "model.attention_bias"))
-            active = model->qkv_bias;
-          else if (g_str_equal (key, "model.mlp_bias"))
-            active = model->mlp_bias;
-          else if (g_str_equal (key, "model.tie_word_embeddings"))
-            active = model->tied_embeddings;
-        }
-      headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row), active);
+      headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row),
+                                      headroom_project_get_boolean (self->project, key));
     }
   else if (ADW_IS_COMBO_ROW (row))
     {
@@ -765,7 +721,8 @@ refresh_gpu_figures (HeadroomWindow *self)
   set_figure (g_object_get_data (figures, "bandwidth"), bandwidth);
   link = g_strdup_printf (_("%.0f GB/s"), gpu.intra_node_bandwidth / 1e9);
   set_figure (g_object_get_data (figures, "link"), link);
-  power = g_strdup_printf (_("%.0f W"), gpu.power_watts);
+  power = gpu.power_watts > 0 ? g_strdup_printf (_("%.0f W"), gpu.power_watts)
+                              : g_strdup (_("Not published"));
   set_figure (g_object_get_data (figures, "power"), power);
   for (guint i = 0; i < G_N_ELEMENTS (peaks); i++)
     {
@@ -824,7 +781,12 @@ create_params_row (gpointer item,
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *value;
   g_autofree char *text = headroom_format_count (headroom_quantity_get_value (quantity));
-  g_autofree char *exact = g_strdup_printf (_("%.0f parameters"), headroom_quantity_get_value (quantity));
+  double count = headroom_quantity_get_value (quantity);
+  g_autofree char *digits = headroom_format_integer (count);
+  g_autofree char *exact = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s parameter",
+                                                         "%s parameters",
+                                                         (gulong) MIN (count, (double) G_MAXULONG)),
+                                            digits);
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_quantity_get_label (quantity));
   value = gtk_label_new (text);
@@ -922,8 +884,15 @@ refresh_interpretation (HeadroomWindow *self)
                   : g_strdup (_("Rotary"));
       break;
     case HR_POSITIONS_LEARNED:
-      positions = g_strdup_printf (_("Learned table of %" G_GINT64_FORMAT " rows"),
-                                   model->max_positions + model->position_offset);
+      {
+        gint64 rows = model->max_positions + model->position_offset;
+
+        positions = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                  "Learned table of %" G_GINT64_FORMAT " row",
+                                                  "Learned table of %" G_GINT64_FORMAT " rows",
+                                                  (gulong) rows),
+                                     rows);
+      }
       break;
     case HR_POSITIONS_ALIBI:
       positions = g_strdup (_("ALiBi"));
@@ -1067,7 +1036,17 @@ build_forms (HeadroomWindow *self)
               || g_str_equal (name, "seq_len") || g_str_equal (name, "tokens"))
             group = ADW_PREFERENCES_GROUP (training[0]);
           else if (g_str_equal (name, "mfu"))
-            group = ADW_PREFERENCES_GROUP (training[3]);
+            {
+              group = ADW_PREFERENCES_GROUP (training[3]);
+              /* docs/training.md, "Time, MFU and cost" */
+              gtk_widget_set_tooltip_text (row, _("The share of the GPUs' peak at which every "
+                                                  "FLOP executed runs, recomputation included: "
+                                                  "step time = (model FLOPs + recomputation) ÷ "
+                                                  "(GPUs × peak × this). It is the hardware FLOPs "
+                                                  "utilisation; the model FLOPs utilisation "
+                                                  "achieved is lower when work is recomputed "
+                                                  "(about 30 % at 40 % with full recomputation)."));
+            }
           else if (strstr (name, "parallel") != NULL || g_str_has_prefix (name, "pipeline")
                    || g_str_equal (name, "virtual_stages") || g_str_equal (name, "zero_stage")
                    || g_str_equal (name, "fsdp"))
@@ -1415,20 +1394,24 @@ refresh_flops (HeadroomWindow *self)
       gtk_column_view_column_set_visible (column, training);
     }
 
-  if (!training && n > 0)
+  if (!training && flops != NULL && flops->tokens > 0)
     {
-      g_autoptr(HeadroomFlopsRow) total_row = g_list_model_get_item (rows, n - 1);
-      double tokens = (double) headroom_project_get_int (self->project, "inference.batch")
-                      * (double) headroom_project_get_int (self->project, "inference.prompt");
-      g_autofree char *total = headroom_format_flops (headroom_flops_row_get_total (total_row));
-      g_autofree char *per_token = headroom_format_flops (tokens > 0 ? headroom_flops_row_get_total (total_row) / tokens : 0);
+      const HrInferenceLatency *latency = headroom_estimator_get_inference_latency (self->estimator);
+      double batch = (double) headroom_project_get_int (self->project, "inference.batch");
+      g_autofree char *total = headroom_format_flops (flops->total);
+      g_autofree char *per_token = headroom_format_flops (flops->per_token);
+      g_autofree char *decode = headroom_format_flops (batch > 0 ? latency->decode_flops / batch : 0);
       g_autofree char *text = NULL;
 
-      /* TRANSLATORS: FLOPs of the prefill; e.g. "Prefill: 15.6 TFLOP, 15.2 GFLOP per prompt token" */
-      text = g_strdup_printf (_("Prefill: %s, %s per prompt token (about 2 × active parameters, "
-                                "plus attention over the prompt)"), total, per_token);
+      /* TRANSLATORS: e.g. "Prefill: 250 TFLOP, 15.2 GFLOP per prompt token · Decode: 16.4 GFLOP per generated token" */
+      text = g_strdup_printf (_("Prefill: %s, %s per prompt token · Decode: %s per generated token"),
+                              total, per_token, decode);
       gtk_label_set_label (self->flops_totals, text);
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals), NULL);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals),
+                                   _("About 2 × active parameters per token, plus attention over "
+                                     "the prompt or the cache; the LM head runs on the last "
+                                     "position of the prompt only. Decode: the mean step over the "
+                                     "generated tokens, divided by the batch"));
     }
   else if (flops != NULL && flops->tokens > 0)
     {
@@ -1459,8 +1442,9 @@ refresh_summary (HeadroomWindow *self)
 
   /* The utilisation is an assumption the user sets; every time scales with it. */
   if (headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING)
-    caption = g_strdup_printf (_("Assumes %.0f %% model FLOPs utilisation (Training ▸ Throughput); "
-                                 "times scale inversely with it"),
+    caption = g_strdup_printf (_("Assumes every FLOP executed, recomputation included, runs at "
+                                 "%.0f %% of peak (Training ▸ Throughput); times scale inversely "
+                                 "with it"),
                                100.0 * headroom_project_get_double (self->project, "training.mfu"));
   else
     caption = g_strdup_printf (_("Assumes %.0f %% of peak compute and %.0f %% of memory bandwidth "
@@ -1516,11 +1500,15 @@ sweep (gpointer data)
     }
   if (training)
     {
-      g_autofree char *seq_len = headroom_project_dup_value_string (self->project, "training.seq_len");
+      gint64 seq_len = headroom_project_get_int (self->project, "training.seq_len");
+      g_autofree char *tokens = headroom_format_integer ((double) seq_len);
 
       /* TRANSLATORS: caption of the plot; %s is a token count */
-      caption = g_strdup_printf (_("Memory per GPU against micro-batch, at sequences of %s tokens"),
-                                 seq_len);
+      caption = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                              "Memory per GPU against micro-batch, at sequences of %s token",
+                                              "Memory per GPU against micro-batch, at sequences of %s tokens",
+                                              (gulong) seq_len),
+                                 tokens);
       headroom_fits_plot_set_points (self->fits_plot, _("Micro-batch"), x, memory, n);
     }
   else
@@ -2405,6 +2393,14 @@ headroom_window_get_memory_bar (HeadroomWindow *self)
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
 
   return self->memory_bar;
+}
+
+HeadroomMemoryBar *
+headroom_window_get_cpu_bar (HeadroomWindow *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
+
+  return self->cpu_bar;
 }
 
 GtkWidget *

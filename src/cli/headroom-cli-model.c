@@ -340,7 +340,8 @@ headroom_cli_gpus (int    argc,
                                    headroom_cli_format_gib (gpu->memory_bytes),
                                    g_strdup_printf ("%s GB/s", bandwidth),
                                    g_strdup_printf ("%s/s", peak),
-                                   g_strdup_printf ("%.0f W", gpu->power_watts),
+                                   gpu->power_watts > 0 ? g_strdup_printf ("%.0f W", gpu->power_watts)
+                                                        : g_strdup (_("unknown")),
                                    NULL);
         }
     }

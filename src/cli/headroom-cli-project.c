@@ -80,29 +80,121 @@ project_csv (HeadroomProject  *project,
   return csv;
 }
 
+/* In the order of HeadroomSweep. */
+static const char * const sweep_choices[] = { "micro-batch", "seq", "gpus", NULL };
+
+/* The sweep's values: powers of two times --from up to --to, both by default
+ * the ends of the service's default range (moved to the other when given
+ * beyond it). */
+static gint64 *
+sweep_values (HeadroomProject  *project,
+              HeadroomSweep     axis,
+              const char       *from_text,
+              const char       *to_text,
+              guint            *n_values,
+              GError          **error)
+{
+  g_autofree gint64 *defaults = NULL;
+  g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint n_defaults;
+  gint64 from, to;
+
+  defaults = headroom_report_sweep_default_values (project, axis, &n_defaults);
+  from = defaults[0];
+  to = defaults[n_defaults - 1];
+  if (!headroom_cli_parse_optional_int ("--from", from_text, 1, &from, error)
+      || !headroom_cli_parse_optional_int ("--to", to_text, 1, &to, error))
+    return NULL;
+  if (from_text == NULL)
+    from = MIN (from, to);
+  if (to_text == NULL)
+    to = MAX (to, from);
+  if (to < from)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--to: %" G_GINT64_FORMAT " is below --from %" G_GINT64_FORMAT), to, from);
+      return NULL;
+    }
+
+  for (gint64 value = from;; value *= 2)
+    {
+      g_array_append_val (values, value);
+      if (value > to / 2)
+        break;
+    }
+
+  *n_values = values->len;
+  return (gint64 *) g_array_free (g_steal_pointer (&values), FALSE);
+}
+
+/* The sweep CSV of `axis` over the project, or an error naming the key. */
+static char *
+sweep_csv (HeadroomProject  *project,
+           HeadroomSweep     axis,
+           const gint64     *values,
+           guint             n_values,
+           GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  char *csv;
+
+  csv = headroom_report_sweep_to_csv (project, axis, values, n_values, &local_error);
+  if (csv == NULL)
+    g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                         local_error->message);
+  return csv;
+}
+
 int
 headroom_cli_report (int    argc,
                      char **argv)
 {
   g_autofree char *csv_target = NULL;
+  g_autofree char *sweep = NULL;
+  g_autofree char *from = NULL;
+  g_autofree char *to = NULL;
   gboolean json = FALSE;
+  int axis = -1;
   const GOptionEntry entries[] = {
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_target,
       N_("Write the CSV report to FILE (- for standard output)"), N_("FILE|-") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
+    { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,
+      N_("Instead, memory and step time against one setting, as CSV"), N_("micro-batch|seq|gpus") },
+    { "from", 0, 0, G_OPTION_ARG_STRING, &from, N_("First value of the sweep"), N_("N") },
+    { "to", 0, 0, G_OPTION_ARG_STRING, &to,
+      N_("Last value of the sweep (the values double from --from)"), N_("N") },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (_("PROJECT"));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autofree char *csv = NULL;
+  g_autofree gint64 *values = NULL;
+  guint n_values = 0;
   const char *path;
 
-  g_option_context_set_summary (context, _("Print the estimate of a project file."));
+  g_option_context_set_summary (context, _("Print the estimate of a project file, "
+                                           "or a sweep of one of its settings."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!parse_options (context, &argc, &argv, &error)
       || !take_argument (argc, argv, _("PROJECT"), &path, &error))
     return headroom_cli_report_error (error);
+
+  if (!headroom_cli_parse_optional_choice ("--sweep", sweep, sweep_choices, &axis, &error))
+    return headroom_cli_report_error (error);
+  if (sweep == NULL && (from != NULL || to != NULL))
+    {
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s: only with --sweep"), from != NULL ? "--from" : "--to");
+      return headroom_cli_report_error (error);
+    }
+  if (sweep != NULL && json)
+    {
+      g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--sweep: writes CSV; leave out --json"));
+      return headroom_cli_report_error (error);
+    }
 
   if (json && g_strcmp0 (csv_target, "-") == 0)
     {
@@ -132,7 +224,21 @@ headroom_cli_report (int    argc,
       return headroom_cli_report_error (error);
     }
 
-  if (csv_target != NULL)
+  if (sweep != NULL)
+    {
+      values = sweep_values (model.project, (HeadroomSweep) axis, from, to, &n_values, &error);
+      if (values == NULL)
+        return headroom_cli_report_error (error);
+      csv = sweep_csv (model.project, (HeadroomSweep) axis, values, n_values, &error);
+      if (csv == NULL)
+        {
+          g_prefix_error (&error, "%s: ", path);
+          return headroom_cli_report_error (error);
+        }
+      if (csv_target == NULL)
+        csv_target = g_strdup ("-");
+    }
+  else if (csv_target != NULL)
     {
       csv = project_csv (model.project, &error);
       if (csv == NULL)

@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <glib/gi18n.h>
@@ -52,6 +53,8 @@ typedef struct
   char    *overhead;
   char    *mfu;
   char    *price;
+  char    *measured_tokens_per_second;
+  char    *measured_step_seconds;
   char    *top;
   char    *inter_node_bandwidth;
   char    *inter_node_latency;
@@ -67,7 +70,8 @@ train_args_clear (TrainArgs *args)
     &args->pp, &args->pp_schedule, &args->vpp, &args->cp, &args->ep, &args->zero, &args->fsdp,
     &args->micro_batch, &args->global_batch, &args->seq, &args->tokens, &args->precision,
     &args->optimizer, &args->attention, &args->recompute, &args->overhead, &args->mfu,
-    &args->price, &args->top, &args->inter_node_bandwidth, &args->inter_node_latency,
+    &args->price, &args->measured_tokens_per_second, &args->measured_step_seconds, &args->top,
+    &args->inter_node_bandwidth, &args->inter_node_latency,
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (strings); i++)
@@ -124,6 +128,10 @@ add_layout_entries (GOptionContext *context,
     STRING_OPTION ("overhead", overhead, N_("Framework memory per GPU in bytes (default 1 GiB)"), N_("BYTES")),
     STRING_OPTION ("mfu", mfu, N_("Model FLOPs utilisation, above 0 and at most 1 (default 0.4)"), N_("F")),
     STRING_OPTION ("price", price, N_("Price of one GPU-hour"), N_("USD_PER_GPU_HOUR")),
+    STRING_OPTION ("measured-tokens-per-second", measured_tokens_per_second,
+                   N_("Measured throughput of the whole run: report its MFU and HFU"), N_("X")),
+    STRING_OPTION ("measured-step-seconds", measured_step_seconds,
+                   N_("Measured time of one optimizer step: report its MFU and HFU"), N_("S")),
     { NULL }
   };
   const GOptionEntry plan_entries[] = {
@@ -353,6 +361,9 @@ typedef struct
   HrTrainingMemory memory;
   HrTrainingTime   time;
   HrTrainingLimits limits;
+  gboolean         has_measured;
+  HrTrainingUtilization measured;
+  gboolean         power_known;   /* the catalog gives the board power (0: unpublished) */
 } TrainResult;
 
 static gboolean
@@ -381,7 +392,59 @@ compute_training (const HrModel    *model,
       headroom_cli_set_core_error (error, &err);
       return FALSE;
     }
+  result->power_known = gpu->power_watts > 0;
 
+  return TRUE;
+}
+
+/* MFU and HFU of a measured throughput (--measured-tokens-per-second or
+ * --measured-step-seconds), when one is given. */
+static gboolean
+compute_measured (const HrModel    *model,
+                  const HrTraining *training,
+                  const HrGpu      *gpu,
+                  TrainArgs        *args,
+                  TrainResult      *result,
+                  GError          **error)
+{
+  HrError err = { 0 };
+  HrStatus status;
+  double value;
+
+  if (args->measured_tokens_per_second != NULL && args->measured_step_seconds != NULL)
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--measured-step-seconds: give either --measured-tokens-per-second "
+                             "or --measured-step-seconds"));
+      return FALSE;
+    }
+
+  if (args->measured_tokens_per_second != NULL)
+    {
+      if (!headroom_cli_parse_double ("--measured-tokens-per-second",
+                                      args->measured_tokens_per_second,
+                                      0, G_MAXDOUBLE, TRUE, &value, error))
+        return FALSE;
+      status = hr_training_utilization_from_tokens_per_second (model, training, gpu, value,
+                                                               &result->measured, &err);
+    }
+  else if (args->measured_step_seconds != NULL)
+    {
+      if (!headroom_cli_parse_double ("--measured-step-seconds", args->measured_step_seconds,
+                                      0, G_MAXDOUBLE, TRUE, &value, error))
+        return FALSE;
+      status = hr_training_utilization_from_step_seconds (model, training, gpu, value,
+                                                          &result->measured, &err);
+    }
+  else
+    return TRUE;
+
+  if (status != HR_OK)
+    {
+      headroom_cli_set_core_error (error, &err);
+      return FALSE;
+    }
+  result->has_measured = TRUE;
   return TRUE;
 }
 
@@ -424,8 +487,19 @@ print_train_json (const TrainResult *r)
   headroom_cli_json_double (builder, "total_seconds", t->total_seconds);
   headroom_cli_json_double (builder, "gpu_hours", t->gpu_hours);
   headroom_cli_json_double (builder, "cost", t->cost);
-  headroom_cli_json_double (builder, "energy_kwh", t->energy_kwh);
+  /* null, not 0, where the board power is unpublished (TPUs) */
+  headroom_cli_json_double (builder, "energy_kwh", r->power_known ? t->energy_kwh : NAN);
   headroom_cli_json_double (builder, "mfu", t->mfu);
+  if (r->has_measured)
+    {
+      json_builder_set_member_name (builder, "measured");
+      json_builder_begin_object (builder);
+      headroom_cli_json_double (builder, "mfu", r->measured.mfu);
+      headroom_cli_json_double (builder, "hfu", r->measured.hfu);
+      headroom_cli_json_double (builder, "tokens_per_second", r->measured.tokens_per_second);
+      headroom_cli_json_double (builder, "step_seconds", r->measured.step_seconds);
+      json_builder_end_object (builder);
+    }
   json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "limits");
@@ -484,6 +558,16 @@ print_train_table (const char       *name,
   headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
                            headroom_cli_format_count (t->tokens_per_second), NULL);
   headroom_cli_table_take (table, g_strdup (_("MFU")), g_strdup_printf ("%s%%", mfu), NULL);
+  if (r->has_measured)
+    {
+      g_autofree char *measured_mfu = headroom_cli_format_number (100 * r->measured.mfu, 3);
+      g_autofree char *measured_hfu = headroom_cli_format_number (100 * r->measured.hfu, 3);
+
+      headroom_cli_table_take (table, g_strdup (_("Measured MFU")),
+                               g_strdup_printf ("%s%%", measured_mfu), NULL);
+      headroom_cli_table_take (table, g_strdup (_("Measured HFU")),
+                               g_strdup_printf ("%s%%", measured_hfu), NULL);
+    }
   if (t->total_seconds > 0)
     {
       headroom_cli_table_take (table, g_strdup (_("Training time")),
@@ -493,7 +577,9 @@ print_train_table (const char       *name,
       headroom_cli_table_take (table, g_strdup (_("Cost (USD)")),
                                headroom_cli_format_count (t->cost), NULL);
       headroom_cli_table_take (table, g_strdup (_("Energy (kWh)")),
-                               headroom_cli_format_count (t->energy_kwh), NULL);
+                               r->power_known ? headroom_cli_format_count (t->energy_kwh)
+                                              : g_strdup (_("unknown (board power not published)")),
+                               NULL);
     }
   headroom_cli_table_print (table);
 
@@ -517,7 +603,7 @@ run_train (HeadroomCliModel *model,
   g_autoptr(GError) error = NULL;
   HrTraining training;
   HrGpu gpu;
-  TrainResult result;
+  TrainResult result = { 0 };
 
   hr_training_init (&training);
   if (model->project != NULL)
@@ -527,7 +613,8 @@ run_train (HeadroomCliModel *model,
 
   if (!apply_train_args (&training, args, &error)
       || !resolve_gpu (model, args, &gpu, &error)
-      || !compute_training (&model->model, &training, &gpu, &result, &error))
+      || !compute_training (&model->model, &training, &gpu, &result, &error)
+      || !compute_measured (&model->model, &training, &gpu, args, &result, &error))
     return headroom_cli_report_error (error);
 
   if (args->json)
@@ -624,35 +711,18 @@ print_layout_csv (const HrPlanLayout *layout)
           hr_plan_bound_name (layout->step.bound));
 }
 
+/* The rows of plan's table; `throughput` adds a tokens per second column. */
 static void
-print_plan_table (const char         *name,
-                  const HrPlanRequest *request,
-                  const HrPlanLayout *layouts,
-                  const HrPlanResult *result,
-                  double              seconds)
+print_layouts_table (const HrPlanLayout *layouts,
+                     size_t              n_layouts,
+                     gboolean            throughput)
 {
-  g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (16);
-  g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
-
-  g_autofree char *gpus = headroom_cli_format_gpus (hr_training_gpus (&request->training));
-
-  printf (_("%s on %s (%" G_GINT64_FORMAT " per node), global batch %"
-            G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
-          name, gpus, request->training.gpus_per_node,
-          request->training.global_batch, request->training.seq_len);
-  printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n\n"),
-          result->searched, result->fitting, ms);
-
-  if (result->n_best == 0)
-    {
-      printf ("%s\n", _("No layout fits in memory."));
-      return;
-    }
+  g_autoptr(HeadroomCliTable) table = headroom_cli_table_new (throughput ? 17 : 16);
 
   headroom_cli_table_add (table, "#", "TP", "PP", "VPP", "DP", "CP", "EP", "ZeRO", "FSDP", "SP",
                           _("Micro"), _("Recompute"), _("Memory"), _("Step"), "MFU",
-                          _("Bound"), NULL);
-  for (size_t i = 0; i < result->n_best; i++)
+                          _("Bound"), throughput ? _("Tokens/s") : NULL, NULL);
+  for (size_t i = 0; i < n_layouts; i++)
     {
       const HrPlanLayout *l = &layouts[i];
       const HrTraining *t = &l->training;
@@ -675,10 +745,83 @@ print_plan_table (const char         *name,
                                headroom_cli_format_duration (l->step.step_seconds),
                                g_strdup_printf ("%s%%", mfu),
                                g_strdup (hr_plan_bound_name (l->step.bound)),
+                               throughput ? headroom_cli_format_count (l->step.tokens_per_second)
+                                          : NULL,
                                NULL);
     }
   headroom_cli_table_print (table);
 }
+
+static gboolean
+same_layout (const HrPlanLayout *a,
+             const HrPlanLayout *b)
+{
+  const HrTraining *s = &a->training;
+  const HrTraining *t = &b->training;
+
+  return s->tensor_parallel == t->tensor_parallel && s->pipeline_parallel == t->pipeline_parallel
+         && s->virtual_stages == t->virtual_stages && a->data_parallel == b->data_parallel
+         && s->context_parallel == t->context_parallel && s->expert_parallel == t->expert_parallel
+         && s->zero_stage == t->zero_stage && s->fsdp == t->fsdp
+         && s->sequence_parallel == t->sequence_parallel && s->micro_batch == t->micro_batch
+         && s->recompute == t->recompute;
+}
+
+/* Whether every Pareto layout is already among the ranked ones. */
+static gboolean
+pareto_in_best (const HrPlanLayout *best,
+                const HrPlanLayout *pareto,
+                const HrPlanResult *result)
+{
+  for (size_t i = 0; i < result->n_pareto; i++)
+    {
+      gboolean found = FALSE;
+
+      for (size_t j = 0; j < result->n_best && !found; j++)
+        found = same_layout (&pareto[i], &best[j]);
+      if (!found)
+        return FALSE;
+    }
+
+  return result->n_pareto == result->n_best;
+}
+
+static void
+print_plan_table (const char          *name,
+                  const HrPlanRequest *request,
+                  const HrPlanLayout  *layouts,
+                  const HrPlanLayout  *pareto,
+                  const HrPlanResult  *result,
+                  double               seconds)
+{
+  g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
+  g_autofree char *gpus = headroom_cli_format_gpus (hr_training_gpus (&request->training));
+
+  printf (_("%s on %s (%" G_GINT64_FORMAT " per node), global batch %"
+            G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
+          name, gpus, request->training.gpus_per_node,
+          request->training.global_batch, request->training.seq_len);
+  printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n\n"),
+          result->searched, result->fitting, ms);
+
+  if (result->n_best == 0)
+    {
+      printf ("%s\n", _("No layout fits in memory."));
+      return;
+    }
+
+  print_layouts_table (layouts, result->n_best, FALSE);
+
+  if (pareto_in_best (layouts, pareto, result))
+    return;
+  printf ("\n%s\n", _("Pareto front (memory vs throughput)"));
+  print_layouts_table (pareto, result->n_pareto, TRUE);
+  if (result->pareto_truncated)
+    printf (_("(the first %zu points of a longer front)\n"), result->n_pareto);
+}
+
+/* Points of the memory/throughput front plan keeps (more are noted as cut). */
+#define PARETO_SIZE 256
 
 /* Smallest multiple of the GPU count that is at least 512 sequences. */
 static gint64
@@ -696,6 +839,7 @@ headroom_cli_plan (int    argc,
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autofree HrPlanLayout *layouts = NULL;
+  g_autofree HrPlanLayout *pareto = g_new0 (HrPlanLayout, PARETO_SIZE);
   HrPlanRequest request;
   HrPlanResult result = { 0 };
   HrError err = { 0 };
@@ -769,7 +913,7 @@ headroom_cli_plan (int    argc,
   layouts = g_new0 (HrPlanLayout, top);
 
   started = g_get_monotonic_time ();
-  if (hr_plan_search (&model.model, &gpu, &request, layouts, (size_t) top, NULL, 0,
+  if (hr_plan_search (&model.model, &gpu, &request, layouts, (size_t) top, pareto, PARETO_SIZE,
                       &result, &err) != HR_OK)
     {
       headroom_cli_set_core_error (&error, &err);
@@ -787,6 +931,11 @@ headroom_cli_plan (int    argc,
       for (size_t i = 0; i < result.n_best; i++)
         json_layout (builder, &layouts[i]);
       json_builder_end_array (builder);
+      json_builder_set_member_name (builder, "pareto");
+      json_builder_begin_array (builder);
+      for (size_t i = 0; i < result.n_pareto; i++)
+        json_layout (builder, &pareto[i]);
+      json_builder_end_array (builder);
       headroom_cli_json_int (builder, "searched", result.searched);
       headroom_cli_json_int (builder, "fitting", result.fitting);
       headroom_cli_json_double (builder, "seconds", seconds);
@@ -802,7 +951,7 @@ headroom_cli_plan (int    argc,
         print_layout_csv (&layouts[i]);
     }
   else
-    print_plan_table (model.name, &request, layouts, &result, seconds);
+    print_plan_table (model.name, &request, layouts, pareto, &result, seconds);
 
   return HEADROOM_CLI_EXIT_OK;
 }

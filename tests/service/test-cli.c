@@ -525,6 +525,95 @@ test_train_table (void)
   g_assert_nonnull (strstr (run.out, "does not fit"));
 }
 
+/* The catalog's TPUs have no published board power (power_watts 0): the
+ * energy is null in JSON and "unknown" in the table, never 0 kWh, while
+ * time and GPU-hours are still given; "gpus" lists their power as unknown. */
+static void
+test_train_unknown_power (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) table = { 0 };
+  g_auto(Run) gpus = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+
+  run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "tpu-v5e", "--gpus", "8",
+           "--tokens", "1e9", "--json", NULL);
+  out = parse_output (&run);
+  g_assert_cmpfloat (member_double (out, "time.gpu_hours"), >, 0);
+  g_assert_true (JSON_NODE_HOLDS_NULL (member (out, "time.energy_kwh")));
+
+  run_cli (&table, "train", "--model", LLAMA_CONFIG, "--gpu", "tpu-v5e", "--gpus", "8",
+           "--tokens", "1e9", NULL);
+  g_assert_cmpint (table.status, ==, 0);
+  g_assert_nonnull (strstr (table.out, "unknown (board power not published)"));
+
+  run_cli (&gpus, "gpus", NULL);
+  g_assert_cmpint (gpus.status, ==, 0);
+  g_assert_nonnull (strstr (gpus.out, "tpu-v5e"));
+  g_assert_nonnull (strstr (gpus.out, "unknown"));
+}
+
+/* A measured throughput on the run of test_train (8 sequences of 4096 =
+ * 32,768 tokens per step on 8 GPUs of 2e14 bf16 FLOP/s): a step of 10 s is
+ * 3,276.8 tokens/s, and the other way round. MFU counts the model FLOPs of the
+ * step, 8 × (forward + backward) of one sequence; HFU adds the recomputation
+ * (flash attention's): 8 × total (PaLM, Chowdhery et al. 2022, App. B). Both
+ * over 8 × 2e14 × 10 FLOP. The predicted MFU at the predicted step scales to
+ * the measured one by predicted step / 10 s. */
+static void
+test_train_measured (void)
+{
+  g_auto(Run) step_run = { 0 };
+  g_auto(Run) tokens_run = { 0 };
+  g_auto(Run) base_run = { 0 };
+  g_auto(Run) table = { 0 };
+  g_autoptr(JsonObject) step = NULL;
+  g_autoptr(JsonObject) tokens = NULL;
+  g_autoptr(JsonObject) base = NULL;
+  double model_flops, hardware_flops;
+
+  run_cli (&step_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--measured-step-seconds", "10", "--json", NULL);
+  step = parse_output (&step_run);
+  model_flops = 8 * (member_double (step, "flops.forward") + member_double (step, "flops.backward"));
+  hardware_flops = 8 * member_double (step, "flops.total");
+  g_assert_cmpfloat (hardware_flops, >, model_flops);
+  assert_close (member_double (step, "time.measured.step_seconds"), 10);
+  assert_close (member_double (step, "time.measured.tokens_per_second"), 3276.8);
+  assert_close (member_double (step, "time.measured.mfu"), model_flops / (8 * 2e14 * 10));
+  assert_close (member_double (step, "time.measured.hfu"), hardware_flops / (8 * 2e14 * 10));
+  assert_close (member_double (step, "time.measured.mfu"),
+                member_double (step, "time.mfu") * member_double (step, "time.step_seconds") / 10);
+
+  run_cli (&tokens_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--measured-tokens-per-second", "3276.8", "--json", NULL);
+  tokens = parse_output (&tokens_run);
+  assert_close (member_double (tokens, "time.measured.step_seconds"), 10);
+  assert_close (member_double (tokens, "time.measured.mfu"), member_double (step, "time.measured.mfu"));
+  assert_close (member_double (tokens, "time.measured.hfu"), member_double (step, "time.measured.hfu"));
+
+  /* The prediction itself does not move; without the options there is no "measured". */
+  run_cli (&base_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--json", NULL);
+  base = parse_output (&base_run);
+  g_assert_false (json_object_has_member (json_node_get_object (member (base, "time")), "measured"));
+  g_assert_cmpfloat (member_double (base, "time.step_seconds"), ==,
+                     member_double (step, "time.step_seconds"));
+  g_assert_cmpfloat (member_double (base, "time.mfu"), ==, member_double (step, "time.mfu"));
+
+  run_cli (&table, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "3", "--seq", "4096", "--measured-step-seconds", "10", NULL);
+  g_assert_cmpint (table.status, ==, 0);
+  g_assert_nonnull (strstr (table.out, "Measured MFU"));
+  g_assert_nonnull (strstr (table.out, "Measured HFU"));
+  {
+    g_autofree char *percent = g_strdup_printf ("%.3g%%",
+                                                100 * member_double (step, "time.measured.mfu"));
+
+    g_assert_nonnull (strstr (table.out, percent));
+  }
+}
+
 /* Llama-2-7B served in bf16 on one test GPU, batch 4, prompt 1000, 200
  * generated: weights 2 bytes × 6,738,415,616 = 13,476,831,232; KV cache per
  * token 2 (K and V) × 32 layers × 32 heads × 128 × 2 bytes = 524,288; 1200
@@ -656,6 +745,92 @@ test_plan (void)
                                    "tokens_per_second,bound\r\n"));
 }
 
+/* Issue 8: the Pareto set of memory against throughput. Every point of it
+ * is a fitting layout that no other point beats on both; least memory first,
+ * so throughput rises along it; its last point is the fastest layout of all
+ * and its first needs no more memory than any ranked layout. */
+static void
+test_plan_pareto (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) table = { 0 };
+  g_auto(Run) single = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(GList) layout_keys = NULL;
+  JsonArray *layouts, *pareto;
+  JsonObject *first, *last;
+  guint n;
+
+  run_cli (&run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--top", "5", "--json", NULL);
+  out = parse_output (&run);
+  layouts = json_node_get_array (member (out, "layouts"));
+  pareto = json_node_get_array (member (out, "pareto"));
+  n = json_array_get_length (pareto);
+  g_assert_cmpuint (n, >, 1);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *a = json_array_get_object_element (pareto, i);
+      gint64 memory = member_int (a, "memory_total");
+      double rate = member_double (a, "tokens_per_second");
+
+      g_assert_cmpint (memory, <=, 25769803776);
+      g_assert_cmpint (member_int (a, "tp") * member_int (a, "pp") * member_int (a, "cp")
+                       * member_int (a, "dp"), ==, 8);
+      for (guint j = 0; j < n; j++)
+        {
+          JsonObject *b = json_array_get_object_element (pareto, j);
+          gint64 other_memory = member_int (b, "memory_total");
+          double other_rate = member_double (b, "tokens_per_second");
+
+          if (i != j && other_memory <= memory && other_rate >= rate)
+            g_assert_true (other_memory == memory && other_rate == rate);
+          if (i != j)
+            g_assert_false (other_memory == memory && other_rate == rate);
+        }
+      if (i > 0)
+        {
+          JsonObject *previous = json_array_get_object_element (pareto, i - 1);
+
+          g_assert_cmpint (memory, >, member_int (previous, "memory_total"));
+          g_assert_cmpfloat (rate, >, member_double (previous, "tokens_per_second"));
+        }
+    }
+
+  /* Same keys in the same order as "layouts". */
+  first = json_array_get_object_element (pareto, 0);
+  last = json_array_get_object_element (pareto, n - 1);
+  layout_keys = json_object_get_members (json_array_get_object_element (layouts, 0));
+  {
+    g_autoptr(GList) pareto_keys = json_object_get_members (first);
+
+    g_assert_cmpuint (g_list_length (pareto_keys), ==, g_list_length (layout_keys));
+    for (GList *k = layout_keys, *l = pareto_keys; k != NULL; k = k->next, l = l->next)
+      g_assert_cmpstr (k->data, ==, l->data);
+  }
+
+  g_assert_cmpfloat (member_double (last, "tokens_per_second"), ==,
+                     member_double (json_array_get_object_element (layouts, 0), "tokens_per_second"));
+  for (guint i = 0; i < json_array_get_length (layouts); i++)
+    g_assert_cmpint (member_int (first, "memory_total"), <=,
+                     member_int (json_array_get_object_element (layouts, i), "memory_total"));
+
+  run_cli (&table, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--top", "5", NULL);
+  g_assert_cmpint (table.status, ==, 0);
+  g_assert_nonnull (strstr (table.out, "Pareto front (memory vs throughput)"));
+
+  /* Every dimension pinned on one GPU leaves one layout: the front is the
+   * ranked table, which is not printed twice. */
+  run_cli (&single, "plan", "--model", CLI_DATA "/tiny-llama.json", "--gpu", "test-gpu",
+           "--gpus", "1", "--global-batch", "4", "--seq", "8", "--micro-batch", "1",
+           "--recompute", "none", "--zero", "0", NULL);
+  g_assert_cmpint (single.status, ==, 0);
+  g_assert_nonnull (strstr (single.out, "1 layouts searched"));
+  g_assert_null (strstr (single.out, "Pareto"));
+}
+
 /* tiny-train.headroom: tiny-llama.json (95,040 parameters: embedding and LM
  * head 100 × 64 each, attention 2 × 4 × 64², MLP 2 × 3 × 64 × 128, norms
  * (2 × 2 + 1) × 64) on 8 test GPUs, ZeRO-3, bf16 mixed, sequences of 8,
@@ -736,6 +911,107 @@ test_report (void)
   g_assert_cmpstr (csv_file.out, ==, "");
   g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
   g_assert_cmpstr (written, ==, csv.out);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* Splits CSV text without quoted fields into rows of fields. */
+static GPtrArray *
+split_csv (const char *text)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_auto(GStrv) lines = g_strsplit (text, "\r\n", -1);
+
+  g_assert_true (g_str_has_suffix (text, "\r\n"));
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++)
+    g_ptr_array_add (rows, g_strsplit (lines[i], ",", -1));
+  return g_steal_pointer (&rows);
+}
+
+/* Issue 6: the sweep of tiny-train.headroom (8 GPUs, ZeRO-3, global batch
+ * 16) over micro batches 1, 2, 4. At 2, 2 × 8 ranks make the global batch
+ * in one micro-step, so no fp32 accumulation buffer is kept; the model
+ * states are those of test_project_model: bf16 weights 2 × 95,040 / 8 =
+ * 23,760, master 47,520, bf16 gradients 23,760, Adam 8 × 95,040 / 8 =
+ * 95,040. At 4, 4 × 8 = 32 sequences overshoot the global batch of 16: an
+ * error row naming it. Total, step and throughput are those of train. */
+static void
+test_report_sweep (void)
+{
+  g_auto(Run) sweep = { 0 };
+  g_auto(Run) train = { 0 };
+  g_auto(Run) to_file = { 0 };
+  g_auto(Run) gpus = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) gpu_rows = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-cli-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "sweep.csv", NULL);
+  g_autofree char *written = NULL;
+  char **row;
+
+  run_cli (&sweep, "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "micro-batch",
+           "--from", "1", "--to", "4", NULL);
+  g_assert_cmpint (sweep.status, ==, 0);
+  g_assert_cmpstr (sweep.err, ==, "");
+  g_assert_true (g_str_has_prefix (sweep.out,
+                                   "micro_batch (sequences),weights (B),master_weights (B),"
+                                   "gradients (B),grad_accumulation_buffer (B),optimizer (B),"
+                                   "activations (B),temporary (B),overhead (B),total (B),"
+                                   "capacity (B),fits,step (s),throughput (tokens/s),error\r\n"));
+  rows = split_csv (sweep.out);
+  g_assert_cmpuint (rows->len, ==, 4);
+
+  row = g_ptr_array_index (rows, 2);
+  g_assert_cmpuint (g_strv_length (row), ==, 15);
+  g_assert_cmpstr (row[0], ==, "2");
+  g_assert_cmpstr (row[1], ==, "23760");
+  g_assert_cmpstr (row[2], ==, "47520");
+  g_assert_cmpstr (row[3], ==, "23760");
+  g_assert_cmpstr (row[4], ==, "0");
+  g_assert_cmpstr (row[5], ==, "95040");
+  g_assert_cmpstr (row[10], ==, "25769803776");
+  g_assert_cmpstr (row[11], ==, "true");
+  g_assert_cmpstr (row[14], ==, "");
+
+  run_cli (&train, "train", "--model", CLI_DATA "/tiny-train.headroom.json", "--micro-batch", "2",
+           "--json", NULL);
+  out = parse_output (&train);
+  g_assert_cmpint (g_ascii_strtoll (row[9], NULL, 10), ==, member_int (out, "memory.total"));
+  g_assert_cmpint (g_ascii_strtoll (row[6], NULL, 10), ==, member_int (out, "memory.activations"));
+  assert_close (g_ascii_strtod (row[12], NULL), member_double (out, "time.step_seconds"));
+  assert_close (g_ascii_strtod (row[13], NULL), member_double (out, "time.tokens_per_second"));
+
+  row = g_ptr_array_index (rows, 3);
+  g_assert_cmpstr (row[0], ==, "4");
+  g_assert_cmpstr (row[9], ==, "");
+  g_assert_nonnull (strstr (row[14], "training.global_batch"));
+
+  /* --csv FILE takes the same text. */
+  run_cli (&to_file, "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "micro-batch",
+           "--from", "1", "--to", "4", "--csv", path, NULL);
+  g_assert_cmpint (to_file.status, ==, 0);
+  g_assert_cmpstr (to_file.out, ==, "");
+  g_assert_true (g_file_get_contents (path, &written, NULL, NULL));
+  g_assert_cmpstr (written, ==, sweep.out);
+
+  /* GPUs 2, 4, 8, 16 (doubling up to --to 20): ZeRO-3 weights 2 × 95,040 / n
+   * = 95,040, 47,520, 23,760 and 11,880 bytes. */
+  run_cli (&gpus, "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "gpus",
+           "--from", "2", "--to", "20", NULL);
+  g_assert_cmpint (gpus.status, ==, 0);
+  gpu_rows = split_csv (gpus.out);
+  g_assert_cmpuint (gpu_rows->len, ==, 5);
+  g_assert_cmpstr (((char **) g_ptr_array_index (gpu_rows, 0))[0], ==, "gpus");
+  for (guint i = 1; i < gpu_rows->len; i++)
+    {
+      char **r = g_ptr_array_index (gpu_rows, i);
+      gint64 n = (gint64) 1 << i;
+
+      g_assert_cmpint (g_ascii_strtoll (r[0], NULL, 10), ==, n);
+      g_assert_cmpint (g_ascii_strtoll (r[1], NULL, 10), ==, 2 * 95040 / n);
+    }
 
   g_unlink (path);
   g_rmdir (dir);
@@ -1004,6 +1280,25 @@ test_bad_input (void)
     { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu" }, "--gpus" },
     { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--top", "0" }, "--top" },
     { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--json", "--csv" }, "--csv" },
+    /* measured throughput */
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--measured-step-seconds", "0" },
+      "--measured-step-seconds" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--measured-step-seconds", "-3" },
+      "--measured-step-seconds" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--measured-tokens-per-second", "8x" },
+      "--measured-tokens-per-second" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--measured-tokens-per-second", "inf" },
+      "--measured-tokens-per-second" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--measured-tokens-per-second", "100",
+        "--measured-step-seconds", "2" }, "--measured-step-seconds" },
+    /* sweeps */
+    { { "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "batch" }, "--sweep" },
+    { { "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "seq", "--from", "0" }, "--from" },
+    { { "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "seq", "--to", "9x" }, "--to" },
+    { { "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "seq", "--from", "8", "--to", "4" },
+      "--to" },
+    { { "report", CLI_DATA "/tiny-train.headroom.json", "--from", "2" }, "--from" },
+    { { "report", CLI_DATA "/tiny-train.headroom.json", "--sweep", "gpus", "--json" }, "--sweep" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1037,11 +1332,15 @@ main (int   argc,
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
   g_test_add_func ("/cli/train/table", test_train_table);
+  g_test_add_func ("/cli/train/measured", test_train_measured);
+  g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
   g_test_add_func ("/cli/infer", test_infer);
   g_test_add_func ("/cli/infer/kv-cache", test_infer_kv_cache);
   g_test_add_func ("/cli/plan", test_plan);
+  g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/project-model", test_project_model);
   g_test_add_func ("/cli/report", test_report);
+  g_test_add_func ("/cli/report/sweep", test_report_sweep);
   g_test_add_func ("/cli/import", test_import);
   g_test_add_func ("/cli/import/hub", test_import_hub);
   g_test_add_func ("/cli/locale", test_locale);

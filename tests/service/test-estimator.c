@@ -151,6 +151,120 @@ test_training_result (void)
   g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_summary (estimator)), >, 10);
 }
 
+static double
+segment_value (GListModel *segments,
+               const char *name)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
+
+      if (g_str_equal (headroom_quantity_get_name (q), name))
+        return headroom_quantity_get_value (q);
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+/* ZeRO-Offload (docs/training.md, "Offload"): Llama-3.1-8B, P = 8 030 261 248
+ * parameters, AdamW, ZeRO-1 over 8 data-parallel ranks (tp 1). Each rank's
+ * host memory holds its shard of the fp32 master copy (4 B), m and v (8 B)
+ * and an fp32 gradient copy (4 B): P / 8 = 1 003 782 656 parameters, so
+ * 4 015 130 624 + 8 030 261 248 + 4 015 130 624 = 16 060 522 496 bytes
+ * (14.96 GiB). The GPU keeps the 16-bit weights and gradients only. */
+static void
+test_offload_segments (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  const HrTrainingMemory *memory;
+  GListModel *segments;
+  double gpu_sum = 0, cpu_sum = 0;
+
+  headroom_estimator_recompute_now (estimator);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
+
+      g_assert_false (g_str_has_prefix (headroom_quantity_get_name (q), "cpu"));
+    }
+
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_optimizer", TRUE, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  memory = headroom_estimator_get_training_memory (estimator);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 8 + 3);
+
+  g_assert_cmpfloat (segment_value (segments, "cpu_master_weights"), ==, 4015130624.0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_optimizer"), ==, 8030261248.0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_gradients"), ==, 4015130624.0);
+  g_assert_cmpfloat (memory->cpu_bytes, ==, 16060522496.0);
+  /* Off the GPU: its master weights and optimizer segments are empty. */
+  g_assert_cmpfloat (segment_value (segments, "master_weights"), ==, 0);
+  g_assert_cmpfloat (segment_value (segments, "optimizer"), ==, 0);
+  /* bf16 weights stay whole on every rank under ZeRO-1: 2 × P. */
+  g_assert_cmpfloat (segment_value (segments, "weights"), ==, 16060522496.0);
+
+  for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
+
+      if (g_str_has_prefix (headroom_quantity_get_name (q), "cpu"))
+        cpu_sum += headroom_quantity_get_value (q);
+      else
+        gpu_sum += headroom_quantity_get_value (q);
+    }
+  g_assert_cmpfloat (cpu_sum, ==, memory->cpu_bytes);
+  g_assert_cmpfloat_with_epsilon (gpu_sum, memory->total, 1.0);
+  g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory->total);
+}
+
+static HeadroomQuantity *
+find_quantity (GListModel *model,
+               const char *name)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (model); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (model, i);
+
+      if (g_str_equal (headroom_quantity_get_name (q), name))
+        return g_steal_pointer (&q);
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* training.mfu applies to every FLOP executed (docs/training.md, "Time, MFU
+ * and cost"): it is the HFU. Full recomputation runs the forward pass again,
+ * so hardware FLOPs = forward + backward + forward = 4/3 of the model FLOPs
+ * (backward = 2 × forward), and the achieved MFU is 0.40 × 3/4 = 0.30, a
+ * little less as flash attention also recomputes QKᵀ in the backward. */
+static void
+test_utilisation (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autoptr(HeadroomQuantity) mfu = NULL;
+  g_autoptr(HeadroomQuantity) hfu = NULL;
+  GListModel *summary;
+
+  g_assert_true (headroom_project_set_string (project, "training.recompute", "full", NULL));
+  g_assert_cmpfloat (headroom_project_get_double (project, "training.mfu"), ==, 0.4);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+
+  summary = headroom_estimator_get_summary (estimator);
+  mfu = find_quantity (summary, "mfu");
+  hfu = find_quantity (summary, "hfu");
+  g_assert_cmpstr (headroom_quantity_get_label (mfu), ==, "Model FLOPs utilisation");
+  g_assert_cmpstr (headroom_quantity_get_label (hfu), ==, "Hardware FLOPs utilisation");
+  g_assert_cmpfloat_with_epsilon (headroom_quantity_get_value (hfu), 0.4, 1e-12);
+  g_assert_cmpfloat (headroom_quantity_get_value (mfu), <=, 0.30);
+  g_assert_cmpfloat (headroom_quantity_get_value (mfu), >, 0.29);
+}
+
 static void
 test_error_keeps_last_result (void)
 {
@@ -245,9 +359,31 @@ test_inference_result (void)
   g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator)), ==, 4);
   g_assert_cmpfloat_with_epsilon (sum_values (headroom_estimator_get_memory_segments (estimator)),
                                   memory->total, 1.0);
-  /* The prefill has no backward pass. */
-  g_assert_cmpfloat (headroom_estimator_get_flops (estimator)->forward, >, 0);
-  g_assert_cmpint (headroom_estimator_get_flops (estimator)->tokens, ==, 8 * 2048);
+  /* The prefill has no backward pass: its FLOPs are the forward pass alone,
+   * the core's prefill count, with the LM head on the last position of each
+   * of the 8 sequences only: 2 × 8 × 4096 × 128 256 = 8 405 385 216. */
+  {
+    const HrFlops *flops = headroom_estimator_get_flops (estimator);
+    const HrInferenceLatency *latency = headroom_estimator_get_inference_latency (estimator);
+    double context = 2048 + (double) headroom_project_get_int (project, "inference.generate");
+    double decode = latency->decode_flops / 8;
+
+    g_assert_cmpint (flops->tokens, ==, 8 * 2048);
+    g_assert_cmpfloat (flops->backward, ==, 0);
+    g_assert_cmpfloat (flops->recompute, ==, 0);
+    g_assert_cmpfloat (flops->total, ==, flops->forward);
+    g_assert_cmpfloat_with_epsilon (flops->total / latency->prefill_flops, 1.0, 1e-12);
+    g_assert_cmpfloat (flops->component[HR_FLOPS_LM_HEAD].forward, ==, 8405385216.0);
+    g_assert_cmpfloat (flops->per_token, ==, flops->total / (8 * 2048));
+    g_assert_cmpfloat (flops->six_n_per_token, ==, 0);
+
+    /* One decode step per sequence: 2 FLOPs per weight outside the token
+     * embedding (8 030 261 248 − 525 336 576 = 7 504 924 672 weights), plus
+     * attention over at most prompt + generated tokens: 2 (QKᵀ, ·V) × 2 ×
+     * 32 heads × 128 × 32 layers = 524 288 FLOPs per cached token. */
+    g_assert_cmpfloat (decode, >, 2 * 7504924672.0);
+    g_assert_cmpfloat (decode, <=, 2 * 7504924672.0 + 524288 * context);
+  }
   g_assert_cmpfloat (headroom_estimator_get_step_seconds (estimator), >, 0);
 
   /* TP 3 does not divide 8 GPUs. */
@@ -258,6 +394,52 @@ test_inference_result (void)
   g_assert_cmpfloat (headroom_estimator_get_inference_memory (estimator)->weights, ==, 16060522496.0);
 }
 
+static gboolean
+summary_has (HeadroomEstimator *estimator,
+             const char        *name,
+             double            *value)
+{
+  GListModel *summary = headroom_estimator_get_summary (estimator);
+
+  for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (summary, i);
+
+      if (g_strcmp0 (headroom_quantity_get_name (q), name) == 0)
+        {
+          *value = headroom_quantity_get_value (q);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Energy is GPUs × board power × training time: 8 × 700 W × total seconds /
+ * 3.6e6 kWh. Where the board power is unpublished (0, as for the TPUs in the
+ * catalog) the summary has no energy line rather than a false 0 kWh. */
+static void
+test_energy_unknown_power (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  const HrTrainingTime *time;
+  double energy = -1;
+
+  g_assert_true (headroom_project_set_double (project, "training.tokens", 1e9, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  time = headroom_estimator_get_training_time (estimator);
+  g_assert_cmpfloat (time->total_seconds, >, 0);
+  g_assert_true (summary_has (estimator, "energy", &energy));
+  g_assert_cmpfloat_with_epsilon (energy, 8 * 700 * time->total_seconds / 3.6e6, 1e-9 * energy);
+
+  g_assert_true (headroom_project_set_double (project, "hardware.custom.power", 0, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_false (summary_has (estimator, "energy", &energy));
+  g_assert_true (summary_has (estimator, "gpu_hours", &energy));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -266,10 +448,13 @@ main (int   argc,
 
   g_test_add_func ("/estimator/coalescing", test_coalescing);
   g_test_add_func ("/estimator/training-result", test_training_result);
+  g_test_add_func ("/estimator/offload-segments", test_offload_segments);
+  g_test_add_func ("/estimator/utilisation", test_utilisation);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
   g_test_add_func ("/estimator/default-fits", test_default_fits);
   g_test_add_func ("/estimator/no-model", test_no_model);
   g_test_add_func ("/estimator/inference-result", test_inference_result);
+  g_test_add_func ("/estimator/energy-unknown-power", test_energy_unknown_power);
 
   return g_test_run ();
 }

@@ -224,6 +224,95 @@ test_setters (void)
   g_assert_cmpfloat (headroom_project_get_double (project, "model.rope_theta"), ==, 10000.0);
 }
 
+static JsonObject *
+parse_object (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
+}
+
+/* GPT-2 small (openai-community/gpt2, known-models.json: 124,439,808
+ * parameters) spells its sizes n_layer, n_embd, n_head, n_positions and
+ * leaves n_inner null (4 × 768 = 3072); modeling_gpt2.py gives every Conv1D
+ * a bias and ties the head. The model getters give what the model is read
+ * with, not 0. */
+static void
+test_gpt2_spelling (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new ();
+  g_autoptr(JsonObject) config =
+    parse_object ("{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 12, "
+                  "\"n_head\": 12, \"n_inner\": null, \"vocab_size\": 50257, "
+                  "\"n_positions\": 1024, \"n_ctx\": 1024, \"tie_word_embeddings\": true}");
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+  HrParams params;
+
+  headroom_project_set_config (project, config);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 12);
+  g_assert_cmpint (headroom_project_get_int (project, "model.hidden_size"), ==, 768);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_attention_heads"), ==, 12);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_key_value_heads"), ==, 12);
+  g_assert_cmpint (headroom_project_get_int (project, "model.head_dim"), ==, 64);
+  g_assert_cmpint (headroom_project_get_int (project, "model.intermediate_size"), ==, 3072);
+  g_assert_cmpint (headroom_project_get_int (project, "model.vocab_size"), ==, 50257);
+  g_assert_cmpint (headroom_project_get_int (project, "model.max_position_embeddings"), ==, 1024);
+  g_assert_true (headroom_project_get_boolean (project, "model.tie_word_embeddings"));
+  g_assert_true (headroom_project_get_boolean (project, "model.attention_bias"));
+  g_assert_true (headroom_project_get_boolean (project, "model.mlp_bias"));
+  /* A field the model has no value for stays 0. */
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 0);
+
+  /* Set under the table's name, the value reaches the model whatever the
+   * spelling. One GPT-2 layer: c_attn 768·2304 + 2304, c_proj 768² + 768,
+   * c_fc 768·3072 + 3072, mlp c_proj 3072·768 + 768, two LayerNorms 2·1536:
+   * 7,087,872; 24 layers add 12 × 7,087,872 = 85,054,464 parameters. */
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 24, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 24);
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (model.n_layers, ==, 24);
+  g_assert_true (hr_model_params (&model, &params, NULL) == HR_OK);
+  g_assert_cmpint (params.total, ==, 124439808 + 85054464);
+
+  /* n_inner null is the spelling of the MLP size: setting it sets n_inner. */
+  g_assert_true (headroom_project_set_int (project, "model.intermediate_size", 1536, &error));
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_cmpint (model.ffn_size, ==, 1536);
+
+  /* Unset: the spellings go and GPT2Config's default, 12 layers, is back. */
+  headroom_project_unset (project, "model.num_hidden_layers");
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 12);
+}
+
+/* FalconConfig's attribute_map: n_layer and n_head, when present, win over
+ * num_hidden_layers and num_attention_heads; a new value must reach both. */
+static void
+test_falcon_spelling (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new ();
+  g_autoptr(JsonObject) config =
+    parse_object ("{\"model_type\": \"falcon\", \"hidden_size\": 4544, \"n_layer\": 32, "
+                  "\"n_head\": 71, \"vocab_size\": 65024}");
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+
+  headroom_project_set_config (project, config);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 32);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_attention_heads"), ==, 71);
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 16, &error));
+  g_assert_no_error (error);
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (model.n_layers, ==, 16);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 16);
+}
+
 static void
 test_round_trip (void)
 {
@@ -457,6 +546,8 @@ main (int   argc,
   g_test_add_func ("/project/default-catalog", test_default_catalog);
   g_test_add_func ("/project/key-table", test_key_table);
   g_test_add_func ("/project/setters", test_setters);
+  g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
+  g_test_add_func ("/project/falcon-spelling", test_falcon_spelling);
   g_test_add_func ("/project/round-trip", test_round_trip);
   g_test_add_func ("/project/unknown-keys-kept", test_unknown_keys_kept);
   g_test_add_func ("/project/malformed", test_malformed);

@@ -107,7 +107,7 @@ test_plan_view_fills (void)
                                                                     HEADROOM_TYPE_SPLIT_BAR));
   GtkColumnView *column_view = GTK_COLUMN_VIEW (find_descendant (GTK_WIDGET (view),
                                                                  GTK_TYPE_COLUMN_VIEW));
-  const HrPlanLayout *first;
+  HeadroomPlanRow *first;
   guint n = g_list_model_get_n_items (rows);
 
   g_assert_null (headroom_plan_view_get_message (view));
@@ -119,31 +119,33 @@ test_plan_view_fills (void)
    * 1 node × 8) and fits in the H100's 80 GiB. */
   for (guint i = 0; i < n; i++)
     {
-      const HrPlanLayout *layout = headroom_plan_row_get_layout (row_at (view, i));
-      const HrTraining *tr = &layout->training;
+      HeadroomPlanRow *row = row_at (view, i);
+      double step = headroom_plan_row_get_step_seconds (row);
 
-      g_assert_cmpuint (headroom_plan_row_get_rank (row_at (view, i)), ==, i + 1);
-      g_assert_cmpint (tr->tensor_parallel * tr->pipeline_parallel * tr->context_parallel
-                       * layout->data_parallel, ==, 8);
-      g_assert_cmpfloat (layout->memory_total, <=, 80.0 * 1073741824.0);
-      g_assert_true (isfinite (layout->step.step_seconds) && layout->step.step_seconds > 0);
+      g_assert_cmpuint (headroom_plan_row_get_rank (row), ==, i + 1);
+      g_assert_cmpint (headroom_plan_row_get_tensor_parallel (row)
+                       * headroom_plan_row_get_pipeline_parallel (row)
+                       * headroom_plan_row_get_context_parallel (row)
+                       * headroom_plan_row_get_data_parallel (row), ==, 8);
+      g_assert_cmpfloat (headroom_plan_row_get_memory (row), <=, 80.0 * 1073741824.0);
+      g_assert_true (isfinite (step) && step > 0);
       if (i > 0)
-        g_assert_cmpfloat (headroom_plan_row_get_layout (row_at (view, i - 1))->step.step_seconds,
-                           <=, layout->step.step_seconds);
+        g_assert_cmpfloat (headroom_plan_row_get_step_seconds (row_at (view, i - 1)), <=, step);
     }
 
   /* The first row is selected and its split adds up to its step time. */
-  first = headroom_plan_row_get_layout (row_at (view, 0));
+  first = row_at (view, 0);
   g_assert_true (gtk_selection_model_is_selected (GTK_SELECTION_MODEL (rows), 0));
   g_assert_cmpfloat_with_epsilon (headroom_split_bar_get_total (split_bar),
-                                  first->step.step_seconds, 1e-9 * first->step.step_seconds);
+                                  headroom_plan_row_get_step_seconds (first),
+                                  1e-9 * headroom_plan_row_get_step_seconds (first));
 
   /* Sorting by memory reorders the rows, least memory first. */
   gtk_column_view_sort_by_column (column_view, column_titled (column_view, "Memory/GPU"),
                                   GTK_SORT_ASCENDING);
   for (guint i = 1; i < n; i++)
-    g_assert_cmpfloat (headroom_plan_row_get_layout (row_at (view, i - 1))->memory_total,
-                       <=, headroom_plan_row_get_layout (row_at (view, i))->memory_total);
+    g_assert_cmpfloat (headroom_plan_row_get_memory (row_at (view, i - 1)),
+                       <=, headroom_plan_row_get_memory (row_at (view, i)));
   gtk_column_view_sort_by_column (column_view, column_titled (column_view, "Step"),
                                   GTK_SORT_ASCENDING);
   g_assert_cmpuint (headroom_plan_row_get_rank (row_at (view, 0)), ==, 1);
@@ -152,35 +154,33 @@ test_plan_view_fills (void)
   drain_main_loop ();
 }
 
-/* The value of `key` as the view writes it for `layout`. */
+/* The value of `key` as a project file writes it for the layout of `row`. */
 static char *
-expected_value (const HrPlanLayout *layout,
-                const char         *key)
+expected_value (HeadroomPlanRow *row,
+                const char      *key)
 {
-  const HrTraining *tr = &layout->training;
-
   if (g_str_equal (key, "training.tensor_parallel"))
-    return g_strdup_printf ("%" G_GINT64_FORMAT, tr->tensor_parallel);
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_tensor_parallel (row));
   if (g_str_equal (key, "training.pipeline_parallel"))
-    return g_strdup_printf ("%" G_GINT64_FORMAT, tr->pipeline_parallel);
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_pipeline_parallel (row));
   if (g_str_equal (key, "training.pipeline_schedule"))
-    return g_strdup (tr->virtual_stages > 1 ? "interleaved" : "1f1b");
+    return g_strdup (headroom_plan_row_get_virtual_stages (row) > 1 ? "interleaved" : "1f1b");
   if (g_str_equal (key, "training.virtual_stages"))
-    return g_strdup_printf ("%" G_GINT64_FORMAT, tr->virtual_stages);
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_virtual_stages (row));
   if (g_str_equal (key, "training.context_parallel"))
-    return g_strdup_printf ("%" G_GINT64_FORMAT, tr->context_parallel);
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_context_parallel (row));
   if (g_str_equal (key, "training.expert_parallel"))
-    return g_strdup_printf ("%" G_GINT64_FORMAT, tr->expert_parallel);
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_expert_parallel (row));
   if (g_str_equal (key, "training.zero_stage"))
-    return g_strdup_printf ("%d", tr->zero_stage);
+    return g_strdup_printf ("%d", headroom_plan_row_get_zero_stage (row));
   if (g_str_equal (key, "training.fsdp"))
-    return g_strdup (((const char *[]) { "none", "full", "grad-op", "hybrid" })[tr->fsdp]);
+    return g_strdup (headroom_plan_row_get_fsdp (row));
   if (g_str_equal (key, "training.sequence_parallel"))
-    return g_strdup (tr->sequence_parallel ? "true" : "false");
+    return g_strdup (headroom_plan_row_get_sequence_parallel (row) ? "true" : "false");
   if (g_str_equal (key, "training.micro_batch"))
-    return g_strdup_printf ("%" G_GINT64_FORMAT, tr->micro_batch);
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_micro_batch (row));
   if (g_str_equal (key, "training.recompute"))
-    return g_strdup (((const char *[]) { "none", "selective", "full" })[tr->recompute]);
+    return g_strdup (headroom_plan_row_get_recompute (row));
   g_assert_not_reached ();
 }
 
@@ -220,7 +220,7 @@ test_plan_view_apply_and_undo (void)
   g_auto(GStrv) before = g_new0 (char *, G_N_ELEMENTS (layout_keys) + 1);
   HeadroomPlanView *view;
   GtkWidget *window = window_new (project, &view);
-  const HrPlanLayout *layout;
+  HeadroomPlanRow *row;
   gint64 searched = headroom_plan_view_get_searched (view);
   guint changed = 0;
 
@@ -235,12 +235,12 @@ test_plan_view_apply_and_undo (void)
   /* The fastest layout (selected by default) replaces the project's layout;
    * the default project's ZeRO-1 with a micro-batch of 1 is not it, so at
    * least one key changes. */
-  layout = headroom_plan_row_get_layout (row_at (view, 0));
+  row = row_at (view, 0);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "plan.apply", NULL));
   drain_main_loop ();
   for (guint i = 0; i < G_N_ELEMENTS (layout_keys); i++)
     {
-      g_autofree char *expected = expected_value (layout, layout_keys[i]);
+      g_autofree char *expected = expected_value (row, layout_keys[i]);
       g_autofree char *value = headroom_project_dup_value_string (project, layout_keys[i]);
 
       g_assert_cmpstr (value, ==, expected);
@@ -341,32 +341,46 @@ test_plan_view_bad_input (void)
   drain_main_loop ();
 }
 
+/* A row whose step splits into `split`; the rest of the layout is unused. */
+static HeadroomPlanRow *
+split_row_new (const HrPlanSplit *split)
+{
+  HrPlanLayout layout = { 0 };
+
+  layout.step.split = *split;
+  return headroom_plan_row_new (&layout, 1);
+}
+
 static void
 test_split_bar_parts (void)
 {
   HeadroomSplitBar *bar = g_object_ref_sink (HEADROOM_SPLIT_BAR (headroom_split_bar_new ()));
-  HrPlanStep step = { 0 };
+  g_autoptr(HeadroomPlanRow) row = NULL;
+  g_autoptr(HeadroomPlanRow) bad_row = NULL;
+  HrPlanSplit split = { 0 };
 
   g_assert_cmpstr (headroom_split_bar_get_description (bar), ==, "No layout selected.");
 
   /* 3 + 1 + 0.5 + 0.5 = 5 s: compute 60%, memory-bound 20%, 10% each. */
-  step.split.compute = 3.0;
-  step.split.memory_bound = 1.0;
-  step.split.communication = 0.5;
-  step.split.bubble = 0.5;
-  headroom_split_bar_set_step (bar, &step);
+  split.compute = 3.0;
+  split.memory_bound = 1.0;
+  split.communication = 0.5;
+  split.bubble = 0.5;
+  row = split_row_new (&split);
+  headroom_split_bar_set_row (bar, row);
   g_assert_cmpfloat (headroom_split_bar_get_total (bar), ==, 5.0);
   g_assert_cmpstr (headroom_split_bar_get_description (bar), ==,
                    "Step time 5.00 s: Compute 3.00 s (60%); Memory-bound 1.00 s (20%); "
                    "Communication 500.0 ms (10%); Pipeline bubble 500.0 ms (10%).");
 
   /* A non-finite or negative part is drawn empty rather than breaking the scale. */
-  step.split.compute = NAN;
-  step.split.bubble = -1.0;
-  headroom_split_bar_set_step (bar, &step);
+  split.compute = NAN;
+  split.bubble = -1.0;
+  bad_row = split_row_new (&split);
+  headroom_split_bar_set_row (bar, bad_row);
   g_assert_cmpfloat (headroom_split_bar_get_total (bar), ==, 1.5);
 
-  headroom_split_bar_set_step (bar, NULL);
+  headroom_split_bar_set_row (bar, NULL);
   g_assert_cmpfloat (headroom_split_bar_get_total (bar), ==, 0.0);
   g_assert_finalize_object (bar);
 }

@@ -10,13 +10,16 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <locale.h>
 #include <libsoup/soup.h>
 #include <math.h>
 
 #include "headroom-application.h"
 #include "headroom-format.h"
+#include "headroom-plan-view.h"
 #include "headroom-quantity.h"
 #include "headroom-spin-row.h"
+#include "headroom-switch-row.h"
 #include "headroom-window-private.h"
 
 /* Llama-3.1-8B has 8,030,261,248 parameters (known-models.json). One layer:
@@ -84,7 +87,7 @@ test_window_builds (void)
   /* The rows show the project's values. */
   g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.num_hidden_layers"))),
                      ==, 32);
-  /* One H100 SXM holds 80 GB = 80·10⁹ bytes (gpus.json), the capacity marker. */
+  /* One H100 SXM holds 80 GiB = 85,899,345,920 bytes (gpus.json), the capacity marker. */
   g_assert_cmpfloat (headroom_memory_bar_get_capacity (bar), ==,
                      headroom_estimator_get_memory_capacity (estimator));
   g_assert_cmpfloat (headroom_memory_bar_get_total (bar), >, 0);
@@ -120,6 +123,47 @@ test_window_model_change (void)
     g_assert_nonnull (strstr (headroom_memory_bar_get_description (bar), expected));
   }
   g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
+  window_destroy (window);
+}
+
+/* ZeRO-Offload moves Llama-3.1-8B's fp32 master weights (4 B), AdamW's m
+ * and v (8 B) and an fp32 gradient copy (4 B) per parameter to host memory.
+ * The example runs TP 2: a rank holds half of every matrix and all 65 norms
+ * of 4096 (266,240 parameters), (8,030,261,248 + 266,240) / 2 =
+ * 4,015,263,744 parameters, sharded by ZeRO-1 over 4 data-parallel ranks:
+ * 16 × 4,015,263,744 / 4 = 16,061,054,976 bytes = 15.0 GiB per GPU, of
+ * which master weights and gradients 3.74 GiB each, m and v 7.48 GiB. */
+static void
+test_window_offload (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomMemoryBar *cpu_bar = headroom_window_get_cpu_bar (window);
+  GtkWidget *row = headroom_window_get_row (window, "training.offload_optimizer");
+  g_autofree char *expected = NULL;
+  const char *description;
+
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (cpu_bar)));
+  g_assert_true (HEADROOM_IS_SWITCH_ROW (row));
+  headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row), TRUE);
+  drain_main_loop ();
+
+  g_assert_true (headroom_project_get_boolean (headroom_window_get_project (window),
+                                               "training.offload_optimizer"));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (cpu_bar)));
+  g_assert_cmpfloat (headroom_memory_bar_get_total (cpu_bar), ==, 16061054976.0);
+  description = headroom_memory_bar_get_description (cpu_bar);
+  g_assert_true (g_str_has_prefix (description, "CPU memory per GPU (offloaded states): "
+                                                "15.0 GiB in total; "));
+  g_assert_nonnull (strstr (description, "Optimizer states (CPU) 7.48 GiB"));
+  g_assert_nonnull (strstr (description, "Master weights (CPU) 3.74 GiB"));
+  g_assert_nonnull (strstr (description, "Gradients (CPU) 3.74 GiB"));
+  /* Not counted against the GPU's capacity. */
+  g_assert_null (strstr (headroom_memory_bar_get_description (headroom_window_get_memory_bar (window)),
+                         "(CPU)"));
+
+  headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row), FALSE);
+  drain_main_loop ();
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (cpu_bar)));
   window_destroy (window);
 }
 
@@ -419,6 +463,123 @@ test_memory_bar_over_capacity (void)
   g_assert_finalize_object (bar);
 }
 
+static GtkWidget *
+find_descendant (GtkWidget *widget,
+                 GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_descendant (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Accelerators of the widget's class bindings to actions of the app
+ * ("win.", "window.", "plan."), not GTK's own focus and inspector keys. */
+static void
+collect_bindings (GtkWidget *widget,
+                  GPtrArray *accels)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          GtkShortcutAction *action = gtk_shortcut_get_action (shortcut);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (shortcut);
+          const char *name;
+
+          if (!GTK_IS_NAMED_ACTION (action) || !GTK_IS_KEYVAL_TRIGGER (trigger))
+            continue;
+          name = gtk_named_action_get_action_name (GTK_NAMED_ACTION (action));
+          if (g_str_has_prefix (name, "win.") || g_str_has_prefix (name, "window.")
+              || g_str_has_prefix (name, "plan."))
+            g_ptr_array_add (accels,
+                             gtk_accelerator_name (gtk_keyval_trigger_get_keyval (GTK_KEYVAL_TRIGGER (trigger)),
+                                                   gtk_keyval_trigger_get_modifiers (GTK_KEYVAL_TRIGGER (trigger))));
+        }
+    }
+}
+
+/* Every key the window and its Plan view bind is in the shortcuts window. */
+static void
+test_help_overlay (void)
+{
+  HeadroomWindow *window = window_new ();
+  g_autoptr(GtkBuilder) builder =
+    gtk_builder_new_from_resource ("/io/github/headroom/Headroom/gtk/help-overlay.ui");
+  GtkWidget *overlay = GTK_WIDGET (gtk_builder_get_object (builder, "help_overlay"));
+  g_autoptr(GPtrArray) bound = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) listed = g_ptr_array_new_with_free_func (g_free);
+  GtkWidget *plan_view = find_descendant (GTK_WIDGET (window), HEADROOM_TYPE_PLAN_VIEW);
+  GSList *objects = gtk_builder_get_objects (builder);
+
+  g_assert_nonnull (overlay);
+  g_assert_nonnull (plan_view);
+  collect_bindings (GTK_WIDGET (window), bound);
+  collect_bindings (plan_view, bound);
+  /* Ctrl+N, O, S, Shift+Ctrl+S, E and W in the window, Ctrl+Z in the Plan view. */
+  {
+    static const char *const expected[] = {
+      "<Control>n", "<Control>o", "<Control>s", "<Shift><Control>s", "<Control>e",
+      "<Control>w", "<Control>z",
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+      g_assert_true (g_ptr_array_find_with_equal_func (bound, expected[i], g_str_equal, NULL));
+  }
+
+  for (GSList *l = objects; l != NULL; l = l->next)
+    {
+      g_autofree char *accelerator = NULL;
+      g_autofree char *action_name = NULL;
+      guint keyval;
+      GdkModifierType modifiers;
+
+      if (!GTK_IS_SHORTCUTS_SHORTCUT (l->data))
+        continue;
+
+      g_object_get (l->data, "accelerator", &accelerator, "action-name", &action_name, NULL);
+      if (accelerator != NULL && gtk_accelerator_parse (accelerator, &keyval, &modifiers))
+        g_ptr_array_add (listed, gtk_accelerator_name (keyval, modifiers));
+      /* An entry naming an action shows the application's accelerators for it. */
+      if (action_name != NULL)
+        {
+          g_auto(GStrv) accels = gtk_application_get_accels_for_action (GTK_APPLICATION (app),
+                                                                        action_name);
+
+          for (guint i = 0; accels[i] != NULL; i++)
+            if (gtk_accelerator_parse (accels[i], &keyval, &modifiers))
+              g_ptr_array_add (listed, gtk_accelerator_name (keyval, modifiers));
+        }
+    }
+  g_slist_free (objects);
+
+  for (guint i = 0; i < bound->len; i++)
+    {
+      gboolean found = FALSE;
+
+      for (guint j = 0; j < listed->len && !found; j++)
+        found = g_str_equal (bound->pdata[i], listed->pdata[j]);
+      if (!found)
+        g_error ("%s is bound but not in help-overlay.ui", (char *) bound->pdata[i]);
+    }
+  gtk_window_destroy (GTK_WINDOW (overlay));
+  window_destroy (window);
+}
+
 /* GiB are 2^30 bytes: an H100's 80 GB (80·10⁹ bytes) is 74.5 GiB. */
 static void
 test_format (void)
@@ -457,6 +618,45 @@ test_format (void)
   text = headroom_format_money (3.99);
   g_assert_cmpstr (text, ==, "$3.99");
   g_free (text);
+
+  /* Thousands grouped; the C locale has no separator of its own, so ",". */
+  {
+    const char *sep = *localeconv ()->thousands_sep ? localeconv ()->thousands_sep : ",";
+    g_autofree char *expected = g_strdup_printf ("$1%s234%s568", sep, sep);
+    g_autofree char *params = g_strdup_printf ("8%s030%s261%s248", sep, sep, sep);
+
+    text = headroom_format_money (1234567.8);
+    g_assert_cmpstr (text, ==, expected);
+    g_free (text);
+    text = headroom_format_money (250.0);
+    g_assert_cmpstr (text, ==, "$250");
+    g_free (text);
+    text = headroom_format_integer (8030261248.0);
+    g_assert_cmpstr (text, ==, params);
+    g_free (text);
+  }
+
+  /* Singular for one, plural otherwise (English rules). */
+  {
+    static const struct { double count; const char *unit; const char *text; } counts[] = {
+      { 1, "GPUs", "1 GPU" },
+      { 8, "GPUs", "8 GPUs" },
+      { 0, "GPUs", "0 GPUs" },
+      { 1, "micro-batches", "1 micro-batch" },
+      { 16, "micro-batches", "16 micro-batches" },
+      { 1, "sequences", "1 sequence" },
+      { 1, "tokens", "1 token" },
+      { 4194304, "tokens", "4.19 M tokens" },
+      { 1, "steps", "1 step" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (counts); i++)
+      {
+        text = headroom_format_count_unit (counts[i].count, counts[i].unit);
+        g_assert_cmpstr (text, ==, counts[i].text);
+        g_free (text);
+      }
+  }
 }
 
 int
@@ -477,6 +677,7 @@ main (int   argc,
 
   g_test_add_func ("/window/builds", test_window_builds);
   g_test_add_func ("/window/model-change", test_window_model_change);
+  g_test_add_func ("/window/offload", test_window_offload);
   g_test_add_func ("/window/invalid-input", test_window_invalid_input);
   g_test_add_func ("/window/save-and-reopen", test_window_save_and_reopen);
   g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
@@ -485,6 +686,7 @@ main (int   argc,
   g_test_add_func ("/window/import-hub", test_window_import_hub);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
   g_test_add_func ("/format/units", test_format);
+  g_test_add_func ("/window/help-overlay", test_help_overlay);
 
   status = g_test_run ();
   g_clear_object (&app);

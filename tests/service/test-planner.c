@@ -1,0 +1,389 @@
+/* test-planner.c: the planner service searches, coalesces, applies and undoes
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The default project is Llama-3.1-8B pretraining on one node of 8 H100 SXM
+ * (80 GiB), bf16 mixed precision, AdamW, ZeRO-1, TP 2 with sequence
+ * parallelism, selective recomputation, sequences of 8192, global batch 512.
+ */
+#include <math.h>
+
+#include "headroom-planner.h"
+
+#define GIB 1073741824.0
+
+static void
+count_cb (HeadroomPlanner *planner,
+          guint           *count)
+{
+  (*count)++;
+}
+
+static void
+notify_cb (GObject    *object,
+           GParamSpec *pspec,
+           guint      *count)
+{
+  (*count)++;
+}
+
+/* Runs the default main context until nothing is pending. */
+static void
+drain (void)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static HeadroomPlanRow *
+row_at (GListModel *model,
+        guint       position)
+{
+  g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (model, position);
+
+  /* The planner's list keeps the row alive. */
+  return row;
+}
+
+static void
+test_default_project (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  GListModel *layouts = headroom_planner_get_layouts (planner);
+  guint n;
+
+  /* Nothing is searched before the main loop runs. */
+  g_assert_cmpuint (g_list_model_get_n_items (layouts), ==, 0);
+  drain ();
+
+  n = g_list_model_get_n_items (layouts);
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_LAYOUTS);
+  g_assert_null (headroom_planner_get_message (planner));
+  g_assert_cmpuint (n, >, 0);
+  /* At most the 100 fastest are kept, all of them when fewer fit. */
+  g_assert_cmpuint (n, ==, MIN (headroom_planner_get_fitting (planner), 100));
+  g_assert_cmpint (headroom_planner_get_searched (planner), >=, headroom_planner_get_fitting (planner));
+
+  for (guint i = 0; i < n; i++)
+    {
+      HeadroomPlanRow *row = row_at (layouts, i);
+      double step = headroom_plan_row_get_step_seconds (row);
+
+      g_assert_cmpuint (headroom_plan_row_get_rank (row), ==, i + 1);
+      /* Every layout uses all 8 GPUs: tp · pp · cp · dp = 1 node × 8. */
+      g_assert_cmpint (headroom_plan_row_get_tensor_parallel (row)
+                       * headroom_plan_row_get_pipeline_parallel (row)
+                       * headroom_plan_row_get_context_parallel (row)
+                       * headroom_plan_row_get_data_parallel (row), ==, 8);
+      /* It fits in the H100's 80 GiB, and says so. */
+      g_assert_cmpfloat (headroom_plan_row_get_memory (row), >, 0);
+      g_assert_cmpfloat (headroom_plan_row_get_memory (row), <=, 80.0 * GIB);
+      g_assert_cmpfloat (headroom_plan_row_get_memory_capacity (row), ==, 80.0 * GIB);
+      /* Fastest first. */
+      g_assert_true (isfinite (step) && step > 0);
+      if (i > 0)
+        g_assert_cmpfloat (headroom_plan_row_get_step_seconds (row_at (layouts, i - 1)), <=, step);
+      /* Tokens per step are fixed (512 × 8192 = 4,194,304), so throughput
+       * is that over the step time. */
+      g_assert_cmpfloat_with_epsilon (headroom_plan_row_get_tokens_per_second (row),
+                                      4194304.0 / step, 1e-9 * 4194304.0 / step);
+      g_assert_cmpfloat (headroom_plan_row_get_mfu (row), >, 0);
+      g_assert_cmpfloat (headroom_plan_row_get_mfu (row), <, 1);
+    }
+}
+
+static void
+test_row_getters (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  HeadroomPlanRow *row;
+  const HrPlanLayout *layout;
+  double parts = 0;
+  guint n_comms = 0;
+  const char *name;
+  double seconds, exposed;
+
+  headroom_planner_refresh (planner);
+  row = row_at (headroom_planner_get_layouts (planner), 0);
+  layout = headroom_plan_row_get_layout (row);
+
+  /* The parts add up to the step time (hr-planner.h: "they add up"). */
+  for (HeadroomPlanPart p = 0; p < HEADROOM_PLAN_N_PARTS; p++)
+    {
+      g_assert_cmpfloat (headroom_plan_row_get_part_seconds (row, p), >=, 0);
+      parts += headroom_plan_row_get_part_seconds (row, p);
+    }
+  g_assert_cmpfloat_with_epsilon (parts, headroom_plan_row_get_step_seconds (row),
+                                  1e-9 * parts);
+  g_assert_cmpfloat (headroom_plan_row_get_part_seconds (row, HEADROOM_PLAN_PART_COMPUTE), ==,
+                     layout->step.split.compute);
+
+  /* Five kinds of communication, named as the planner names them; none is
+   * exposed beyond its link time. */
+  while (headroom_plan_row_get_comm (row, n_comms, &name, &seconds, &exposed))
+    {
+      static const char * const names[] = { "tp", "pp", "dp", "cp", "ep" };
+
+      g_assert_cmpstr (name, ==, names[n_comms]);
+      g_assert_cmpfloat (exposed, <=, seconds);
+      n_comms++;
+    }
+  g_assert_cmpuint (n_comms, ==, 5);
+
+  g_assert_true (g_strv_contains ((const char * const[]) { "compute", "memory", "communication",
+                                                           "bubble", NULL },
+                                  headroom_plan_row_get_bound (row)));
+  g_assert_true (g_strv_contains ((const char * const[]) { "none", "selective", "full", NULL },
+                                  headroom_plan_row_get_recompute (row)));
+  g_assert_true (g_strv_contains ((const char * const[]) { "none", "full", "grad-op", "hybrid",
+                                                           NULL },
+                                  headroom_plan_row_get_fsdp (row)));
+  g_assert_cmpuint (g_strv_length ((GStrv) headroom_plan_row_get_keys ()), ==, 11);
+}
+
+static void
+test_pareto (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  GListModel *layouts = headroom_planner_get_layouts (planner);
+  GListModel *pareto = headroom_planner_get_pareto (planner);
+  guint n;
+
+  headroom_planner_refresh (planner);
+  n = g_list_model_get_n_items (pareto);
+  g_assert_cmpuint (n, >, 0);
+
+  /* Least memory first; along the front each point buys throughput with
+   * memory, or an earlier point would beat it in both. */
+  for (guint i = 1; i < n; i++)
+    {
+      g_assert_cmpfloat (headroom_plan_row_get_memory (row_at (pareto, i - 1)), <,
+                         headroom_plan_row_get_memory (row_at (pareto, i)));
+      g_assert_cmpfloat (headroom_plan_row_get_tokens_per_second (row_at (pareto, i - 1)), <,
+                         headroom_plan_row_get_tokens_per_second (row_at (pareto, i)));
+    }
+  /* Its last point is the fastest layout's throughput, and its first uses
+   * no more memory than any listed layout. */
+  g_assert_cmpfloat (headroom_plan_row_get_tokens_per_second (row_at (pareto, n - 1)), ==,
+                     headroom_plan_row_get_tokens_per_second (row_at (layouts, 0)));
+  for (guint i = 0; i < g_list_model_get_n_items (layouts); i++)
+    g_assert_cmpfloat (headroom_plan_row_get_memory (row_at (pareto, 0)), <=,
+                       headroom_plan_row_get_memory (row_at (layouts, i)));
+}
+
+/* The value of `key` as a project file writes it for the layout of `row`. */
+static char *
+expected_value (HeadroomPlanRow *row,
+                const char      *key)
+{
+  if (g_str_equal (key, "training.tensor_parallel"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_tensor_parallel (row));
+  if (g_str_equal (key, "training.pipeline_parallel"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_pipeline_parallel (row));
+  if (g_str_equal (key, "training.pipeline_schedule"))
+    return g_strdup (headroom_plan_row_get_virtual_stages (row) > 1 ? "interleaved" : "1f1b");
+  if (g_str_equal (key, "training.virtual_stages"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_virtual_stages (row));
+  if (g_str_equal (key, "training.context_parallel"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_context_parallel (row));
+  if (g_str_equal (key, "training.expert_parallel"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_expert_parallel (row));
+  if (g_str_equal (key, "training.zero_stage"))
+    return g_strdup_printf ("%d", headroom_plan_row_get_zero_stage (row));
+  if (g_str_equal (key, "training.fsdp"))
+    return g_strdup (headroom_plan_row_get_fsdp (row));
+  if (g_str_equal (key, "training.sequence_parallel"))
+    return g_strdup (headroom_plan_row_get_sequence_parallel (row) ? "true" : "false");
+  if (g_str_equal (key, "training.micro_batch"))
+    return g_strdup_printf ("%" G_GINT64_FORMAT, headroom_plan_row_get_micro_batch (row));
+  if (g_str_equal (key, "training.recompute"))
+    return g_strdup (headroom_plan_row_get_recompute (row));
+  g_assert_not_reached ();
+}
+
+static void
+test_apply_and_undo (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  g_autoptr(GError) error = NULL;
+  const char * const *keys = headroom_plan_row_get_keys ();
+  g_auto(GStrv) before = g_new0 (char *, g_strv_length ((GStrv) keys) + 1);
+  HeadroomPlanRow *row;
+  guint updates = 0, undo_notifies = 0, changed = 0;
+
+  drain ();
+  row = row_at (headroom_planner_get_layouts (planner), 0);
+  for (guint i = 0; keys[i] != NULL; i++)
+    before[i] = headroom_project_dup_value_string (project, keys[i]);
+  g_signal_connect (planner, "updated", G_CALLBACK (count_cb), &updates);
+  g_signal_connect (planner, "notify::can-undo", G_CALLBACK (notify_cb), &undo_notifies);
+  g_assert_false (headroom_planner_get_can_undo (planner));
+
+  /* The fastest layout replaces the project's; the default's ZeRO-1, TP 2
+   * and micro-batch 1 is not it, so at least one key changes. */
+  g_assert_true (headroom_planner_apply (planner, row, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autofree char *expected = expected_value (row, keys[i]);
+      g_autofree char *value = headroom_project_dup_value_string (project, keys[i]);
+
+      g_assert_cmpstr (value, ==, expected);
+      if (g_strcmp0 (value, before[i]) != 0)
+        changed++;
+    }
+  g_assert_cmpuint (changed, >, 0);
+  g_assert_true (headroom_planner_get_can_undo (planner));
+  g_assert_cmpuint (headroom_planner_get_n_undo (planner), ==, 1);
+  g_assert_cmpuint (undo_notifies, ==, 1);
+  /* The written layout is consistent with the hardware and batch. */
+  g_assert_true (headroom_project_validate (project, &error));
+  g_assert_no_error (error);
+  /* Layout keys do not change the search. */
+  drain ();
+  g_assert_cmpuint (updates, ==, 0);
+
+  /* Applying it again changes nothing and records nothing. */
+  g_assert_true (headroom_planner_apply (planner, row, &error));
+  g_assert_cmpuint (headroom_planner_get_n_undo (planner), ==, 1);
+
+  /* Undo restores every key and empties the history. */
+  g_assert_true (headroom_planner_undo (planner, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; keys[i] != NULL; i++)
+    {
+      g_autofree char *value = headroom_project_dup_value_string (project, keys[i]);
+
+      g_assert_cmpstr (value, ==, before[i]);
+    }
+  g_assert_false (headroom_planner_get_can_undo (planner));
+  g_assert_cmpuint (undo_notifies, ==, 2);
+
+  /* Another project starts with no history. */
+  g_assert_true (headroom_planner_apply (planner, row, &error));
+  g_assert_true (headroom_planner_get_can_undo (planner));
+  {
+    g_autoptr(HeadroomProject) other = headroom_project_new_default ();
+
+    headroom_planner_set_project (planner, other);
+  }
+  g_assert_false (headroom_planner_get_can_undo (planner));
+}
+
+static void
+test_nothing_fits (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  const char *message;
+
+  /* One 80 GiB GPU cannot hold Llama-3.1-8B's mixed-precision AdamW states
+   * alone: 16 bytes × 8,030,261,248 parameters = 119.7 GiB, and one GPU has
+   * nothing to shard them over. */
+  headroom_project_set_int (project, "hardware.gpus_per_node", 1, NULL);
+  drain ();
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_NOTHING_FITS);
+  message = headroom_planner_get_message (planner);
+  g_assert_nonnull (message);
+  g_assert_true (g_str_has_prefix (message, "No layout of 1 GPU fits a model of 8.03 B parameters "
+                                            "in 80.0 GiB per GPU ("));
+  g_assert_cmpint (headroom_planner_get_fitting (planner), ==, 0);
+  g_assert_cmpint (headroom_planner_get_searched (planner), >, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_planner_get_layouts (planner)), ==, 0);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_planner_get_pareto (planner)), ==, 0);
+
+  /* Back to 8 GPUs: layouts again. */
+  headroom_project_set_int (project, "hardware.gpus_per_node", 8, NULL);
+  drain ();
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_LAYOUTS);
+  g_assert_null (headroom_planner_get_message (planner));
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_planner_get_layouts (planner)), >, 0);
+}
+
+static void
+test_cannot_plan (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (NULL);
+
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_NO_PROJECT);
+  g_assert_nonnull (headroom_planner_get_message (planner));
+
+  /* The planner needs the sequences per step; 0 is refused, naming the key. */
+  headroom_project_set_int (project, "training.global_batch", 0, NULL);
+  headroom_planner_set_project (planner, project);
+  headroom_planner_refresh (planner);
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_INVALID);
+  g_assert_true (g_str_has_prefix (headroom_planner_get_message (planner),
+                                   "training.global_batch: 0 must be positive"));
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_planner_get_layouts (planner)), ==, 0);
+
+  /* An inference project has no training layout to plan. */
+  headroom_project_set_int (project, "training.global_batch", 512, NULL);
+  headroom_project_set_string (project, "workload", "inference", NULL);
+  headroom_planner_refresh (planner);
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_NOT_TRAINING);
+  g_assert_cmpstr (headroom_planner_get_message (planner), ==,
+                   "The planner searches the parallel layouts of a training run. "
+                   "Switch the workload to training to plan it.");
+}
+
+static void
+test_coalescing (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  guint updates = 0, searched_notifies = 0;
+
+  g_signal_connect (planner, "updated", G_CALLBACK (count_cb), &updates);
+  g_signal_connect (planner, "notify::searched", G_CALLBACK (notify_cb), &searched_notifies);
+  drain ();
+  g_assert_cmpuint (updates, ==, 1);
+  g_assert_cmpuint (searched_notifies, ==, 1);
+
+  /* Three changes, one search. */
+  headroom_project_set_int (project, "hardware.gpus_per_node", 4, NULL);
+  headroom_project_set_int (project, "training.seq_len", 4096, NULL);
+  headroom_project_set_int (project, "training.global_batch", 256, NULL);
+  drain ();
+  g_assert_cmpuint (updates, ==, 2);
+
+  /* Keys the search does not read cost nothing. */
+  headroom_project_set_int (project, "training.tensor_parallel", 4, NULL);
+  headroom_project_set_double (project, "hardware.price_per_gpu_hour", 3.0, NULL);
+  headroom_project_set_int (project, "inference.batch", 8, NULL);
+  drain ();
+  g_assert_cmpuint (updates, ==, 2);
+
+  /* Inactive, changes wait; becoming active searches at once, once. */
+  headroom_planner_set_active (planner, FALSE);
+  headroom_project_set_int (project, "hardware.gpus_per_node", 8, NULL);
+  headroom_project_set_int (project, "training.seq_len", 8192, NULL);
+  drain ();
+  g_assert_cmpuint (updates, ==, 2);
+  headroom_planner_set_active (planner, TRUE);
+  g_assert_cmpuint (updates, ==, 3);
+  drain ();
+  g_assert_cmpuint (updates, ==, 3);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/planner/default-project", test_default_project);
+  g_test_add_func ("/planner/row-getters", test_row_getters);
+  g_test_add_func ("/planner/pareto", test_pareto);
+  g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
+  g_test_add_func ("/planner/nothing-fits", test_nothing_fits);
+  g_test_add_func ("/planner/cannot-plan", test_cannot_plan);
+  g_test_add_func ("/planner/coalescing", test_coalescing);
+
+  return g_test_run ();
+}
