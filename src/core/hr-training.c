@@ -157,7 +157,9 @@ hr_training_init (HrTraining *training)
   training->recompute = HR_RECOMPUTE_NONE;
   training->dropout = false;
   training->dropout_mask_bytes = 1;
-  training->causal = true;
+  /* The default FLOPs convention counts attention as the full s×s product
+   * (PaLM App. B model FLOPs): docs/flops.md, docs/conventions.md. */
+  training->causal = false;
   /* CUDA context (287 MB lazy, 667 MB eager: pytorch/pytorch PR #86509),
    * cuBLAS workspaces, NCCL buffers and allocator slack: docs/training.md. */
   training->overhead_bytes = 1.0 * GIB;
