@@ -438,6 +438,14 @@ fill_summary (HeadroomEstimator *self)
                     _("(model FLOPs + recomputation) ÷ (GPUs × peak × FLOPs utilisation set)"));
       add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,
                     "tokens/s", NULL, _("tokens per step ÷ step time"));
+      add_quantity (items, "mfu", _("Model FLOPs utilisation"), t->mfu, "ratio", NULL,
+                    _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, "
+                      "Chowdhery et al. 2022, App. B); below the setting when work is recomputed"));
+      add_quantity (items, "hfu", _("Hardware FLOPs utilisation"), t->hfu, "ratio", NULL,
+                    _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time); "
+                      "the FLOPs utilisation set, which applies to every FLOP executed"));
+      add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
+                    NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
       add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
                     _("⌈training tokens ÷ tokens per step⌉"));
       add_quantity (items, "total_seconds", _("Training time"), t->total_seconds, "s", NULL,
@@ -450,14 +458,6 @@ fill_summary (HeadroomEstimator *self)
       if (r->power_known)
         add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
                       _("GPUs × board power × training time"));
-      add_quantity (items, "mfu", _("Model FLOPs utilisation"), t->mfu, "ratio", NULL,
-                    _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, "
-                      "Chowdhery et al. 2022, App. B); below the setting when work is recomputed"));
-      add_quantity (items, "hfu", _("Hardware FLOPs utilisation"), t->hfu, "ratio", NULL,
-                    _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time); "
-                      "the FLOPs utilisation set, which applies to every FLOP executed"));
-      add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
-                    NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
       if (r->has_training_limits)
         {
           add_quantity (items, "max_micro_batch", _("Largest micro-batch that fits"),

@@ -158,6 +158,10 @@ update (HeadroomMemoryBar *self)
         /* TRANSLATORS: e.g. "Fits: 71.2 GiB of 80.0 GiB (8.8 GiB free)" */
         summary = g_strdup_printf (_("Fits: %s of %s (%s free)"), used, capacity, margin);
     }
+  else if (self->title != NULL)
+    /* TRANSLATORS: a bar without a capacity (host memory) names itself, e.g.
+     * "CPU memory per GPU (offloaded states): 15.0 GiB in total" */
+    summary = g_strdup_printf (_("%s: %s in total"), self->title, used);
   else
     summary = g_strdup_printf (_("%s in total"), used);
 
@@ -167,7 +171,7 @@ update (HeadroomMemoryBar *self)
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->summary), "error");
 
-  if (self->title != NULL)
+  if (self->title != NULL && self->capacity > 0)
     g_string_append_printf (description, "%s: ", self->title);
   g_string_append (description, summary);
   for (guint i = 0; i < self->segments->len; i++)

@@ -93,6 +93,14 @@ test_window_builds (void)
   g_assert_cmpfloat (headroom_memory_bar_get_total (bar), >, 0);
   g_assert_nonnull (strstr (headroom_memory_bar_get_description (bar), "GPU memory"));
   g_assert_false (headroom_project_get_modified (headroom_window_get_project (window)));
+  /* The utilisation set applies to every FLOP executed (docs/training.md). */
+  {
+    GtkWidget *mfu = headroom_window_get_row (window, "training.mfu");
+
+    g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (mfu)), ==,
+                     "FLOPs utilisation (of peak, on every FLOP executed)");
+    g_assert_nonnull (strstr (gtk_widget_get_tooltip_text (mfu), "recomputation included"));
+  }
   window_destroy (window);
 }
 
@@ -308,13 +316,22 @@ test_window_load_config (void)
   /* The rows follow the new document. */
   g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.num_hidden_layers"))),
                      ==, 12);
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.hidden_size"))),
+                     ==, 768);
+  /* Edited under the table's name, the layers reach GPT-2's n_layer: 12
+   * more layers of 7,087,872 parameters (test-project.c) add 85,054,464. */
+  set_spin (window, "model.num_hidden_layers", 24);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
+                     ==, 124439808.0 + 85054464.0);
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.num_hidden_layers"))),
+                     ==, 24);
 
   /* Not JSON at all: an error, and the document stays. */
   g_assert_true (g_file_set_contents (path, "{\"n_layer\": ", -1, &error));
   g_assert_false (headroom_window_load_file (window, file, &error));
   g_assert_nonnull (error);
   g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
-                     ==, 124439808.0);
+                     ==, 124439808.0 + 85054464.0);
   window_destroy (window);
   g_unlink (path);
 }
