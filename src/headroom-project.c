@@ -90,6 +90,7 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.attention", attention_choices, "flash", N_("Attention")),
   CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
   BOOL ("training.dropout", "false", N_("Dropout")),
+  BOOL ("training.causal", "false", N_("Causal attention FLOPs")),
   DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)")),
 
   INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
@@ -103,7 +104,7 @@ static const HeadroomKeyInfo keys[] = {
   INT ("inference.paged_block", 0, 1e6, "16", "tokens", N_("KV block")),
   INT ("inference.prefill_chunk", 0, 1e9, "0", "tokens", N_("Prefill chunk")),
   DBL ("inference.compute_efficiency", 0.001, 1, "0.5", NULL, N_("Compute efficiency")),
-  DBL ("inference.memory_efficiency", 0.001, 1, "0.8", NULL, N_("Memory bandwidth efficiency")),
+  DBL ("inference.memory_efficiency", 0.001, 1, "0.7", NULL, N_("Memory bandwidth efficiency")),
 
   STR ("notes", "", N_("Notes")),
 };
@@ -1703,6 +1704,7 @@ headroom_project_get_training (HeadroomProject *self,
   hr_training_recompute_from_name (headroom_project_get_string (self, "training.recompute"),
                                    &training->recompute);
   training->dropout = headroom_project_get_boolean (self, "training.dropout");
+  training->causal = headroom_project_get_boolean (self, "training.causal");
   training->mfu = headroom_project_get_double (self, "training.mfu");
   training->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
 }

@@ -1047,6 +1047,17 @@ build_forms (HeadroomWindow *self)
                                                   "achieved is lower when work is recomputed "
                                                   "(about 30 % at 40 % with full recomputation)."));
             }
+          else if (g_str_equal (name, "causal"))
+            {
+              group = ADW_PREFERENCES_GROUP (training[3]);
+              /* docs/conventions.md, "Causal attention" */
+              gtk_widget_set_tooltip_text (row, _("Off: QKᵀ and attention over V count as the "
+                                                  "full s×s product, as eager attention computes "
+                                                  "them and PaLM's model FLOPs count them. On: "
+                                                  "both are halved, as causal FlashAttention "
+                                                  "kernels execute them; FLOPs and step time "
+                                                  "drop accordingly."));
+            }
           else if (strstr (name, "parallel") != NULL || g_str_has_prefix (name, "pipeline")
                    || g_str_equal (name, "virtual_stages") || g_str_equal (name, "zero_stage")
                    || g_str_equal (name, "fsdp"))
@@ -1379,9 +1390,14 @@ refresh_flops (HeadroomWindow *self)
   g_list_store_splice (self->flops_store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->flops_store)),
                        items->pdata, items->len);
 
-  if (training)
+  if (training && headroom_project_get_boolean (self->project, "training.causal"))
     gtk_label_set_label (self->flops_caption,
-                         _("One micro-batch step on the whole model (all GPUs together)"));
+                         _("One micro-batch step on the whole model (all GPUs together); "
+                           "causal attention: QKᵀ and ·V counted as half the s×s product"));
+  else if (training)
+    gtk_label_set_label (self->flops_caption,
+                         _("One micro-batch step on the whole model (all GPUs together); "
+                           "attention counted as the full s×s product"));
   else
     gtk_label_set_label (self->flops_caption, _("The prefill of one batch (forward only)"));
 

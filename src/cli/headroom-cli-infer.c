@@ -49,28 +49,6 @@ infer_args_clear (InferArgs *args)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (InferArgs, infer_args_clear)
 
-static void
-apply_project (HrInference     *inference,
-               HeadroomProject *project)
-{
-  inference->tensor_parallel = headroom_project_get_int (project, "inference.tensor_parallel");
-  inference->pipeline_parallel = headroom_project_get_int (project, "inference.pipeline_parallel");
-  inference->gpus = inference->tensor_parallel * inference->pipeline_parallel;
-  inference->batch = headroom_project_get_int (project, "inference.batch");
-  inference->prompt = headroom_project_get_int (project, "inference.prompt");
-  inference->generate = headroom_project_get_int (project, "inference.generate");
-  headroom_cli_project_choice (project, "inference.weights", weights_choices,
-                               (int *) &inference->weights);
-  inference->group_size = headroom_project_get_int (project, "inference.group_size");
-  headroom_cli_project_choice (project, "inference.kv_dtype", kv_choices,
-                               (int *) &inference->kv_dtype);
-  inference->paged_block = headroom_project_get_int (project, "inference.paged_block");
-  inference->prefill_chunk = headroom_project_get_int (project, "inference.prefill_chunk");
-  inference->compute_efficiency = headroom_project_get_double (project, "inference.compute_efficiency");
-  inference->memory_efficiency = headroom_project_get_double (project, "inference.memory_efficiency");
-  inference->price_per_gpu_hour = headroom_project_get_double (project, "hardware.price_per_gpu_hour");
-}
-
 /* GPUs = TP × PP: --gpus alone means tensor parallelism over them all; with
  * --tp and --pp the core checks that they multiply to --gpus. */
 static gboolean
@@ -248,7 +226,7 @@ run_infer (HeadroomCliModel *model,
 
   hr_inference_init (&inference);
   if (model->project != NULL)
-    apply_project (&inference, model->project);
+    headroom_project_get_inference (model->project, &inference);
 
   if (!apply_args (&inference, args, &error))
     return headroom_cli_report_error (error);

@@ -50,6 +50,7 @@ typedef struct
   char    *attention;
   char    *recompute;
   gboolean dropout;
+  gboolean causal;
   char    *overhead;
   char    *mfu;
   char    *price;
@@ -125,8 +126,9 @@ add_layout_entries (GOptionContext *context,
     FLAG_OPTION ("offload-optimizer", offload_optimizer, N_("Keep optimizer states on the CPU (ZeRO-Offload)")),
     STRING_OPTION ("attention", attention, N_("Attention implementation"), N_("eager|flash")),
     FLAG_OPTION ("dropout", dropout, N_("Train with dropout")),
+    FLAG_OPTION ("causal", causal, N_("Count causal attention as half the s×s product")),
     STRING_OPTION ("overhead", overhead, N_("Framework memory per GPU in bytes (default 1 GiB)"), N_("BYTES")),
-    STRING_OPTION ("mfu", mfu, N_("Model FLOPs utilisation, above 0 and at most 1 (default 0.4)"), N_("F")),
+    STRING_OPTION ("mfu", mfu, N_("Utilisation of peak on every FLOP executed, recomputation included; above 0 and at most 1 (default 0.4)"), N_("F")),
     STRING_OPTION ("price", price, N_("Price of one GPU-hour"), N_("USD_PER_GPU_HOUR")),
     STRING_OPTION ("measured-tokens-per-second", measured_tokens_per_second,
                    N_("Measured throughput of the whole run: report its MFU and HFU"), N_("X")),
@@ -142,41 +144,6 @@ add_layout_entries (GOptionContext *context,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_add_main_entries (context, plan ? plan_entries : train_entries, GETTEXT_PACKAGE);
-}
-
-/* Applies the project's settings (its file keys) before the options. */
-static void
-apply_project (HrTraining      *training,
-               HeadroomProject *project)
-{
-  training->nodes = headroom_project_get_int (project, "hardware.nodes");
-  training->gpus_per_node = headroom_project_get_int (project, "hardware.gpus_per_node");
-  training->price_per_gpu_hour = headroom_project_get_double (project, "hardware.price_per_gpu_hour");
-  training->tensor_parallel = headroom_project_get_int (project, "training.tensor_parallel");
-  training->sequence_parallel = headroom_project_get_boolean (project, "training.sequence_parallel");
-  training->pipeline_parallel = headroom_project_get_int (project, "training.pipeline_parallel");
-  headroom_cli_project_choice (project, "training.pipeline_schedule", schedule_choices,
-                               (int *) &training->pipeline_schedule);
-  training->virtual_stages = headroom_project_get_int (project, "training.virtual_stages");
-  training->context_parallel = headroom_project_get_int (project, "training.context_parallel");
-  training->expert_parallel = headroom_project_get_int (project, "training.expert_parallel");
-  training->zero_stage = headroom_project_get_int (project, "training.zero_stage");
-  headroom_cli_project_choice (project, "training.fsdp", fsdp_choices, (int *) &training->fsdp);
-  training->micro_batch = headroom_project_get_int (project, "training.micro_batch");
-  training->global_batch = headroom_project_get_int (project, "training.global_batch");
-  training->seq_len = headroom_project_get_int (project, "training.seq_len");
-  training->tokens = headroom_project_get_double (project, "training.tokens");
-  headroom_cli_project_choice (project, "training.precision", precision_choices,
-                               (int *) &training->precision);
-  headroom_cli_project_choice (project, "training.optimizer", optimizer_choices,
-                               (int *) &training->optimizer);
-  training->offload_optimizer = headroom_project_get_boolean (project, "training.offload_optimizer");
-  headroom_cli_project_choice (project, "training.attention", attention_choices,
-                               (int *) &training->attention);
-  headroom_cli_project_choice (project, "training.recompute", recompute_choices,
-                               (int *) &training->recompute);
-  training->dropout = headroom_project_get_boolean (project, "training.dropout");
-  training->mfu = headroom_project_get_double (project, "training.mfu");
 }
 
 /* --gpus N splits into nodes of --gpus-per-node (else the project's node,
@@ -299,6 +266,8 @@ apply_train_args (HrTraining  *training,
     training->offload_optimizer = TRUE;
   if (args->dropout)
     training->dropout = TRUE;
+  if (args->causal)
+    training->causal = TRUE;
 
   return TRUE;
 }
@@ -607,7 +576,7 @@ run_train (HeadroomCliModel *model,
 
   hr_training_init (&training);
   if (model->project != NULL)
-    apply_project (&training, model->project);
+    headroom_project_get_training (model->project, &training);
   else if (args->gpus == NULL && args->nodes == NULL)
     training.gpus_per_node = 1;
 
@@ -859,7 +828,7 @@ headroom_cli_plan (int    argc,
 
   hr_plan_request_init (&request);
   if (model.project != NULL)
-    apply_project (&request.training, model.project);
+    headroom_project_get_training (model.project, &request.training);
 
   if (args.gpus == NULL && model.project == NULL)
     {

@@ -502,6 +502,23 @@ test_train_options (void)
     g_assert_cmpint (member_int (nodes, "memory.optimizer"), ==, 6738415616);
   }
 
+  /* --causal halves QKᵀ and attention over V: Llama-2-7B at s = 4096, b = 1,
+   * h = 4096 (32 heads × 128), L = 32 has 2·b·s²·h = 137,438,953,472 FLOPs for
+   * each of the two per layer in full, so the forward pass loses
+   * 32 × 137,438,953,472 = 4,398,046,511,104, and the step time shrinks with it. */
+  {
+    g_auto(Run) causal_run = { 0 };
+    g_autoptr(JsonObject) causal = NULL;
+
+    run_cli (&causal_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+             "--zero", "3", "--seq", "4096", "--causal", "--json", NULL);
+    causal = parse_output (&causal_run);
+    assert_close (member_double (base, "flops.forward") - member_double (causal, "flops.forward"),
+                  4398046511104.0);
+    g_assert_cmpfloat (member_double (causal, "time.step_seconds"), <,
+                       member_double (base, "time.step_seconds"));
+  }
+
   /* --overhead sets the framework reserve, byte for byte. */
   run_cli (&overhead_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
            "--zero", "3", "--seq", "4096", "--overhead", "123456789", "--json", NULL);
