@@ -158,3 +158,30 @@ headroom_format_count_unit (double      count,
     return g_steal_pointer (&number);
   return g_strdup_printf ("%s %s", number, unit);
 }
+
+char *
+headroom_format_exact_double (double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int precision = 1; precision <= 17; precision++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", precision);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        {
+          /* Whole digits rather than 8e+01. */
+          int exponent = value != 0 ? (int) floor (log10 (fabs (value))) : 0;
+
+          if (exponent >= precision && exponent < 17)
+            {
+              g_snprintf (format, sizeof format, "%%.%dg", exponent + 1);
+              g_ascii_formatd (buf, sizeof buf, format, value);
+            }
+          break;
+        }
+    }
+  return g_strdup (buf);
+}

@@ -26,5 +26,8 @@ char *headroom_format_integer  (double value) G_GNUC_WARN_UNUSED_RESULT;
  * the number as they are. */
 char *headroom_format_count_unit (double      count,
                                   const char *unit) G_GNUC_WARN_UNUSED_RESULT;
+/* For files, not people: the shortest decimal that reads back as the same
+ * double, in the C locale whatever the user's ("0.1", "80", "1e+300"). */
+char *headroom_format_exact_double (double value) G_GNUC_WARN_UNUSED_RESULT;
 
 G_END_DECLS

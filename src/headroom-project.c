@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "headroom-catalog.h"
+#include "headroom-format.h"
 #include "headroom-hf-config.h"
 #include "headroom-project.h"
 
@@ -272,29 +273,10 @@ static void
 append_double (GString *out,
                double   value)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = headroom_format_exact_double (value);
 
-  for (int precision = 1; precision <= 17; precision++)
-    {
-      char format[8];
-
-      g_snprintf (format, sizeof format, "%%.%dg", precision);
-      g_ascii_formatd (buf, sizeof buf, format, value);
-      if (g_ascii_strtod (buf, NULL) == value)
-        {
-          /* Whole digits rather than 8e+01. */
-          int exponent = value != 0 ? (int) floor (log10 (fabs (value))) : 0;
-
-          if (exponent >= precision && exponent < 17)
-            {
-              g_snprintf (format, sizeof format, "%%.%dg", exponent + 1);
-              g_ascii_formatd (buf, sizeof buf, format, value);
-            }
-          break;
-        }
-    }
-  g_string_append (out, buf);
-  if (strpbrk (buf, ".eEn") == NULL)
+  g_string_append (out, text);
+  if (strpbrk (text, ".eEn") == NULL)
     g_string_append (out, ".0");
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "headroom-flops-row.h"
+#include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "headroom-report.h"
 
@@ -52,33 +53,15 @@ static void
 csv_number (Csv    *csv,
             double  value)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = NULL;
 
   if (!isfinite (value))
     {
       csv_field (csv, NULL);
       return;
     }
-  for (int precision = 1; precision <= 17; precision++)
-    {
-      char format[8];
-
-      g_snprintf (format, sizeof format, "%%.%dg", precision);
-      g_ascii_formatd (buf, sizeof buf, format, value);
-      if (g_ascii_strtod (buf, NULL) == value)
-        {
-          /* Whole digits rather than 8e+01. */
-          int exponent = value != 0 ? (int) floor (log10 (fabs (value))) : 0;
-
-          if (exponent >= precision && exponent < 17)
-            {
-              g_snprintf (format, sizeof format, "%%.%dg", exponent + 1);
-              g_ascii_formatd (buf, sizeof buf, format, value);
-            }
-          break;
-        }
-    }
-  csv_field (csv, buf);
+  text = headroom_format_exact_double (value);
+  csv_field (csv, text);
 }
 
 /* Bytes and counts: whole numbers, no exponent. */
