@@ -408,8 +408,8 @@ set_summary (HeadroomPlanView *self)
   gint64 n_searched = headroom_planner_get_searched (self->planner);
   gint64 n_fitting = headroom_planner_get_fitting (self->planner);
   guint shown = g_list_model_get_n_items (headroom_planner_get_layouts (self->planner));
-  g_autofree char *searched = g_strdup_printf ("%'" G_GINT64_FORMAT, n_searched);
-  g_autofree char *fitting = g_strdup_printf ("%'" G_GINT64_FORMAT, n_fitting);
+  g_autofree char *searched = headroom_format_integer ((double) n_searched);
+  g_autofree char *fitting = headroom_format_integer ((double) n_fitting);
   g_autofree char *summary = NULL;
 
   if (n_fitting > shown)

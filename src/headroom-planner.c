@@ -74,8 +74,8 @@ nothing_fits_message (const HrModel *model,
 {
   g_autofree char *size = NULL;
   g_autofree char *capacity = headroom_format_gib (gpu->memory_bytes);
-  g_autofree char *gpus = g_strdup_printf ("%'" G_GINT64_FORMAT, n_gpus);
-  g_autofree char *layouts = g_strdup_printf ("%'" G_GINT64_FORMAT, searched);
+  g_autofree char *gpus = headroom_format_integer ((double) n_gpus);
+  g_autofree char *layouts = headroom_format_integer ((double) searched);
   HrParams params;
 
   if (searched == 0)
