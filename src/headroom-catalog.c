@@ -472,25 +472,56 @@ add_string (JsonBuilder *builder,
   json_builder_add_string_value (builder, value);
 }
 
+/* Writes <user dir>/<file> atomically: a temporary file renamed over the old one. */
+static gboolean
+write_user_file (HeadroomCatalog  *self,
+                 const char       *file_name,
+                 JsonBuilder      *builder,
+                 GError          **error)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+  g_autoptr(GFile) dir = g_file_new_for_path (self->user_dir);
+  g_autoptr(GFile) file = g_file_get_child (dir, file_name);
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = NULL;
+
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+
+  if (!g_file_make_directory_with_parents (dir, NULL, &local_error)
+      && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+                                  G_FILE_CREATE_NONE, NULL, NULL, error);
+}
+
+static void
+begin_user_file (JsonBuilder *builder,
+                 const char  *format,
+                 const char  *list_key)
+{
+  json_builder_begin_object (builder);
+  add_string (builder, "format", format);
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_int_value (builder, 1);
+  json_builder_set_member_name (builder, list_key);
+  json_builder_begin_array (builder);
+}
+
 static gboolean
 save_user_gpus (HeadroomCatalog  *self,
                 GError          **error)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(GFile) dir = g_file_new_for_path (self->user_dir);
-  g_autoptr(GFile) file = g_file_get_child (dir, "gpus.json");
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *text = NULL;
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->gpus));
 
-  json_builder_begin_object (builder);
-  add_string (builder, "format", "headroom-gpus");
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_int_value (builder, 1);
-  json_builder_set_member_name (builder, "gpus");
-  json_builder_begin_array (builder);
+  begin_user_file (builder, "headroom-gpus", "gpus");
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(HeadroomGpuInfo) info = g_list_model_get_item (G_LIST_MODEL (self->gpus), i);
@@ -520,21 +551,39 @@ save_user_gpus (HeadroomCatalog  *self,
   json_builder_end_array (builder);
   json_builder_end_object (builder);
 
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, NULL);
+  return write_user_file (self, "gpus.json", builder, error);
+}
 
-  if (!g_file_make_directory_with_parents (dir, NULL, &local_error)
-      && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+static gboolean
+save_user_models (HeadroomCatalog  *self,
+                  GError          **error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->models));
+
+  begin_user_file (builder, "headroom-models", "models");
+  for (guint i = 0; i < n; i++)
     {
-      g_propagate_error (error, g_steal_pointer (&local_error));
-      return FALSE;
-    }
+      g_autoptr(HeadroomModelPreset) preset = g_list_model_get_item (G_LIST_MODEL (self->models), i);
+      JsonNode *config;
 
-  /* Written to a temporary file and renamed over the old one. */
-  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
-                                  G_FILE_CREATE_NONE, NULL, NULL, error);
+      if (!headroom_model_preset_get_user_defined (preset))
+        continue;
+
+      json_builder_begin_object (builder);
+      add_string (builder, "id", headroom_model_preset_get_id (preset));
+      add_string (builder, "name", headroom_model_preset_get_name (preset));
+      add_string (builder, "hf_id", headroom_model_preset_get_hf_id (preset));
+      add_string (builder, "source", headroom_model_preset_get_source (preset));
+      json_builder_set_member_name (builder, "config");
+      config = json_node_init_object (json_node_alloc (), headroom_model_preset_get_config (preset));
+      json_builder_add_value (builder, config);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  return write_user_file (self, "models.json", builder, error);
 }
 
 gboolean
@@ -595,4 +644,55 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
     g_list_store_append (self->gpus, info);
 
   return save_user_gpus (self, error);
+}
+
+gboolean
+headroom_catalog_add_user_model (HeadroomCatalog  *self,
+                                 const char       *id,
+                                 const char       *name,
+                                 const char       *hf_id,
+                                 const char       *source,
+                                 JsonObject       *config,
+                                 GError          **error)
+{
+  g_autoptr(HeadroomModelPreset) preset = NULL;
+  g_autoptr(GError) local_error = NULL;
+  HeadroomModelPreset *existing;
+  HrModel model;
+  guint position;
+
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), FALSE);
+  g_return_val_if_fail (id != NULL, FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  if (*id == '\0')
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                           "id: must not be empty");
+      return FALSE;
+    }
+
+  existing = find_by_id (self->models, id);
+  if (existing != NULL && !headroom_model_preset_get_user_defined (existing))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS,
+                   "id: “%s” is a built-in model", id);
+      return FALSE;
+    }
+
+  /* Only a config that reads into a valid model is worth keeping. */
+  preset = headroom_model_preset_new (id, name, hf_id, source, config, TRUE);
+  if (!headroom_model_preset_get_model (preset, &model, &local_error))
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                   "config: %s", local_error->message);
+      return FALSE;
+    }
+
+  if (existing != NULL && g_list_store_find (self->models, existing, &position))
+    g_list_store_splice (self->models, position, 1, (gpointer *) &preset, 1);
+  else
+    g_list_store_append (self->models, preset);
+
+  return save_user_models (self, error);
 }

@@ -25,7 +25,7 @@ typedef enum
   HEADROOM_CATALOG_ERROR_PARSE,      /* a catalog file is not valid JSON or has a bad entry */
   HEADROOM_CATALOG_ERROR_NOT_FOUND,  /* no preset or GPU with that id */
   HEADROOM_CATALOG_ERROR_INVALID,    /* an entry or a new user GPU has a bad field */
-  HEADROOM_CATALOG_ERROR_EXISTS,     /* a user GPU would shadow a built-in id */
+  HEADROOM_CATALOG_ERROR_EXISTS,     /* a user GPU or model would shadow a built-in id */
 } HeadroomCatalogError;
 
 GQuark headroom_catalog_error_quark (void);
@@ -68,5 +68,16 @@ gboolean headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
                                         const char       *source,
                                         const HrGpu      *gpu,
                                         GError          **error);
+
+/* Adds (or replaces) a user model preset and saves <user dir>/models.json
+ * atomically; `config` (a Hugging Face config.json object, referenced, not
+ * copied) must read into a valid model. */
+gboolean headroom_catalog_add_user_model (HeadroomCatalog  *self,
+                                          const char       *id,
+                                          const char       *name,
+                                          const char       *hf_id,
+                                          const char       *source,
+                                          JsonObject       *config,
+                                          GError          **error);
 
 G_END_DECLS

@@ -46,4 +46,15 @@ void               headroom_window_import_hub     (HeadroomWindow *self,
 AdwMessageDialog  *headroom_window_new_project    (HeadroomWindow *self);
 AdwMessageDialog  *headroom_window_close_project  (HeadroomWindow *self);
 
+/* What the Save to Catalog and Save as Preset dialogs do with the name given:
+ * add the custom GPU's figures (hardware.gpu must be "custom") or the current
+ * model (the preset's config with the edits) to the user's catalog under an
+ * id made from `name` ("My GPU" → "my-gpu"), then make the project use it. */
+gboolean           headroom_window_save_custom_gpu   (HeadroomWindow *self,
+                                                      const char     *name,
+                                                      GError        **error);
+gboolean           headroom_window_save_model_preset (HeadroomWindow *self,
+                                                      const char     *name,
+                                                      GError        **error);
+
 G_END_DECLS

@@ -95,6 +95,7 @@ struct _HeadroomWindow
   GFile                *pending_file;
   GCancellable         *hub_cancellable;
   gboolean              syncing;
+  gboolean              gpu_list_changing_custom;
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomWindow, headroom_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -627,10 +628,43 @@ custom_gpu_row_new (HeadroomWindow *self)
   return row;
 }
 
+/* Selecting an item that was added while the combo row had no selection
+ * (a custom GPU) crashes inside GTK 4.8 (a bare AdwComboRow does it too).
+ * So while the catalog's list changes, the row holds the first GPU, without
+ * telling the project, and goes back to no selection afterwards. */
+static void
+on_gpus_changing (HeadroomWindow *self)
+{
+  gboolean syncing;
+
+  if (adw_combo_row_get_selected (self->gpu_row) != GTK_INVALID_LIST_POSITION)
+    return;
+  self->gpu_list_changing_custom = TRUE;
+  syncing = self->syncing;
+  self->syncing = TRUE;
+  adw_combo_row_set_selected (self->gpu_row, 0);
+  self->syncing = syncing;
+}
+
+static void
+on_gpus_changed (HeadroomWindow *self)
+{
+  gboolean syncing;
+
+  if (!self->gpu_list_changing_custom)
+    return;
+  self->gpu_list_changing_custom = FALSE;
+  syncing = self->syncing;
+  self->syncing = TRUE;
+  adw_combo_row_set_selected (self->gpu_row, GTK_INVALID_LIST_POSITION);
+  self->syncing = syncing;
+}
+
 static GtkWidget *
 gpu_row_new (HeadroomWindow *self)
 {
   HeadroomCatalog *catalog = headroom_catalog_get_default ();
+  GListModel *gpus = headroom_catalog_get_gpus (catalog);
   GtkExpression *name = gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL,
                                                      G_CALLBACK (gpu_display_name),
                                                      NULL, NULL);
@@ -638,7 +672,12 @@ gpu_row_new (HeadroomWindow *self)
   self->gpu_row = ADW_COMBO_ROW (adw_combo_row_new ());
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->gpu_row), _("GPU"));
   adw_combo_row_set_expression (self->gpu_row, name);
-  adw_combo_row_set_model (self->gpu_row, headroom_catalog_get_gpus (catalog));
+  /* Before and after the row's own handler (see on_gpus_changing). */
+  g_signal_connect_object (gpus, "items-changed", G_CALLBACK (on_gpus_changing),
+                           self, G_CONNECT_SWAPPED);
+  adw_combo_row_set_model (self->gpu_row, gpus);
+  g_signal_connect_object (gpus, "items-changed", G_CALLBACK (on_gpus_changed),
+                           self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   gtk_expression_unref (name);
   g_signal_connect_object (self->gpu_row, "notify::selected", G_CALLBACK (on_gpu_selected),
                            self, G_CONNECT_SWAPPED);
@@ -945,10 +984,14 @@ build_forms (HeadroomWindow *self)
   adw_preferences_group_add (preset_group, preset_row_new (self));
   {
     g_autoptr(GMenu) menu = g_menu_new ();
+    g_autoptr(GMenu) saving = g_menu_new ();
     GtkWidget *import = gtk_menu_button_new ();
+
+    g_menu_append (saving, _("Save as Preset…"), "win.save-preset");
 
     g_menu_append (menu, _("From a config.json File…"), "win.import-config");
     g_menu_append (menu, _("From the Hugging Face Hub…"), "win.import-hub");
+    g_menu_append_section (menu, NULL, G_MENU_MODEL (saving));
     gtk_menu_button_set_label (GTK_MENU_BUTTON (import), _("Import"));
     gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (import), G_MENU_MODEL (menu));
     gtk_widget_add_css_class (import, "flat");
@@ -990,6 +1033,15 @@ build_forms (HeadroomWindow *self)
   custom_gpu = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
   adw_preferences_group_set_title (custom_gpu, _("Custom GPU"));
   self->custom_gpu_group = GTK_WIDGET (custom_gpu);
+  {
+    GtkWidget *save = gtk_button_new_with_mnemonic (_("Save to _Catalog…"));
+
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (save), "win.save-gpu");
+    gtk_widget_set_tooltip_text (save, _("Add these figures to your GPUs, kept across sessions"));
+    gtk_widget_add_css_class (save, "flat");
+    gtk_widget_set_valign (save, GTK_ALIGN_CENTER);
+    adw_preferences_group_set_header_suffix (custom_gpu, save);
+  }
   build_gpu_figures (self);
 
   workload_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
@@ -2077,6 +2129,221 @@ open_recent_action (GtkWidget  *widget,
   run_guarded (HEADROOM_WINDOW (widget), PENDING_LOAD, file);
 }
 
+/* Saving the custom GPU or the current model to the user's catalog */
+
+typedef enum
+{
+  CATALOG_ENTRY_GPU,
+  CATALOG_ENTRY_MODEL,
+} CatalogEntry;
+
+/* Lower-case ASCII letters and digits, every other run of characters one
+ * dash: "My GPU (2)" → "my-gpu-2"; NULL when nothing is left. */
+static char *
+catalog_id_from_name (const char *name)
+{
+  GString *id = g_string_new (NULL);
+
+  for (const char *c = name; *c != '\0'; c++)
+    {
+      if (g_ascii_isalnum (*c))
+        g_string_append_c (id, g_ascii_tolower (*c));
+      else if (id->len > 0 && id->str[id->len - 1] != '-')
+        g_string_append_c (id, '-');
+    }
+  if (id->len > 0 && id->str[id->len - 1] == '-')
+    g_string_truncate (id, id->len - 1);
+
+  if (id->len == 0)
+    {
+      g_string_free (id, TRUE);
+      return NULL;
+    }
+  return g_string_free (id, FALSE);
+}
+
+static char *
+catalog_id_checked (const char  *name,
+                    GError     **error)
+{
+  char *id = catalog_id_from_name (name);
+
+  if (id == NULL)
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         _("The name needs at least one letter or digit"));
+  return id;
+}
+
+gboolean
+headroom_window_save_custom_gpu (HeadroomWindow  *self,
+                                 const char      *name,
+                                 GError         **error)
+{
+  g_autofree char *id = NULL;
+  g_autofree char *title = g_strstrip (g_strdup (name));
+  HrGpu gpu;
+
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (g_strcmp0 (headroom_project_get_string (self->project, "hardware.gpu"), "custom") != 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           _("Turn on Custom GPU to save its figures"));
+      return FALSE;
+    }
+  id = catalog_id_checked (name, error);
+  /* The figures the estimate uses, inter-node overrides included. */
+  if (id == NULL
+      || !headroom_project_get_gpu (self->project, &gpu, error)
+      || !headroom_catalog_add_user_gpu (headroom_catalog_get_default (), id, title,
+                                         NULL, NULL, &gpu, error))
+    return FALSE;
+
+  return headroom_project_set_string (self->project, "hardware.gpu", id, error);
+}
+
+gboolean
+headroom_window_save_model_preset (HeadroomWindow  *self,
+                                   const char      *name,
+                                   GError         **error)
+{
+  g_autoptr(JsonObject) config = NULL;
+  g_autoptr(JsonObject) empty = json_object_new ();
+  g_autofree char *id = NULL;
+  g_autofree char *title = g_strstrip (g_strdup (name));
+
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  id = catalog_id_checked (name, error);
+  if (id == NULL)
+    return FALSE;
+  config = headroom_project_dup_effective_config (self->project);
+  if (!headroom_catalog_add_user_model (headroom_catalog_get_default (), id, title,
+                                        NULL, NULL, config, error))
+    return FALSE;
+
+  /* The new preset holds the edits: the project now names it alone. */
+  headroom_project_set_config (self->project, empty);
+  return headroom_project_set_string (self->project, "model.preset", id, error);
+}
+
+/* Says where the entry goes, or why it cannot, as the name is typed. */
+static void
+on_catalog_name_changed (GtkEditable      *entry,
+                         AdwMessageDialog *dialog)
+{
+  CatalogEntry kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "catalog-entry"));
+  HeadroomCatalog *catalog = headroom_catalog_get_default ();
+  g_autofree char *id = catalog_id_from_name (gtk_editable_get_text (entry));
+  g_autofree char *path = g_build_filename (g_get_user_data_dir (), "headroom",
+                                            kind == CATALOG_ENTRY_GPU ? "gpus.json" : "models.json",
+                                            NULL);
+  gboolean builtin = FALSE, replaces = FALSE;
+
+  if (id != NULL && kind == CATALOG_ENTRY_GPU)
+    {
+      HeadroomGpuInfo *gpu = headroom_catalog_find_gpu (catalog, id);
+
+      builtin = gpu != NULL && !headroom_gpu_info_get_user_defined (gpu);
+      replaces = gpu != NULL && !builtin;
+    }
+  else if (id != NULL)
+    {
+      HeadroomModelPreset *preset = headroom_catalog_find_model (catalog, id);
+
+      builtin = preset != NULL && !headroom_model_preset_get_user_defined (preset);
+      replaces = preset != NULL && !builtin;
+    }
+
+  if (id == NULL)
+    adw_message_dialog_format_body (dialog, _("Saved in %s"), path);
+  else if (builtin)
+    adw_message_dialog_format_body (dialog, kind == CATALOG_ENTRY_GPU
+                                    ? _("A built-in GPU has the id “%s”: choose another name.")
+                                    : _("A built-in model has the id “%s”: choose another name."),
+                                    id);
+  else if (replaces)
+    adw_message_dialog_format_body (dialog, _("Replaces your entry “%s” in %s"), id, path);
+  else
+    adw_message_dialog_format_body (dialog, _("Saved as “%s” in %s"), id, path);
+
+  if (builtin)
+    gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
+  adw_message_dialog_set_response_enabled (dialog, "save", id != NULL && !builtin);
+}
+
+static void
+on_catalog_name_response (HeadroomWindow   *self,
+                          const char       *response,
+                          AdwMessageDialog *dialog)
+{
+  CatalogEntry kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "catalog-entry"));
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  const char *name = gtk_editable_get_text (entry);
+  g_autoptr(GError) error = NULL;
+
+  if (!g_str_equal (response, "save"))
+    return;
+
+  if (kind == CATALOG_ENTRY_GPU)
+    {
+      if (!headroom_window_save_custom_gpu (self, name, &error))
+        toast_error (self, _("Could not save the GPU"), error);
+    }
+  else if (!headroom_window_save_model_preset (self, name, &error))
+    toast_error (self, _("Could not save the preset"), error);
+}
+
+static void
+show_catalog_name_dialog (HeadroomWindow *self,
+                          CatalogEntry    kind)
+{
+  AdwMessageDialog *dialog;
+  GtkWidget *entry = gtk_entry_new ();
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                       kind == CATALOG_ENTRY_GPU
+                                                       ? _("Save GPU to Catalog")
+                                                       : _("Save Model as Preset"),
+                                                       NULL));
+  g_object_set_data (G_OBJECT (dialog), "catalog-entry", GINT_TO_POINTER (kind));
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Name"));
+  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Name"),
+                                  -1);
+  adw_message_dialog_set_extra_child (dialog, entry);
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "save", _("_Save"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "save");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect_object (entry, "changed", G_CALLBACK (on_catalog_name_changed), dialog, 0);
+  on_catalog_name_changed (GTK_EDITABLE (entry), dialog);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_catalog_name_response),
+                           self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+save_gpu_action (GtkWidget  *widget,
+                 const char *action_name,
+                 GVariant   *parameter)
+{
+  show_catalog_name_dialog (HEADROOM_WINDOW (widget), CATALOG_ENTRY_GPU);
+}
+
+static void
+save_preset_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  show_catalog_name_dialog (HEADROOM_WINDOW (widget), CATALOG_ENTRY_MODEL);
+}
+
 static void
 import_config_action (GtkWidget  *widget,
                       const char *action_name,
@@ -2327,6 +2594,8 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.open-recent", "s", open_recent_action);
   gtk_widget_class_install_action (widget_class, "win.import-config", NULL, import_config_action);
   gtk_widget_class_install_action (widget_class, "win.import-hub", NULL, import_hub_action);
+  gtk_widget_class_install_action (widget_class, "win.save-gpu", NULL, save_gpu_action);
+  gtk_widget_class_install_action (widget_class, "win.save-preset", NULL, save_preset_action);
   gtk_widget_class_install_action (widget_class, "win.export-csv", NULL, export_csv_action);
   gtk_widget_class_install_action (widget_class, "win.export-sweep", NULL, export_sweep_action);
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);

@@ -209,6 +209,78 @@ test_user_models (void)
   remove_user_dir (dir);
 }
 
+/* A user preset saved from an edited built-in config survives a reload:
+ * Llama-2-7B cut to 16 layers. Llama-2-7B has 6,738,415,616 parameters
+ * (known-models.json); one layer is q, k, v, o 4 · 4096² = 67,108,864, MLP
+ * 3 · 4096 · 11008 = 135,266,304 and two norms of 4096: 202,383,360; the rest
+ * (embedding, untied head 2 · 32000 · 4096, final norm 4096) is 262,148,096.
+ * 16 layers: 262,148,096 + 16 · 202,383,360 = 3,500,281,856. */
+static void
+test_add_user_model (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(HeadroomCatalog) reloaded = NULL;
+  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(JsonObject) broken = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) exists_error = NULL;
+  g_autoptr(GError) invalid_error = NULL;
+  HeadroomModelPreset *source = headroom_catalog_find_model (catalog, "llama-2-7b");
+  HeadroomModelPreset *saved;
+  guint n_builtin = g_list_model_get_n_items (headroom_catalog_get_models (catalog));
+  HrModel model;
+  HrParams params;
+  g_autoptr(GList) members = NULL;
+
+  g_assert_nonnull (source);
+  members = json_object_get_members (headroom_model_preset_get_config (source));
+  for (GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (config, l->data,
+                            json_node_copy (json_object_get_member (headroom_model_preset_get_config (source), l->data)));
+  json_object_set_int_member (config, "num_hidden_layers", 16);
+
+  g_assert_true (headroom_catalog_add_user_model (catalog, "llama-2-7b-16l", "Llama 2 7B, 16 layers",
+                                                  NULL, NULL, config, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_models (catalog)), ==, n_builtin + 1);
+
+  reloaded = headroom_catalog_new_for_user_dir (dir);
+  g_assert_null (headroom_catalog_get_load_error (reloaded));
+  saved = headroom_catalog_find_model (reloaded, "llama-2-7b-16l");
+  g_assert_nonnull (saved);
+  g_assert_true (headroom_model_preset_get_user_defined (saved));
+  g_assert_cmpstr (headroom_model_preset_get_name (saved), ==, "Llama 2 7B, 16 layers");
+  g_assert_true (headroom_catalog_lookup_model (reloaded, "llama-2-7b-16l", &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  g_assert_cmpint (params.total, ==, 3500281856);
+
+  /* Replacing the user's own entry keeps one copy. */
+  json_object_set_int_member (config, "num_hidden_layers", 32);
+  g_assert_true (headroom_catalog_add_user_model (reloaded, "llama-2-7b-16l", "Llama 2 7B",
+                                                  NULL, NULL, config, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_models (reloaded)), ==, n_builtin + 1);
+  g_assert_true (headroom_catalog_lookup_model (reloaded, "llama-2-7b-16l", &model, &error));
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  g_assert_cmpint (params.total, ==, 6738415616);
+
+  /* Built-in ids are refused, and so is a config that does not read. */
+  g_assert_false (headroom_catalog_add_user_model (reloaded, "llama-2-7b", NULL, NULL, NULL,
+                                                   config, &exists_error));
+  g_assert_error (exists_error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS);
+  json_object_set_string_member (broken, "model_type", "llama");
+  json_object_set_string_member (broken, "hidden_size", "big");
+  g_assert_false (headroom_catalog_add_user_model (reloaded, "broken", NULL, NULL, NULL,
+                                                   broken, &invalid_error));
+  g_assert_error (invalid_error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID);
+  g_assert_null (headroom_catalog_find_model (reloaded, "broken"));
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_models (reloaded)), ==, n_builtin + 1);
+
+  remove_user_dir (dir);
+}
+
 /* A broken user file is reported; the built-in entries still load. */
 static void
 test_user_file_malformed (void)
@@ -357,6 +429,7 @@ main (int   argc,
   g_test_add_func ("/catalog/user-gpu", test_user_gpu);
   g_test_add_func ("/catalog/user-gpu-invalid", test_user_gpu_invalid);
   g_test_add_func ("/catalog/user-models", test_user_models);
+  g_test_add_func ("/catalog/add-user-model", test_add_user_model);
   g_test_add_func ("/catalog/user-file-malformed", test_user_file_malformed);
   g_test_add_func ("/hf-config/source", test_hf_source);
   g_test_add_func ("/hf-config/read-file", test_hf_read_file);

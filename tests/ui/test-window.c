@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "headroom-application.h"
+#include "headroom-catalog.h"
 #include "headroom-format.h"
 #include "headroom-plan-view.h"
 #include "headroom-quantity.h"
@@ -676,6 +677,203 @@ test_format (void)
   }
 }
 
+static AdwMessageDialog *
+find_message_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window))
+        return ADW_MESSAGE_DIALOG (window);
+    }
+  return NULL;
+}
+
+/* The user's catalog as the next start of the application reads it. */
+static HeadroomCatalog *
+catalog_after_restart (void)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "headroom", NULL);
+
+  return headroom_catalog_new_for_user_dir (dir);
+}
+
+/* A custom GPU of 48 GiB, 864 GB/s, 362 TFLOP/s BF16 saved to the catalog
+ * becomes the project's GPU, with the same estimate, and is there after a
+ * restart. XDG_DATA_HOME is a temporary directory (see main). */
+static void
+test_window_save_gpu (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomWindow *other;
+  HeadroomProject *project = headroom_window_get_project (window);
+  HeadroomEstimator *estimator = headroom_window_get_estimator (window);
+  HeadroomCatalog *catalog = headroom_catalog_get_default ();
+  AdwComboRow *gpu_row = ADW_COMBO_ROW (headroom_window_get_row (window, "hardware.gpu"));
+  GtkWidget *custom_group = gtk_widget_get_ancestor (headroom_window_get_row (window, "hardware.custom.memory"),
+                                                     ADW_TYPE_PREFERENCES_GROUP);
+  guint n_gpus = g_list_model_get_n_items (headroom_catalog_get_gpus (catalog));
+  g_autoptr(HeadroomCatalog) restarted = NULL;
+  g_autoptr(GError) error = NULL;
+  AdwMessageDialog *dialog;
+  GtkEditable *entry;
+  HeadroomGpuInfo *info;
+  double step_seconds;
+
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", &error));
+  g_assert_no_error (error);
+  set_spin (window, "hardware.custom.memory", 48);
+  set_spin (window, "hardware.custom.memory_bandwidth", 864);
+  set_spin (window, "hardware.custom.bf16", 362);
+  g_assert_true (gtk_widget_get_visible (custom_group));
+  g_assert_cmpfloat (headroom_estimator_get_memory_capacity (estimator), ==, 48.0 * 1073741824.0);
+  step_seconds = headroom_estimator_get_step_seconds (estimator);
+  g_assert_cmpfloat (step_seconds, >, 0);
+
+  /* Names that give no id or a built-in one are refused; so are figures
+   * the estimate would refuse. Nothing changes then. */
+  g_assert_false (headroom_window_save_custom_gpu (window, "!?", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (headroom_window_save_custom_gpu (window, "H100 SXM", &error));
+  g_assert_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS);
+  g_clear_error (&error);
+  set_spin (window, "hardware.custom.memory", 0);
+  g_assert_false (headroom_window_save_custom_gpu (window, "Empty", &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "hardware.custom.memory"));
+  g_clear_error (&error);
+  set_spin (window, "hardware.custom.memory", 48);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_gpus (catalog)), ==, n_gpus);
+  g_assert_cmpstr (headroom_project_get_string (project, "hardware.gpu"), ==, "custom");
+
+  /* A second window on a custom GPU sees the new GPU arrive too. */
+  other = window_new ();
+  g_assert_true (headroom_project_set_string (headroom_window_get_project (other), "hardware.gpu",
+                                              "custom", &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+
+  /* Through the dialog the button opens: a built-in id disables Save. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.save-gpu", NULL);
+  dialog = find_message_dialog ();
+  g_assert_nonnull (dialog);
+  entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "save"));
+  gtk_editable_set_text (entry, "H100 SXM");
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "save"));
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (entry), "error"));
+  gtk_editable_set_text (entry, "  My Test GPU (48 GB) ");
+  g_assert_true (adw_message_dialog_get_response_enabled (dialog, "save"));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "my-test-gpu-48-gb"));
+  adw_message_dialog_response (dialog, "save");
+  drain_main_loop ();
+
+  info = headroom_catalog_find_gpu (catalog, "my-test-gpu-48-gb");
+  g_assert_nonnull (info);
+  g_assert_true (headroom_gpu_info_get_user_defined (info));
+  g_assert_cmpstr (headroom_gpu_info_get_name (info), ==, "My Test GPU (48 GB)");
+  g_assert_cmpfloat (headroom_gpu_info_get_gpu (info)->memory_bytes, ==, 48.0 * 1073741824.0);
+  g_assert_cmpfloat (headroom_gpu_info_get_gpu (info)->memory_bandwidth, ==, 864e9);
+  g_assert_cmpfloat (headroom_gpu_info_get_gpu (info)->peak_flops[HR_DTYPE_BF16], ==, 362e12);
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_gpus (catalog)), ==, n_gpus + 1);
+
+  /* The project and the chooser now name it; custom is off; same estimate. */
+  g_assert_cmpstr (headroom_project_get_string (project, "hardware.gpu"), ==, "my-test-gpu-48-gb");
+  g_assert_true (adw_combo_row_get_selected_item (gpu_row) == (gpointer) info);
+  g_assert_true (gtk_widget_get_sensitive (GTK_WIDGET (gpu_row)));
+  g_assert_false (gtk_widget_get_visible (custom_group));
+  g_assert_cmpfloat (headroom_estimator_get_memory_capacity (estimator), ==, 48.0 * 1073741824.0);
+  g_assert_cmpfloat (headroom_estimator_get_step_seconds (estimator), ==, step_seconds);
+
+  g_assert_true (headroom_project_set_string (headroom_window_get_project (other), "hardware.gpu",
+                                              "my-test-gpu-48-gb", &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+  g_assert_true (adw_combo_row_get_selected_item (ADW_COMBO_ROW (headroom_window_get_row (other, "hardware.gpu")))
+                 == (gpointer) info);
+  window_destroy (other);
+
+  restarted = catalog_after_restart ();
+  g_assert_null (headroom_catalog_get_load_error (restarted));
+  info = headroom_catalog_find_gpu (restarted, "my-test-gpu-48-gb");
+  g_assert_nonnull (info);
+  g_assert_cmpfloat (headroom_gpu_info_get_gpu (info)->peak_flops[HR_DTYPE_BF16], ==, 362e12);
+
+  window_destroy (window);
+}
+
+/* Llama-3.1-8B cut to 16 layers, saved as a preset: 8,030,261,248 − 16 ·
+ * 218,112,000 = 4,540,469,248 parameters, with the edits now in the preset. */
+static void
+test_window_save_preset (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomProject *project = headroom_window_get_project (window);
+  HeadroomEstimator *estimator = headroom_window_get_estimator (window);
+  HeadroomCatalog *catalog = headroom_catalog_get_default ();
+  const double params = LLAMA_8B_PARAMS - 16 * LLAMA_8B_PER_LAYER;
+  g_autoptr(HeadroomCatalog) restarted = NULL;
+  g_autoptr(GError) error = NULL;
+  HeadroomModelPreset *preset;
+  HrModel model;
+  HrParams counted;
+
+  set_spin (window, "model.num_hidden_layers", 16);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params);
+
+  g_assert_false (headroom_window_save_model_preset (window, "GPT2", &error));
+  g_assert_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS);
+  g_clear_error (&error);
+
+  g_assert_true (headroom_window_save_model_preset (window, "Llama 3.1 8B, 16 layers", &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+
+  preset = headroom_catalog_find_model (catalog, "llama-3-1-8b-16-layers");
+  g_assert_nonnull (preset);
+  g_assert_true (headroom_model_preset_get_user_defined (preset));
+  g_assert_cmpstr (headroom_project_get_preset (project), ==, "llama-3-1-8b-16-layers");
+  g_assert_cmpuint (json_object_get_size (headroom_project_get_config (project)), ==, 0);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params);
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.num_hidden_layers"))),
+                     ==, 16);
+
+  restarted = catalog_after_restart ();
+  g_assert_null (headroom_catalog_get_load_error (restarted));
+  g_assert_true (headroom_catalog_lookup_model (restarted, "llama-3-1-8b-16-layers", &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (hr_model_params (&model, &counted, NULL), ==, HR_OK);
+  g_assert_cmpfloat ((double) counted.total, ==, params);
+
+  window_destroy (window);
+}
+
+/* Removes the temporary tree of the tests (files the tests or GTK wrote). */
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_dir_close (dir);
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -684,10 +882,16 @@ main (int   argc,
 
   /* The cairo renderer draws faster than GL under Xvfb's software rendering. */
   g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  gtk_test_init (&argc, &argv, NULL);
-  adw_init ();
   tmp_dir = g_dir_make_tmp ("headroom-test-window-XXXXXX", NULL);
   g_assert_nonnull (tmp_dir);
+  /* The user's catalog and recent files go there, not to the real home. */
+  {
+    g_autofree char *data_dir = g_build_filename (tmp_dir, "data", NULL);
+
+    g_setenv ("XDG_DATA_HOME", data_dir, TRUE);
+  }
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
 
   app = headroom_application_new ("io.github.headroom.Headroom.TestWindow", G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
@@ -704,10 +908,12 @@ main (int   argc,
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
   g_test_add_func ("/format/units", test_format);
   g_test_add_func ("/window/help-overlay", test_help_overlay);
+  g_test_add_func ("/window/save-gpu", test_window_save_gpu);
+  g_test_add_func ("/window/save-preset", test_window_save_preset);
 
   status = g_test_run ();
   g_clear_object (&app);
-  g_rmdir (tmp_dir);
+  remove_tree (tmp_dir);
   g_free (tmp_dir);
   return status;
 }
