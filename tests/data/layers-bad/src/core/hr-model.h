@@ -1,0 +1,1 @@
+/* Fixture: the core header the widget must not include. */

@@ -1,0 +1,2 @@
+/* Fixture for check-layers.py: a service header that reaches GTK. */
+#include <gtk/gtk.h>
