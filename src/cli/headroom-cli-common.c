@@ -13,6 +13,8 @@
 
 #include "headroom-catalog.h"
 #include "headroom-cli.h"
+#include "headroom-file.h"
+#include "headroom-format.h"
 #include "headroom-hf-config.h"
 
 G_DEFINE_QUARK (headroom-cli-error-quark, headroom_cli_error)
@@ -71,7 +73,7 @@ headroom_cli_resolve_model (const char        *text,
       unsigned warnings = 0;
       JsonNode *format;
 
-      bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
+      bytes = headroom_file_load (file, HEADROOM_FILE_MAX_SIZE, NULL, &local_error);
       if (bytes == NULL)
         {
           g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
@@ -335,10 +337,10 @@ headroom_cli_parse_options (GOptionContext  *context,
 int
 headroom_cli_report_error (const GError *error)
 {
-  g_autofree char *line = g_strdup (error->message);
+  /* One line, control characters escaped, whatever a library, a file or a
+   * server put in the message. */
+  g_autofree char *line = headroom_format_one_line (error->message);
 
-  /* One line, whatever a library put in its message. */
-  g_strdelimit (line, "\r\n", ' ');
   fflush (stdout);
   fprintf (stderr, "headroom-cli: %s\n", line);
 

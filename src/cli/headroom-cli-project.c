@@ -10,6 +10,8 @@
 
 #include "headroom-cli.h"
 #include "headroom-estimator.h"
+#include "headroom-file.h"
+#include "headroom-format.h"
 #include "headroom-hf-config.h"
 #include "headroom-hub.h"
 #include "headroom-report.h"
@@ -356,7 +358,7 @@ headroom_cli_import (int    argc,
     }
 
   file = g_file_new_for_commandline_arg (source);
-  bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
+  bytes = headroom_file_load (file, HEADROOM_FILE_MAX_SIZE, NULL, &local_error);
   if (bytes == NULL)
     {
       g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,

@@ -8,7 +8,10 @@
 #include <json-glib/json-glib.h>
 
 #include "headroom-catalog.h"
+#include "headroom-file.h"
+#include "headroom-format.h"
 #include "headroom-hf-config.h"
+#include "headroom-json.h"
 
 #define CATALOG_RESOURCE "/io/github/headroom/Headroom/catalog/"
 
@@ -20,6 +23,9 @@ struct _HeadroomCatalog
   GListStore *models;
   GListStore *gpus;
   GError     *load_error;
+  /* A user file that exists but did not load: never saved over. */
+  GError     *user_models_error;
+  GError     *user_gpus_error;
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomCatalog, headroom_catalog, G_TYPE_OBJECT)
@@ -40,6 +46,8 @@ headroom_catalog_finalize (GObject *object)
   g_clear_object (&self->models);
   g_clear_object (&self->gpus);
   g_clear_error (&self->load_error);
+  g_clear_error (&self->user_models_error);
+  g_clear_error (&self->user_gpus_error);
 
   G_OBJECT_CLASS (headroom_catalog_parent_class)->finalize (object);
 }
@@ -204,7 +212,8 @@ find_by_id (GListStore *store,
 }
 
 /* Loads the list `list_key` of a catalog file into `store`; entries whose id
- * is already present are skipped (built-in entries win). */
+ * is already present are skipped (built-in entries win). All or nothing: a
+ * file with one bad entry adds none. */
 static gboolean
 load_catalog (HeadroomCatalog  *self,
               GBytes           *bytes,
@@ -213,29 +222,31 @@ load_catalog (HeadroomCatalog  *self,
               gboolean          user_defined,
               GError          **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local_error = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *safe_name = headroom_format_one_line (name);
   GListStore *store = g_str_equal (list_key, "gpus") ? self->gpus : self->models;
   gsize size;
   const char *data = g_bytes_get_data (bytes, &size);
-  JsonNode *root;
   JsonNode *list;
   JsonArray *array;
 
-  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) MIN (size, G_MAXSSIZE), &local_error))
+  /* Nesting depth, trailing content, non-finite numbers; "line N" in the message. */
+  root = headroom_json_parse (data != NULL ? data : "", size, &local_error);
+  if (root == NULL)
     {
       g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
-                   "%s: %s", name, local_error->message);
+                   "%s: %s", safe_name, local_error->message);
       return FALSE;
     }
 
-  root = json_parser_get_root (parser);
-  list = root != NULL && JSON_NODE_HOLDS_OBJECT (root)
+  list = JSON_NODE_HOLDS_OBJECT (root)
          ? json_object_get_member (json_node_get_object (root), list_key) : NULL;
   if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
     {
       g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
-                   "%s: %s: must be an array", name, list_key);
+                   "%s: %s: must be an array", safe_name, list_key);
       return FALSE;
     }
 
@@ -243,12 +254,12 @@ load_catalog (HeadroomCatalog  *self,
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       JsonNode *node = json_array_get_element (array, i);
-      g_autoptr(GObject) item = NULL;
+      GObject *item;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         {
           g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
-                       "%s: %s[%u]: must be an object", name, list_key, i);
+                       "%s: %s[%u]: must be an object", safe_name, list_key, i);
           return FALSE;
         }
 
@@ -259,14 +270,18 @@ load_catalog (HeadroomCatalog  *self,
 
       if (item == NULL)
         {
+          g_autofree char *message = headroom_format_one_line (local_error->message);
+
           g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
-                       "%s: %s", name, local_error->message);
+                       "%s: %s", safe_name, message);
           return FALSE;
         }
-
-      if (find_by_id (store, item_id (item)) == NULL)
-        g_list_store_append (store, item);
+      g_ptr_array_add (items, item);
     }
+
+  for (guint i = 0; i < items->len; i++)
+    if (find_by_id (store, item_id (items->pdata[i])) == NULL)
+      g_list_store_append (store, items->pdata[i]);
 
   return TRUE;
 }
@@ -305,20 +320,40 @@ load_user (HeadroomCatalog *self,
   g_autofree char *path = g_build_filename (self->user_dir, file, NULL);
   g_autoptr(GFile) gfile = g_file_new_for_path (path);
   g_autoptr(GBytes) bytes = NULL;
+  GError **user_error = g_str_equal (list_key, "gpus") ? &self->user_gpus_error
+                                                       : &self->user_models_error;
   GError *error = NULL;
 
-  bytes = g_file_load_bytes (gfile, NULL, NULL, &error);
-  if (bytes == NULL)
+  bytes = headroom_file_load (gfile, HEADROOM_FILE_MAX_SIZE, NULL, &error);
+  if (bytes == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-        g_clear_error (&error);
-      else
-        note_load_error (self, error);
+      g_clear_error (&error);
       return;
     }
+  if (bytes == NULL || !load_catalog (self, bytes, path, list_key, TRUE, &error))
+    {
+      g_clear_error (user_error);
+      *user_error = g_error_copy (error);
+      note_load_error (self, error);
+    }
+}
 
-  if (!load_catalog (self, bytes, path, list_key, TRUE, &error))
-    note_load_error (self, error);
+/* FALSE, saying why, when the user's `list_key` file did not load: saving
+ * would replace the user's entries with the ones that did load. */
+static gboolean
+check_user_file_loaded (HeadroomCatalog  *self,
+                        const char       *list_key,
+                        GError          **error)
+{
+  const GError *user_error = g_str_equal (list_key, "gpus") ? self->user_gpus_error
+                                                            : self->user_models_error;
+
+  if (user_error == NULL)
+    return TRUE;
+  g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+               "nothing saved: the file did not load and is kept as it is; fix it or move it away (%s)",
+               user_error->message);
+  return FALSE;
 }
 
 HeadroomCatalog *
@@ -497,8 +532,7 @@ write_user_file (HeadroomCatalog  *self,
       return FALSE;
     }
 
-  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
-                                  G_FILE_CREATE_NONE, NULL, NULL, error);
+  return headroom_file_save (file, text, strlen (text), NULL, error);
 }
 
 static void
@@ -629,6 +663,9 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
         return FALSE;
       }
 
+  if (!check_user_file_loaded (self, "gpus", error))
+    return FALSE;
+
   existing = find_by_id (self->gpus, id);
   if (existing != NULL && !headroom_gpu_info_get_user_defined (existing))
     {
@@ -671,6 +708,9 @@ headroom_catalog_add_user_model (HeadroomCatalog  *self,
                            "id: must not be empty");
       return FALSE;
     }
+
+  if (!check_user_file_loaded (self, "models", error))
+    return FALSE;
 
   existing = find_by_id (self->models, id);
   if (existing != NULL && !headroom_model_preset_get_user_defined (existing))

@@ -164,6 +164,12 @@ headroom_format_exact_double (double value)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
+  /* JSON has no infinity nor NaN (and the exponent below would overflow an int). */
+  if (!isfinite (value))
+    return g_strdup ("null");
+  /* -0 reads back as 0 wherever it is shown. */
+  if (value == 0)
+    value = 0;
   for (int precision = 1; precision <= 17; precision++)
     {
       char format[8];
@@ -184,4 +190,41 @@ headroom_format_exact_double (double value)
         }
     }
   return g_strdup (buf);
+}
+
+char *
+headroom_format_one_line (const char *text)
+{
+  GString *out;
+  const char *p;
+
+  if (text == NULL)
+    return g_strdup ("");
+  out = g_string_sized_new (strlen (text));
+  for (p = text; *p != '\0';)
+    {
+      gunichar c = g_utf8_get_char_validated (p, -1);
+
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          /* Not UTF-8: the byte's value. */
+          g_string_append_printf (out, "\\x%02x", (guchar) *p);
+          p++;
+          continue;
+        }
+      if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\r')
+        g_string_append (out, "\\r");
+      else if (c == '\t')
+        g_string_append (out, "\\t");
+      /* C0, DEL and C1 (U+009B is a terminal's CSI), and the line and
+       * paragraph separators. */
+      else if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x2028 || c == 0x2029)
+        g_string_append_printf (out, c < 0x100 ? "\\x%02x" : "\\u%04x", c);
+      else
+        g_string_append_len (out, p, g_utf8_next_char (p) - p);
+      p = g_utf8_next_char (p);
+    }
+  return g_string_free (out, FALSE);
 }

@@ -27,7 +27,14 @@ char *headroom_format_integer  (double value) G_GNUC_WARN_UNUSED_RESULT;
 char *headroom_format_count_unit (double      count,
                                   const char *unit) G_GNUC_WARN_UNUSED_RESULT;
 /* For files, not people: the shortest decimal that reads back as the same
- * double, in the C locale whatever the user's ("0.1", "80", "1e+300"). */
+ * double, in the C locale whatever the user's ("0.1", "80", "1e+300");
+ * "null" for infinities and NaN, which JSON cannot hold, and "0" for -0. */
 char *headroom_format_exact_double (double value) G_GNUC_WARN_UNUSED_RESULT;
+
+/* For messages quoting a file, a server or a library: `text` on one line,
+ * control characters (C0, DEL, C1, line separators) and bytes that are not
+ * UTF-8 written as escapes ("\n", "\x1b"), so that no input can move the
+ * cursor or colour the user's terminal. NULL gives "". */
+char *headroom_format_one_line (const char *text) G_GNUC_WARN_UNUSED_RESULT;
 
 G_END_DECLS

@@ -4,7 +4,10 @@
  */
 #include <string.h>
 
+#include "headroom-file.h"
+#include "headroom-format.h"
 #include "headroom-hf-config.h"
+#include "headroom-json.h"
 
 G_DEFINE_QUARK (headroom-hf-config-error-quark, headroom_hf_config_error)
 
@@ -241,32 +244,36 @@ JsonObject *
 headroom_hf_config_parse_bytes (GBytes  *bytes,
                                 GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) local_error = NULL;
   const char *data;
   gsize size;
-  JsonNode *root;
 
   g_return_val_if_fail (bytes != NULL, NULL);
 
   data = g_bytes_get_data (bytes, &size);
+  if (data == NULL)
+    data = "";
   if (size > G_MAXSSIZE)
     size = G_MAXSSIZE;
 
-  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) size, &local_error))
+  /* Nesting depth, trailing content and non-finite numbers checked; one line. */
+  root = headroom_json_parse (data, size, &local_error);
+  if (root == NULL)
     {
-      /* json-glib quotes the offending input, line breaks included: keep one line. */
-      g_strdelimit (local_error->message, "\r\n", ' ');
-      g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_PARSE,
-                   "not valid JSON: %s", local_error->message);
+      if (g_error_matches (local_error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_NOT_FINITE))
+        g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
+                             local_error->message);
+      else
+        g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_PARSE,
+                     "not valid JSON: %s", local_error->message);
       return NULL;
     }
 
   if (!check_integer_range (data, size, error))
     return NULL;
 
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_PARSE,
                            "not a config: the JSON root is not an object");
@@ -303,13 +310,12 @@ headroom_hf_config_read_file (GFile       *file,
 
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  bytes = g_file_load_bytes (file, NULL, NULL, &local_error);
+  bytes = headroom_file_load (file, HEADROOM_FILE_MAX_SIZE, NULL, &local_error);
   if (bytes == NULL)
     {
-      g_autofree char *name = g_file_get_parse_name (file);
-
-      g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_IO,
-                   "%s: %s", name, local_error->message);
+      /* The message names the file. */
+      g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_IO,
+                           local_error->message);
       return FALSE;
     }
 

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "headroom-catalog.h"
+#include "headroom-file.h"
 #include "headroom-format.h"
 #include "headroom-hf-config.h"
+#include "headroom-json.h"
 #include "headroom-project.h"
 
 /* Exact integers of a double stop at 2^53; no count Headroom takes is larger. */
@@ -800,14 +802,17 @@ load_root (HeadroomProject  *self,
     }
 
   node = json_object_get_member (object, "version");
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
-      || json_node_get_value_type (node) != G_TYPE_INT64)
+  /* An integral number, 1.0 included (docs/project-format.md). */
+  if (node == NULL || !node_is_number (node)
+      || json_node_get_double (node) != floor (json_node_get_double (node))
+      || fabs (json_node_get_double (node)) > MAX_COUNT)
     {
       g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
                            _("version: expected an integer"));
       return FALSE;
     }
-  version = json_node_get_int (node);
+  version = json_node_get_value_type (node) == G_TYPE_INT64 ? json_node_get_int (node)
+                                                            : (gint64) json_node_get_double (node);
   if (version > HEADROOM_PROJECT_VERSION)
     {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_VERSION,
@@ -831,7 +836,7 @@ headroom_project_new_from_bytes (GBytes  *bytes,
                                  GError **error)
 {
   g_autoptr(HeadroomProject) self = NULL;
-  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) local_error = NULL;
   gsize size;
   const char *data;
@@ -848,22 +853,35 @@ headroom_project_new_from_bytes (GBytes  *bytes,
                            _("Not a Headroom project: the file is not UTF-8 text"));
       return NULL;
     }
-  if (!json_parser_load_from_data (parser, data, (gssize) size, &local_error))
+  /* Depth, trailing content and non-finite numbers checked; one line. */
+  root = headroom_json_parse (data, size, &local_error);
+  if (root == NULL && g_error_matches (local_error, HEADROOM_JSON_ERROR,
+                                       HEADROOM_JSON_ERROR_NOT_FINITE))
     {
-      /* json-glib quotes the offending text, line breaks included; keep one line. */
-      g_strdelimit (local_error->message, "\r\n", ' ');
+      /* "training.mfu: not a finite number": the key is the fault, not the syntax. */
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                           local_error->message);
+      return NULL;
+    }
+  if (root == NULL)
+    {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_PARSE,
                    _("Not a valid project file: %s"), local_error->message);
       return NULL;
     }
 
   self = headroom_project_new ();
-  if (!load_root (self, json_parser_get_root (parser), error)
+  if (!load_root (self, root, error)
       || !headroom_project_validate (self, error))
     {
-      /* Messages quote values from the file, which may hold line breaks. */
+      /* Messages quote values from the file, which may hold control characters. */
       if (error != NULL)
-        g_strdelimit ((*error)->message, "\t\r\n", ' ');
+        {
+          char *message = headroom_format_one_line ((*error)->message);
+
+          g_free ((*error)->message);
+          (*error)->message = message;
+        }
       return NULL;
     }
 
@@ -880,7 +898,7 @@ headroom_project_new_from_file (GFile   *file,
   g_return_val_if_fail (G_IS_FILE (file), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  bytes = g_file_load_bytes (file, NULL, NULL, error);
+  bytes = headroom_file_load (file, HEADROOM_FILE_MAX_SIZE, NULL, error);
   if (bytes == NULL)
     return NULL;
 
@@ -1015,9 +1033,8 @@ headroom_project_save (HeadroomProject  *self,
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
   bytes = headroom_project_to_bytes (self);
-  if (!g_file_replace_contents (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
-                                NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL,
-                                cancellable, error))
+  if (!headroom_file_save (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                           cancellable, error))
     return FALSE;
 
   if (self->file == NULL || !g_file_equal (self->file, file))

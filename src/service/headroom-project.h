@@ -96,7 +96,8 @@ HeadroomProject *headroom_project_new_from_config (JsonObject *config,
 
 /* The file as it would be saved: stable key order, UTF-8, ends in a newline. */
 GBytes          *headroom_project_to_bytes      (HeadroomProject  *self) G_GNUC_WARN_UNUSED_RESULT;
-/* Atomic write (g_file_replace_contents); sets :file and clears :modified. */
+/* Atomic write (headroom_file_save): a failure leaves the file as it was;
+ * sets :file and clears :modified. */
 gboolean         headroom_project_save          (HeadroomProject  *self,
                                                  GFile            *file,
                                                  GCancellable     *cancellable,

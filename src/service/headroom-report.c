@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "headroom-flops-row.h"
+#include "headroom-file.h"
 #include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "headroom-report.h"
@@ -506,6 +507,5 @@ headroom_report_save (const char  *text,
   g_return_val_if_fail (text != NULL, FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
-                                  G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+  return headroom_file_save (file, text, strlen (text), NULL, error);
 }

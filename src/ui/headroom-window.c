@@ -16,7 +16,9 @@
 #include "headroom-catalog.h"
 #include "headroom-fits-plot.h"
 #include "headroom-flops-row.h"
+#include "headroom-file.h"
 #include "headroom-format.h"
+#include "headroom-hf-config.h"
 #include "headroom-hub.h"
 #include "headroom-plan-view.h"
 #include "headroom-report.h"
@@ -1704,19 +1706,19 @@ headroom_window_load_file (HeadroomWindow  *self,
   project = headroom_project_new_from_file (file, &local_error);
   if (project == NULL && g_error_matches (local_error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_FORMAT))
     {
-      g_autoptr(JsonParser) parser = json_parser_new ();
-      g_autofree char *path = g_file_get_path (file);
-      JsonNode *root;
+      /* Size cap, nesting depth and finite numbers checked by the service. */
+      g_autoptr(GBytes) bytes = headroom_file_load (file, HEADROOM_FILE_MAX_SIZE, NULL, error);
+      g_autoptr(JsonObject) config = NULL;
 
-      if (path == NULL || !json_parser_load_from_file (parser, path, error))
+      if (bytes == NULL)
         return FALSE;
-      root = json_parser_get_root (parser);
-      if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+      config = headroom_hf_config_parse_bytes (bytes, NULL);
+      if (config == NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local_error));
           return FALSE;
         }
-      project = headroom_project_new_from_config (json_node_get_object (root), error);
+      project = headroom_project_new_from_config (config, error);
       if (project == NULL)
         return FALSE;
       /* An imported config is a new, unsaved document. */
