@@ -23,6 +23,8 @@ typedef enum
 typedef struct
 {
   double memory_bytes;          /* usable device memory, bytes */
+  double driver_memory_bytes;   /* total the CUDA driver reports (cudaMemGetInfo), bytes;
+                                 * 0 = not known, take memory_bytes (hr-serving.h) */
   double memory_bandwidth;      /* bytes/s */
   double peak_flops[HR_DTYPE_N];/* dense FLOP/s (OP/s for int8); 0 = not supported */
   double intra_node_bandwidth;  /* NVLink/xGMI per GPU, one direction, bytes/s */

@@ -133,6 +133,7 @@ gpu_from_json (JsonObject  *entry,
     }
 
   if (!member_number (entry, "memory_bytes", TRUE, &gpu.memory_bytes, id, error)
+      || !member_number (entry, "driver_memory_bytes", FALSE, &gpu.driver_memory_bytes, id, error)
       || !member_number (entry, "memory_bandwidth", TRUE, &gpu.memory_bandwidth, id, error)
       || !member_number (entry, "intra_node_bandwidth", FALSE, &gpu.intra_node_bandwidth, id, error)
       || !member_number (entry, "inter_node_bandwidth", FALSE, &gpu.inter_node_bandwidth, id, error)
@@ -569,6 +570,8 @@ save_user_gpus (HeadroomCatalog  *self,
       add_string (builder, "name", headroom_gpu_info_get_name (info));
       add_string (builder, "vendor", headroom_gpu_info_get_vendor (info));
       add_number (builder, "memory_bytes", gpu->memory_bytes);
+      if (gpu->driver_memory_bytes > 0)
+        add_number (builder, "driver_memory_bytes", gpu->driver_memory_bytes);
       add_number (builder, "memory_bandwidth", gpu->memory_bandwidth);
       json_builder_set_member_name (builder, "peak_flops");
       json_builder_begin_object (builder);

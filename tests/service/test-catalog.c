@@ -66,6 +66,11 @@ test_builtin (void)
       g_test_message ("GPU %s", headroom_gpu_info_get_id (info));
       g_assert_cmpfloat (gpu->memory_bytes, >, 0);
       g_assert_cmpfloat (gpu->memory_bandwidth, >, 0);
+      /* The driver keeps a reserve: it never reports more than the memory. */
+      g_assert_cmpfloat (gpu->driver_memory_bytes, <, gpu->memory_bytes);
+      if (g_str_equal (headroom_gpu_info_get_id (info), "h100-sxm"))
+        /* 79.22 GiB (vLLM PR #10511's log): round(79.22 × 2^30). */
+        g_assert_cmpfloat (gpu->driver_memory_bytes, ==, 85061827297.0);
     }
 
   remove_user_dir (dir);

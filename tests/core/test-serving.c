@@ -1,0 +1,315 @@
+/* test-serving.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Serving engines' memory plans. Every expected figure is derived by hand in
+ * the comment above its check, from the model's config.json, the engine's
+ * code (docs/inference.md, "Serving engines") and the driver's figure of
+ * resources/gpus.json. Where a published measurement exists, the comment
+ * says how far the derivation lands from it; the check is the derivation.
+ */
+#include <math.h>
+
+#include <glib.h>
+
+#include "hr-serving.h"
+#include "test-models.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* H100 SXM 80 GB: 80 GiB of HBM; the driver reports 79.22 GiB (vLLM PR
+ * #10511 log), stored as round(79.22 × 2^30) = 85,061,827,297 B. */
+static HrGpu
+h100 (void)
+{
+  HrGpu gpu = { 0 };
+
+  gpu.memory_bytes = 80.0 * GiB;
+  gpu.driver_memory_bytes = 85061827297.0;
+  gpu.memory_bandwidth = 3.35e12;
+  gpu.peak_flops[HR_DTYPE_BF16] = 989.4e12;
+  gpu.peak_flops[HR_DTYPE_FP16] = 989.4e12;
+  gpu.intra_node_bandwidth = 450e9;
+  return gpu;
+}
+
+/* A100 SXM 80 GB: the driver reports 79.15 GiB = 84,986,665,370 B. */
+static HrGpu
+a100 (void)
+{
+  HrGpu gpu = h100 ();
+
+  gpu.driver_memory_bytes = 84986665370.0;
+  return gpu;
+}
+
+/* meta-llama/Meta-Llama-3-8B: 32 layers, hidden 4096, 32 heads, 8 KV heads,
+ * MLP 14336, vocabulary 128256. */
+static void
+llama3_8b (HrModel *m)
+{
+  llama_like (m, 32, 4096, 32, 8, 14336, 128256);
+}
+
+/* meta-llama/Llama-2-7b-hf: 32 layers, hidden 4096, 32 heads (MHA), MLP
+ * 11008, vocabulary 32000. */
+static void
+llama2_7b (HrModel *m)
+{
+  llama_like (m, 32, 4096, 32, 32, 11008, 32000);
+}
+
+static void
+plan (const HrModel     *model,
+      const HrInference *inf,
+      const HrServing   *serving,
+      const HrGpu       *gpu,
+      HrServingPlan     *p)
+{
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_serving_plan (model, inf, serving, gpu, p, &err), ==, HR_OK);
+}
+
+/* The driver's figure wins over the catalog's when known. */
+static void
+test_driver_memory (void)
+{
+  HrGpu gpu = h100 ();
+
+  g_assert_cmpfloat (hr_gpu_driver_memory (&gpu), ==, 85061827297.0);
+  gpu.driver_memory_bytes = 0.0;
+  g_assert_cmpfloat (hr_gpu_driver_memory (&gpu), ==, 80.0 * GiB);
+}
+
+/* vLLM, Llama 3 8B in bf16 on one H100, gpu_memory_utilization 0.9,
+ * max_model_len 8192, profiling step of 8192 tokens, 256 sequences:
+ *   usable   = 0.9 × 85,061,827,297 = 76,555,644,567.3 B (71.30 GiB; log 71.29)
+ *   weights  = 8,030,261,248 params × 2 B = 16,060,522,496 B (14.96 GiB; log 14.96)
+ *   layer peak at 8192 tokens = (2h + 3f) × 2 B × 8192 + one row of logits
+ *            = (8192 + 43008) × 16384 + 128256 × 6 = 839,630,336 B
+ *   sampler  = 256 rows × 128,256 × 26 B = 853,671,936 B, the larger: activations
+ *   non-torch = 0.2 GiB = 214,748,364.8 B
+ *   KV       = 76,555,644,567.3 − 16,060,522,496 − 853,671,936 − 214,748,364.8
+ *            = 59,426,701,770.5 B (55.35 GiB; the log's 53.29: +3.9 %)
+ *   per token = 32 layers × 2 × 8 heads × 128 × 2 B = 131,072 B; a block of 16 = 2 MiB
+ *   blocks   = floor(59,426,701,770.5 / 2,097,152) = 28,336 → 453,376 tokens
+ *   concurrency = 453,376 / 8192 = 55.34 (vLLM's 53.29: +3.9 %). */
+static void
+test_vllm_llama3_h100 (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  hr_serving_init (&serving);
+  serving.engine = HR_ENGINE_VLLM;
+  serving.gpu_memory_utilization = 0.9;
+  serving.max_model_len = 8192;
+  serving.max_num_batched_tokens = 8192;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpfloat_with_epsilon (p.usable, 76555644567.3, 1.0);
+  g_assert_cmpfloat (p.weights, ==, 16060522496.0);
+  g_assert_cmpfloat (p.activations, ==, 853671936.0);
+  g_assert_cmpfloat_with_epsilon (p.kv_cache, 59426701770.5, 1.0);
+  g_assert_cmpfloat (p.kv_per_token, ==, 131072.0);
+  g_assert_cmpint (p.block_size, ==, 16);
+  g_assert_cmpint (p.kv_blocks, ==, 28336);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 453376);
+  g_assert_cmpfloat_with_epsilon (p.max_concurrency, 55.34375, 1e-9);
+  g_assert_true (p.fits);
+}
+
+/* vLLM, Llama 2 7B in fp16 on one A100 80 GB, max_model_len 4096 (vLLM PR
+ * #2031: 7,351 blocks). The default profiling step is max(4096, 2048) = 4096
+ * tokens:
+ *   usable   = 0.9 × 84,986,665,370 = 76,487,998,833 B
+ *   weights  = 6,738,415,616 × 2 = 13,476,831,232 B (12.55 GiB)
+ *   layer peak = (8192 + 33024) × 2 × 4096 + 32000 × 6 = 337,833,472 B, above
+ *   the sampler's 256 × 32000 × 26 = 212,992,000 B
+ *   KV       = 76,487,998,833 − 13,476,831,232 − 337,833,472 − 214,748,364.8
+ *            = 62,458,585,764 B
+ *   per token = 32 × 2 × 32 × 128 × 2 = 524,288 B; a block = 8 MiB
+ *   blocks   = floor(62,458,585,764 / 8,388,608) = 7,445 (PR #2031: 7,351, +1.3 %)
+ *   concurrency = 7,445 × 16 / 4096 = 29.08 (28.71 measured). */
+static void
+test_vllm_llama2_a100 (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = a100 ();
+
+  llama2_7b (&model);
+  hr_inference_init (&inf);
+  inf.weights = HR_WEIGHTS_FP16;
+  inf.kv_dtype = HR_KV_FP16;
+  hr_serving_init (&serving);
+  serving.max_model_len = 4096;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpint (p.max_num_batched_tokens, ==, 4096);
+  g_assert_cmpfloat (p.weights, ==, 13476831232.0);
+  g_assert_cmpfloat (p.activations, ==, 337833472.0);
+  g_assert_cmpint (p.kv_blocks, ==, 7445);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 119120);
+  g_assert_cmpfloat_with_epsilon (p.max_concurrency, 29.08203125, 1e-9);
+}
+
+/* SGLang, Llama 3 8B on one H100, mem_fraction_static by default 0.88 at TP 1:
+ *   free at start = 85,061,827,297 − 214,748,364.8 = 84,847,078,932.2 B
+ *   usable   = 0.88 × that = 74,665,429,460.3 B
+ *   KV       = 74,665,429,460.3 − 16,060,522,496 = 58,604,906,964.3 B
+ *   tokens   = floor(58,604,906,964.3 / 131,072) = 447,119 (a token pool). */
+static void
+test_sglang_llama3_h100 (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  hr_serving_init (&serving);
+  serving.engine = HR_ENGINE_SGLANG;
+  serving.max_model_len = 8192;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpfloat_with_epsilon (p.usable, 74665429460.336, 1.0);
+  g_assert_cmpint (p.block_size, ==, 1);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 447119);
+  g_assert_cmpfloat_with_epsilon (p.max_concurrency, 447119.0 / 8192.0, 1e-9);
+}
+
+/* TensorRT-LLM, Llama 3 8B on one H100, free_gpu_memory_fraction 0.9 of what
+ * the engine leaves, activations at 8192 tokens (839,630,336 B, above):
+ *   KV = 0.9 × (85,061,827,297 − 16,060,522,496 − 839,630,336 − 214,748,364.8)
+ *      = 0.9 × 67,946,926,100.2 = 61,152,233,490.2 B
+ *   blocks of 16 = floor(61,152,233,490.2 / 2,097,152) = 29,159 → 466,544 tokens. */
+static void
+test_trtllm_llama3_h100 (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  hr_serving_init (&serving);
+  serving.engine = HR_ENGINE_TRTLLM;
+  serving.max_model_len = 8192;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpfloat (p.activations, ==, 839630336.0);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 466544);
+}
+
+/* llama.cpp holds n_ctx = max_model_len cells: Llama 3 8B at 8192 keeps
+ * 8192 × 131,072 B = 1 GiB of f16 KV, one sequence of that length. */
+static void
+test_llamacpp_context (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  inf.kv_dtype = HR_KV_FP16;
+  hr_serving_init (&serving);
+  serving.engine = HR_ENGINE_LLAMACPP;
+  serving.max_model_len = 8192;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpfloat (p.kv_cache, ==, GiB);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 8192);
+  g_assert_cmpfloat (p.max_concurrency, ==, 1.0);
+  g_assert_true (p.fits);
+}
+
+/* A model bigger than the usable memory leaves no KV cache: Llama 3 8B at
+ * gpu_memory_utilization 0.2 of 79.22 GiB = 15.84 GiB, less 14.96 GiB of
+ * weights, 0.80 GiB of sampler and 0.2 GiB: negative, so 0 blocks. */
+static void
+test_vllm_no_room (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  hr_serving_init (&serving);
+  serving.gpu_memory_utilization = 0.2;
+  serving.max_model_len = 8192;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpfloat (p.kv_cache, ==, 0.0);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 0);
+  g_assert_false (p.fits);
+}
+
+static void
+test_names (void)
+{
+  HrEngine engine = HR_ENGINE_HF;
+
+  for (int i = 0; i < HR_ENGINE_N; i++)
+    {
+      g_assert_true (hr_engine_from_name (hr_engine_name ((HrEngine) i), &engine));
+      g_assert_cmpint (engine, ==, i);
+    }
+  g_assert_false (hr_engine_from_name ("ollama", &engine));
+}
+
+static void
+test_invalid (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrError err = { 0 };
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  hr_serving_init (&serving);
+  serving.gpu_memory_utilization = 1.5;
+  g_assert_cmpint (hr_serving_plan (&model, &inf, &serving, &gpu, &p, &err), ==,
+                   HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "gpu_memory_utilization");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/serving/driver-memory", test_driver_memory);
+  g_test_add_func ("/serving/vllm/llama3-h100", test_vllm_llama3_h100);
+  g_test_add_func ("/serving/vllm/llama2-a100", test_vllm_llama2_a100);
+  g_test_add_func ("/serving/vllm/no-room", test_vllm_no_room);
+  g_test_add_func ("/serving/sglang/llama3-h100", test_sglang_llama3_h100);
+  g_test_add_func ("/serving/trtllm/llama3-h100", test_trtllm_llama3_h100);
+  g_test_add_func ("/serving/llamacpp/context", test_llamacpp_context);
+  g_test_add_func ("/serving/names", test_names);
+  g_test_add_func ("/serving/invalid", test_invalid);
+
+  return g_test_run ();
+}
