@@ -128,7 +128,9 @@ hr_flops_training (const HrModel        *model,
   HrParams params;
   HrFlops f = { 0 };
   Pass pass;
-  double fwd[HR_FLOPS_N_COMPONENTS];
+  double fwd[HR_FLOPS_N_COMPONENTS], adapter[HR_FLOPS_N_COMPONENTS];
+  HrFinetuneGrad grad[HR_FLOPS_N_COMPONENTS];
+  HrFinetune full;
   double s, window, n, l, q;
   int64_t tokens;
   HrStatus status;
@@ -150,6 +152,7 @@ hr_flops_training (const HrModel        *model,
   if (__builtin_mul_overflow (options->seq_len, options->micro_batch, &tokens))
     return hr_error_set (err, HR_ERROR_OVERFLOW, "micro_batch", options->micro_batch, 0, NULL);
 
+  hr_finetune_init (&full);
   s = (double) options->seq_len;
   window = (double) model->sliding_window;
   pass.tokens = (double) tokens;
@@ -157,26 +160,34 @@ hr_flops_training (const HrModel        *model,
   pass.span_sliding = mean_span (s, options->causal, window);
   pass.lm_tokens = (double) tokens;
   forward_pass (model, &params, &pass, fwd);
+  /* Fine-tuning: frozen matrices skip their weight gradient, frozen bottom
+   * layers their whole backward, adapters add their own products. */
+  if (options->finetune != NULL)
+    hr_finetune_flops (model, options->finetune, pass.tokens, HR_FLOPS_N_COMPONENTS, grad,
+                       adapter);
+  else
+    hr_finetune_flops (model, &full, pass.tokens, HR_FLOPS_N_COMPONENTS, grad, adapter);
 
   for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
     {
       HrFlopsPart *part = &f.component[c];
       bool attention_core = c == HR_FLOPS_ATTN_SCORES || c == HR_FLOPS_ATTN_OVER_V;
 
-      part->forward = fwd[c];
+      part->forward = fwd[c] + adapter[c];
       /* Each product's backward computes the gradient of both operands:
-       * twice its forward (Kaplan et al. 2020, §2.1; Narayanan et al. 2021, §5.1). */
-      part->backward = 2 * fwd[c];
+       * twice its forward (Kaplan et al. 2020, §2.1; Narayanan et al. 2021, §5.1);
+       * a frozen weight's product only its input's (docs/training.md, Fine-tuning). */
+      part->backward = fwd[c] * (grad[c].input_grad + grad[c].weight_grad) + 2 * adapter[c];
       /* Full recomputation runs each layer's forward again (not the head);
        * selective reruns QKᵀ and attention over V (Korthikanti et al. 2022,
        * §5); flash attention recomputes QKᵀ in its backward (Dao et al.
        * 2022, Alg. 4), also after a full recomputation. */
       if (options->recompute == HR_RECOMPUTE_FULL && c != HR_FLOPS_LM_HEAD)
-        part->recompute += fwd[c];
+        part->recompute += part->forward * grad[c].input_grad;
       if (options->recompute == HR_RECOMPUTE_SELECTIVE && attention_core)
-        part->recompute += fwd[c];
+        part->recompute += fwd[c] * grad[c].input_grad;
       else if (options->attention == HR_ATTENTION_FLASH && c == HR_FLOPS_ATTN_SCORES)
-        part->recompute += fwd[c];
+        part->recompute += fwd[c] * grad[c].input_grad;
 
       f.forward += part->forward;
       f.backward += part->backward;

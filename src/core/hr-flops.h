@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hr-error.h"
+#include "hr-finetune.h"
 #include "hr-model.h"
 
 typedef enum
@@ -47,6 +48,7 @@ typedef struct
   HrAttentionImpl attention;
   HrRecompute     recompute;
   bool            causal;
+  const HrFinetune *finetune;  /* what is trained; NULL = everything (hr-finetune.h) */
 } HrFlopsOptions;
 
 typedef struct

@@ -167,6 +167,7 @@ hr_training_init (HrTraining *training)
   training->mfu = 0.40;
   training->price_per_gpu_hour = 0;
   training->fp32_residual = false;
+  hr_finetune_init (&training->finetune);
 }
 
 int64_t
@@ -457,6 +458,8 @@ hr_training_validate (const HrTraining *training,
   if ((status = hr_model_validate (model, err)) != HR_OK)
     return status;
   if ((status = validate_settings (training, err)) != HR_OK)
+    return status;
+  if ((status = hr_finetune_validate (&training->finetune, model, err)) != HR_OK)
     return status;
   return validate_layout (training, model, err);
 }
@@ -942,6 +945,37 @@ mlp_bytes (const HrModel    *model,
   return tokens * f * (a->compute + a->input);
 }
 
+/* Fine-tuning: what frozen linears no longer save and what adapters add
+ * (hr_finetune_layer_activations). */
+static double
+finetune_layer_bytes (const HrModel    *model,
+                      const HrTraining *t,
+                      const ActShape   *a,
+                      bool              is_moe)
+{
+  double tp = (double) t->tensor_parallel;
+  HrFinetuneLayerShape shape = {
+    .tokens = a->tokens,
+    .h = a->h_rep,
+    .h_full = a->h,
+    .tp = tp,
+    .o_in = a->heads * a->d_v,
+    .ffn = (double) model->ffn_size / tp,
+    .input = a->input,
+    .compute = a->compute,
+    .attn_casts = a->attn_casts,
+    .mlp_casts = a->mlp_casts,
+    .compute_dtype_bytes = a->compute,
+    .kernel_saves_o = t->attention == HR_ATTENTION_FLASH,
+    .is_moe = is_moe,
+    .routed_tokens = (double) model->experts_per_token * a->tokens,
+    .expert_ffn = (double) model->expert_ffn_size / tp,
+    .shared_ffn = (double) (model->n_shared_experts * model->shared_expert_ffn_size) / tp,
+  };
+
+  return hr_finetune_layer_activations (model, &t->finetune, &shape);
+}
+
 /* One layer of one micro-batch as saved for the backward pass under
  * `recompute`, tensor by tensor after [SP] §4.1 (Eq. 1), for the real
  * architecture. */
@@ -1015,7 +1049,7 @@ layer_bytes (const HrModel    *model,
     }
   else
     bytes += mlp_bytes (model, t, a, model->ffn_size, a->tokens);
-  return bytes;
+  return bytes + finetune_layer_bytes (model, t, a, is_moe);
 }
 
 /* Bytes one layer of each kind saves, indexed by is_moe. */
@@ -1068,7 +1102,8 @@ stage_activations (const HrModel         *model,
         int is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
 
         count[is_moe]++;
-        layers_total += kinds->saved[is_moe];
+        if (!hr_finetune_layer_outside_graph (&training->finetune, i))
+          layers_total += kinds->saved[is_moe];
       }
   act->layers = count[0] + count[1];
   for (int is_moe = 0; is_moe < 2; is_moe++)
@@ -1094,7 +1129,8 @@ stage_activations (const HrModel         *model,
     {
       if (model->final_norm)
         act->final_norm = a->tokens * a->h_rep * a->residual + norm_stats (model, a);
-      act->lm_head = a->tokens * a->h * a->input;
+      act->lm_head = hr_finetune_head_activations (&training->finetune, model, a->tokens, a->h,
+                                                   a->input, a->compute);
       act->loss = a->tokens * ceil ((double) model->vocab_size / tp) * 4 + a->tokens * 8;
     }
 
@@ -1177,6 +1213,70 @@ in_flight (const HrTraining *t,
   return n < m ? n : m;
 }
 
+/* Fine-tuning's model states: the frozen base in its storage dtype (sharded
+ * only by ZeRO-3/FSDP, which shard every parameter), and weights, gradients
+ * and optimizer states for the trained parameters alone. A rank holds the
+ * model's trained and frozen parameters in proportion to its share of all
+ * parameters. Adapters kept in fp32 (PEFT's autocast_adapter_dtype) are
+ * trained as fp32 parameters: no master copy, fp32 gradients and states. */
+static void
+finetune_states (const HrModel     *model,
+                 const HrTraining  *training,
+                 const HrParams    *params,
+                 HrTrainingMemory  *memory)
+{
+  HrTrainingRank trained = memory->rank;
+  HrTraining t = *training;
+  HrFinetuneParams fp;
+  double share = (double) memory->params_on_gpu / (double) params->total;
+  ShardGroups g;
+
+  if (hr_finetune_params (model, &training->finetune, hr_training_compute_dtype (training)
+                          == HR_DTYPE_FP32 ? 4 : 2, &fp, NULL) != HR_OK)
+    return;
+  if (training->finetune.fp32_adapters && hr_finetune_is_adapter (&training->finetune))
+    t.precision = HR_PRECISION_FP32;
+  trained.params = (int64_t) llround ((double) fp.trainable * share);
+  trained.expert_params = 0;
+  trained.factored_elements = (int64_t) llround ((double) trained.factored_elements
+                                                 * (double) fp.trainable
+                                                 / (double) params->total);
+  hr_training_model_states (&t, &trained, memory);
+
+  shard_groups (training, &g);
+  memory->frozen_weights = fp.frozen_bytes * share
+                           / (effective_zero_stage (training) >= 3 ? g.dense : 1);
+  memory->trainable_params = fp.trainable;
+  memory->frozen_params = fp.frozen;
+  if (hr_finetune_is_adapter (&training->finetune))
+    memory->adapters = memory->weights + memory->master_weights + memory->gradients
+                       + memory->grad_accumulation_buffer + memory->optimizer;
+}
+
+/* Transient buffers of fine-tuning: QLoRA dequantises one frozen matrix at a
+ * time to the compute dtype, in the forward and again in the backward
+ * (bitsandbytes MatMul4Bit, torchao LinearNF4); DoRA's weight norm builds
+ * the 16-bit base matrix, B·A and their sum in the adapters' dtype
+ * (PEFT DoraLinearLayer.forward) for one matrix at a time. */
+static double
+finetune_buffers (const HrModel    *model,
+                  const HrTraining *training)
+{
+  const HrFinetune *f = &training->finetune;
+  double compute = hr_training_compute_dtype (training) == HR_DTYPE_FP32 ? 4 : 2;
+  double adapter = f->fp32_adapters ? 4 : compute;
+  HrFinetuneParams fp;
+  double bytes = 0;
+
+  if (!hr_finetune_is_adapter (f)
+      || hr_finetune_params (model, f, compute, &fp, NULL) != HR_OK)
+    return 0;
+  bytes += (double) fp.largest_quantized * compute;
+  if (f->method == HR_FINETUNE_DORA)
+    bytes += (double) fp.largest_adapted * 3 * adapter;
+  return bytes / (double) training->tensor_parallel;
+}
+
 /* What every pipeline stage of one setting shares, worked out once. */
 typedef struct
 {
@@ -1202,7 +1302,10 @@ stage_memory (const HrModel     *model,
   memory->grad_accumulation = grad_accumulation (training);
   stage_rank (model, training, &in->params, stage, &memory->rank);
   memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
-  hr_training_model_states (training, &memory->rank, memory);
+  if (hr_finetune_is_full (&training->finetune))
+    hr_training_model_states (training, &memory->rank, memory);
+  else
+    finetune_states (model, training, &in->params, memory);
 
   stage_activations (model, training, a, &in->kinds, stage, &memory->activation);
   memory->micro_batches_in_flight = in_flight (training, stage);
@@ -1226,9 +1329,11 @@ stage_memory (const HrModel     *model,
     memory->temporary += (double) memory->rank.largest_layer * (2 * b.weights + b.gradients);
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
+  memory->temporary += finetune_buffers (model, training);
 
   memory->overhead = training->overhead_bytes;
-  memory->total = memory->weights + memory->master_weights + memory->gradients
+  memory->total = memory->frozen_weights + memory->weights + memory->master_weights
+                  + memory->gradients
                   + memory->grad_accumulation_buffer + memory->optimizer + memory->activations
                   + memory->temporary + memory->overhead;
 }
@@ -1283,6 +1388,7 @@ step_flops (const HrModel    *model,
     .attention = training->attention,
     .recompute = training->recompute,
     .causal = training->causal,
+    .finetune = &training->finetune,
   };
 
   return hr_flops_training (model, &options, flops, err);
@@ -1387,6 +1493,17 @@ hr_training_time (const HrModel    *model,
   time->hardware_flops_per_step = flops.total;
   time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
   time->step_seconds = time->hardware_flops_per_step / (gpus * time->peak_flops * training->mfu);
+  /* QLoRA: each micro-batch dequantises the rank's frozen weights in the
+   * forward, again in the backward and in a recomputed forward; memory-bound,
+   * at the GPU's bandwidth, on top of the products. */
+  if (gpu->memory_bandwidth > 0)
+    time->dequant_seconds = m * (training->recompute == HR_RECOMPUTE_FULL ? 3 : 2)
+                            * hr_finetune_dequant_bytes (model, &training->finetune,
+                                                         hr_training_compute_dtype (training)
+                                                         == HR_DTYPE_FP32 ? 4 : 2)
+                            / (double) (training->tensor_parallel * training->pipeline_parallel)
+                            / gpu->memory_bandwidth;
+  time->step_seconds += time->dequant_seconds;
   time->mfu = time->model_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->hfu = time->hardware_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->tokens_per_second = time->tokens_per_step / time->step_seconds;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hr-error.h"
+#include "hr-finetune.h"
 #include "hr-flops.h"
 #include "hr-gpu.h"
 #include "hr-model.h"
@@ -96,6 +97,9 @@ typedef struct
    * input to 16 bits. false: a 16-bit model with fp32 master weights in the
    * optimizer (Megatron, DeepSpeed, FSDP MixedPrecision). */
   bool    fp32_residual;
+
+  /* Fine-tuning: what is trained, frozen or quantised (hr-finetune.h) */
+  HrFinetune finetune;
 } HrTraining;
 
 /* Parameters that one rank owns, before ZeRO/FSDP sharding. */
@@ -135,7 +139,13 @@ typedef struct
   double  micro_batches_in_flight;/* activations held at once on this rank */
   HrTrainingActivations activation;
 
-  double weights;                 /* working copy in the compute dtype */
+  double weights;                 /* working copy in the compute dtype (of the trained
+                                   * parameters when fine-tuning) */
+  double frozen_weights;          /* fine-tuning: the frozen base, 16-bit or quantised */
+  double adapters;                /* fine-tuning: the adapters' weights, gradients and
+                                   * optimizer states (already inside the fields above) */
+  int64_t trainable_params;       /* of the whole model */
+  int64_t frozen_params;
   double master_weights;          /* fp32 copy of mixed precision */
   double gradients;
   double grad_accumulation_buffer;/* separate fp32 accumulation buffer, where kept */
@@ -169,6 +179,7 @@ typedef struct
   double  energy_kwh;             /* GPUs × board power × time */
   double  mfu;                    /* achieved: model FLOPs / (GPUs × peak × step) */
   double  hfu;                    /* hardware FLOPs / (GPUs × peak × step): the setting */
+  double  dequant_seconds;        /* QLoRA: memory-bound dequantisation, inside step_seconds */
 
   /* Information, already inside the utilisation (not added to step_seconds) */
   double  bubble_fraction;        /* (p − 1)/m, or /(v·m) interleaved: idle over ideal time */

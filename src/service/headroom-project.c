@@ -29,6 +29,9 @@ static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe",
 static const char * const fsdp_choices[] = { "none", "full", "grad-op", "hybrid", NULL };
 static const char * const attention_choices[] = { "eager", "flash", NULL };
 static const char * const recompute_choices[] = { "none", "selective", "full", NULL };
+static const char * const method_choices[] = { "full", "lora", "qlora", "dora", "freeze", NULL };
+static const char * const quant_choices[] = { "nf4", "fp4", "int8", NULL };
+static const char * const quant_scope_choices[] = { "linear", "adapted", "all", NULL };
 static const char * const weights_choices[] = { "bf16", "fp16", "fp8", "int8", "int4", NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
 
@@ -94,6 +97,17 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
   BOOL ("training.dropout", "false", N_("Dropout")),
   BOOL ("training.causal", "false", N_("Causal attention FLOPs")),
+  CHOICE ("training.method", method_choices, "full", N_("Fine-tuning method")),
+  INT ("training.lora_rank", 1, 1e6, "8", NULL, N_("LoRA rank")),
+  DBL ("training.lora_alpha", 0, 1e6, "16", NULL, N_("LoRA alpha (a scale: no effect on memory or time)")),
+  DBL ("training.lora_dropout", 0, 0.99, "0", NULL, N_("LoRA dropout")),
+  STR ("training.lora_targets", "attention", N_("LoRA target modules")),
+  BOOL ("training.fp32_adapters", "false", N_("Adapters in fp32")),
+  INT ("training.freeze_layers", 0, 1e6, "0", "layers", N_("Frozen bottom layers")),
+  CHOICE ("training.quant", quant_choices, "nf4", N_("Base weight quantisation")),
+  BOOL ("training.double_quant", "true", N_("Double quantisation")),
+  CHOICE ("training.quant_scope", quant_scope_choices, "linear", N_("Quantised layers")),
+  BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)")),
   DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)")),
 
   INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
@@ -1705,6 +1719,24 @@ headroom_project_get_training (HeadroomProject *self,
   training->dropout = headroom_project_get_boolean (self, "training.dropout");
   training->causal = headroom_project_get_boolean (self, "training.causal");
   training->mfu = headroom_project_get_double (self, "training.mfu");
+  hr_finetune_method_from_name (headroom_project_get_string (self, "training.method"),
+                                &training->finetune.method);
+  training->finetune.rank = headroom_project_get_int (self, "training.lora_rank");
+  training->finetune.alpha = headroom_project_get_double (self, "training.lora_alpha");
+  training->finetune.dropout = headroom_project_get_double (self, "training.lora_dropout");
+  /* An unknown target list leaves none, which validation names. */
+  if (!hr_finetune_targets_from_string (headroom_project_get_string (self, "training.lora_targets"),
+                                        &training->finetune.targets))
+    training->finetune.targets = 0;
+  training->finetune.fp32_adapters = headroom_project_get_boolean (self, "training.fp32_adapters");
+  training->finetune.freeze_layers = headroom_project_get_int (self, "training.freeze_layers");
+  hr_quant_from_name (headroom_project_get_string (self, "training.quant"),
+                      &training->finetune.quant);
+  training->finetune.double_quant = headroom_project_get_boolean (self, "training.double_quant");
+  hr_quant_scope_from_name (headroom_project_get_string (self, "training.quant_scope"),
+                            &training->finetune.quant_scope);
+  training->finetune.quant_saves_input = headroom_project_get_boolean (self,
+                                                                       "training.quant_saves_input");
   training->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
 }
 

@@ -121,6 +121,9 @@ test_key_table (void)
           HrRecompute recompute;
           HrWeightPrecision weights;
           HrKvDtype kv;
+          HrFinetuneMethod method;
+          HrQuant quant;
+          HrQuantScope scope;
 
           if (strcmp (keys[i].key, "training.precision") == 0)
             g_assert_true (hr_precision_from_name (name, &precision));
@@ -138,6 +141,12 @@ test_key_table (void)
             g_assert_true (hr_weight_precision_from_name (name, &weights));
           else if (strcmp (keys[i].key, "inference.kv_dtype") == 0)
             g_assert_true (hr_kv_dtype_from_name (name, &kv));
+          else if (strcmp (keys[i].key, "training.method") == 0)
+            g_assert_true (hr_finetune_method_from_name (name, &method));
+          else if (strcmp (keys[i].key, "training.quant") == 0)
+            g_assert_true (hr_quant_from_name (name, &quant));
+          else if (strcmp (keys[i].key, "training.quant_scope") == 0)
+            g_assert_true (hr_quant_scope_from_name (name, &scope));
           else
             g_assert_cmpstr (keys[i].key, ==, "workload");
         }

@@ -1,0 +1,568 @@
+/* test-finetune.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Fine-tuning: adapter parameters, frozen and quantised weights, the model
+ * states of the trained part, activations through frozen and adapted
+ * linears, the FLOPs of a frozen backward, QLoRA's dequantisation and FSDP
+ * with frozen parameters. Every expected value is derived by hand beside it;
+ * the parameter counts are also the ones PEFT and torchtune published
+ * (tests/data/reference: ../shared/data/peft-runs.json).
+ */
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-finetune.h"
+#include "hr-training.h"
+
+#include "test-models.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+static void
+assert_near (double expected,
+             double actual,
+             double relative)
+{
+  if (fabs (actual - expected) > relative * fabs (expected))
+    g_error ("expected %.10g, got %.10g (%.4f%% off, allowed %.4f%%)", expected, actual,
+             100 * (actual - expected) / expected, 100 * relative);
+}
+
+/* Llama 2 7B: 32 layers, h 4096, 32 heads (MHA), SwiGLU 11008, vocab 32000. */
+static void
+llama2_7b (HrModel *m)
+{
+  llama_like (m, 32, 4096, 32, 32, 11008, 32000);
+}
+
+/* Llama 3.2 3B: 28 layers, h 3072, 24 heads, 8 KV heads, head_dim 128,
+ * SwiGLU 8192, vocab 128256, tied embeddings. */
+static void
+llama32_3b (HrModel *m)
+{
+  llama_like (m, 28, 3072, 24, 8, 8192, 128256);
+  m->head_dim = 128;
+  m->tied_embeddings = true;
+}
+
+static void
+params_ok (const HrModel    *model,
+           const HrFinetune *f,
+           HrFinetuneParams *p)
+{
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_finetune_params (model, f, 2, p, &err), ==, HR_OK);
+}
+
+static void
+one_gpu (HrTraining *t)
+{
+  hr_training_init (t);
+  t->nodes = 1;
+  t->gpus_per_node = 1;
+  t->precision = HR_PRECISION_BF16;
+  t->seq_len = 512;
+}
+
+static void
+round_gpu (HrGpu *gpu)
+{
+  memset (gpu, 0, sizeof *gpu);
+  gpu->memory_bytes = 80 * GIB;
+  gpu->memory_bandwidth = 2e12;
+  for (int i = 0; i < HR_DTYPE_N; i++)
+    gpu->peak_flops[i] = 1e15;
+  gpu->intra_node_bandwidth = 100e9;
+  gpu->inter_node_bandwidth = 25e9;
+  gpu->power_watts = 500;
+}
+
+/* Parameters */
+
+static void
+test_params_published (void)
+{
+  HrFinetuneParams p;
+  HrFinetune f;
+  HrModel m;
+
+  hr_finetune_init (&f);
+  f.method = HR_FINETUNE_LORA;
+
+  /* Llama 2 7B, r 8 on q and v (torchtune tutorial, LitGPT): per layer
+   * 8·(4096 + 4096) · 2 = 131,072; × 32 = 4,194,304, as both state. */
+  llama2_7b (&m);
+  f.rank = 8;
+  f.targets = HR_TARGETS_ATTENTION;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.adapters, ==, 4194304);
+  g_assert_cmpint (p.trainable, ==, 4194304);
+  g_assert_cmpint (p.frozen, ==, 6738415616);
+  g_assert_cmpint (p.adapted_matrices, ==, 64);
+
+  /* torchtune QLoRA, r 8 on q, k, v, o, gate, up, down: 4 · 65,536 +
+   * 3 · 8·(4096 + 11008) = 262,144 + 362,496 = 624,640; × 32 = 19,988,480. */
+  f.targets = HR_TARGETS_ALL_LINEAR;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.adapters, ==, 19988480);
+
+  /* PEFT MetaMathQA, Llama 3.2 3B, r 32 on q and v: q 32·(3072 + 3072) =
+   * 196,608, v 32·(3072 + 1024) = 131,072; × 28 = 9,175,040
+   * (num_trainable_params in lora--llama-3.2-3B-rank32.json). */
+  llama32_3b (&m);
+  f.rank = 32;
+  f.targets = HR_TARGETS_ATTENTION;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.trainable, ==, 9175040);
+
+  /* DoRA adds a magnitude per output feature: 28 · (3072 + 1024) = 114,688;
+   * 9,289,728 in all (lora--llama-3.2-3B-rank32-dora.json). */
+  f.method = HR_FINETUNE_DORA;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.magnitude, ==, 114688);
+  g_assert_cmpint (p.trainable, ==, 9289728);
+
+  /* torchtune's llama3_2/3B_lora_single_device: r 64 on q, v, o and the
+   * MLP: q 64·6144 = 393,216, v 64·4096 = 262,144, o 393,216, gate, up and
+   * down 64·(3072 + 8192) = 720,896 each: 3,211,264 per layer, × 28 =
+   * 89,915,392. */
+  f.method = HR_FINETUNE_LORA;
+  f.rank = 64;
+  f.targets = HR_TARGET_Q | HR_TARGET_V | HR_TARGET_O | HR_TARGET_GATE | HR_TARGET_UP
+              | HR_TARGET_DOWN;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.trainable, ==, 89915392);
+}
+
+static void
+test_params_fused_moe_head (void)
+{
+  HrFinetuneParams p;
+  HrFinetune f;
+  HrModel m;
+
+  hr_finetune_init (&f);
+  f.method = HR_FINETUNE_LORA;
+  f.rank = 8;
+
+  /* A fused qkv linear (NeoX query_key_value) is one adapted matrix:
+   * r·(h + 3h) = 8 · 16,384 = 131,072 per layer, not 3 · 8 · 8192. */
+  llama2_7b (&m);
+  f.fused_qkv = true;
+  f.targets = HR_TARGET_Q;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.adapters, ==, 32 * 131072);
+  f.fused_qkv = false;
+
+  /* LM head and embedding: r·(h + V) each (lora.Linear, lora.Embedding):
+   * 8 · 36,096 = 288,768 twice. DoRA magnitudes: V for the head, h for
+   * the embedding (norm over the vocabulary per hidden column). */
+  f.targets = HR_TARGET_LM_HEAD | HR_TARGET_EMBEDDING;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.adapters, ==, 2 * 288768);
+  f.method = HR_FINETUNE_DORA;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.magnitude, ==, 32000 + 4096);
+  f.method = HR_FINETUNE_LORA;
+
+  /* Mixtral-like MoE: 8 experts of width 14,336, h 4096, every layer MoE.
+   * PEFT's ParamWrapper gives a 3-D expert weight r·E·(in + out): gate, up
+   * and down 8 · 8 · 18,432 each = 3 · 1,179,648 = 3,538,944 per layer;
+   * fused gate_up: 8·8·(4096 + 28,672) + 1,179,648 = 3,276,800. */
+  llama_like (&m, 2, 4096, 32, 8, 14336, 32000);
+  m.n_experts = 8;
+  m.experts_per_token = 2;
+  m.expert_ffn_size = 14336;
+  f.targets = HR_TARGET_GATE | HR_TARGET_UP | HR_TARGET_DOWN;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.adapters, ==, 2 * 3538944);
+  f.fused_gate_up = true;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.adapters, ==, 2 * 3276800);
+}
+
+/* Frozen weights and quantisation */
+
+static void
+test_quant_bytes (void)
+{
+  HrFinetune f;
+
+  hr_finetune_init (&f);
+  /* QLoRA §2: 4 bits + 32/64 = 0.5 bits of absmax: 4.5 bits = 0.5625 B;
+   * double quantisation 8/64 + 32/(64·256) = 0.127 bits: 0.515869140625 B. */
+  f.quant = HR_QUANT_NF4;
+  f.double_quant = false;
+  g_assert_cmpfloat (hr_finetune_quant_bytes (&f, 4096), ==, 0.5625);
+  f.double_quant = true;
+  g_assert_cmpfloat (hr_finetune_quant_bytes (&f, 4096), ==, 0.515869140625);
+  assert_near (0.127, 8 * (hr_finetune_quant_bytes (&f, 4096) - 0.5), 0.002);
+  /* LLM.int8: 1 B + an fp32 absmax per row of 4096 inputs: 1 + 4/4096. */
+  f.quant = HR_QUANT_INT8;
+  g_assert_cmpfloat (hr_finetune_quant_bytes (&f, 4096), ==, 1 + 4.0 / 4096);
+}
+
+static void
+test_frozen_bytes_scopes (void)
+{
+  /* Llama 2 7B: the layers' linears hold 32 · (4 · 4096² + 3 · 4096 · 11008)
+   * = 6,476,005,376 parameters; head and embedding 131,072,000 each; norms
+   * 266,240; total 6,738,415,616. NF4 with DQ at 0.515869140625 B. */
+  const double q = 0.515869140625, linear = 6476005376.0, head = 131072000.0;
+  const double total = 6738415616.0;
+  HrFinetuneParams p;
+  HrFinetune f;
+  HrModel m;
+
+  llama2_7b (&m);
+  hr_finetune_init (&f);
+  f.method = HR_FINETUNE_QLORA;
+  f.targets = HR_TARGETS_ATTENTION;
+
+  /* PEFT + bitsandbytes: every linear but the head. */
+  f.quant_scope = HR_QUANT_SCOPE_LINEAR;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.quantized, ==, 6476005376);
+  assert_near (linear * q + (total - linear) * 2, p.frozen_bytes, 1e-12);
+  /* one matrix dequantised at a time: gate/up/down, 4096 · 11008 */
+  g_assert_cmpint (p.largest_quantized, ==, 4096 * 11008);
+
+  /* LitGPT: the head too. */
+  f.quant_scope = HR_QUANT_SCOPE_ALL;
+  params_ok (&m, &f, &p);
+  assert_near ((linear + head) * q + (total - linear - head) * 2, p.frozen_bytes, 1e-12);
+  g_assert_cmpint (p.largest_quantized, ==, 4096 * 32000);
+
+  /* torchtune: only q and v carry adapters, so only they are NF4:
+   * 32 · 2 · 4096² = 1,073,741,824. */
+  f.quant_scope = HR_QUANT_SCOPE_ADAPTED;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.quantized, ==, 1073741824);
+  assert_near (1073741824.0 * q + (total - 1073741824.0) * 2, p.frozen_bytes, 1e-12);
+
+  /* Plain LoRA: the whole base in bf16, 2 B per parameter. */
+  f.method = HR_FINETUNE_LORA;
+  params_ok (&m, &f, &p);
+  g_assert_cmpfloat (p.frozen_bytes, ==, 2 * total);
+
+  /* Freeze the embedding and 8 layers: 131,072,000 + 8 · 202,383,360
+   * (a layer's linears 202,375,168 + two norms 8192). */
+  f.method = HR_FINETUNE_FREEZE;
+  f.freeze_layers = 8;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.frozen, ==, 131072000 + 8 * INT64_C (202383360));
+  g_assert_cmpint (p.trainable, ==, 6738415616 - p.frozen);
+}
+
+/* Model states of the trained part */
+
+static void
+test_states (void)
+{
+  /* Llama 2 7B LoRA q,v r 8 in pure bf16 with AdamW: the base 2 B ×
+   * 6,738,415,616; adapters 4,194,304 × (2 weights + 2 gradients + 2·2
+   * states). With PEFT's fp32 adapters: 4 + 4 + 8 = 16 B per adapter. */
+  HrTrainingMemory mem;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+  HrGpu gpu;
+
+  llama2_7b (&m);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  g_assert_cmpfloat (mem.frozen_weights, ==, 2 * 6738415616.0);
+  g_assert_cmpfloat (mem.weights, ==, 2 * 4194304.0);
+  g_assert_cmpfloat (mem.gradients, ==, 2 * 4194304.0);
+  g_assert_cmpfloat (mem.optimizer, ==, 4 * 4194304.0);
+  g_assert_cmpfloat (mem.master_weights, ==, 0);
+  g_assert_cmpfloat (mem.adapters, ==, 8 * 4194304.0);
+  g_assert_cmpint (mem.trainable_params, ==, 4194304);
+
+  t.finetune.fp32_adapters = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  g_assert_cmpfloat (mem.adapters, ==, 16 * 4194304.0);
+
+  /* bf16-mixed: the adapters get an fp32 master and fp32 states (2 + 4 +
+   * 2 + 8 = 16 B); the frozen base stays bf16, with no master copy. */
+  t.finetune.fp32_adapters = false;
+  t.precision = HR_PRECISION_BF16_MIXED;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  g_assert_cmpfloat (mem.frozen_weights, ==, 2 * 6738415616.0);
+  g_assert_cmpfloat (mem.adapters, ==, 16 * 4194304.0);
+}
+
+static void
+test_fsdp_frozen (void)
+{
+  /* FSDP full shard over 8 GPUs shards the frozen base too (2 B · P / 8)
+   * and the adapters' states; gradients and states exist for the adapters
+   * only: 4,194,304 · (2 + 2 + 4) / 8. ZeRO-2 keeps the base whole. */
+  HrTrainingMemory mem;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+  HrGpu gpu;
+
+  llama2_7b (&m);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.gpus_per_node = 8;
+  t.fsdp = HR_FSDP_FULL;
+  t.finetune.method = HR_FINETUNE_LORA;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  assert_near (2 * 6738415616.0 / 8, mem.frozen_weights, 1e-12);
+  assert_near (8 * 4194304.0 / 8, mem.adapters, 1e-12);
+
+  t.fsdp = HR_FSDP_NONE;
+  t.zero_stage = 2;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  g_assert_cmpfloat (mem.frozen_weights, ==, 2 * 6738415616.0);
+  /* weights whole (2 B), gradients and states sharded: (2 + 4) / 8 */
+  assert_near (4194304.0 * (2 + 6.0 / 8), mem.adapters, 1e-12);
+}
+
+/* Activations */
+
+static double
+layer_bytes (const HrModel    *m,
+             const HrTraining *t)
+{
+  HrTrainingActivations act;
+  HrError err = { 0 };
+
+  g_assert_cmpint (hr_training_activations (m, t, 0, &act, &err), ==, HR_OK);
+  return act.per_layer;
+}
+
+static void
+test_activations (void)
+{
+  /* Llama 2 7B, b·s = 512 tokens, bf16, flash attention. Against full
+   * training, LoRA on q and v (bf16 adapters, no dropout) no longer saves
+   * the MLP input (512 · 4096 · 2: gate and up are frozen) nor the down
+   * input (512 · 11008 · 2); the attention input stays (lora_A of q and v
+   * reads the same tensor); each adapter adds A's output, 512 · 8 · 2. */
+  const double T = 512, h = 4096, f = 11008, r = 8;
+  HrTraining t;
+  HrModel m;
+  double full, lora;
+
+  llama2_7b (&m);
+  one_gpu (&t);
+  full = layer_bytes (&m, &t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  lora = layer_bytes (&m, &t);
+  assert_near (full - T * h * 2 - T * f * 2 + 2 * T * r * 2, lora, 1e-12);
+
+  /* PEFT's fp32 adapters cast x for each adapter: q and v each save an
+   * fp32 copy (512 · 4096 · 4) and the shared bf16 attention input goes;
+   * A's outputs are fp32 (512 · 8 · 4). */
+  t.finetune.fp32_adapters = true;
+  assert_near (full - 2 * T * h * 2 - T * f * 2 + 2 * T * (h * 4 + r * 4),
+               layer_bytes (&m, &t), 1e-12);
+
+  /* Dropout 0.05 on bf16 adapters: each adapter a bool mask and a dropped
+   * copy (512 · 4096 · (1 + 2)); the shared input goes. */
+  t.finetune.fp32_adapters = false;
+  t.finetune.dropout = 0.05;
+  assert_near (full - 2 * T * h * 2 - T * f * 2 + 2 * T * (h * 3 + r * 2),
+               layer_bytes (&m, &t), 1e-12);
+
+  /* DoRA (bf16, no dropout) adds per adapter the LoRA result and the base
+   * result, 512 · out · (2 + 2), out = 4096 for q and v. */
+  t.finetune.dropout = 0;
+  t.finetune.method = HR_FINETUNE_DORA;
+  assert_near (full - T * h * 2 - T * f * 2 + 2 * T * (r * 2 + h * 4),
+               layer_bytes (&m, &t), 1e-12);
+
+  /* QLoRA with bitsandbytes before 0.44 (LitGPT's runs: 0.41.1): every
+   * 4-bit matmul saved its input, so with every linear quantised nothing
+   * is dropped against full training; the adapters add A's outputs. */
+  t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.quant_scope = HR_QUANT_SCOPE_ALL;
+  t.finetune.quant_saves_input = true;
+  assert_near (full + 2 * T * r * 2, layer_bytes (&m, &t), 1e-12);
+  t.finetune.quant_saves_input = false;
+  t.finetune.method = HR_FINETUNE_DORA;
+
+  /* Full recomputation keeps the layer input only, whatever is trained. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  g_assert_cmpfloat (layer_bytes (&m, &t), ==, T * h * 2);
+}
+
+static void
+test_freeze_activations_and_head (void)
+{
+  /* Freezing the embedding and the first 8 of 32 layers leaves those
+   * layers outside the autograd graph: 24 layers' activations remain.
+   * LoRA (head frozen, not adapted) drops the head's saved input:
+   * 512 · 4096 · 2. */
+  HrTrainingActivations full, act;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+
+  llama2_7b (&m);
+  one_gpu (&t);
+  g_assert_cmpint (hr_training_activations (&m, &t, 0, &full, &err), ==, HR_OK);
+  t.finetune.method = HR_FINETUNE_FREEZE;
+  t.finetune.freeze_layers = 8;
+  g_assert_cmpint (hr_training_activations (&m, &t, 0, &act, &err), ==, HR_OK);
+  assert_near (full.micro_batch - 8 * full.per_layer, act.micro_batch, 1e-12);
+
+  t.finetune.method = HR_FINETUNE_LORA;
+  g_assert_cmpint (hr_training_activations (&m, &t, 0, &act, &err), ==, HR_OK);
+  g_assert_cmpfloat (act.lm_head, ==, 0);
+  g_assert_cmpfloat (full.lm_head, ==, 512.0 * 4096 * 2);
+}
+
+/* FLOPs and time */
+
+static void
+test_flops (void)
+{
+  /* For T tokens, with F the forward FLOPs of the weight products and C of
+   * the attention core: full training runs 3F + 3C (+ flash's recomputed
+   * QKᵀ). LoRA's frozen base computes input gradients only: F + 2C in the
+   * backward, plus the adapters: forward A = 2·T·r·(in + out) summed over
+   * adapted matrices, backward 2A. Llama 2 7B r 8 on q, v: A = 2 · 512 ·
+   * 4,194,304 (the adapter count is Σ r·(in + out)). */
+  const double T = 512, A = 2 * T * 4194304.0;
+  HrFlopsOptions o = { .seq_len = 512, .micro_batch = 1, .attention = HR_ATTENTION_EAGER };
+  HrFlops full, lora;
+  HrFinetune f;
+  HrError err = { 0 };
+  HrModel m;
+  double core, weights;
+
+  llama2_7b (&m);
+  g_assert_cmpint (hr_flops_training (&m, &o, &full, &err), ==, HR_OK);
+  core = full.component[HR_FLOPS_ATTN_SCORES].forward + full.component[HR_FLOPS_ATTN_OVER_V].forward;
+  weights = full.forward - core;
+
+  hr_finetune_init (&f);
+  f.method = HR_FINETUNE_LORA;
+  o.finetune = &f;
+  g_assert_cmpint (hr_flops_training (&m, &o, &lora, &err), ==, HR_OK);
+  assert_near (full.forward + A, lora.forward, 1e-12);
+  assert_near (weights + 2 * core + 2 * A, lora.backward, 1e-12);
+  /* the weight products: 2F (≈ 4N per token) instead of 3F (6N) */
+  assert_near (2.0 / 3.0, (lora.forward + lora.backward - 3 * core - 3 * A)
+                          / (full.forward + full.backward - 3 * core), 1e-12);
+
+  /* Freezing 16 of 32 layers (and the embedding): their backward is gone;
+   * the head's backward stays whole (2 × its forward). */
+  f.method = HR_FINETUNE_FREEZE;
+  f.freeze_layers = 16;
+  g_assert_cmpint (hr_flops_training (&m, &o, &lora, &err), ==, HR_OK);
+  {
+    double head = full.component[HR_FLOPS_LM_HEAD].forward;
+
+    assert_near ((full.backward - 2 * head) / 2 + 2 * head, lora.backward, 1e-12);
+  }
+}
+
+static void
+test_qlora_time_and_buffer (void)
+{
+  /* QLoRA on Llama 2 7B, NF4 + DQ over every linear but the head (6,476,005,376
+   * parameters): each micro-batch reads 0.515869140625 B and writes 2 B per
+   * quantised parameter in the forward and again in the backward; 4
+   * micro-batches at 2e12 B/s: 4 · 2 · P · 2.515869140625 / 2e12 s. The
+   * dequantisation buffer: the largest matrix in bf16, 4096 · 11008 · 2. */
+  HrTrainingMemory mem, lora_mem;
+  HrTrainingTime time;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+  HrGpu gpu;
+
+  llama2_7b (&m);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.global_batch = 4;
+  t.finetune.method = HR_FINETUNE_LORA;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &lora_mem, &err), ==, HR_OK);
+  t.finetune.method = HR_FINETUNE_QLORA;
+  g_assert_cmpint (hr_training_time (&m, &t, &gpu, &time, &err), ==, HR_OK);
+  assert_near (4 * 2 * 6476005376.0 * 2.515869140625 / 2e12, time.dequant_seconds, 1e-12);
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  assert_near (lora_mem.temporary + 4096.0 * 11008 * 2, mem.temporary, 1e-12);
+}
+
+static void
+test_names (void)
+{
+  unsigned targets;
+  char buf[128];
+  HrFinetuneMethod method;
+
+  g_assert_true (hr_finetune_targets_from_string ("attention", &targets));
+  g_assert_cmpuint (targets, ==, HR_TARGET_Q | HR_TARGET_V);
+  g_assert_true (hr_finetune_targets_from_string ("all-linear", &targets));
+  hr_finetune_targets_to_string (targets, buf, sizeof buf);
+  g_assert_cmpstr (buf, ==, "q,k,v,o,gate,up,down");
+  g_assert_true (hr_finetune_targets_from_string ("q,v,lm_head", &targets));
+  g_assert_cmpuint (targets, ==, HR_TARGET_Q | HR_TARGET_V | HR_TARGET_LM_HEAD);
+  g_assert_false (hr_finetune_targets_from_string ("q,,v", &targets));
+  g_assert_false (hr_finetune_targets_from_string ("qkv", &targets));
+  g_assert_true (hr_finetune_method_from_name ("qlora", &method));
+  g_assert_cmpstr (hr_finetune_method_name (method), ==, "qlora");
+  g_assert_false (hr_finetune_method_from_name ("QLoRA", &method));
+}
+
+static void
+test_validate (void)
+{
+  HrFinetune f;
+  HrError err = { 0 };
+  HrModel m;
+
+  llama2_7b (&m);
+  hr_finetune_init (&f);
+  f.method = HR_FINETUNE_LORA;
+  f.rank = 0;
+  g_assert_cmpint (hr_finetune_validate (&f, &m, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "lora_rank");
+  f.rank = 8;
+  f.targets = 0;
+  g_assert_cmpint (hr_finetune_validate (&f, &m, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "lora_targets");
+  f.targets = HR_TARGETS_ATTENTION;
+  f.method = HR_FINETUNE_QLORA;
+  f.quant = HR_QUANT_NONE;
+  g_assert_cmpint (hr_finetune_validate (&f, &m, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "quant");
+  f.method = HR_FINETUNE_FREEZE;
+  f.freeze_layers = 33;
+  g_assert_cmpint (hr_finetune_validate (&f, &m, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "freeze_layers");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/finetune/params/published", test_params_published);
+  g_test_add_func ("/finetune/params/fused-moe-head", test_params_fused_moe_head);
+  g_test_add_func ("/finetune/quant/bytes", test_quant_bytes);
+  g_test_add_func ("/finetune/quant/scopes", test_frozen_bytes_scopes);
+  g_test_add_func ("/finetune/states", test_states);
+  g_test_add_func ("/finetune/states/fsdp", test_fsdp_frozen);
+  g_test_add_func ("/finetune/activations", test_activations);
+  g_test_add_func ("/finetune/activations/freeze-head", test_freeze_activations_and_head);
+  g_test_add_func ("/finetune/flops", test_flops);
+  g_test_add_func ("/finetune/qlora/time-buffer", test_qlora_time_and_buffer);
+  g_test_add_func ("/finetune/names", test_names);
+  g_test_add_func ("/finetune/validate", test_validate);
+
+  return g_test_run ();
+}
