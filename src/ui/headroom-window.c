@@ -2,30 +2,28 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The sidebar's forms are built from the project's key table: every row
- * carries its key, writes through headroom_project_set_*() and is refreshed
- * from the project on ::changed. The results pane redraws on the estimator's
- * ::updated; while the project is invalid the banner names the key and the
- * last valid estimate stays.
+ * The window's own job: the header bars, the actions, opening and saving
+ * files, and the split between the settings pages (settings/) and the
+ * results (results/). The pages' rows write to the project; the estimator
+ * recomputes; the views redraw from the estimator. While the project is
+ * invalid the banner names the setting at fault by its label.
  */
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
 
 #include "headroom-catalog.h"
-#include "headroom-fits-plot.h"
-#include "headroom-flops-row.h"
 #include "headroom-file.h"
-#include "headroom-format.h"
+#include "headroom-hardware-page.h"
 #include "headroom-hf-config.h"
 #include "headroom-hub.h"
+#include "headroom-model-page.h"
 #include "headroom-plan-view.h"
 #include "headroom-report.h"
-#include "headroom-quantity.h"
-#include "headroom-spin-row.h"
-#include "headroom-switch-row.h"
+#include "headroom-results-view.h"
+#include "headroom-setting.h"
 #include "headroom-window-private.h"
+#include "headroom-workload-page.h"
 
 #define MAX_RECENT 8
 
@@ -49,45 +47,18 @@ struct _HeadroomWindow
   GtkWidget            *sidebar;
   GtkWidget            *content;
   AdwViewStackPage     *workload_stack_page;
-  AdwPreferencesPage   *model_page;
-  AdwPreferencesPage   *hardware_page;
-  AdwPreferencesPage   *workload_page;
+  HeadroomModelPage    *model_page;
+  HeadroomHardwarePage *hardware_page;
+  HeadroomWorkloadPage *workload_page;
   AdwWindowTitle       *window_title;
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
-  HeadroomMemoryBar    *memory_bar;
-  HeadroomMemoryBar    *cpu_bar;
-  GtkColumnView        *flops_view;
-  GtkLabel             *flops_caption;
-  GtkLabel             *flops_totals;
-  GtkLabel             *time_heading;
-  GtkLabel             *time_caption;
-  GtkFlowBox           *summary_box;
-  GtkFlowBox           *limits_box;
-  GtkLabel             *plot_caption;
-  HeadroomFitsPlot     *fits_plot;
+  HeadroomResultsView  *results_view;
   AdwViewStackPage     *plan_stack_page;
   HeadroomPlanView     *plan_view;
   GMenu                *recent_section;
 
-  /* Built in code */
-  GHashTable           *rows;           /* key → row widget */
-  AdwActionRow         *preset_row;
-  GtkFilterListModel   *preset_filter;
-  GtkPopover           *preset_popover;
-  AdwComboRow          *gpu_row;
-  GtkSwitch            *custom_gpu_switch;
-  GtkListBox           *params_list;
-  AdwPreferencesGroup  *gpu_figures;
-  AdwPreferencesGroup  *interpretation;
-  GtkWidget            *custom_gpu_group;
-  GtkWidget            *training_groups[4];
-  GtkWidget            *inference_groups[2];
-  GListStore           *flops_store;
-  GListStore           *summary_store;
-  GListStore           *limits_store;
   GtkWidget            *error_row;
-  guint                 sweep_source;
 
   HeadroomProject      *project;
   HeadroomEstimator    *estimator;
@@ -96,103 +67,25 @@ struct _HeadroomWindow
   Pending               pending;
   GFile                *pending_file;
   GCancellable         *hub_cancellable;
-  gboolean              syncing;
-  gboolean              gpu_list_changing_custom;
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomWindow, headroom_window, ADW_TYPE_APPLICATION_WINDOW)
 
-static void refresh_rows (HeadroomWindow *self);
-static void refresh_results (HeadroomWindow *self);
 static void run_pending (HeadroomWindow *self);
 static void save_as (HeadroomWindow *self);
 static void show_hub_dialog (HeadroomWindow *self);
 
-/* Rows for the model's config keys that the project's table leaves out:
- * Hugging Face names, 0 meaning "as the preset has it". */
-typedef struct
+static GtkWidget *
+find_row (HeadroomWindow *self,
+          const char     *key)
 {
-  const char *key;
-  const char *label;
-  const char *group;  /* "architecture", "moe" or "mla" */
-  gboolean    boolean;
-} ExtraModelKey;
+  GtkWidget *row = headroom_model_page_get_row (self->model_page, key);
 
-static const ExtraModelKey extra_model_keys[] = {
-  { "model.head_dim", N_("Head dimension"), "architecture", FALSE },
-  { "model.attention_bias", N_("Attention biases"), "architecture", TRUE },
-  { "model.mlp_bias", N_("MLP biases"), "architecture", TRUE },
-  { "model.sliding_window", N_("Sliding window"), "architecture", FALSE },
-  { "model.num_local_experts", N_("Routed experts"), "moe", FALSE },
-  { "model.num_experts_per_tok", N_("Experts per token"), "moe", FALSE },
-  { "model.n_shared_experts", N_("Shared experts"), "moe", FALSE },
-  { "model.moe_intermediate_size", N_("Expert MLP size"), "moe", FALSE },
-  { "model.first_k_dense_replace", N_("Leading dense layers"), "moe", FALSE },
-  { "model.q_lora_rank", N_("Query rank"), "mla", FALSE },
-  { "model.kv_lora_rank", N_("Key/value rank"), "mla", FALSE },
-  { "model.qk_rope_head_dim", N_("Rotary head dimension"), "mla", FALSE },
-  { "model.qk_nope_head_dim", N_("Non-rotary head dimension"), "mla", FALSE },
-  { "model.v_head_dim", N_("Value head dimension"), "mla", FALSE },
-};
-
-/* Chart colours: libadwaita 1.2 palette names, distinct in light and dark. */
-static const char *
-segment_color (HeadroomQuantity *quantity)
-{
-  static const struct { const char *name; const char *color; } colors[] = {
-    { "weights", "blue_3" },
-    { "master_weights", "blue_5" },
-    { "gradients", "purple_2" },
-    { "grad_accumulation_buffer", "purple_4" },
-    { "optimizer", "orange_3" },
-    { "activations", "green_4" },
-    { "kv_cache", "yellow_5" },
-    { "temporary", "brown_2" },
-    { "overhead", "light_5" },
-    /* The offloaded states keep the colours they have on the GPU. */
-    { "cpu_master_weights", "blue_5" },
-    { "cpu_optimizer", "orange_3" },
-    { "cpu_gradients", "purple_4" },
-  };
-  const char *name = headroom_quantity_get_name (quantity);
-
-  for (guint i = 0; i < G_N_ELEMENTS (colors); i++)
-    if (g_strcmp0 (name, colors[i].name) == 0)
-      return colors[i].color;
-  return "dark_1";
-}
-
-static char *
-format_quantity (double      value,
-                 const char *unit)
-{
-  if (unit == NULL)
-    return g_strdup_printf ("%.4g", value);
-  if (g_str_equal (unit, "bytes"))
-    return headroom_format_gib (value);
-  if (g_str_equal (unit, "FLOP"))
-    return headroom_format_flops (value);
-  if (g_str_equal (unit, "s"))
-    return headroom_format_duration (value);
-  if (g_str_equal (unit, "USD"))
-    return headroom_format_money (value);
-  if (g_str_equal (unit, "%"))
-    return g_strdup_printf ("%.1f %%", value);
-  if (g_str_equal (unit, "ratio"))
-    return g_strdup_printf ("%.1f %%", 100.0 * value);
-  if (g_str_equal (unit, "parameters"))
-    return headroom_format_count (value);
-  return headroom_format_count_unit (value, unit);
-}
-
-/* Sidebar rows */
-
-static void
-show_error (HeadroomWindow *self,
-            const char     *message)
-{
-  gtk_label_set_label (self->error_label, message ? message : "");
-  gtk_revealer_set_reveal_child (self->error_revealer, message != NULL);
+  if (row == NULL)
+    row = headroom_hardware_page_get_row (self->hardware_page, key);
+  if (row == NULL)
+    row = headroom_workload_page_get_row (self->workload_page, key);
+  return row;
 }
 
 static void
@@ -203,980 +96,32 @@ mark_row (HeadroomWindow *self,
     return;
   if (self->error_row != NULL)
     gtk_widget_remove_css_class (self->error_row, "error");
-  self->error_row = row;
+  g_set_weak_pointer (&self->error_row, row);
   if (row != NULL)
     gtk_widget_add_css_class (row, "error");
 }
 
+/* The banner names the setting by its label and marks its row. */
 static void
-report_set_result (HeadroomWindow *self,
-                   GtkWidget      *row,
-                   gboolean        ok,
-                   GError         *error)
+refresh_error (HeadroomWindow *self)
 {
-  if (ok)
-    return;
-  mark_row (self, row);
-  show_error (self, error->message);
-}
+  const char *error = headroom_estimator_get_error (self->estimator);
+  g_autofree char *key = NULL;
+  g_autofree char *message = headroom_setting_relabel_message (error, &key);
 
-static void
-on_spin_row_changed (HeadroomWindow  *self,
-                     GParamSpec      *pspec,
-                     HeadroomSpinRow *row)
-{
-  g_autoptr(GError) error = NULL;
-  const HeadroomKeyInfo *info;
-  const char *key = headroom_spin_row_get_key (row);
-  double value = headroom_spin_row_get_value (row);
-  gboolean ok;
-
-  if (self->syncing)
-    return;
-  info = headroom_project_find_key (key);
-  /* Extra model keys: 0 hands the value back to the preset. */
-  if (info == NULL && value == 0)
-    {
-      headroom_project_unset (self->project, key);
-      return;
-    }
-  if (info != NULL && info->type == HEADROOM_KEY_DOUBLE)
-    ok = headroom_project_set_double (self->project, key, value, &error);
-  else
-    ok = headroom_project_set_int (self->project, key, (gint64) llround (value), &error);
-  report_set_result (self, GTK_WIDGET (row), ok, error);
+  gtk_label_set_label (self->error_label, message ? message : "");
+  gtk_revealer_set_reveal_child (self->error_revealer, message != NULL);
+  mark_row (self, key != NULL ? find_row (self, key) : NULL);
 }
 
 static void
-on_switch_row_changed (HeadroomWindow    *self,
-                       GParamSpec        *pspec,
-                       HeadroomSwitchRow *row)
+refresh_workload (HeadroomWindow *self)
 {
-  g_autoptr(GError) error = NULL;
-  gboolean ok;
-
-  if (self->syncing)
-    return;
-  ok = headroom_project_set_boolean (self->project, headroom_switch_row_get_key (row),
-                                     headroom_switch_row_get_active (row), &error);
-  report_set_result (self, GTK_WIDGET (row), ok, error);
-}
-
-static void
-on_combo_row_changed (HeadroomWindow *self,
-                      GParamSpec     *pspec,
-                      AdwComboRow    *row)
-{
-  g_autoptr(GError) error = NULL;
-  const HeadroomKeyInfo *info = g_object_get_data (G_OBJECT (row), "key-info");
-  guint selected = adw_combo_row_get_selected (row);
-  gboolean ok;
-
-  if (self->syncing || selected == GTK_INVALID_LIST_POSITION)
-    return;
-  ok = headroom_project_set_string (self->project, info->key, info->choices[selected], &error);
-  report_set_result (self, GTK_WIDGET (row), ok, error);
-}
-
-static void
-on_entry_row_apply (HeadroomWindow *self,
-                    AdwEntryRow    *row)
-{
-  g_autoptr(GError) error = NULL;
-  const HeadroomKeyInfo *info = g_object_get_data (G_OBJECT (row), "key-info");
-  gboolean ok;
-
-  ok = headroom_project_set_string (self->project, info->key,
-                                    gtk_editable_get_text (GTK_EDITABLE (row)), &error);
-  report_set_result (self, GTK_WIDGET (row), ok, error);
-}
-
-static GtkWidget *
-spin_row_new (HeadroomWindow *self,
-              const char     *key,
-              const char     *label,
-              double          lower,
-              double          upper,
-              gboolean        fractional,
-              const char     *unit)
-{
-  GtkWidget *row;
-  double step = 1;
-  guint digits = 0;
-
-  /* Token budgets and the like are whole numbers, however large. */
-  if (fractional && upper <= 1e6)
-    {
-      digits = upper <= 1 ? 3 : 2;
-      step = upper <= 1 ? 0.01 : 0.1;
-    }
-  row = headroom_spin_row_new (_(label), key, lower, upper, step, digits);
-  /* Room for a token budget of 10¹² and more. */
-  if (upper > 1e10)
-    gtk_editable_set_width_chars (GTK_EDITABLE (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row))), 15);
-  if (unit != NULL)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), unit);
-  g_signal_connect_object (row, "notify::value", G_CALLBACK (on_spin_row_changed),
-                           self, G_CONNECT_SWAPPED);
-  return row;
-}
-
-/* How the project's choice values read in the window; unknown values show as they are. */
-static const char *
-choice_label (const char *value)
-{
-  static const struct { const char *value; const char *label; } labels[] = {
-    { "training", N_("Training") },
-    { "inference", N_("Inference") },
-    { "fp32", N_("FP32") },
-    { "bf16-mixed", N_("BF16 mixed precision") },
-    { "fp16-mixed", N_("FP16 mixed precision") },
-    { "bf16", N_("BF16") },
-    { "fp16", N_("FP16") },
-    { "fp8-mixed", N_("FP8 mixed precision") },
-    { "fp8", N_("FP8") },
-    { "int8", N_("INT8") },
-    { "int4", N_("INT4") },
-    { "adamw", N_("AdamW") },
-    { "adamw-8bit", N_("AdamW, 8-bit states") },
-    { "sgd", N_("SGD") },
-    { "sgd-momentum", N_("SGD with momentum") },
-    { "lion", N_("Lion") },
-    { "adafactor", N_("Adafactor") },
-    { "1f1b", N_("1F1B") },
-    { "interleaved", N_("Interleaved 1F1B") },
-    { "gpipe", N_("GPipe") },
-    { "none", N_("None") },
-    { "full", N_("Full") },
-    { "grad-op", N_("Gradients and optimizer") },
-    { "hybrid", N_("Hybrid") },
-    { "eager", N_("Eager") },
-    { "flash", N_("FlashAttention") },
-    { "selective", N_("Selective") },
-  };
-
-  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
-    if (g_str_equal (labels[i].value, value))
-      return _(labels[i].label);
-  return value;
-}
-
-static GtkWidget *
-row_new_for_key (HeadroomWindow        *self,
-                 const HeadroomKeyInfo *info)
-{
-  GtkWidget *row = NULL;
-
-  switch (info->type)
-    {
-    case HEADROOM_KEY_INT:
-    case HEADROOM_KEY_DOUBLE:
-      row = spin_row_new (self, info->key, info->label, info->minimum, info->maximum,
-                          info->type == HEADROOM_KEY_DOUBLE, info->unit);
-      break;
-    case HEADROOM_KEY_BOOLEAN:
-      row = headroom_switch_row_new (_(info->label), info->key);
-      g_signal_connect_object (row, "notify::active", G_CALLBACK (on_switch_row_changed),
-                               self, G_CONNECT_SWAPPED);
-      break;
-    case HEADROOM_KEY_CHOICE:
-      {
-        g_autoptr(GtkStringList) choices = gtk_string_list_new (NULL);
-
-        /* Same order as info->choices: the selected index maps back to the value. */
-        for (guint i = 0; info->choices[i] != NULL; i++)
-          gtk_string_list_append (choices, choice_label (info->choices[i]));
-
-        row = adw_combo_row_new ();
-        adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(info->label));
-        adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (choices));
-      }
-      g_signal_connect_object (row, "notify::selected", G_CALLBACK (on_combo_row_changed),
-                               self, G_CONNECT_SWAPPED);
-      break;
-    case HEADROOM_KEY_STRING:
-      row = adw_entry_row_new ();
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(info->label));
-      adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (row), TRUE);
-      g_signal_connect_object (row, "apply", G_CALLBACK (on_entry_row_apply),
-                               self, G_CONNECT_SWAPPED);
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-  g_object_set_data (G_OBJECT (row), "key-info", (gpointer) info);
-  return row;
-}
-
-static void
-refresh_row (HeadroomWindow *self,
-             const char     *key,
-             GtkWidget      *row)
-{
-  if (HEADROOM_IS_SPIN_ROW (row))
-    {
-      const HeadroomKeyInfo *info = headroom_project_find_key (key);
-      double value;
-
-      if (info != NULL && info->type == HEADROOM_KEY_DOUBLE)
-        value = headroom_project_get_double (self->project, key);
-      else
-        value = (double) headroom_project_get_int (self->project, key);
-      /* Setting the same value would rewrite text the user is typing. */
-      if (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)) != value)
-        headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), value);
-    }
-  else if (HEADROOM_IS_SWITCH_ROW (row))
-    {
-      headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row),
-                                      headroom_project_get_boolean (self->project, key));
-    }
-  else if (ADW_IS_COMBO_ROW (row))
-    {
-      const HeadroomKeyInfo *info = g_object_get_data (G_OBJECT (row), "key-info");
-      const char *value = headroom_project_get_string (self->project, key);
-
-      for (guint i = 0; info->choices[i] != NULL; i++)
-        if (g_strcmp0 (info->choices[i], value) == 0)
-          adw_combo_row_set_selected (ADW_COMBO_ROW (row), i);
-    }
-  else if (ADW_IS_ENTRY_ROW (row))
-    {
-      const char *value = headroom_project_get_string (self->project, key);
-
-      gtk_editable_set_text (GTK_EDITABLE (row), value ? value : "");
-    }
-}
-
-/* The preset chooser: a searchable list in a popover */
-
-static void
-on_preset_activated (HeadroomWindow *self,
-                     guint           position)
-{
-  g_autoptr(HeadroomModelPreset) preset = g_list_model_get_item (G_LIST_MODEL (self->preset_filter),
-                                                                 position);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) empty = json_object_new ();
-
-  gtk_popover_popdown (self->preset_popover);
-  if (preset == NULL)
-    return;
-  /* A preset replaces the whole model: drop the previous overrides first. */
-  headroom_project_set_config (self->project, empty);
-  if (!headroom_project_set_string (self->project, "model.preset",
-                                    headroom_model_preset_get_id (preset), &error))
-    report_set_result (self, GTK_WIDGET (self->preset_row), FALSE, error);
-}
-
-static void
-setup_preset_item (GtkSignalListItemFactory *factory,
-                   GtkListItem              *item)
-{
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *name = gtk_label_new (NULL);
-  GtkWidget *hf_id = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (name), 0);
-  gtk_label_set_xalign (GTK_LABEL (hf_id), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (hf_id), PANGO_ELLIPSIZE_MIDDLE);
-  gtk_widget_add_css_class (hf_id, "dim-label");
-  gtk_widget_add_css_class (hf_id, "caption");
-  gtk_box_append (GTK_BOX (box), name);
-  gtk_box_append (GTK_BOX (box), hf_id);
-  gtk_list_item_set_child (item, box);
-}
-
-static void
-bind_preset_item (GtkSignalListItemFactory *factory,
-                  GtkListItem              *item)
-{
-  HeadroomModelPreset *preset = gtk_list_item_get_item (item);
-  GtkWidget *name = gtk_widget_get_first_child (gtk_list_item_get_child (item));
-  const char *hf_id = headroom_model_preset_get_hf_id (preset);
-
-  gtk_label_set_label (GTK_LABEL (name), headroom_model_preset_get_name (preset));
-  gtk_label_set_label (GTK_LABEL (gtk_widget_get_next_sibling (name)), hf_id ? hf_id : "");
-  gtk_widget_set_visible (gtk_widget_get_next_sibling (name), hf_id != NULL && *hf_id != '\0');
-}
-
-static char *
-preset_search_text (HeadroomModelPreset *preset)
-{
-  return g_strdup_printf ("%s %s", headroom_model_preset_get_name (preset),
-                          headroom_model_preset_get_hf_id (preset)
-                          ? headroom_model_preset_get_hf_id (preset) : "");
-}
-
-static void
-on_preset_search_changed (GtkSearchEntry *entry,
-                          GtkStringFilter *filter)
-{
-  gtk_string_filter_set_search (filter, gtk_editable_get_text (GTK_EDITABLE (entry)));
-}
-
-static GtkWidget *
-preset_row_new (HeadroomWindow *self)
-{
-  HeadroomCatalog *catalog = headroom_catalog_get_default ();
-  GtkStringFilter *filter;
-  GtkListItemFactory *factory;
-  GtkWidget *box, *search, *list, *scroller, *button;
-
-  filter = gtk_string_filter_new (gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL,
-                                                               G_CALLBACK (preset_search_text),
-                                                               NULL, NULL));
-  self->preset_filter = gtk_filter_list_model_new (g_object_ref (headroom_catalog_get_models (catalog)),
-                                                   GTK_FILTER (filter));
-
-  factory = gtk_signal_list_item_factory_new ();
-  g_signal_connect (factory, "setup", G_CALLBACK (setup_preset_item), NULL);
-  g_signal_connect (factory, "bind", G_CALLBACK (bind_preset_item), NULL);
-  list = gtk_list_view_new (GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->preset_filter)))),
-                            factory);
-  gtk_list_view_set_single_click_activate (GTK_LIST_VIEW (list), TRUE);
-  gtk_widget_add_css_class (list, "navigation-sidebar");
-  g_signal_connect_object (list, "activate", G_CALLBACK (on_preset_activated),
-                           self, G_CONNECT_SWAPPED);
-
-  search = gtk_search_entry_new ();
-  gtk_search_entry_set_key_capture_widget (GTK_SEARCH_ENTRY (search), list);
-  g_signal_connect_object (search, "search-changed", G_CALLBACK (on_preset_search_changed),
-                           filter, 0);
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_min_content_height (GTK_SCROLLED_WINDOW (scroller), 320);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), list);
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_size_request (box, 320, -1);
-  gtk_box_append (GTK_BOX (box), search);
-  gtk_box_append (GTK_BOX (box), scroller);
-
-  self->preset_popover = GTK_POPOVER (gtk_popover_new ());
-  gtk_popover_set_child (self->preset_popover, box);
-  gtk_popover_set_default_widget (self->preset_popover, search);
-
-  button = gtk_menu_button_new ();
-  gtk_menu_button_set_label (GTK_MENU_BUTTON (button), _("Choose…"));
-  gtk_menu_button_set_popover (GTK_MENU_BUTTON (button), GTK_WIDGET (self->preset_popover));
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (button, _("Search the built-in and your own model presets"));
-
-  self->preset_row = ADW_ACTION_ROW (adw_action_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->preset_row), _("Preset"));
-  adw_action_row_add_suffix (self->preset_row, button);
-  adw_action_row_set_activatable_widget (self->preset_row, button);
-  return GTK_WIDGET (self->preset_row);
-}
-
-/* The GPU chooser */
-
-/* Expressions take ownership of a returned string. */
-static char *
-gpu_display_name (HeadroomGpuInfo *gpu)
-{
-  return g_strdup (headroom_gpu_info_get_name (gpu));
-}
-
-static void
-on_gpu_selected (HeadroomWindow *self)
-{
-  g_autoptr(GError) error = NULL;
-  HeadroomGpuInfo *gpu = adw_combo_row_get_selected_item (self->gpu_row);
-  const char *id = gpu != NULL ? headroom_gpu_info_get_id (gpu) : "custom";
-
-  if (self->syncing)
-    return;
-  if (!headroom_project_set_string (self->project, "hardware.gpu", id, &error))
-    report_set_result (self, GTK_WIDGET (self->gpu_row), FALSE, error);
-}
-
-/* "custom" is the project's id for the figures under hardware.custom. */
-static void
-on_custom_gpu_toggled (HeadroomWindow *self)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HeadroomGpuInfo) first = NULL;
-  const char *id = "custom";
-
-  if (self->syncing)
-    return;
-  if (!gtk_switch_get_active (self->custom_gpu_switch))
-    {
-      first = g_list_model_get_item (adw_combo_row_get_model (self->gpu_row), 0);
-      if (first == NULL)
-        return;
-      id = headroom_gpu_info_get_id (first);
-    }
-  if (!headroom_project_set_string (self->project, "hardware.gpu", id, &error))
-    report_set_result (self, GTK_WIDGET (self->gpu_row), FALSE, error);
-}
-
-static GtkWidget *
-custom_gpu_row_new (HeadroomWindow *self)
-{
-  GtkWidget *row = adw_action_row_new ();
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Custom GPU"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Enter the figures of a GPU not in the catalog"));
-  self->custom_gpu_switch = GTK_SWITCH (gtk_switch_new ());
-  gtk_widget_set_valign (GTK_WIDGET (self->custom_gpu_switch), GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), GTK_WIDGET (self->custom_gpu_switch));
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), GTK_WIDGET (self->custom_gpu_switch));
-  g_signal_connect_object (self->custom_gpu_switch, "notify::active",
-                           G_CALLBACK (on_custom_gpu_toggled), self, G_CONNECT_SWAPPED);
-  return row;
-}
-
-/* Selecting an item that was added while the combo row had no selection
- * (a custom GPU) crashes inside GTK 4.8 (a bare AdwComboRow does it too).
- * So while the catalog's list changes, the row holds the first GPU, without
- * telling the project, and goes back to no selection afterwards. */
-static void
-on_gpus_changing (HeadroomWindow *self)
-{
-  gboolean syncing;
-
-  if (adw_combo_row_get_selected (self->gpu_row) != GTK_INVALID_LIST_POSITION)
-    return;
-  self->gpu_list_changing_custom = TRUE;
-  syncing = self->syncing;
-  self->syncing = TRUE;
-  adw_combo_row_set_selected (self->gpu_row, 0);
-  self->syncing = syncing;
-}
-
-static void
-on_gpus_changed (HeadroomWindow *self)
-{
-  gboolean syncing;
-
-  if (!self->gpu_list_changing_custom)
-    return;
-  self->gpu_list_changing_custom = FALSE;
-  syncing = self->syncing;
-  self->syncing = TRUE;
-  adw_combo_row_set_selected (self->gpu_row, GTK_INVALID_LIST_POSITION);
-  self->syncing = syncing;
-}
-
-static GtkWidget *
-gpu_row_new (HeadroomWindow *self)
-{
-  HeadroomCatalog *catalog = headroom_catalog_get_default ();
-  GListModel *gpus = headroom_catalog_get_gpus (catalog);
-  GtkExpression *name = gtk_cclosure_expression_new (G_TYPE_STRING, NULL, 0, NULL,
-                                                     G_CALLBACK (gpu_display_name),
-                                                     NULL, NULL);
-
-  self->gpu_row = ADW_COMBO_ROW (adw_combo_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->gpu_row), _("GPU"));
-  adw_combo_row_set_expression (self->gpu_row, name);
-  /* Before and after the row's own handler (see on_gpus_changing). */
-  g_signal_connect_object (gpus, "items-changed", G_CALLBACK (on_gpus_changing),
-                           self, G_CONNECT_SWAPPED);
-  adw_combo_row_set_model (self->gpu_row, gpus);
-  g_signal_connect_object (gpus, "items-changed", G_CALLBACK (on_gpus_changed),
-                           self, G_CONNECT_SWAPPED | G_CONNECT_AFTER);
-  gtk_expression_unref (name);
-  g_signal_connect_object (self->gpu_row, "notify::selected", G_CALLBACK (on_gpu_selected),
-                           self, G_CONNECT_SWAPPED);
-  return GTK_WIDGET (self->gpu_row);
-}
-
-static void
-refresh_gpu_row (HeadroomWindow *self)
-{
-  GListModel *gpus = adw_combo_row_get_model (self->gpu_row);
-  const char *id = headroom_project_get_string (self->project, "hardware.gpu");
-  guint n = g_list_model_get_n_items (gpus);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(HeadroomGpuInfo) gpu = g_list_model_get_item (gpus, i);
-
-      if (g_strcmp0 (headroom_gpu_info_get_id (gpu), id) == 0)
-        {
-          adw_combo_row_set_selected (self->gpu_row, i);
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (self->gpu_row), NULL);
-          gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_row), TRUE);
-          gtk_switch_set_active (self->custom_gpu_switch, FALSE);
-          gtk_widget_set_visible (self->custom_gpu_group, FALSE);
-          return;
-        }
-    }
-  /* Not in the catalog: the custom figures below describe it. */
-  adw_combo_row_set_selected (self->gpu_row, GTK_INVALID_LIST_POSITION);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->gpu_row), _("Custom"));
-  gtk_widget_set_sensitive (GTK_WIDGET (self->gpu_row), FALSE);
-  gtk_switch_set_active (self->custom_gpu_switch, TRUE);
-  gtk_widget_set_visible (self->custom_gpu_group, TRUE);
-}
-
-static GtkWidget *
-figure_row_new (const char *title)
-{
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *value = gtk_label_new (NULL);
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  gtk_label_set_selectable (GTK_LABEL (value), TRUE);
-  gtk_widget_add_css_class (value, "numeric");
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
-  g_object_set_data (G_OBJECT (row), "value", value);
-  return row;
-}
-
-static void
-set_figure (GtkWidget  *row,
-            const char *text)
-{
-  gtk_label_set_label (g_object_get_data (G_OBJECT (row), "value"), text);
-}
-
-static void
-refresh_gpu_figures (HeadroomWindow *self)
-{
-  static const struct { HrDtype dtype; const char *name; } peaks[] = {
-    { HR_DTYPE_FP32, "FP32" }, { HR_DTYPE_TF32, "TF32" }, { HR_DTYPE_BF16, "BF16" },
-    { HR_DTYPE_FP16, "FP16" }, { HR_DTYPE_FP8, "FP8" }, { HR_DTYPE_INT8, "INT8" },
-  };
-  GObject *figures = G_OBJECT (self->gpu_figures);
-  HrGpu gpu;
-  g_autofree char *memory = NULL;
-  g_autofree char *bandwidth = NULL;
-  g_autofree char *link = NULL;
-  g_autofree char *power = NULL;
-
-  if (!headroom_project_get_gpu (self->project, &gpu, NULL))
-    {
-      gtk_widget_set_visible (GTK_WIDGET (self->gpu_figures), FALSE);
-      return;
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->gpu_figures), TRUE);
-  memory = headroom_format_gib (gpu.memory_bytes);
-  set_figure (g_object_get_data (figures, "memory"), memory);
-  bandwidth = g_strdup_printf (_("%.0f GB/s"), gpu.memory_bandwidth / 1e9);
-  set_figure (g_object_get_data (figures, "bandwidth"), bandwidth);
-  link = g_strdup_printf (_("%.0f GB/s"), gpu.intra_node_bandwidth / 1e9);
-  set_figure (g_object_get_data (figures, "link"), link);
-  power = gpu.power_watts > 0 ? g_strdup_printf (_("%.0f W"), gpu.power_watts)
-                              : g_strdup (_("Not published"));
-  set_figure (g_object_get_data (figures, "power"), power);
-  for (guint i = 0; i < G_N_ELEMENTS (peaks); i++)
-    {
-      GtkWidget *peak = g_object_get_data (figures, peaks[i].name);
-      g_autofree char *text = NULL;
-
-      if (gpu.peak_flops[peaks[i].dtype] > 0)
-        /* TRANSLATORS: dense peak rate, e.g. "989 TFLOP/s" */
-        text = g_strdup_printf (_("%.0f TFLOP/s"), gpu.peak_flops[peaks[i].dtype] / 1e12);
-      else
-        text = g_strdup (_("Not supported"));
-      set_figure (peak, text);
-    }
-}
-
-static void
-build_gpu_figures (HeadroomWindow *self)
-{
-  static const char *const peaks[] = { "FP32", "TF32", "BF16", "FP16", "FP8", "INT8" };
-  GtkWidget *row;
-
-  self->gpu_figures = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (self->gpu_figures, _("GPU Figures"));
-  adw_preferences_group_set_description (self->gpu_figures,
-                                         _("Dense peaks from the vendor's data sheet; read-only"));
-  row = figure_row_new (_("Memory"));
-  g_object_set_data (G_OBJECT (self->gpu_figures), "memory", row);
-  adw_preferences_group_add (self->gpu_figures, row);
-  row = figure_row_new (_("Memory bandwidth"));
-  g_object_set_data (G_OBJECT (self->gpu_figures), "bandwidth", row);
-  adw_preferences_group_add (self->gpu_figures, row);
-  for (guint i = 0; i < G_N_ELEMENTS (peaks); i++)
-    {
-      /* TRANSLATORS: a number type, e.g. "BF16 peak" */
-      g_autofree char *title = g_strdup_printf (_("%s peak"), peaks[i]);
-
-      row = figure_row_new (title);
-      g_object_set_data (G_OBJECT (self->gpu_figures), peaks[i], row);
-      adw_preferences_group_add (self->gpu_figures, row);
-    }
-  row = figure_row_new (_("Intra-node bandwidth per GPU"));
-  g_object_set_data (G_OBJECT (self->gpu_figures), "link", row);
-  adw_preferences_group_add (self->gpu_figures, row);
-  row = figure_row_new (_("Board power"));
-  g_object_set_data (G_OBJECT (self->gpu_figures), "power", row);
-  adw_preferences_group_add (self->gpu_figures, row);
-}
-
-/* Parameter breakdown */
-
-static GtkWidget *
-create_params_row (gpointer item,
-                   gpointer user_data)
-{
-  HeadroomQuantity *quantity = item;
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *value;
-  g_autofree char *text = headroom_format_count (headroom_quantity_get_value (quantity));
-  double count = headroom_quantity_get_value (quantity);
-  g_autofree char *digits = headroom_format_integer (count);
-  g_autofree char *exact = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s parameter",
-                                                         "%s parameters",
-                                                         (gulong) MIN (count, (double) G_MAXULONG)),
-                                            digits);
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_quantity_get_label (quantity));
-  value = gtk_label_new (text);
-  gtk_widget_add_css_class (value, "numeric");
-  if (g_strcmp0 (headroom_quantity_get_name (quantity), "total") == 0)
-    gtk_widget_add_css_class (value, "heading");
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
-  if (headroom_quantity_get_formula (quantity) != NULL)
-    {
-      g_autofree char *tooltip = g_strdup_printf ("%s\n%s", exact, headroom_quantity_get_formula (quantity));
-
-      gtk_widget_set_tooltip_text (row, tooltip);
-    }
-  else
-    gtk_widget_set_tooltip_text (row, exact);
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
-  return row;
-}
-
-/* How the estimate read the config: the parts config.json only implies
- * through model_type and hidden_act (Hugging Face modeling_<family>.py). */
-static void
-build_interpretation (HeadroomWindow *self)
-{
-  static const struct { const char *id; const char *title; } rows[] = {
-    { "mlp", N_("MLP kind") },
-    { "norm", N_("Norms") },
-    { "positions", N_("Positions") },
-    { "biases", N_("Biases") },
-    { "block", N_("Block layout") },
-  };
-
-  self->interpretation = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (self->interpretation, _("As Read from the Config"));
-  adw_preferences_group_set_description (self->interpretation,
-                                         _("What the model type implies, as the Hugging Face modules build it"));
-  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
-    {
-      GtkWidget *row = adw_action_row_new ();
-
-      /* The readings are long: they go in the subtitle, which wraps. */
-      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(rows[i].title));
-      adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
-      g_object_set_data (G_OBJECT (self->interpretation), rows[i].id, row);
-      adw_preferences_group_add (self->interpretation, row);
-    }
-}
-
-static void
-set_reading (GtkWidget  *row,
-             const char *text)
-{
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), text);
-}
-
-static void
-refresh_interpretation (HeadroomWindow *self)
-{
-  GObject *group = G_OBJECT (self->interpretation);
-  const HrModel *model = headroom_estimator_get_model (self->estimator);
-  g_autoptr(GString) biases = g_string_new (NULL);
-  g_autofree char *positions = NULL;
-  const char *norm_kind, *placement;
-  g_autofree char *norm = NULL;
-
-  set_reading (g_object_get_data (group, "mlp"),
-              model->ffn_kind == HR_FFN_GATED ? _("Gated, 3 matrices (SwiGLU, GeGLU)")
-                                              : _("Plain, 2 matrices (GELU, ReLU)"));
-
-  norm_kind = model->norm_kind == HR_NORM_RMSNORM ? _("RMSNorm")
-              : model->norm_bias ? _("LayerNorm with bias") : _("LayerNorm without bias");
-  switch (model->norm_placement)
-    {
-    case HR_NORM_PRE:
-      placement = _("before each sub-block");
-      break;
-    case HR_NORM_POST:
-      placement = _("after each residual add");
-      break;
-    case HR_NORM_SANDWICH:
-      placement = _("before and after each sub-block");
-      break;
-    default:
-      placement = "";
-    }
-  /* TRANSLATORS: e.g. "RMSNorm, before each sub-block" */
-  norm = g_strdup_printf (_("%s, %s"), norm_kind, placement);
-  set_reading (g_object_get_data (group, "norm"), norm);
-
-  switch (model->positions)
-    {
-    case HR_POSITIONS_ROTARY:
-      positions = model->rotary_fraction < 1
-                  ? g_strdup_printf (_("Rotary on %.0f %% of each head"), 100 * model->rotary_fraction)
-                  : g_strdup (_("Rotary"));
-      break;
-    case HR_POSITIONS_LEARNED:
-      {
-        gint64 rows = model->max_positions + model->position_offset;
-
-        positions = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                  "Learned table of %" G_GINT64_FORMAT " row",
-                                                  "Learned table of %" G_GINT64_FORMAT " rows",
-                                                  (gulong) rows),
-                                     rows);
-      }
-      break;
-    case HR_POSITIONS_ALIBI:
-      positions = g_strdup (_("ALiBi"));
-      break;
-    case HR_POSITIONS_NONE:
-    default:
-      positions = g_strdup (_("None"));
-    }
-  set_reading (g_object_get_data (group, "positions"), positions);
-
-  if (model->qkv_bias)
-    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("q, k, v"));
-  if (model->out_bias)
-    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("attention output"));
-  if (model->mlp_bias)
-    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("MLP"));
-  if (model->lm_head_bias)
-    g_string_append_printf (biases, "%s%s", biases->len ? ", " : "", _("LM head"));
-  set_reading (g_object_get_data (group, "biases"), biases->len ? biases->str : _("None"));
-
-  set_reading (g_object_get_data (group, "block"),
-              model->parallel_block ? _("Parallel: attention and MLP read the same input")
-                                    : _("Sequential: attention, then MLP"));
-}
-
-/* Parts the model does not have (no learned positions, no experts) stay hidden. */
-static gboolean
-quantity_is_nonzero (gpointer item,
-                     gpointer user_data)
-{
-  return headroom_quantity_get_value (item) != 0;
-}
-
-static void
-build_forms (HeadroomWindow *self)
-{
-  AdwPreferencesGroup *preset_group, *architecture, *cluster, *custom_gpu, *workload_group;
-  AdwPreferencesGroup *params_group;
-  AdwExpanderRow *moe, *mla;
-  GtkWidget *training[4], *inference[2];
-  const HeadroomKeyInfo *keys;
-  guint n_keys;
-
-  self->rows = g_hash_table_new (g_str_hash, g_str_equal);
-
-  preset_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (preset_group, _("Model"));
-  adw_preferences_group_set_description (preset_group,
-                                         _("Start from a preset or an imported config.json, then edit any field"));
-  adw_preferences_group_add (preset_group, preset_row_new (self));
-  {
-    g_autoptr(GMenu) menu = g_menu_new ();
-    g_autoptr(GMenu) saving = g_menu_new ();
-    GtkWidget *import = gtk_menu_button_new ();
-
-    g_menu_append (saving, _("Save as Preset…"), "win.save-preset");
-
-    g_menu_append (menu, _("From a config.json File…"), "win.import-config");
-    g_menu_append (menu, _("From the Hugging Face Hub…"), "win.import-hub");
-    g_menu_append_section (menu, NULL, G_MENU_MODEL (saving));
-    gtk_menu_button_set_label (GTK_MENU_BUTTON (import), _("Import"));
-    gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (import), G_MENU_MODEL (menu));
-    gtk_widget_add_css_class (import, "flat");
-    gtk_widget_set_valign (import, GTK_ALIGN_CENTER);
-    adw_preferences_group_set_header_suffix (preset_group, import);
-  }
-
-  architecture = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (architecture, _("Architecture"));
-  adw_preferences_group_set_description (architecture,
-                                         _("Hugging Face config.json fields; 0 keeps the preset's value"));
-  moe = ADW_EXPANDER_ROW (adw_expander_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (moe), _("Mixture of Experts"));
-  adw_expander_row_set_subtitle (moe, _("Routed and shared experts (Mixtral, DeepSeek)"));
-  mla = ADW_EXPANDER_ROW (adw_expander_row_new ());
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (mla), _("Latent Attention"));
-  adw_expander_row_set_subtitle (mla, _("Low-rank key/value compression (DeepSeek-V2/V3)"));
-
-  params_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (params_group, _("Parameters"));
-  adw_preferences_group_set_description (params_group,
-                                         _("Counted exactly from the tensors the Hugging Face modules create"));
-  self->params_list = GTK_LIST_BOX (gtk_list_box_new ());
-  gtk_list_box_set_selection_mode (self->params_list, GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->params_list), "boxed-list");
-  {
-    g_autoptr(GtkFilterListModel) nonzero =
-      gtk_filter_list_model_new (g_object_ref (headroom_estimator_get_params_rows (self->estimator)),
-                                 GTK_FILTER (gtk_custom_filter_new (quantity_is_nonzero, NULL, NULL)));
-
-    gtk_list_box_bind_model (self->params_list, G_LIST_MODEL (nonzero), create_params_row, NULL, NULL);
-  }
-  adw_preferences_group_add (params_group, GTK_WIDGET (self->params_list));
-
-  cluster = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (cluster, _("Cluster"));
-  adw_preferences_group_add (cluster, gpu_row_new (self));
-  adw_preferences_group_add (cluster, custom_gpu_row_new (self));
-  custom_gpu = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  adw_preferences_group_set_title (custom_gpu, _("Custom GPU"));
-  self->custom_gpu_group = GTK_WIDGET (custom_gpu);
-  {
-    GtkWidget *save = gtk_button_new_with_mnemonic (_("Save to _Catalog…"));
-
-    gtk_actionable_set_action_name (GTK_ACTIONABLE (save), "win.save-gpu");
-    gtk_widget_set_tooltip_text (save, _("Add these figures to your GPUs, kept across sessions"));
-    gtk_widget_add_css_class (save, "flat");
-    gtk_widget_set_valign (save, GTK_ALIGN_CENTER);
-    adw_preferences_group_set_header_suffix (custom_gpu, save);
-  }
-  build_gpu_figures (self);
-
-  workload_group = ADW_PREFERENCES_GROUP (adw_preferences_group_new ());
-  for (guint i = 0; i < G_N_ELEMENTS (training); i++)
-    training[i] = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (training[0]), _("Batch"));
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (training[1]), _("Numerics"));
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (training[2]), _("Parallelism"));
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (training[3]), _("Throughput"));
-  for (guint i = 0; i < G_N_ELEMENTS (inference); i++)
-    inference[i] = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (inference[0]), _("Requests"));
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (inference[1]), _("Serving"));
-
-  keys = headroom_project_get_keys (&n_keys);
-  for (guint i = 0; i < n_keys; i++)
-    {
-      const HeadroomKeyInfo *info = &keys[i];
-      const char *key = info->key;
-      GtkWidget *row;
-      AdwPreferencesGroup *group;
-
-      if (g_str_equal (key, "model.preset") || g_str_equal (key, "notes"))
-        continue;
-      if (g_str_equal (key, "hardware.gpu"))
-        {
-          g_hash_table_insert (self->rows, (gpointer) key, self->gpu_row);
-          continue;
-        }
-      row = row_new_for_key (self, info);
-      g_hash_table_insert (self->rows, (gpointer) key, row);
-
-      if (g_str_has_prefix (key, "model."))
-        group = architecture;
-      else if (g_str_has_prefix (key, "hardware.custom."))
-        group = custom_gpu;
-      else if (g_str_has_prefix (key, "hardware."))
-        group = cluster;
-      else if (g_str_has_prefix (key, "training."))
-        {
-          const char *name = key + strlen ("training.");
-
-          if (g_str_equal (name, "micro_batch") || g_str_equal (name, "global_batch")
-              || g_str_equal (name, "seq_len") || g_str_equal (name, "tokens"))
-            group = ADW_PREFERENCES_GROUP (training[0]);
-          else if (g_str_equal (name, "mfu"))
-            {
-              group = ADW_PREFERENCES_GROUP (training[3]);
-              /* docs/training.md, "Time, MFU and cost" */
-              gtk_widget_set_tooltip_text (row, _("The share of the GPUs' peak at which every "
-                                                  "FLOP executed runs, recomputation included: "
-                                                  "step time = (model FLOPs + recomputation) ÷ "
-                                                  "(GPUs × peak × this). It is the hardware FLOPs "
-                                                  "utilisation; the model FLOPs utilisation "
-                                                  "achieved is lower when work is recomputed "
-                                                  "(about 30 % at 40 % with full recomputation)."));
-            }
-          else if (g_str_equal (name, "causal"))
-            {
-              group = ADW_PREFERENCES_GROUP (training[3]);
-              /* docs/conventions.md, "Causal attention" */
-              gtk_widget_set_tooltip_text (row, _("Off: QKᵀ and attention over V count as the "
-                                                  "full s×s product, as eager attention computes "
-                                                  "them and PaLM's model FLOPs count them. On: "
-                                                  "both are halved, as causal FlashAttention "
-                                                  "kernels execute them; FLOPs and step time "
-                                                  "drop accordingly."));
-            }
-          else if (strstr (name, "parallel") != NULL || g_str_has_prefix (name, "pipeline")
-                   || g_str_equal (name, "virtual_stages") || g_str_equal (name, "zero_stage")
-                   || g_str_equal (name, "fsdp"))
-            group = ADW_PREFERENCES_GROUP (training[2]);
-          else
-            group = ADW_PREFERENCES_GROUP (training[1]);
-        }
-      else if (g_str_has_prefix (key, "inference."))
-        {
-          const char *name = key + strlen ("inference.");
-
-          if (g_str_equal (name, "batch") || g_str_equal (name, "prompt")
-              || g_str_equal (name, "generate"))
-            group = ADW_PREFERENCES_GROUP (inference[0]);
-          else
-            group = ADW_PREFERENCES_GROUP (inference[1]);
-        }
-      else
-        group = workload_group;
-      adw_preferences_group_add (group, row);
-    }
-
-  for (guint i = 0; i < G_N_ELEMENTS (extra_model_keys); i++)
-    {
-      const ExtraModelKey *extra = &extra_model_keys[i];
-      GtkWidget *row;
-
-      if (extra->boolean)
-        {
-          row = headroom_switch_row_new (_(extra->label), extra->key);
-          g_signal_connect_object (row, "notify::active", G_CALLBACK (on_switch_row_changed),
-                                   self, G_CONNECT_SWAPPED);
-        }
-      else
-        row = spin_row_new (self, extra->key, extra->label, 0, 1e8, FALSE, NULL);
-      g_hash_table_insert (self->rows, (gpointer) extra->key, row);
-      if (g_str_equal (extra->group, "moe"))
-        adw_expander_row_add_row (moe, row);
-      else if (g_str_equal (extra->group, "mla"))
-        adw_expander_row_add_row (mla, row);
-      else
-        adw_preferences_group_add (architecture, row);
-    }
-  adw_preferences_group_add (architecture, GTK_WIDGET (moe));
-  adw_preferences_group_add (architecture, GTK_WIDGET (mla));
-
-  adw_preferences_page_add (self->model_page, preset_group);
-  adw_preferences_page_add (self->model_page, params_group);
-  adw_preferences_page_add (self->model_page, architecture);
-  build_interpretation (self);
-  adw_preferences_page_add (self->model_page, self->interpretation);
-  adw_preferences_page_add (self->hardware_page, cluster);
-  adw_preferences_page_add (self->hardware_page, custom_gpu);
-  adw_preferences_page_add (self->hardware_page, self->gpu_figures);
-  adw_preferences_page_add (self->workload_page, workload_group);
-  for (guint i = 0; i < G_N_ELEMENTS (training); i++)
-    {
-      self->training_groups[i] = training[i];
-      adw_preferences_page_add (self->workload_page, ADW_PREFERENCES_GROUP (training[i]));
-    }
-  for (guint i = 0; i < G_N_ELEMENTS (inference); i++)
-    {
-      self->inference_groups[i] = inference[i];
-      adw_preferences_page_add (self->workload_page, ADW_PREFERENCES_GROUP (inference[i]));
-    }
+  gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
+
+  adw_view_stack_page_set_title (self->workload_stack_page, training ? _("Training") : _("Inference"));
+  /* The planner searches training layouts only. */
+  adw_view_stack_page_set_visible (self->plan_stack_page, training);
 }
 
 static void
@@ -1200,428 +145,6 @@ refresh_title (HeadroomWindow *self)
   adw_window_title_set_title (self->window_title, title);
   adw_window_title_set_subtitle (self->window_title, subtitle ? subtitle : _("Not saved"));
   gtk_window_set_title (GTK_WINDOW (self), name);
-}
-
-static void
-refresh_rows (HeadroomWindow *self)
-{
-  GHashTableIter iter;
-  gpointer key, row;
-  const char *preset = headroom_project_get_preset (self->project);
-  HeadroomModelPreset *info = preset ? headroom_catalog_find_model (headroom_catalog_get_default (), preset) : NULL;
-  gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
-
-  self->syncing = TRUE;
-  g_hash_table_iter_init (&iter, self->rows);
-  while (g_hash_table_iter_next (&iter, &key, &row))
-    if (row != self->gpu_row)
-      refresh_row (self, key, row);
-  refresh_gpu_row (self);
-  self->syncing = FALSE;
-
-  if (info != NULL)
-    adw_action_row_set_subtitle (self->preset_row, headroom_model_preset_get_name (info));
-  else
-    adw_action_row_set_subtitle (self->preset_row, preset ? preset : _("Custom configuration"));
-
-  for (guint i = 0; i < G_N_ELEMENTS (self->training_groups); i++)
-    gtk_widget_set_visible (self->training_groups[i], training);
-  for (guint i = 0; i < G_N_ELEMENTS (self->inference_groups); i++)
-    gtk_widget_set_visible (self->inference_groups[i], !training);
-  adw_view_stack_page_set_title (self->workload_stack_page, training ? _("Training") : _("Inference"));
-  /* The planner searches training layouts only. */
-  adw_view_stack_page_set_visible (self->plan_stack_page, training);
-  gtk_label_set_label (self->time_heading, training ? _("Time and Cost") : _("Latency and Cost"));
-
-  refresh_gpu_figures (self);
-  refresh_title (self);
-}
-
-static void
-on_project_changed (HeadroomWindow *self,
-                    const char     *key)
-{
-  refresh_rows (self);
-  /* A value the project accepted clears the mark of a refused one. */
-  if (self->error_row != NULL && headroom_estimator_get_error (self->estimator) == NULL)
-    {
-      mark_row (self, NULL);
-      show_error (self, NULL);
-    }
-}
-
-/* Results */
-
-static const struct { const char *title; const char *tooltip; } flops_columns[] = {
-  { N_("Component"), NULL },
-  { N_("Forward"), N_("2·m·n·k per matrix product; causal attention halves QKᵀ and ·V") },
-  { N_("Backward"), N_("Twice the forward: gradients of the inputs and of the weights") },
-  { N_("Recompute"), N_("Forward work run again: attention kernels and activation recomputation") },
-  { N_("Total"), N_("Forward + backward + recompute") },
-  { N_("Share"), N_("Share of the step's total") },
-};
-
-static void
-setup_cell (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            gpointer                  column)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-  guint i = GPOINTER_TO_UINT (column);
-
-  if (flops_columns[i].tooltip != NULL)
-    gtk_widget_set_tooltip_text (label, _(flops_columns[i].tooltip));
-  if (i > 0)
-    {
-      gtk_label_set_xalign (GTK_LABEL (label), 1);
-      gtk_widget_add_css_class (label, "numeric");
-    }
-  else
-    gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_list_item_set_child (item, label);
-}
-
-typedef enum
-{
-  COLUMN_COMPONENT,
-  COLUMN_FORWARD,
-  COLUMN_BACKWARD,
-  COLUMN_RECOMPUTE,
-  COLUMN_TOTAL,
-  COLUMN_SHARE,
-} Column;
-
-static void
-bind_cell (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  column)
-{
-  HeadroomFlopsRow *row = gtk_list_item_get_item (item);
-  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (item));
-  g_autofree char *text = NULL;
-  gboolean total = g_strcmp0 (headroom_flops_row_get_name (row), "total") == 0;
-
-  switch ((Column) GPOINTER_TO_INT (column))
-    {
-    case COLUMN_COMPONENT:
-      text = g_strdup (headroom_flops_row_get_label (row));
-      break;
-    case COLUMN_FORWARD:
-      text = headroom_format_flops (headroom_flops_row_get_forward (row));
-      break;
-    case COLUMN_BACKWARD:
-      text = headroom_format_flops (headroom_flops_row_get_backward (row));
-      break;
-    case COLUMN_RECOMPUTE:
-      text = headroom_format_flops (headroom_flops_row_get_recompute (row));
-      break;
-    case COLUMN_TOTAL:
-      text = headroom_format_flops (headroom_flops_row_get_total (row));
-      break;
-    case COLUMN_SHARE:
-      text = g_strdup_printf ("%.1f %%", 100.0 * headroom_flops_row_get_share (row));
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-  gtk_label_set_label (label, text);
-  if (total)
-    gtk_widget_add_css_class (GTK_WIDGET (label), "heading");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (label), "heading");
-}
-
-static void
-build_flops_view (HeadroomWindow *self)
-{
-
-  self->flops_store = g_list_store_new (HEADROOM_TYPE_FLOPS_ROW);
-  gtk_column_view_set_model (self->flops_view,
-                             GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->flops_store)))));
-  for (guint i = 0; i < G_N_ELEMENTS (flops_columns); i++)
-    {
-      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-      g_autoptr(GtkColumnViewColumn) column = NULL;
-
-      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GUINT_TO_POINTER (i));
-      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GINT_TO_POINTER (i));
-      column = gtk_column_view_column_new (_(flops_columns[i].title), factory);
-      gtk_column_view_column_set_expand (column, i == 0);
-      gtk_column_view_append_column (self->flops_view, column);
-    }
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_caption),
-                               _("Matrix products only (2·m·n·k each), as in the PaLM paper's "
-                                 "model-FLOPs count (Chowdhery et al. 2022, App. B)"));
-}
-
-static gboolean
-is_limit (HeadroomQuantity *quantity)
-{
-  const char *name = headroom_quantity_get_name (quantity);
-
-  return name != NULL && (g_str_has_prefix (name, "max_") || g_str_has_prefix (name, "min_"));
-}
-
-static GtkWidget *
-create_tile (gpointer item,
-             gpointer user_data)
-{
-  HeadroomQuantity *quantity = item;
-  g_autofree char *value = format_quantity (headroom_quantity_get_value (quantity),
-                                            headroom_quantity_get_unit (quantity));
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *number = gtk_label_new (value);
-  GtkWidget *caption = gtk_label_new (headroom_quantity_get_label (quantity));
-
-  /* A limit of 0: not even the smallest setting fits. */
-  if (is_limit (quantity) && headroom_quantity_get_value (quantity) == 0)
-    gtk_label_set_label (GTK_LABEL (number), _("None"));
-
-  gtk_widget_add_css_class (box, "card");
-  gtk_widget_add_css_class (box, "headroom-tile");
-  gtk_widget_add_css_class (number, "title-3");
-  gtk_widget_add_css_class (number, "numeric");
-  gtk_label_set_xalign (GTK_LABEL (number), 0);
-  gtk_label_set_selectable (GTK_LABEL (number), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (caption), 0);
-  gtk_label_set_wrap (GTK_LABEL (caption), TRUE);
-  gtk_widget_add_css_class (caption, "dim-label");
-  gtk_box_append (GTK_BOX (box), number);
-  gtk_box_append (GTK_BOX (box), caption);
-  if (headroom_quantity_get_formula (quantity) != NULL)
-    gtk_widget_set_tooltip_text (box, headroom_quantity_get_formula (quantity));
-  return box;
-}
-
-
-static void
-refresh_memory (HeadroomWindow *self)
-{
-  GListModel *segments = headroom_estimator_get_memory_segments (self->estimator);
-  guint n = g_list_model_get_n_items (segments);
-  gboolean offloaded = FALSE;
-
-  headroom_memory_bar_clear (self->memory_bar);
-  headroom_memory_bar_clear (self->cpu_bar);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(HeadroomQuantity) segment = g_list_model_get_item (segments, i);
-      const char *name = headroom_quantity_get_name (segment);
-      const char *role = headroom_quantity_get_role (segment);
-
-      if (g_strcmp0 (role, "free") == 0)
-        continue;
-      if (name != NULL && g_str_has_prefix (name, "cpu"))
-        {
-          offloaded = TRUE;
-          headroom_memory_bar_add_segment (self->cpu_bar, headroom_quantity_get_label (segment),
-                                           segment_color (segment),
-                                           headroom_quantity_get_value (segment),
-                                           headroom_quantity_get_formula (segment));
-          continue;
-        }
-      headroom_memory_bar_add_segment (self->memory_bar, headroom_quantity_get_label (segment),
-                                       segment_color (segment),
-                                       headroom_quantity_get_value (segment),
-                                       headroom_quantity_get_formula (segment));
-    }
-  headroom_memory_bar_set_capacity (self->memory_bar,
-                                    headroom_estimator_get_memory_capacity (self->estimator));
-  gtk_widget_set_visible (GTK_WIDGET (self->cpu_bar), offloaded);
-}
-
-static void
-refresh_flops (HeadroomWindow *self)
-{
-  GListModel *rows = headroom_estimator_get_flops_rows (self->estimator);
-  const HrFlops *flops = headroom_estimator_get_flops (self->estimator);
-  guint n = g_list_model_get_n_items (rows);
-  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
-  gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
-
-  for (guint i = 0; i < n; i++)
-    g_ptr_array_add (items, g_list_model_get_item (rows, i));
-  g_list_store_splice (self->flops_store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->flops_store)),
-                       items->pdata, items->len);
-
-  if (training && headroom_project_get_boolean (self->project, "training.causal"))
-    gtk_label_set_label (self->flops_caption,
-                         _("One micro-batch step on the whole model (all GPUs together); "
-                           "causal attention: QKᵀ and ·V counted as half the s×s product"));
-  else if (training)
-    gtk_label_set_label (self->flops_caption,
-                         _("One micro-batch step on the whole model (all GPUs together); "
-                           "attention counted as the full s×s product"));
-  else
-    gtk_label_set_label (self->flops_caption, _("The prefill of one batch (forward only)"));
-
-  /* Training only: the backward pass and recomputation are zero in a prefill. */
-  for (guint i = COLUMN_BACKWARD; i <= COLUMN_RECOMPUTE; i++)
-    {
-      g_autoptr(GtkColumnViewColumn) column =
-        g_list_model_get_item (gtk_column_view_get_columns (self->flops_view), i);
-
-      gtk_column_view_column_set_visible (column, training);
-    }
-
-  if (!training && flops != NULL && flops->tokens > 0)
-    {
-      const HrInferenceLatency *latency = headroom_estimator_get_inference_latency (self->estimator);
-      double batch = (double) headroom_project_get_int (self->project, "inference.batch");
-      g_autofree char *total = headroom_format_flops (flops->total);
-      g_autofree char *per_token = headroom_format_flops (flops->per_token);
-      g_autofree char *decode = headroom_format_flops (batch > 0 ? latency->decode_flops / batch : 0);
-      g_autofree char *text = NULL;
-
-      /* TRANSLATORS: e.g. "Prefill: 250 TFLOP, 15.2 GFLOP per prompt token · Decode: 16.4 GFLOP per generated token" */
-      text = g_strdup_printf (_("Prefill: %s, %s per prompt token · Decode: %s per generated token"),
-                              total, per_token, decode);
-      gtk_label_set_label (self->flops_totals, text);
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals),
-                                   _("About 2 × active parameters per token, plus attention over "
-                                     "the prompt or the cache; the LM head runs on the last "
-                                     "position of the prompt only. Decode: the mean step over the "
-                                     "generated tokens, divided by the batch"));
-    }
-  else if (flops != NULL && flops->tokens > 0)
-    {
-      g_autofree char *total = headroom_format_flops (flops->total);
-      g_autofree char *per_token = headroom_format_flops (flops->per_token);
-      g_autofree char *model = headroom_format_flops (flops->model_flops);
-      g_autofree char *six_n = headroom_format_flops (flops->six_n_per_token);
-      g_autofree char *palm = headroom_format_flops (flops->palm_per_token);
-      g_autofree char *text = NULL;
-
-      /* TRANSLATORS: FLOPs totals; model FLOPs leave out recomputation (what MFU counts) */
-      text = g_strdup_printf (_("Hardware FLOPs: %s per step, %s per token · Model FLOPs: %s per step · "
-                                "Rules of thumb: 6N = %s per token, PaLM 6N + 12·L·H·Q·T = %s per token"),
-                              total, per_token, model, six_n, palm);
-      gtk_label_set_label (self->flops_totals, text);
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals),
-                                   _("Hardware FLOPs include recomputation; model FLOPs do not "
-                                     "(PaLM, Chowdhery et al. 2022, App. B)"));
-    }
-}
-
-static void
-refresh_summary (HeadroomWindow *self)
-{
-  GListModel *summary = headroom_estimator_get_summary (self->estimator);
-  guint n = g_list_model_get_n_items (summary);
-  g_autofree char *caption = NULL;
-
-  /* The utilisation is an assumption the user sets; every time scales with it. */
-  if (headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING)
-    caption = g_strdup_printf (_("Assumes every FLOP executed, recomputation included, runs at "
-                                 "%.0f %% of peak (Training ▸ Throughput); times scale inversely "
-                                 "with it"),
-                               100.0 * headroom_project_get_double (self->project, "training.mfu"));
-  else
-    caption = g_strdup_printf (_("Assumes %.0f %% of peak compute and %.0f %% of memory bandwidth "
-                                 "(Inference ▸ Serving)"),
-                               100.0 * headroom_project_get_double (self->project, "inference.compute_efficiency"),
-                               100.0 * headroom_project_get_double (self->project, "inference.memory_efficiency"));
-  gtk_label_set_label (self->time_caption, caption);
-
-  g_list_store_remove_all (self->summary_store);
-  g_list_store_remove_all (self->limits_store);
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(HeadroomQuantity) quantity = g_list_model_get_item (summary, i);
-
-      g_list_store_append (is_limit (quantity) ? self->limits_store : self->summary_store, quantity);
-    }
-}
-
-/* Memory against micro-batch (training) or batch (inference), at powers of
- * two, computed on a copy of the project so the document stays untouched.
- * Settings the project refuses (a micro-batch that does not divide the
- * global batch) are left out of the plot. */
-static gboolean
-sweep (gpointer data)
-{
-  HeadroomWindow *self = data;
-  gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
-  const char *key = training ? "training.micro_batch" : "inference.batch";
-  g_autoptr(GBytes) bytes = headroom_project_to_bytes (self->project);
-  g_autoptr(HeadroomProject) copy = headroom_project_new_from_bytes (bytes, NULL);
-  g_autoptr(HeadroomEstimator) estimator = NULL;
-  g_autofree char *caption = NULL;
-  double x[10], memory[10];
-  guint n = 0;
-
-  self->sweep_source = 0;
-  if (copy == NULL)
-    return G_SOURCE_REMOVE;
-  estimator = headroom_estimator_new (copy);
-  for (gint64 value = 1; n < G_N_ELEMENTS (x); value *= 2)
-    {
-      if (!headroom_project_set_int (copy, key, value, NULL))
-        break;
-      headroom_estimator_recompute_now (estimator);
-      if (headroom_estimator_get_error (estimator) != NULL)
-        continue;
-      x[n] = value;
-      memory[n] = headroom_estimator_get_memory_bytes (estimator);
-      n++;
-      /* Past twice the capacity the curve only squashes the interesting part. */
-      if (memory[n - 1] > 2 * headroom_estimator_get_memory_capacity (self->estimator))
-        break;
-    }
-  if (training)
-    {
-      gint64 seq_len = headroom_project_get_int (self->project, "training.seq_len");
-      g_autofree char *tokens = headroom_format_integer ((double) seq_len);
-
-      /* TRANSLATORS: caption of the plot; %s is a token count */
-      caption = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                              "Memory per GPU against micro-batch, at sequences of %s token",
-                                              "Memory per GPU against micro-batch, at sequences of %s tokens",
-                                              (gulong) seq_len),
-                                 tokens);
-      headroom_fits_plot_set_points (self->fits_plot, _("Micro-batch"), x, memory, n);
-    }
-  else
-    {
-      caption = g_strdup (_("Memory per GPU against batch, at the prompt and generated lengths set"));
-      headroom_fits_plot_set_points (self->fits_plot, _("Batch"), x, memory, n);
-    }
-  headroom_fits_plot_set_capacity (self->fits_plot,
-                                   headroom_estimator_get_memory_capacity (self->estimator));
-  gtk_label_set_label (self->plot_caption, caption);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-refresh_results (HeadroomWindow *self)
-{
-  const char *error = headroom_estimator_get_error (self->estimator);
-
-  if (error != NULL)
-    {
-      g_autofree char *key = NULL;
-      const char *colon = strchr (error, ':');
-
-      if (colon != NULL)
-        key = g_strndup (error, colon - error);
-      show_error (self, error);
-      mark_row (self, key != NULL ? g_hash_table_lookup (self->rows, key) : NULL);
-    }
-  else
-    {
-      show_error (self, NULL);
-      mark_row (self, NULL);
-    }
-
-  if (!headroom_estimator_get_has_result (self->estimator))
-    return;
-  refresh_rows (self);
-  refresh_interpretation (self);
-  refresh_memory (self);
-  refresh_flops (self);
-  refresh_summary (self);
-  if (self->sweep_source == 0 && error == NULL)
-    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep, self, NULL);
 }
 
 /* Documents */
@@ -1677,18 +200,19 @@ set_project (HeadroomWindow  *self,
   if (self->project != NULL)
     g_signal_handlers_disconnect_by_data (self->project, self);
   g_set_object (&self->project, project);
-  g_signal_connect_object (project, "changed", G_CALLBACK (on_project_changed),
+  g_signal_connect_object (project, "changed::workload", G_CALLBACK (refresh_workload),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (project, "notify::modified", G_CALLBACK (refresh_title),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (project, "notify::file", G_CALLBACK (refresh_title),
                            self, G_CONNECT_SWAPPED);
-  mark_row (self, NULL);
-  show_error (self, NULL);
-  refresh_rows (self);
-  headroom_plan_view_set_project (self->plan_view, project);
+  /* The pages follow the estimator's project. */
   headroom_estimator_set_project (self->estimator, project);
+  headroom_plan_view_set_project (self->plan_view, project);
   headroom_estimator_recompute_now (self->estimator);
+  refresh_workload (self);
+  refresh_title (self);
+  refresh_error (self);
 }
 
 /* A Hugging Face config.json has no "format" tag; a project has one. */
@@ -2532,13 +1056,8 @@ headroom_window_dispose (GObject *object)
 
   if (self->estimator != NULL)
     g_signal_handlers_disconnect_by_data (self->estimator, self);
-  g_clear_handle_id (&self->sweep_source, g_source_remove);
+  g_clear_weak_pointer (&self->error_row);
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_WINDOW);
-  g_clear_pointer (&self->rows, g_hash_table_unref);
-  g_clear_object (&self->preset_filter);
-  g_clear_object (&self->flops_store);
-  g_clear_object (&self->summary_store);
-  g_clear_object (&self->limits_store);
   g_clear_object (&self->estimator);
   g_clear_object (&self->project);
   g_clear_object (&self->settings);
@@ -2560,9 +1079,11 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   object_class->dispose = headroom_window_dispose;
   window_class->close_request = headroom_window_close_request;
 
-  g_type_ensure (HEADROOM_TYPE_FITS_PLOT);
-  g_type_ensure (HEADROOM_TYPE_MEMORY_BAR);
+  g_type_ensure (HEADROOM_TYPE_HARDWARE_PAGE);
+  g_type_ensure (HEADROOM_TYPE_MODEL_PAGE);
   g_type_ensure (HEADROOM_TYPE_PLAN_VIEW);
+  g_type_ensure (HEADROOM_TYPE_RESULTS_VIEW);
+  g_type_ensure (HEADROOM_TYPE_WORKLOAD_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_BASE_PATH "/headroom-window.ui");
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, toast_overlay);
@@ -2576,17 +1097,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, memory_bar);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, cpu_bar);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, flops_view);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, flops_caption);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, flops_totals);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, time_heading);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, time_caption);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, summary_box);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, limits_box);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plot_caption);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, fits_plot);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_stack_page);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, recent_section);
@@ -2622,18 +1133,12 @@ headroom_window_init (HeadroomWindow *self)
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  /* No row writes to the project until set_project() has filled them. */
-  self->syncing = TRUE;
   self->estimator = headroom_estimator_new (project);
-  self->summary_store = g_list_store_new (HEADROOM_TYPE_QUANTITY);
-  self->limits_store = g_list_store_new (HEADROOM_TYPE_QUANTITY);
-  gtk_flow_box_bind_model (self->summary_box, G_LIST_MODEL (self->summary_store), create_tile, NULL, NULL);
-  gtk_flow_box_bind_model (self->limits_box, G_LIST_MODEL (self->limits_store), create_tile, NULL, NULL);
-  build_flops_view (self);
-  build_forms (self);
-  g_signal_connect_object (self->estimator, "updated", G_CALLBACK (refresh_results),
-                           self, G_CONNECT_SWAPPED);
-  g_signal_connect_object (self->estimator, "notify::error", G_CALLBACK (refresh_results),
+  headroom_model_page_set_estimator (self->model_page, self->estimator);
+  headroom_hardware_page_set_estimator (self->hardware_page, self->estimator);
+  headroom_workload_page_set_estimator (self->workload_page, self->estimator);
+  headroom_results_view_set_estimator (self->results_view, self->estimator);
+  g_signal_connect_object (self->estimator, "notify::error", G_CALLBACK (refresh_error),
                            self, G_CONNECT_SWAPPED);
 
   drop = gtk_drop_target_new (G_TYPE_FILE, GDK_ACTION_COPY);
@@ -2679,7 +1184,7 @@ headroom_window_get_memory_bar (HeadroomWindow *self)
 {
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
 
-  return self->memory_bar;
+  return headroom_results_view_get_memory_bar (self->results_view);
 }
 
 HeadroomMemoryBar *
@@ -2687,7 +1192,7 @@ headroom_window_get_cpu_bar (HeadroomWindow *self)
 {
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
 
-  return self->cpu_bar;
+  return headroom_results_view_get_cpu_bar (self->results_view);
 }
 
 GtkWidget *
@@ -2696,7 +1201,7 @@ headroom_window_get_row (HeadroomWindow *self,
 {
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
 
-  return g_hash_table_lookup (self->rows, key);
+  return find_row (self, key);
 }
 
 const char *

@@ -4,6 +4,12 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+
+#include "headroom-format.h"
 #include "headroom-spin-row.h"
 
 struct _HeadroomSpinRow
@@ -12,6 +18,8 @@ struct _HeadroomSpinRow
 
   GtkSpinButton *spin_button;
   char          *key;
+  char          *zero_text;
+  gboolean       percent;
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomSpinRow, headroom_spin_row, ADW_TYPE_ACTION_ROW)
@@ -31,6 +39,141 @@ on_value_changed (HeadroomSpinRow *self)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALUE]);
 }
 
+char *
+headroom_spin_row_format (HeadroomSpinRow *self,
+                          double           value)
+{
+  guint digits;
+  g_autofree char *whole = NULL;
+  g_autofree char *fraction = NULL;
+  double scale, rounded;
+
+  g_return_val_if_fail (HEADROOM_IS_SPIN_ROW (self), NULL);
+
+  if (value == 0 && self->zero_text != NULL)
+    return g_strdup ("");
+  digits = gtk_spin_button_get_digits (self->spin_button);
+  if (self->percent)
+    {
+      value *= 100;
+      digits = digits >= 2 ? digits - 2 : 0;
+    }
+  /* The whole part grouped as results are, then the decimals the row keeps,
+   * trailing zeros dropped ("2.5", not "2.50"). */
+  scale = pow (10, digits);
+  rounded = round (fabs (value) * scale) / scale;
+  whole = headroom_format_integer (trunc (rounded));
+  if (digits > 0 && rounded != trunc (rounded))
+    {
+      char *point, *end;
+
+      fraction = g_strdup_printf ("%.*f", digits, rounded - trunc (rounded));
+      point = strpbrk (fraction, ".,");
+      end = fraction + strlen (fraction) - 1;
+      while (end > point && *end == '0')
+        *end-- = '\0';
+      return g_strdup_printf ("%s%s%s%s", value < 0 ? "−" : "", whole, point,
+                              self->percent ? " %" : "");
+    }
+  return g_strdup_printf ("%s%s%s", value < 0 ? "−" : "", whole, self->percent ? " %" : "");
+}
+
+gboolean
+headroom_spin_row_parse (HeadroomSpinRow *self,
+                         const char      *text,
+                         double          *value)
+{
+  g_autoptr(GString) clean = g_string_new (NULL);
+  g_autofree char *grouped = headroom_format_integer (1000);
+  const char *decimal = localeconv ()->decimal_point;
+  gunichar group = g_utf8_get_char (g_utf8_next_char (grouped));
+  double scale = 1, result;
+  char *end;
+
+  g_return_val_if_fail (HEADROOM_IS_SPIN_ROW (self), FALSE);
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isdigit (c) && c < 128)
+        g_string_append_c (clean, (char) c);
+      else if (decimal != NULL && g_str_has_prefix (p, decimal) && group != (gunichar) decimal[0])
+        g_string_append_c (clean, '.');
+      else if (c == '.' && group != '.')
+        g_string_append_c (clean, '.');
+      else if (c == '-' || c == 0x2212)
+        g_string_append_c (clean, '-');
+      else if (c == 'e' || c == 'E')
+        g_string_append_c (clean, 'e');
+      else if (c == 'k' || c == 'K')
+        scale = 1e3;
+      else if (c == 'M')
+        scale = 1e6;
+      else if (c == 'G' || c == 'B')
+        scale = 1e9;
+      else if (c == 'T')
+        scale = 1e12;
+      /* Grouping, spaces and the percent sign are presentation only. */
+    }
+  if (clean->len == 0)
+    {
+      if (self->zero_text == NULL)
+        return FALSE;
+      *value = 0;
+      return TRUE;
+    }
+  result = g_ascii_strtod (clean->str, &end);
+  if (*end != '\0' || !isfinite (result))
+    return FALSE;
+  result *= scale;
+  if (self->percent)
+    result /= 100;
+  *value = result;
+  return TRUE;
+}
+
+static gboolean
+on_output (GtkSpinButton   *spin_button,
+           HeadroomSpinRow *self)
+{
+  g_autofree char *text = headroom_spin_row_format (self, gtk_spin_button_get_value (spin_button));
+
+  if (g_strcmp0 (text, gtk_editable_get_text (GTK_EDITABLE (spin_button))) != 0)
+    gtk_editable_set_text (GTK_EDITABLE (spin_button), text);
+  return TRUE;
+}
+
+static int
+on_input (GtkSpinButton   *spin_button,
+          double          *new_value,
+          HeadroomSpinRow *self)
+{
+  if (!headroom_spin_row_parse (self, gtk_editable_get_text (GTK_EDITABLE (spin_button)), new_value))
+    return GTK_INPUT_ERROR;
+  return TRUE;
+}
+
+/* The wheel scrolls the page: a number never changes under a scrolling
+ * pointer (GtkSpinButton's own scroll controller is removed, so the event
+ * goes on to the scrolled window). */
+static void
+remove_scroll_controller (GtkWidget *widget)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  g_autoptr(GPtrArray) scrolls = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (controller))
+        g_ptr_array_add (scrolls, g_object_ref (controller));
+    }
+  for (guint i = 0; i < scrolls->len; i++)
+    gtk_widget_remove_controller (widget, scrolls->pdata[i]);
+}
+
 static void
 headroom_spin_row_activate (AdwActionRow *row)
 {
@@ -41,6 +184,7 @@ static void
 headroom_spin_row_finalize (GObject *object)
 {
   g_free (HEADROOM_SPIN_ROW (object)->key);
+  g_free (HEADROOM_SPIN_ROW (object)->zero_text);
 
   G_OBJECT_CLASS (headroom_spin_row_parent_class)->finalize (object);
 }
@@ -112,9 +256,14 @@ headroom_spin_row_init (HeadroomSpinRow *self)
 {
   self->spin_button = GTK_SPIN_BUTTON (gtk_spin_button_new (NULL, 1, 0));
   gtk_widget_set_valign (GTK_WIDGET (self->spin_button), GTK_ALIGN_CENTER);
-  gtk_spin_button_set_numeric (self->spin_button, TRUE);
+  gtk_spin_button_set_numeric (self->spin_button, FALSE);
   gtk_spin_button_set_update_policy (self->spin_button, GTK_UPDATE_IF_VALID);
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->spin_button), 10);
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->spin_button), 12);
+  gtk_editable_set_alignment (GTK_EDITABLE (self->spin_button), 1);
+  gtk_widget_add_css_class (GTK_WIDGET (self->spin_button), "numeric");
+  g_signal_connect_object (self->spin_button, "output", G_CALLBACK (on_output), self, 0);
+  g_signal_connect_object (self->spin_button, "input", G_CALLBACK (on_input), self, 0);
+  remove_scroll_controller (GTK_WIDGET (self->spin_button));
   adw_action_row_add_suffix (ADW_ACTION_ROW (self), GTK_WIDGET (self->spin_button));
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (self), GTK_WIDGET (self->spin_button));
   g_signal_connect_object (self->spin_button, "value-changed",
@@ -174,4 +323,36 @@ headroom_spin_row_set_value (HeadroomSpinRow *self,
   g_return_if_fail (HEADROOM_IS_SPIN_ROW (self));
 
   gtk_spin_button_set_value (self->spin_button, value);
+}
+
+void
+headroom_spin_row_set_percent (HeadroomSpinRow *self,
+                               gboolean         percent)
+{
+  g_return_if_fail (HEADROOM_IS_SPIN_ROW (self));
+
+  self->percent = !!percent;
+  gtk_spin_button_update (self->spin_button);
+  on_output (self->spin_button, self);
+}
+
+void
+headroom_spin_row_set_zero_text (HeadroomSpinRow *self,
+                                 const char      *text)
+{
+  GtkEditable *delegate;
+
+  g_return_if_fail (HEADROOM_IS_SPIN_ROW (self));
+
+  g_free (self->zero_text);
+  self->zero_text = g_strdup (text);
+  /* Room for the placeholder: "Default (25 GB/s)". */
+  if (text != NULL)
+    gtk_editable_set_width_chars (GTK_EDITABLE (self->spin_button),
+                                  MAX (gtk_editable_get_width_chars (GTK_EDITABLE (self->spin_button)),
+                                       (int) g_utf8_strlen (text, -1)));
+  delegate = gtk_editable_get_delegate (GTK_EDITABLE (self->spin_button));
+  if (GTK_IS_TEXT (delegate))
+    gtk_text_set_placeholder_text (GTK_TEXT (delegate), text);
+  on_output (self->spin_button, self);
 }

@@ -25,5 +25,21 @@ GtkSpinButton *headroom_spin_row_get_spin_button (HeadroomSpinRow *self);
 double         headroom_spin_row_get_value      (HeadroomSpinRow *self);
 void           headroom_spin_row_set_value      (HeadroomSpinRow *self,
                                                  double           value);
+/* Shows and takes the value as a percentage: 0.4 reads "40 %". */
+void           headroom_spin_row_set_percent    (HeadroomSpinRow *self,
+                                                 gboolean         percent);
+/* A 0 that means "not set" shows as this placeholder, the field left empty;
+ * clearing the field sets 0. */
+void           headroom_spin_row_set_zero_text  (HeadroomSpinRow *self,
+                                                 const char      *text);
+
+/* Text ↔ value as the row shows them, for tests: digits grouped
+ * ("1,000,000,000,000"), "40 %" in percent mode. Parsing accepts the
+ * grouping, spaces and the suffixes k, M, G (or B) and T. */
+char          *headroom_spin_row_format         (HeadroomSpinRow *self,
+                                                 double           value);
+gboolean       headroom_spin_row_parse          (HeadroomSpinRow *self,
+                                                 const char      *text,
+                                                 double          *value);
 
 G_END_DECLS

@@ -1,0 +1,666 @@
+/* headroom-setting.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "headroom-setting.h"
+#include "headroom-spin-row.h"
+#include "headroom-switch-row.h"
+
+/* Model keys the project's table leaves out: Hugging Face names, 0 meaning
+ * "as the preset has it". */
+typedef struct
+{
+  const char *key;
+  const char *label;
+  gboolean    boolean;
+  const char *placeholder;  /* what 0 means */
+} ExtraKey;
+
+static const ExtraKey extra_keys[] = {
+  { "model.head_dim", N_("Head dimension"), FALSE, N_("Hidden size ÷ heads") },
+  { "model.attention_bias", N_("Attention biases"), TRUE, NULL },
+  { "model.mlp_bias", N_("MLP biases"), TRUE, NULL },
+  { "model.sliding_window", N_("Sliding window"), FALSE, N_("None (full attention)") },
+  { "model.num_local_experts", N_("Routed experts"), FALSE, N_("None (dense)") },
+  { "model.num_experts_per_tok", N_("Experts per token"), FALSE, N_("Preset’s") },
+  { "model.n_shared_experts", N_("Shared experts"), FALSE, N_("None") },
+  { "model.moe_intermediate_size", N_("Expert MLP size"), FALSE, N_("MLP size") },
+  { "model.first_k_dense_replace", N_("Leading dense layers"), FALSE, N_("None") },
+  { "model.q_lora_rank", N_("Query rank"), FALSE, N_("Full rank") },
+  { "model.kv_lora_rank", N_("Key/value rank"), FALSE, N_("None (no latent attention)") },
+  { "model.qk_rope_head_dim", N_("Rotary head dimension"), FALSE, N_("Preset’s") },
+  { "model.qk_nope_head_dim", N_("Non-rotary head dimension"), FALSE, N_("Preset’s") },
+  { "model.v_head_dim", N_("Value head dimension"), FALSE, N_("Preset’s") },
+};
+
+/* Where each setting is shown (page/section) and what its zero means when
+ * zero is a sentinel. The key table will carry the groups; until then they
+ * are listed here, in one place. */
+typedef struct
+{
+  const char *key;
+  const char *group;
+  const char *placeholder;  /* shown instead of a sentinel 0 */
+  const char *tooltip;
+} Presentation;
+
+static const Presentation presentations[] = {
+  { "model.head_dim", "model/architecture", NULL, NULL },
+  { "model.attention_bias", "model/architecture", NULL, NULL },
+  { "model.mlp_bias", "model/architecture", NULL, NULL },
+  { "model.sliding_window", "model/architecture", NULL, NULL },
+  { "model.num_local_experts", "model/moe", NULL, NULL },
+  { "model.num_experts_per_tok", "model/moe", NULL, NULL },
+  { "model.n_shared_experts", "model/moe", NULL, NULL },
+  { "model.moe_intermediate_size", "model/moe", NULL, NULL },
+  { "model.first_k_dense_replace", "model/moe", NULL, NULL },
+  { "model.q_lora_rank", "model/mla", NULL, NULL },
+  { "model.kv_lora_rank", "model/mla", NULL, NULL },
+  { "model.qk_rope_head_dim", "model/mla", NULL, NULL },
+  { "model.qk_nope_head_dim", "model/mla", NULL, NULL },
+  { "model.v_head_dim", "model/mla", NULL, NULL },
+  { "hardware.gpu", "hardware/cluster", NULL, NULL },
+  { "hardware.nodes", "hardware/cluster", NULL, NULL },
+  { "hardware.gpus_per_node", "hardware/cluster", NULL, NULL },
+  { "hardware.price_per_gpu_hour", "hardware/cluster", NULL, NULL },
+  { "hardware.inter_node_bandwidth", "hardware/cluster", N_("The GPU’s figure"), NULL },
+  { "hardware.inter_node_latency", "hardware/cluster", N_("The GPU’s figure"), NULL },
+  { "workload", "workload/workload", NULL, NULL },
+  { "training.micro_batch", "workload/batch", NULL, NULL },
+  { "training.global_batch", "workload/batch", N_("One micro-batch per GPU"), NULL },
+  { "training.seq_len", "workload/batch", NULL, NULL },
+  { "training.tokens", "workload/batch", N_("Not set"), NULL },
+  { "training.precision", "workload/numerics", NULL, NULL },
+  { "training.optimizer", "workload/numerics", NULL, NULL },
+  { "training.offload_optimizer", "workload/numerics", NULL, NULL },
+  { "training.attention", "workload/numerics", NULL, NULL },
+  { "training.recompute", "workload/numerics", NULL, NULL },
+  { "training.dropout", "workload/numerics", NULL, NULL },
+  { "training.tensor_parallel", "workload/parallelism", NULL, NULL },
+  { "training.sequence_parallel", "workload/parallelism", NULL, NULL },
+  { "training.pipeline_parallel", "workload/parallelism", NULL, NULL },
+  { "training.pipeline_schedule", "workload/parallelism", NULL, NULL },
+  { "training.virtual_stages", "workload/parallelism", NULL, NULL },
+  { "training.context_parallel", "workload/parallelism", NULL, NULL },
+  { "training.expert_parallel", "workload/parallelism", NULL, NULL },
+  { "training.zero_stage", "workload/parallelism", NULL, NULL },
+  { "training.fsdp", "workload/parallelism", NULL, NULL },
+  /* docs/training.md, "Time, MFU and cost" */
+  { "training.mfu", "workload/throughput", NULL,
+    N_("The share of the GPUs’ peak at which every FLOP executed runs, recomputation "
+       "included: step time = (model FLOPs + recomputation) ÷ (GPUs × peak × this). It is "
+       "the hardware FLOPs utilisation; the model FLOPs utilisation achieved is lower when "
+       "work is recomputed (about 30 % at 40 % with full recomputation).") },
+  /* docs/conventions.md, "Causal attention" */
+  { "training.causal", "workload/throughput", NULL,
+    N_("Off: QKᵀ and attention over V count as the full s×s product, as eager attention "
+       "computes them and PaLM’s model FLOPs count them. On: both are halved, as causal "
+       "FlashAttention kernels execute them; FLOPs and step time drop accordingly.") },
+  { "inference.batch", "workload/requests", NULL, NULL },
+  { "inference.prompt", "workload/requests", NULL, NULL },
+  { "inference.generate", "workload/requests", NULL, NULL },
+  { "inference.prefill_chunk", "workload/serving", N_("Whole prompt"), NULL },
+  { "inference.paged_block", "workload/serving", N_("Contiguous cache"), NULL },
+};
+
+struct _HeadroomSetting
+{
+  GObject                parent_instance;
+
+  char                  *key;
+  const HeadroomKeyInfo *info;   /* NULL for an extra model key */
+  const ExtraKey        *extra;
+  const Presentation    *presentation;
+  GtkWidget             *row;    /* weak: the row owns its setting */
+  HeadroomProject       *project;
+  gulong                 changed_id[3];
+  gboolean               syncing;
+};
+
+G_DEFINE_FINAL_TYPE (HeadroomSetting, headroom_setting, G_TYPE_OBJECT)
+
+const char * const *
+headroom_setting_get_extra_keys (void)
+{
+  static const char *keys[G_N_ELEMENTS (extra_keys) + 1];
+
+  if (keys[0] == NULL)
+    for (guint i = 0; i < G_N_ELEMENTS (extra_keys); i++)
+      keys[i] = extra_keys[i].key;
+  return keys;
+}
+
+static const ExtraKey *
+find_extra (const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (extra_keys); i++)
+    if (g_str_equal (extra_keys[i].key, key))
+      return &extra_keys[i];
+  return NULL;
+}
+
+static const Presentation *
+find_presentation (const char *key)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (presentations); i++)
+    if (g_str_equal (presentations[i].key, key))
+      return &presentations[i];
+  return NULL;
+}
+
+const char *
+headroom_setting_label_for_key (const char *key)
+{
+  const HeadroomKeyInfo *info;
+  const ExtraKey *extra;
+
+  if (key == NULL)
+    return NULL;
+  info = headroom_project_find_key (key);
+  if (info != NULL)
+    return _(info->label);
+  extra = find_extra (key);
+  return extra != NULL ? _(extra->label) : NULL;
+}
+
+char *
+headroom_setting_relabel_message (const char  *message,
+                                  char       **key)
+{
+  const char *colon;
+  g_autofree char *found = NULL;
+  const char *label;
+
+  if (key != NULL)
+    *key = NULL;
+  if (message == NULL)
+    return NULL;
+  colon = strstr (message, ": ");
+  if (colon == NULL)
+    return g_strdup (message);
+  found = g_strndup (message, colon - message);
+  label = headroom_setting_label_for_key (found);
+  if (label == NULL)
+    return g_strdup (message);
+  if (key != NULL)
+    *key = g_strdup (found);
+  return g_strconcat (label, colon, NULL);
+}
+
+const char *
+headroom_setting_choice_label (const char *value)
+{
+  static const struct { const char *value; const char *label; } labels[] = {
+    { "training", N_("Training") },
+    { "inference", N_("Inference") },
+    { "fp32", N_("FP32") },
+    { "bf16-mixed", N_("BF16 mixed precision") },
+    { "fp16-mixed", N_("FP16 mixed precision") },
+    { "bf16", N_("BF16") },
+    { "fp16", N_("FP16") },
+    { "fp8-mixed", N_("FP8 mixed precision") },
+    { "fp8", N_("FP8") },
+    { "int8", N_("INT8") },
+    { "int4", N_("INT4") },
+    { "adamw", N_("AdamW") },
+    { "adamw-8bit", N_("AdamW, 8-bit states") },
+    { "sgd", N_("SGD") },
+    { "sgd-momentum", N_("SGD with momentum") },
+    { "lion", N_("Lion") },
+    { "adafactor", N_("Adafactor") },
+    { "1f1b", N_("1F1B") },
+    { "interleaved", N_("Interleaved 1F1B") },
+    { "gpipe", N_("GPipe") },
+    { "none", N_("None") },
+    { "full", N_("Full") },
+    { "grad-op", N_("Gradients and optimizer") },
+    { "hybrid", N_("Hybrid") },
+    { "eager", N_("Eager") },
+    { "flash", N_("FlashAttention") },
+    { "selective", N_("Selective") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (g_str_equal (labels[i].value, value))
+      return _(labels[i].label);
+  return value;
+}
+
+/* Row → project */
+
+static void
+report (HeadroomSetting *self,
+        gboolean         ok,
+        GError          *error)
+{
+  g_autofree char *message = NULL;
+
+  if (ok)
+    {
+      headroom_setting_set_error (self, NULL);
+      return;
+    }
+  message = headroom_setting_relabel_message (error->message, NULL);
+  headroom_setting_set_error (self, message);
+}
+
+static void
+on_spin_changed (HeadroomSetting *self)
+{
+  g_autoptr(GError) error = NULL;
+  double value = headroom_spin_row_get_value (HEADROOM_SPIN_ROW (self->row));
+  gboolean ok;
+
+  if (self->syncing || self->project == NULL)
+    return;
+  /* Extra model keys: 0 hands the value back to the preset. */
+  if (self->info == NULL && value == 0)
+    {
+      headroom_project_unset (self->project, self->key);
+      return;
+    }
+  if (self->info != NULL && self->info->type == HEADROOM_KEY_DOUBLE)
+    ok = headroom_project_set_double (self->project, self->key, value, &error);
+  else
+    ok = headroom_project_set_int (self->project, self->key, (gint64) llround (value), &error);
+  report (self, ok, error);
+}
+
+static void
+on_switch_changed (HeadroomSetting *self)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  if (self->syncing || self->project == NULL)
+    return;
+  ok = headroom_project_set_boolean (self->project, self->key,
+                                     headroom_switch_row_get_active (HEADROOM_SWITCH_ROW (self->row)),
+                                     &error);
+  report (self, ok, error);
+}
+
+static void
+on_combo_changed (HeadroomSetting *self)
+{
+  g_autoptr(GError) error = NULL;
+  guint selected = adw_combo_row_get_selected (ADW_COMBO_ROW (self->row));
+  gboolean ok;
+
+  if (self->syncing || self->project == NULL || selected == GTK_INVALID_LIST_POSITION)
+    return;
+  ok = headroom_project_set_string (self->project, self->key, self->info->choices[selected], &error);
+  report (self, ok, error);
+}
+
+static void
+on_entry_apply (HeadroomSetting *self)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  if (self->project == NULL)
+    return;
+  ok = headroom_project_set_string (self->project, self->key,
+                                    gtk_editable_get_text (GTK_EDITABLE (self->row)), &error);
+  report (self, ok, error);
+}
+
+/* Project → row */
+
+static void
+refresh (HeadroomSetting *self)
+{
+  if (self->project == NULL || self->row == NULL)
+    return;
+  self->syncing = TRUE;
+  if (HEADROOM_IS_SPIN_ROW (self->row))
+    {
+      double value;
+
+      if (self->info != NULL && self->info->type == HEADROOM_KEY_DOUBLE)
+        value = headroom_project_get_double (self->project, self->key);
+      else
+        value = (double) headroom_project_get_int (self->project, self->key);
+      /* Setting the same value would rewrite text the user is typing. */
+      if (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (self->row)) != value)
+        headroom_spin_row_set_value (HEADROOM_SPIN_ROW (self->row), value);
+    }
+  else if (HEADROOM_IS_SWITCH_ROW (self->row))
+    headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (self->row),
+                                    headroom_project_get_boolean (self->project, self->key));
+  else if (ADW_IS_COMBO_ROW (self->row))
+    {
+      const char *value = headroom_project_get_string (self->project, self->key);
+
+      for (guint i = 0; self->info->choices[i] != NULL; i++)
+        if (g_strcmp0 (self->info->choices[i], value) == 0)
+          adw_combo_row_set_selected (ADW_COMBO_ROW (self->row), i);
+    }
+  else if (ADW_IS_ENTRY_ROW (self->row))
+    {
+      const char *value = headroom_project_get_string (self->project, self->key);
+
+      gtk_editable_set_text (GTK_EDITABLE (self->row), value ? value : "");
+    }
+  self->syncing = FALSE;
+}
+
+static GtkWidget *
+spin_row_new (HeadroomSetting *self,
+              const char      *label,
+              double           lower,
+              double           upper,
+              gboolean         fractional,
+              const char      *unit)
+{
+  GtkWidget *row;
+  double step = 1;
+  guint digits = 0;
+  const char *placeholder = NULL;
+
+  /* Token budgets and the like are whole numbers, however large. */
+  if (fractional && upper <= 1e6)
+    {
+      digits = upper <= 1 ? 3 : 2;
+      step = upper <= 1 ? 0.01 : 0.1;
+    }
+  row = headroom_spin_row_new (label, self->key, lower, upper, step, digits);
+  /* Fractions of one are shown and typed as percentages (0.4 reads "40 %"). */
+  if (fractional && upper <= 1)
+    headroom_spin_row_set_percent (HEADROOM_SPIN_ROW (row), TRUE);
+  /* Room for a token budget of 10¹² and more. */
+  if (upper > 1e10)
+    gtk_editable_set_width_chars (GTK_EDITABLE (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row))), 17);
+  if (unit != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), unit);
+  if (self->presentation != NULL && self->presentation->placeholder != NULL)
+    placeholder = _(self->presentation->placeholder);
+  else if (self->extra != NULL && self->extra->placeholder != NULL)
+    placeholder = _(self->extra->placeholder);
+  if (placeholder != NULL)
+    headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), placeholder);
+  g_signal_connect_object (row, "notify::value", G_CALLBACK (on_spin_changed),
+                           self, G_CONNECT_SWAPPED);
+  return row;
+}
+
+static GtkWidget *
+row_new (HeadroomSetting *self)
+{
+  const HeadroomKeyInfo *info = self->info;
+  GtkWidget *row = NULL;
+
+  if (info == NULL)
+    {
+      if (self->extra->boolean)
+        {
+          row = headroom_switch_row_new (_(self->extra->label), self->key);
+          g_signal_connect_object (row, "notify::active", G_CALLBACK (on_switch_changed),
+                                   self, G_CONNECT_SWAPPED);
+        }
+      else
+        row = spin_row_new (self, _(self->extra->label), 0, 1e8, FALSE, NULL);
+      return row;
+    }
+
+  switch (info->type)
+    {
+    case HEADROOM_KEY_INT:
+    case HEADROOM_KEY_DOUBLE:
+      row = spin_row_new (self, _(info->label), info->minimum, info->maximum,
+                          info->type == HEADROOM_KEY_DOUBLE, info->unit);
+      break;
+    case HEADROOM_KEY_BOOLEAN:
+      row = headroom_switch_row_new (_(info->label), info->key);
+      g_signal_connect_object (row, "notify::active", G_CALLBACK (on_switch_changed),
+                               self, G_CONNECT_SWAPPED);
+      break;
+    case HEADROOM_KEY_CHOICE:
+      {
+        g_autoptr(GtkStringList) choices = gtk_string_list_new (NULL);
+
+        /* Same order as info->choices: the selected index maps back to the value. */
+        for (guint i = 0; info->choices[i] != NULL; i++)
+          gtk_string_list_append (choices, headroom_setting_choice_label (info->choices[i]));
+        row = adw_combo_row_new ();
+        adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(info->label));
+        adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (choices));
+        g_signal_connect_object (row, "notify::selected", G_CALLBACK (on_combo_changed),
+                                 self, G_CONNECT_SWAPPED);
+      }
+      break;
+    case HEADROOM_KEY_STRING:
+      row = adw_entry_row_new ();
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(info->label));
+      adw_entry_row_set_show_apply_button (ADW_ENTRY_ROW (row), TRUE);
+      g_signal_connect_object (row, "apply", G_CALLBACK (on_entry_apply),
+                               self, G_CONNECT_SWAPPED);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  return row;
+}
+
+static void
+headroom_setting_dispose (GObject *object)
+{
+  HeadroomSetting *self = HEADROOM_SETTING (object);
+
+  headroom_setting_set_project (self, NULL);
+  if (self->row != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->row), (gpointer *) &self->row);
+  self->row = NULL;
+
+  G_OBJECT_CLASS (headroom_setting_parent_class)->dispose (object);
+}
+
+static void
+headroom_setting_finalize (GObject *object)
+{
+  g_free (HEADROOM_SETTING (object)->key);
+
+  G_OBJECT_CLASS (headroom_setting_parent_class)->finalize (object);
+}
+
+static void
+headroom_setting_class_init (HeadroomSettingClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = headroom_setting_dispose;
+  object_class->finalize = headroom_setting_finalize;
+}
+
+static void
+headroom_setting_init (HeadroomSetting *self)
+{
+}
+
+HeadroomSetting *
+headroom_setting_new (const char *key)
+{
+  HeadroomSetting *self;
+  const HeadroomKeyInfo *info;
+  const ExtraKey *extra = NULL;
+
+  g_return_val_if_fail (key != NULL, NULL);
+
+  info = headroom_project_find_key (key);
+  if (info == NULL)
+    extra = find_extra (key);
+  if (info == NULL && extra == NULL)
+    return NULL;
+
+  self = g_object_new (HEADROOM_TYPE_SETTING, NULL);
+  self->key = g_strdup (key);
+  self->info = info;
+  self->extra = extra;
+  self->presentation = find_presentation (key);
+  self->row = row_new (self);
+  g_object_add_weak_pointer (G_OBJECT (self->row), (gpointer *) &self->row);
+  if (self->presentation != NULL && self->presentation->tooltip != NULL)
+    gtk_widget_set_tooltip_text (self->row, _(self->presentation->tooltip));
+  /* The row keeps its setting alive: a page may hold rows only. */
+  g_object_set_data_full (G_OBJECT (self->row), "headroom-setting", g_object_ref (self),
+                          g_object_unref);
+  return self;
+}
+
+HeadroomSetting *
+headroom_setting_from_row (GtkWidget *row)
+{
+  g_return_val_if_fail (GTK_IS_WIDGET (row), NULL);
+
+  return g_object_get_data (G_OBJECT (row), "headroom-setting");
+}
+
+const char *
+headroom_setting_get_key (HeadroomSetting *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
+
+  return self->key;
+}
+
+GtkWidget *
+headroom_setting_get_row (HeadroomSetting *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
+
+  return self->row;
+}
+
+const char *
+headroom_setting_get_label (HeadroomSetting *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
+
+  return headroom_setting_label_for_key (self->key);
+}
+
+static const char *
+group_for_key (const char *key)
+{
+  const Presentation *presentation = find_presentation (key);
+
+  /* The preset has its chooser; the notes are not shown. */
+  if (g_str_equal (key, "model.preset") || g_str_equal (key, "notes"))
+    return NULL;
+  if (presentation != NULL)
+    return presentation->group;
+  if (g_str_has_prefix (key, "model."))
+    return "model/architecture";
+  if (g_str_has_prefix (key, "hardware.custom."))
+    return "hardware/custom";
+  if (g_str_has_prefix (key, "inference."))
+    return "workload/serving";
+  return NULL;
+}
+
+const char *
+headroom_setting_get_group (HeadroomSetting *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
+
+  return group_for_key (self->key);
+}
+
+GPtrArray *
+headroom_setting_list_page (const char *page)
+{
+  GPtrArray *settings = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree char *prefix = g_strconcat (page, "/", NULL);
+  const HeadroomKeyInfo *keys;
+  guint n_keys;
+
+  keys = headroom_project_get_keys (&n_keys);
+  for (guint i = 0; i <= n_keys + G_N_ELEMENTS (extra_keys); i++)
+    {
+      const char *key = i < n_keys ? keys[i].key
+                        : i - n_keys < G_N_ELEMENTS (extra_keys) ? extra_keys[i - n_keys].key
+                        : NULL;
+      const char *group;
+
+      if (key == NULL)
+        break;
+      group = group_for_key (key);
+      /* The preset and GPU choosers search catalogs: their pages build them. */
+      if (group == NULL || !g_str_has_prefix (group, prefix)
+          || g_str_equal (key, "hardware.gpu"))
+        continue;
+      g_ptr_array_add (settings, headroom_setting_new (key));
+    }
+  return settings;
+}
+
+HeadroomProject *
+headroom_setting_get_project (HeadroomSetting *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
+
+  return self->project;
+}
+
+static void
+on_project_changed (HeadroomSetting *self)
+{
+  refresh (self);
+}
+
+void
+headroom_setting_set_project (HeadroomSetting *self,
+                              HeadroomProject *project)
+{
+  g_return_if_fail (HEADROOM_IS_SETTING (self));
+  g_return_if_fail (project == NULL || HEADROOM_IS_PROJECT (project));
+
+  if (self->project == project)
+    return;
+  if (self->project != NULL)
+    for (guint i = 0; i < G_N_ELEMENTS (self->changed_id); i++)
+      g_clear_signal_handler (&self->changed_id[i], self->project);
+  g_set_object (&self->project, project);
+  if (project == NULL)
+    return;
+  {
+    g_autofree char *signal = g_strconcat ("changed::", self->key, NULL);
+
+    self->changed_id[0] = g_signal_connect_object (project, signal, G_CALLBACK (on_project_changed),
+                                                   self, G_CONNECT_SWAPPED);
+  }
+  /* A new preset or config changes every model value at once. */
+  if (g_str_has_prefix (self->key, "model."))
+    {
+      self->changed_id[1] = g_signal_connect_object (project, "changed::model",
+                                                     G_CALLBACK (on_project_changed),
+                                                     self, G_CONNECT_SWAPPED);
+      self->changed_id[2] = g_signal_connect_object (project, "changed::model.preset",
+                                                     G_CALLBACK (on_project_changed),
+                                                     self, G_CONNECT_SWAPPED);
+    }
+  headroom_setting_set_error (self, NULL);
+  refresh (self);
+}
+
+void
+headroom_setting_set_error (HeadroomSetting *self,
+                            const char      *message)
+{
+  g_return_if_fail (HEADROOM_IS_SETTING (self));
+
+  if (self->row == NULL)
+    return;
+  if (message != NULL)
+    gtk_widget_add_css_class (self->row, "error");
+  else
+    gtk_widget_remove_css_class (self->row, "error");
+  if (self->presentation == NULL || self->presentation->tooltip == NULL)
+    gtk_widget_set_tooltip_text (self->row, message);
+}

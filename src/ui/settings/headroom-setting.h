@@ -1,0 +1,62 @@
+/* headroom-setting.h: one setting row bound to one project key
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A setting is built from its key alone: the key table (headroom_project_find_key)
+ * gives the row's kind (a number, a switch, a choice or a text), its range,
+ * unit, label and choices. It writes the row's edits to the project and
+ * reads the project back on ::changed::KEY only, so an edit refreshes one row.
+ * The row is a HeadroomSpinRow, HeadroomSwitchRow, AdwComboRow or AdwEntryRow;
+ * headroom_setting_from_row() finds the setting again.
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "headroom-project.h"
+
+G_BEGIN_DECLS
+
+#define HEADROOM_TYPE_SETTING (headroom_setting_get_type ())
+
+G_DECLARE_FINAL_TYPE (HeadroomSetting, headroom_setting, HEADROOM, SETTING, GObject)
+
+/* NULL for a key neither the table nor the extra model keys know. */
+HeadroomSetting *headroom_setting_new          (const char      *key) G_GNUC_WARN_UNUSED_RESULT;
+HeadroomSetting *headroom_setting_from_row     (GtkWidget       *row);
+
+const char      *headroom_setting_get_key      (HeadroomSetting *self);
+/* The row (owned by the setting until it is put in a container). */
+GtkWidget       *headroom_setting_get_row      (HeadroomSetting *self);
+/* The label the user sees, translated ("Tensor parallel"). */
+const char      *headroom_setting_get_label    (HeadroomSetting *self);
+/* Where the table files the setting: "workload/parallelism", "model/moe", … */
+const char      *headroom_setting_get_group    (HeadroomSetting *self);
+
+HeadroomProject *headroom_setting_get_project  (HeadroomSetting *self);
+void             headroom_setting_set_project  (HeadroomSetting *self,
+                                                HeadroomProject *project);
+
+/* Marks the row as the one at fault (NULL clears), with the message as tooltip. */
+void             headroom_setting_set_error    (HeadroomSetting *self,
+                                                const char      *message);
+
+/* New settings for every key shown on `page` ("model", "hardware",
+ * "workload"), in the table's order, then the extra model keys; the
+ * preset and GPU choosers are the pages' own. */
+GPtrArray       *headroom_setting_list_page    (const char      *page) G_GNUC_WARN_UNUSED_RESULT;
+
+/* The extra model keys (Hugging Face config names the key table leaves out,
+ * 0 meaning "as the preset has it"), NULL-terminated. */
+const char * const *headroom_setting_get_extra_keys (void);
+
+/* "training.tensor_parallel" → "Tensor parallel" (translated); NULL if unknown. */
+const char      *headroom_setting_label_for_key  (const char *key);
+/* How a choice value reads ("bf16-mixed" → "BF16 mixed precision"). */
+const char      *headroom_setting_choice_label   (const char *value);
+/* An error message from the service with its leading "dotted.key: " replaced
+ * by the setting's label; *key receives the key (free it) or NULL. */
+char            *headroom_setting_relabel_message (const char  *message,
+                                                   char       **key);
+
+G_END_DECLS
