@@ -101,6 +101,17 @@ static const Presentation presentations[] = {
     N_("Off: QKᵀ and attention over V count as the full s×s product, as eager attention "
        "computes them and PaLM’s model FLOPs count them. On: both are halved, as causal "
        "FlashAttention kernels execute them; FLOPs and step time drop accordingly.") },
+  { "training.method", "workload/finetune", NULL, NULL },
+  { "training.lora_rank", "workload/finetune", NULL, NULL },
+  { "training.lora_alpha", "workload/finetune", NULL, NULL },
+  { "training.lora_dropout", "workload/finetune", NULL, NULL },
+  { "training.lora_targets", "workload/finetune", NULL, NULL },
+  { "training.fp32_adapters", "workload/finetune", NULL, NULL },
+  { "training.freeze_layers", "workload/finetune", N_("None"), NULL },
+  { "training.quant", "workload/finetune", NULL, NULL },
+  { "training.double_quant", "workload/finetune", NULL, NULL },
+  { "training.quant_scope", "workload/finetune", NULL, NULL },
+  { "training.quant_saves_input", "workload/finetune", NULL, NULL },
   { "inference.batch", "workload/requests", NULL, NULL },
   { "inference.prompt", "workload/requests", NULL, NULL },
   { "inference.generate", "workload/requests", NULL, NULL },
@@ -223,6 +234,15 @@ headroom_setting_choice_label (const char *value)
     { "eager", N_("Eager") },
     { "flash", N_("FlashAttention") },
     { "selective", N_("Selective") },
+    { "lora", N_("LoRA") },
+    { "qlora", N_("QLoRA") },
+    { "dora", N_("DoRA") },
+    { "freeze", N_("Frozen layers") },
+    { "nf4", N_("NF4") },
+    { "fp4", N_("FP4") },
+    { "linear", N_("Linear layers") },
+    { "adapted", N_("Adapted layers") },
+    { "all", N_("All") },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
@@ -559,8 +579,13 @@ group_for_key (const char *key)
     return "model/architecture";
   if (g_str_has_prefix (key, "hardware.custom."))
     return "hardware/custom";
+  /* Keys added since: shown in the nearest section rather than not at all. */
   if (g_str_has_prefix (key, "inference."))
     return "workload/serving";
+  if (g_str_has_prefix (key, "training."))
+    return "workload/numerics";
+  if (g_str_has_prefix (key, "hardware."))
+    return "hardware/cluster";
   return NULL;
 }
 

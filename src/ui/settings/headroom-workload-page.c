@@ -17,6 +17,7 @@ typedef enum
   SECTION_NUMERICS,
   SECTION_PARALLELISM,
   SECTION_THROUGHPUT,
+  SECTION_FINETUNE,
   SECTION_REQUESTS,
   SECTION_SERVING,
   N_SECTIONS
@@ -25,7 +26,7 @@ typedef enum
 /* The key table's group names, in the .ui's order. */
 static const char * const section_names[N_SECTIONS] = {
   "workload/workload", "workload/batch", "workload/numerics", "workload/parallelism",
-  "workload/throughput", "workload/requests", "workload/serving",
+  "workload/throughput", "workload/finetune", "workload/requests", "workload/serving",
 };
 
 struct _HeadroomWorkloadPage
@@ -46,7 +47,7 @@ refresh_sections (HeadroomWorkloadPage *self)
 {
   gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
 
-  for (Section s = SECTION_BATCH; s <= SECTION_THROUGHPUT; s++)
+  for (Section s = SECTION_BATCH; s <= SECTION_FINETUNE; s++)
     gtk_widget_set_visible (self->sections[s], training);
   for (Section s = SECTION_REQUESTS; s <= SECTION_SERVING; s++)
     gtk_widget_set_visible (self->sections[s], !training);
@@ -136,6 +137,8 @@ headroom_workload_page_class_init (HeadroomWorkloadPageClass *klass)
                                              G_STRUCT_OFFSET (HeadroomWorkloadPage, sections[SECTION_PARALLELISM]));
   gtk_widget_class_bind_template_child_full (widget_class, "throughput_group", FALSE,
                                              G_STRUCT_OFFSET (HeadroomWorkloadPage, sections[SECTION_THROUGHPUT]));
+  gtk_widget_class_bind_template_child_full (widget_class, "finetune_group", FALSE,
+                                             G_STRUCT_OFFSET (HeadroomWorkloadPage, sections[SECTION_FINETUNE]));
   gtk_widget_class_bind_template_child_full (widget_class, "requests_group", FALSE,
                                              G_STRUCT_OFFSET (HeadroomWorkloadPage, sections[SECTION_REQUESTS]));
   gtk_widget_class_bind_template_child_full (widget_class, "serving_group", FALSE,
