@@ -107,6 +107,7 @@ compute_training (HeadroomProject  *project,
   options.attention = r->training.attention;
   options.recompute = r->training.recompute;
   options.causal = r->training.causal;
+  options.finetune = &r->training.finetune;
 
   if (hr_flops_training (&r->model, &options, &r->flops, &err) != HR_OK
       || hr_training_memory (&r->model, &r->training, gpu, &r->training_memory, &err) != HR_OK
@@ -125,6 +126,7 @@ compute_training (HeadroomProject  *project,
       r->training_memory.activations, r->training_memory.temporary,
       r->training_memory.overhead, r->training_memory.master_weights,
       r->training_memory.grad_accumulation_buffer, r->training_memory.cpu_bytes,
+      r->training_memory.frozen_weights,
       r->training_time.step_seconds, r->training_time.total_seconds,
       r->training_time.cost, r->training_time.tokens_per_second,
     };
@@ -286,6 +288,17 @@ fill_params_rows (HeadroomEstimator *self)
   add_quantity (items, "total", _("Total"), p->total, "parameters", NULL, NULL);
   add_quantity (items, "active", _("Active per token"), p->active, "parameters", NULL,
                 _("total less the routed experts a token skips"));
+  if (self->result.workload == HEADROOM_WORKLOAD_TRAINING
+      && !hr_finetune_is_full (&self->result.training.finetune))
+    {
+      const HrTrainingMemory *m = &self->result.training_memory;
+
+      add_quantity (items, "trainable", _("Trainable"), m->trainable_params, "parameters", NULL,
+                    _("LoRA: rank × (inputs + outputs) per adapted matrix, DoRA adds its "
+                      "outputs; freeze: all but the embeddings and the frozen layers"));
+      add_quantity (items, "frozen", _("Frozen"), m->frozen_params, "parameters", NULL,
+                    _("parameters that get no gradient and no optimizer state"));
+    }
   replace_items (self->params_rows, items);
 }
 
@@ -326,25 +339,40 @@ fill_memory_segments (HeadroomEstimator *self)
   if (r->workload == HEADROOM_WORKLOAD_TRAINING)
     {
       const HrTrainingMemory *m = &r->training_memory;
+      const HrFinetune *f = &r->training.finetune;
 
-      add_quantity (items, "weights", _("Weights"), m->weights, "bytes", "weights",
-                    _("parameters on this GPU × bytes of the compute dtype, ÷ DP under ZeRO-3"));
-      add_quantity (items, "master_weights", _("Master weights"), m->master_weights, "bytes",
-                    "weights", _("fp32 copy of mixed precision: 4 bytes × parameters, ÷ DP from ZeRO-1"));
-      add_quantity (items, "gradients", _("Gradients"), m->gradients, "bytes", "gradients",
-                    _("parameters on this GPU × gradient bytes, ÷ DP from ZeRO-2"));
-      add_quantity (items, "grad_accumulation_buffer", _("Gradient accumulation"),
-                    m->grad_accumulation_buffer, "bytes", "gradients",
-                    _("separate fp32 accumulation buffer, where kept"));
-      add_quantity (items, "optimizer", _("Optimizer states"), m->optimizer, "bytes", "optimizer",
-                    _("AdamW: 8 bytes × parameters (m and v in fp32), ÷ DP from ZeRO-1"));
+      if (!hr_finetune_is_full (f))
+        add_quantity (items, "frozen_weights", _("Frozen weights"), m->frozen_weights, "bytes",
+                      "weights", _("frozen parameters × bytes of their dtype (NF4 with double "
+                                   "quantisation: 0.516), ÷ DP under ZeRO-3 and FSDP"));
+      if (hr_finetune_is_adapter (f))
+        /* The adapters' weights, gradients and optimizer states, as one. */
+        add_quantity (items, "adapters", _("Adapters"), m->adapters, "bytes", "optimizer",
+                      _("adapter parameters × (weights + gradients + optimizer states), "
+                        "÷ DP as ZeRO shards them"));
+      else
+        {
+          add_quantity (items, "weights", _("Weights"), m->weights, "bytes", "weights",
+                        _("parameters on this GPU × bytes of the compute dtype, ÷ DP under ZeRO-3"));
+          add_quantity (items, "master_weights", _("Master weights"), m->master_weights, "bytes",
+                        "weights", _("fp32 copy of mixed precision: 4 bytes × parameters, ÷ DP from ZeRO-1"));
+          add_quantity (items, "gradients", _("Gradients"), m->gradients, "bytes", "gradients",
+                        _("parameters on this GPU × gradient bytes, ÷ DP from ZeRO-2"));
+          add_quantity (items, "grad_accumulation_buffer", _("Gradient accumulation"),
+                        m->grad_accumulation_buffer, "bytes", "gradients",
+                        _("separate fp32 accumulation buffer, where kept"));
+          add_quantity (items, "optimizer", _("Optimizer states"), m->optimizer, "bytes", "optimizer",
+                        _("AdamW: 8 bytes × parameters (m and v in fp32), ÷ DP from ZeRO-1"));
+        }
       add_quantity (items, "activations", _("Activations"), m->activations, "bytes", "activations",
                     _("per layer × layers on this GPU × micro-batches in flight (Korthikanti et al. 2022, §4)"));
       add_quantity (items, "temporary", _("Temporary buffers"), m->temporary, "bytes", "buffers",
                     _("gathered layers, communication buckets, fp32 logits and loss"));
       add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
                     _("CUDA context, NCCL and allocator reserve"));
-      if (r->training.offload_optimizer)
+      /* The offloaded states of fine-tuning are the trained part's: shown in
+       * the total CPU figure only. */
+      if (r->training.offload_optimizer && hr_finetune_is_full (f))
         add_cpu_segments (items, &r->training, m);
     }
   else

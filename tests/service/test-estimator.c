@@ -166,6 +166,45 @@ segment_value (GListModel *segments,
   return 0;
 }
 
+/* LoRA on the default Llama 3.1 8B (h 4096, 32 layers, 8 KV heads of 128,
+ * MLP 14 336), r 16 on every linear of the layers: q and o 16 · 8192,
+ * k and v 16 · 5120, gate, up and down 16 · 18 432: 1 310 720 per layer,
+ * A = 41 943 040 trainable. The frozen base stays in bf16 (ZeRO-1 does not
+ * shard it): 2 · 8 030 261 248 B. The adapters in bf16-mixed over 8 DP
+ * ranks: 2 (weights) + 4/8 (master) + 2 (gradients) + 8/8 (AdamW) + 4
+ * (fp32 accumulation, 64 micro-batches) = 9.5 B each: 398 458 880 B. The
+ * bar shows frozen weights, adapters, activations, buffers and overhead. */
+static void
+test_lora_segments (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  const HrTrainingMemory *memory;
+  GListModel *segments, *params;
+
+  g_assert_true (headroom_project_set_string (project, "training.method", "lora", NULL));
+  g_assert_true (headroom_project_set_int (project, "training.lora_rank", 16, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.lora_targets", "all-linear", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  memory = headroom_estimator_get_training_memory (estimator);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 5);
+  g_assert_cmpfloat (segment_value (segments, "frozen_weights"), ==, 2 * 8030261248.0);
+  g_assert_cmpfloat (segment_value (segments, "adapters"), ==, 9.5 * 41943040.0);
+  g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
+  params = headroom_estimator_get_params_rows (estimator);
+  g_assert_cmpfloat (segment_value (params, "trainable"), ==, 41943040.0);
+  g_assert_cmpfloat (segment_value (params, "frozen"), ==, 8030261248.0);
+
+  /* An unknown target names its key. */
+  g_assert_true (headroom_project_set_string (project, "training.lora_targets", "q,x", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_nonnull (headroom_estimator_get_error (estimator));
+  g_assert_nonnull (strstr (headroom_estimator_get_error (estimator),
+                            "training.lora_targets"));
+}
+
 /* ZeRO-Offload (docs/training.md, "Offload"): Llama-3.1-8B, P = 8 030 261 248
  * parameters, AdamW, ZeRO-1 over 8 data-parallel ranks (tp 1). Each rank's
  * host memory holds its shard of the fp32 master copy (4 B), m and v (8 B)
@@ -449,6 +488,7 @@ main (int   argc,
   g_test_add_func ("/estimator/coalescing", test_coalescing);
   g_test_add_func ("/estimator/training-result", test_training_result);
   g_test_add_func ("/estimator/offload-segments", test_offload_segments);
+  g_test_add_func ("/estimator/lora-segments", test_lora_segments);
   g_test_add_func ("/estimator/utilisation", test_utilisation);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
   g_test_add_func ("/estimator/default-fits", test_default_fits);
