@@ -32,6 +32,7 @@ typedef struct
   HrInferenceLatency latency;
   HrInferenceLimits inference_limits;
   gboolean has_inference_limits;
+  HrServingPlan serving_plan;   /* the engine's start-up plan (inference) */
   gboolean power_known;   /* the GPU's board power is published (TPUs: not) */
 } Result;
 
@@ -68,6 +69,9 @@ enum {
   PROP_TOTAL_SECONDS,
   PROP_COST,
   PROP_TOKENS_PER_SECOND,
+  PROP_KV_CAPACITY_TOKENS,
+  PROP_MAX_CONCURRENCY,
+  PROP_USABLE_MEMORY,
   N_PROPS
 };
 
@@ -178,8 +182,10 @@ compute_inference (HeadroomProject  *project,
 {
   HrFlopsOptions options = { 0 };
   HrError err = { 0 };
+  HrServing serving;
 
   headroom_project_get_inference (project, &r->inference);
+  headroom_project_get_serving (project, &serving);
   /* The prefill is the forward pass of a training step over the prompt. */
   options.seq_len = r->inference.prompt;
   options.micro_batch = r->inference.batch;
@@ -189,7 +195,8 @@ compute_inference (HeadroomProject  *project,
 
   if (hr_flops_training (&r->model, &options, &r->flops, &err) != HR_OK
       || hr_inference_memory (&r->model, &r->inference, gpu, &r->inference_memory, &err) != HR_OK
-      || hr_inference_latency (&r->model, &r->inference, gpu, &r->latency, &err) != HR_OK)
+      || hr_inference_latency (&r->model, &r->inference, gpu, &r->latency, &err) != HR_OK
+      || hr_serving_plan (&r->model, &r->inference, &serving, gpu, &r->serving_plan, &err) != HR_OK)
     {
       headroom_project_set_core_error (error, "inference", &err);
       return FALSE;
@@ -206,6 +213,7 @@ compute_inference (HeadroomProject  *project,
       r->inference_memory.overhead, r->latency.time_to_first_token,
       r->latency.time_per_output_token, r->latency.end_to_end,
       r->latency.tokens_per_second, r->latency.cost_per_million_tokens,
+      r->serving_plan.usable, r->serving_plan.kv_cache, r->serving_plan.max_concurrency,
     };
 
     if (!all_sane (figures, G_N_ELEMENTS (figures)))
@@ -514,6 +522,16 @@ fill_summary (HeadroomEstimator *self)
       add_quantity (items, "kv_cache_per_token", _("KV cache per token"),
                     r->inference_memory.kv_cache_per_token, "bytes", NULL,
                     _("one token of one sequence, all layers on this GPU"));
+      add_quantity (items, "usable_memory", _("Memory the engine may use"),
+                    r->serving_plan.usable, "bytes", NULL,
+                    _("per GPU: the engine’s fraction of the memory the driver reports"));
+      add_quantity (items, "kv_capacity_tokens", _("KV cache capacity"),
+                    (double) r->serving_plan.kv_capacity_tokens, "tokens", NULL,
+                    _("tokens the engine’s KV cache holds once weights, activations and its "
+                      "reserve are paid"));
+      add_quantity (items, "max_concurrency", _("Requests at once"),
+                    r->serving_plan.max_concurrency, "sequences", NULL,
+                    _("KV cache capacity ÷ longest request"));
       if (r->has_inference_limits)
         {
           add_quantity (items, "max_batch", _("Largest batch that fits"),
@@ -668,6 +686,15 @@ headroom_estimator_get_property (GObject    *object,
     case PROP_TOKENS_PER_SECOND:
       g_value_set_double (value, headroom_estimator_get_tokens_per_second (self));
       break;
+    case PROP_KV_CAPACITY_TOKENS:
+      g_value_set_double (value, headroom_estimator_get_kv_capacity_tokens (self));
+      break;
+    case PROP_MAX_CONCURRENCY:
+      g_value_set_double (value, headroom_estimator_get_max_concurrency (self));
+      break;
+    case PROP_USABLE_MEMORY:
+      g_value_set_double (value, headroom_estimator_get_usable_memory (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -726,6 +753,10 @@ headroom_estimator_class_init (HeadroomEstimatorClass *klass)
   properties[PROP_TOTAL_SECONDS] = result_param ("total-seconds");
   properties[PROP_COST] = result_param ("cost");
   properties[PROP_TOKENS_PER_SECOND] = result_param ("tokens-per-second");
+  /* Inference only (0 for training): the serving engine's plan. */
+  properties[PROP_KV_CAPACITY_TOKENS] = result_param ("kv-capacity-tokens");
+  properties[PROP_MAX_CONCURRENCY] = result_param ("max-concurrency");
+  properties[PROP_USABLE_MEMORY] = result_param ("usable-memory");
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -948,4 +979,35 @@ headroom_estimator_get_tokens_per_second (HeadroomEstimator *self)
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
   return self->result.workload == HEADROOM_WORKLOAD_TRAINING
          ? self->result.training_time.tokens_per_second : self->result.latency.tokens_per_second;
+}
+
+const HrServingPlan *
+headroom_estimator_get_serving_plan (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return &self->result.serving_plan;
+}
+
+double
+headroom_estimator_get_kv_capacity_tokens (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_INFERENCE
+         ? (double) self->result.serving_plan.kv_capacity_tokens : 0;
+}
+
+double
+headroom_estimator_get_max_concurrency (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_INFERENCE
+         ? self->result.serving_plan.max_concurrency : 0;
+}
+
+double
+headroom_estimator_get_usable_memory (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
+  return self->result.workload == HEADROOM_WORKLOAD_INFERENCE
+         ? self->result.serving_plan.usable : 0;
 }

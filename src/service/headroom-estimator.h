@@ -23,6 +23,7 @@
 #include "hr-flops.h"
 #include "hr-inference.h"
 #include "hr-model.h"
+#include "hr-serving.h"
 #include "hr-training.h"
 
 G_BEGIN_DECLS
@@ -84,5 +85,10 @@ double           headroom_estimator_get_step_seconds     (HeadroomEstimator *sel
 double           headroom_estimator_get_total_seconds    (HeadroomEstimator *self);
 double           headroom_estimator_get_cost             (HeadroomEstimator *self);
 double           headroom_estimator_get_tokens_per_second (HeadroomEstimator *self);
+/* The serving engine's start-up plan (inference; zeros for training). */
+const HrServingPlan *headroom_estimator_get_serving_plan (HeadroomEstimator *self);
+double           headroom_estimator_get_kv_capacity_tokens (HeadroomEstimator *self);
+double           headroom_estimator_get_max_concurrency    (HeadroomEstimator *self);
+double           headroom_estimator_get_usable_memory      (HeadroomEstimator *self);
 
 G_END_DECLS

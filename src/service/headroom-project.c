@@ -34,6 +34,8 @@ static const char * const quant_choices[] = { "nf4", "fp4", "int8", NULL };
 static const char * const quant_scope_choices[] = { "linear", "adapted", "all", NULL };
 static const char * const weights_choices[] = { "bf16", "fp16", "fp8", "int8", "int4", NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
+/* In the order of HrEngine (hr-serving.h). */
+static const char * const engine_choices[] = { "hf", "vllm", "sglang", "trtllm", "llamacpp", NULL };
 
 #define INT(k, lo, hi, def, unit, label) \
   { k, HEADROOM_KEY_INT, lo, hi, def, NULL, unit, label }
@@ -122,6 +124,10 @@ static const HeadroomKeyInfo keys[] = {
   INT ("inference.prefill_chunk", 0, 1e9, "0", "tokens", N_("Prefill chunk")),
   DBL ("inference.compute_efficiency", 0.001, 1, "0.5", NULL, N_("Compute efficiency")),
   DBL ("inference.memory_efficiency", 0.001, 1, "0.7", NULL, N_("Memory bandwidth efficiency")),
+  CHOICE ("inference.engine", engine_choices, "vllm", N_("Serving engine")),
+  DBL ("inference.gpu_memory_utilization", 0.01, 1, "0.9", NULL, N_("GPU memory utilization")),
+  INT ("inference.max_model_len", 0, 1e9, "0", "tokens", N_("Longest request (0: prompt + generated)")),
+  INT ("inference.max_num_batched_tokens", 0, 1e9, "0", "tokens", N_("Tokens per engine step (0: the engine’s default)")),
 
   STR ("notes", "", N_("Notes")),
 };
@@ -1764,6 +1770,20 @@ headroom_project_get_inference (HeadroomProject *self,
   inference->compute_efficiency = headroom_project_get_double (self, "inference.compute_efficiency");
   inference->memory_efficiency = headroom_project_get_double (self, "inference.memory_efficiency");
   inference->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
+}
+
+void
+headroom_project_get_serving (HeadroomProject *self,
+                              HrServing       *serving)
+{
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+  g_return_if_fail (serving != NULL);
+
+  hr_serving_init (serving);
+  hr_engine_from_name (headroom_project_get_string (self, "inference.engine"), &serving->engine);
+  serving->gpu_memory_utilization = headroom_project_get_double (self, "inference.gpu_memory_utilization");
+  serving->max_model_len = headroom_project_get_int (self, "inference.max_model_len");
+  serving->max_num_batched_tokens = headroom_project_get_int (self, "inference.max_num_batched_tokens");
 }
 
 void

@@ -18,6 +18,7 @@
 #include "hr-gpu.h"
 #include "hr-inference.h"
 #include "hr-model.h"
+#include "hr-serving.h"
 #include "hr-training.h"
 
 G_BEGIN_DECLS
@@ -182,6 +183,9 @@ void        headroom_project_get_training   (HeadroomProject  *self,
                                              HrTraining       *training);
 void        headroom_project_get_inference  (HeadroomProject  *self,
                                              HrInference      *inference);
+/* The serving engine and its memory settings (inference.engine …). */
+void        headroom_project_get_serving    (HeadroomProject  *self,
+                                             HrServing        *serving);
 /* hardware.nodes × hardware.gpus_per_node */
 gint64      headroom_project_get_n_gpus     (HeadroomProject  *self);
 

@@ -453,6 +453,42 @@ summary_has (HeadroomEstimator *estimator,
   return FALSE;
 }
 
+/* The serving plan of the default model (Llama 3 8B) on the catalog's H100
+ * SXM under vLLM, max_model_len 8192, 8192 batched tokens: 453,376 tokens of
+ * KV and 55.34 requests at once, derived step by step in
+ * tests/core/test-serving.c (/serving/vllm/llama3-h100); usable memory
+ * 0.9 × 85,061,827,297 B (the driver's 79.22 GiB). Training has no plan. */
+static void
+test_serving_plan (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  double tokens = 0, concurrency = 0, usable = 0, value = 0;
+
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "h100-sxm", NULL));
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  g_assert_true (headroom_project_set_string (project, "inference.engine", "vllm", NULL));
+  g_assert_true (headroom_project_set_int (project, "inference.max_model_len", 8192, NULL));
+  g_assert_true (headroom_project_set_int (project, "inference.max_num_batched_tokens", 8192, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+
+  g_object_get (estimator, "kv-capacity-tokens", &tokens, "max-concurrency", &concurrency,
+                "usable-memory", &usable, NULL);
+  g_assert_cmpfloat (tokens, ==, 453376.0);
+  g_assert_cmpfloat_with_epsilon (concurrency, 55.34375, 1e-9);
+  g_assert_cmpfloat_with_epsilon (usable, 0.9 * 85061827297.0, 1.0);
+  g_assert_true (summary_has (estimator, "kv_capacity_tokens", &value));
+  g_assert_cmpfloat (value, ==, 453376.0);
+  g_assert_true (summary_has (estimator, "max_concurrency", &value));
+  g_assert_cmpfloat_with_epsilon (value, 55.34375, 1e-9);
+
+  g_assert_true (headroom_project_set_string (project, "workload", "training", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_cmpfloat (headroom_estimator_get_kv_capacity_tokens (estimator), ==, 0);
+  g_assert_false (summary_has (estimator, "kv_capacity_tokens", &value));
+}
+
 /* Energy is GPUs × board power × training time: 8 × 700 W × total seconds /
  * 3.6e6 kWh. Where the board power is unpublished (0, as for the TPUs in the
  * catalog) the summary has no energy line rather than a false 0 kWh. */
@@ -495,6 +531,7 @@ main (int   argc,
   g_test_add_func ("/estimator/no-model", test_no_model);
   g_test_add_func ("/estimator/inference-result", test_inference_result);
   g_test_add_func ("/estimator/energy-unknown-power", test_energy_unknown_power);
+  g_test_add_func ("/estimator/serving-plan", test_serving_plan);
 
   return g_test_run ();
 }

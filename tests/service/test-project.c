@@ -124,6 +124,7 @@ test_key_table (void)
           HrFinetuneMethod method;
           HrQuant quant;
           HrQuantScope scope;
+          HrEngine engine;
 
           if (strcmp (keys[i].key, "training.precision") == 0)
             g_assert_true (hr_precision_from_name (name, &precision));
@@ -147,6 +148,8 @@ test_key_table (void)
             g_assert_true (hr_quant_from_name (name, &quant));
           else if (strcmp (keys[i].key, "training.quant_scope") == 0)
             g_assert_true (hr_quant_scope_from_name (name, &scope));
+          else if (strcmp (keys[i].key, "inference.engine") == 0)
+            g_assert_true (hr_engine_from_name (name, &engine));
           else
             g_assert_cmpstr (keys[i].key, ==, "workload");
         }
