@@ -287,6 +287,7 @@ context_flops (PlanContext      *ctx,
     .attention = training->attention,
     .recompute = recompute,
     .causal = training->causal,
+    .finetune = &training->finetune,
   };
   HrStatus status;
 
@@ -547,10 +548,14 @@ evaluate (const PlanContext      *ctx,
     Link link = link_for (ctx, tr->tensor_parallel * tr->context_parallel * dp, gpn);
     double bwd_window = gemm_bwd + mem_bwd + gemm_rec + mem_rec;
     double fwd_window = gemm_fwd + mem_fwd;
+    /* Fine-tuning reduces the trained parameters' gradients only. */
+    double trained = memory->trainable_params > 0
+                     ? (double) memory->trainable_params / (double) ctx->params.total : 1.0;
     double rs, ag, ar, bucket;
     int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
                : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
 
+    g *= trained;
     rs = ring_seconds (dense * g, n, link.bandwidth, link.latency, 1.0)
          + ring_seconds (experts * g, n_exp, link.bandwidth, link.latency, 1.0);
     ag = ring_seconds (dense * w, n, link.bandwidth, link.latency, 1.0)
@@ -630,6 +635,8 @@ evaluate (const PlanContext      *ctx,
     bool sharded = tr->zero_stage >= 1 || tr->fsdp != HR_FSDP_NONE;
     double owned = (double) memory->params_on_gpu / (sharded ? d * c : 1.0);
 
+    if (memory->trainable_params > 0)
+      owned *= (double) memory->trainable_params / (double) ctx->params.total;
     step->split.optimizer = (2.0 * (memory->optimizer + memory->master_weights)
                              + owned * (gradient_bytes (tr) + weight_bytes (tr))) / bw;
   }
@@ -637,6 +644,11 @@ evaluate (const PlanContext      *ctx,
   step->micro_batches = (int64_t) llround (m);
   step->split.compute = m * compute_mb;
   step->split.memory_bound = m * memory_mb;
+  /* QLoRA dequantises the rank's frozen weights in each forward and
+   * backward (and recomputed forward): memory-bound (hr-finetune.h). */
+  step->split.memory_bound += m * (tr->recompute == HR_RECOMPUTE_FULL ? 3.0 : 2.0)
+                              * hr_finetune_dequant_bytes (model, &tr->finetune, weight_bytes (tr))
+                              / (t * p) / bw;
   step->split.recompute = m * recompute_mb;
   step->split.bubble = (p - 1.0) / v * per_mb_avg;
   step->split.communication = m * comm_mb + dp_exposed;

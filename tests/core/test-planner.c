@@ -224,6 +224,34 @@ test_optimizer (void)
   assert_close (step.split.optimizer, 28.0 * (double) params.total / 0.8e12, 1e-9);
 }
 
+/* LoRA: the optimizer updates the adapters only. The toy's q and v adapters at
+ * r 8 hold 2 layers · 2 · 8·(1024 + 1024) = 65 536 parameters; the same 28
+ * bytes each as above (bf16-mixed AdamW). Dequantising QLoRA's NF4 (double
+ * quantisation: 0.515869140625 B) linears of the layers, 2 · 12h² = 25 165 824
+ * parameters, to bf16 in the forward and the backward adds 2 · P · 2.515869140625
+ * bytes at 0.8 of the bandwidth to the memory-bound time. */
+static void
+test_finetune (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep lora, qlora;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  step_ok (&model, &t, &gpu, NULL, &lora);
+  assert_close (lora.split.optimizer, 28.0 * 65536 / 0.8e12, 1e-9);
+
+  t.finetune.method = HR_FINETUNE_QLORA;
+  step_ok (&model, &t, &gpu, NULL, &qlora);
+  assert_close (qlora.split.memory_bound - lora.split.memory_bound,
+                2 * 25165824.0 * 2.515869140625 / 0.8e12, 1e-9);
+}
+
 /* Full recomputation runs each layer's forward again: L·T·(24h² + 4sh) FLOPs;
  * selective recomputation only QKᵀ and attention over V: L·T·4sh. */
 static void
@@ -716,6 +744,38 @@ test_search (void)
                 best[0].step.tokens_per_second, 1e-12);
 }
 
+/* The search prices fine-tuning's layouts with their own memory and step:
+ * every layout that fits under full training fits under LoRA (frozen weights
+ * hold no gradients or optimizer states), and each best layout is what
+ * hr_plan_step predicts for it. */
+static void
+test_search_lora (void)
+{
+  HrPlanLayout best[8];
+  HrPlanRequest request;
+  HrPlanResult full, lora;
+  HrModel model;
+  HrGpu gpu;
+
+  llama_7b (&model);
+  a100 (&gpu);
+  search_request (&request);
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0, &full);
+  request.training.finetune.method = HR_FINETUNE_LORA;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0, &lora);
+  g_assert_cmpint (lora.searched, ==, full.searched);
+  g_assert_cmpint (lora.fitting, >=, full.fitting);
+  for (size_t i = 0; i < lora.n_best; i++)
+    {
+      HrPlanStep again;
+
+      g_assert_cmpfloat (best[i].memory_total, <=, best[i].memory_capacity);
+      g_assert_cmpint (best[i].training.finetune.method, ==, HR_FINETUNE_LORA);
+      step_ok (&model, &best[i].training, &gpu, &request.assumptions, &again);
+      assert_close (again.step_seconds, best[i].step.step_seconds, 1e-12);
+    }
+}
+
 /* Pinned dimensions hold; everything pinned leaves one layout, the one
  * hr_plan_step predicts. */
 static void
@@ -859,6 +919,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/roofline", test_roofline);
   g_test_add_func ("/planner/step/memory-bound", test_memory_bound);
   g_test_add_func ("/planner/step/optimizer", test_optimizer);
+  g_test_add_func ("/planner/step/finetune", test_finetune);
   g_test_add_func ("/planner/step/recompute", test_recompute);
   g_test_add_func ("/planner/step/tensor-parallel", test_tensor_parallel);
   g_test_add_func ("/planner/step/data-parallel", test_data_parallel);
@@ -868,6 +929,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/errors", test_errors);
   g_test_add_func ("/planner/step/published", test_published);
   g_test_add_func ("/planner/search/ranked", test_search);
+  g_test_add_func ("/planner/search/lora", test_search_lora);
   g_test_add_func ("/planner/search/pins", test_search_pins);
   g_test_add_func ("/planner/search/counts", test_search_counts);
   g_test_add_func ("/planner/search/errors", test_search_errors);
