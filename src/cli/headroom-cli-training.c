@@ -441,6 +441,9 @@ print_train_json (const TrainResult *r)
   headroom_cli_json_bytes (builder, "activations_per_layer", m->activations_per_layer);
   headroom_cli_json_bytes (builder, "temporary", m->temporary);
   headroom_cli_json_bytes (builder, "overhead", m->overhead);
+  headroom_cli_json_bytes (builder, "recompute", m->recompute);
+  headroom_cli_json_bytes (builder, "allocated_peak", m->allocated_peak);
+  headroom_cli_json_bytes (builder, "reserved_peak", m->reserved_peak);
   headroom_cli_json_bytes (builder, "total", m->total);
   headroom_cli_json_bytes (builder, "capacity", m->capacity);
   headroom_cli_json_bool (builder, "fits", m->fits);

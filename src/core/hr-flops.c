@@ -36,6 +36,33 @@ sliding_layers (const HrModel *model)
   return (n - first) - (n / p - first / p);
 }
 
+/* Share of a component's forward that torchtitan's op-level SAC recomputes:
+ * the k projection of q, k, v (by output width), the output projection, one
+ * of three gated MLP matrices (w3) or one of two plain ones (fc2). */
+static double
+op_sac_share (const HrModel    *model,
+              HrFlopsComponent  c)
+{
+  double d = (double) hr_model_head_dim (model);
+  double q = (double) model->n_heads * d, kv = (double) model->n_kv_heads * d;
+
+  switch (c)
+    {
+    case HR_FLOPS_ATTN_PROJ:
+      return hr_model_uses_mla (model) ? 0.5 : kv / (q + 2 * kv);
+    case HR_FLOPS_ATTN_OUT:
+      return 1;
+    case HR_FLOPS_MLP:
+      return model->ffn_kind == HR_FFN_GATED ? 1.0 / 3 : 0.5;
+    case HR_FLOPS_ATTN_SCORES:
+    case HR_FLOPS_ATTN_OVER_V:
+    case HR_FLOPS_ROUTER:
+    case HR_FLOPS_LM_HEAD:
+    default:
+      return 0;
+    }
+}
+
 /* Mean keys per query over a sequence of s queries: s for the full s×s
  * product, s/2 when causal (Megatron's halving); a window w caps it at w
  * (full) or at the band s·w − w²/2 over s queries (causal). */
@@ -146,9 +173,10 @@ hr_flops_training (const HrModel        *model,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention", options->attention, 0,
                          "eager or flash");
   if (options->recompute != HR_RECOMPUTE_NONE && options->recompute != HR_RECOMPUTE_SELECTIVE
-      && options->recompute != HR_RECOMPUTE_FULL)
+      && options->recompute != HR_RECOMPUTE_FULL
+      && options->recompute != HR_RECOMPUTE_OP_SELECTIVE)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", options->recompute, 0,
-                         "none, selective or full");
+                         "none, selective, full or op-selective");
   if (__builtin_mul_overflow (options->seq_len, options->micro_batch, &tokens))
     return hr_error_set (err, HR_ERROR_OVERFLOW, "micro_batch", options->micro_batch, 0, NULL);
 
@@ -188,6 +216,12 @@ hr_flops_training (const HrModel        *model,
         part->recompute += fwd[c] * grad[c].input_grad;
       else if (options->attention == HR_ATTENTION_FLASH && c == HR_FLOPS_ATTN_SCORES)
         part->recompute += fwd[c] * grad[c].input_grad;
+      /* torchtitan's op-level SAC reruns every second aten.mm of a layer: of
+       * wq, wk, wv, wo, w1, w3, w2 the products wk, wo and w3 (a plain MLP:
+       * fc2), and no attention core (SDPA outputs are kept). */
+      if (options->recompute == HR_RECOMPUTE_OP_SELECTIVE)
+        part->recompute += fwd[c] * op_sac_share (model, (HrFlopsComponent) c)
+                           * grad[c].input_grad;
 
       f.forward += part->forward;
       f.backward += part->backward;

@@ -27,6 +27,8 @@ typedef enum
   HR_RECOMPUTE_NONE,
   HR_RECOMPUTE_SELECTIVE,  /* attention core (QKᵀ, attention over V) recomputed */
   HR_RECOMPUTE_FULL,       /* each layer's forward run again */
+  HR_RECOMPUTE_OP_SELECTIVE, /* torchtitan's op-level SAC: matmul outputs saved except
+                              * every second one, attention outputs saved */
 } HrRecompute;
 
 typedef enum

@@ -24,8 +24,8 @@ typedef struct
   const HrGpu      *gpu;
   HrPlanAssumptions as;
   HrParams          params;
-  HrFlops           flops[HR_RECOMPUTE_FULL + 1];  /* micro_batch 1 */
-  bool              have_flops[HR_RECOMPUTE_FULL + 1];
+  HrFlops           flops[HR_RECOMPUTE_OP_SELECTIVE + 1];  /* micro_batch 1 */
+  bool              have_flops[HR_RECOMPUTE_OP_SELECTIVE + 1];
   int64_t           head_dim;
   int64_t           q_dim;     /* query heads × head_dim */
   int64_t           kv_dim;    /* key/value heads × head_dim */
@@ -1026,9 +1026,9 @@ check_request (const HrPlanRequest *request,
   if (request->sequence_parallel < HR_PLAN_FREE || request->sequence_parallel > 1)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sequence_parallel",
                          request->sequence_parallel, 1, NULL);
-  if (request->recompute < HR_PLAN_FREE || request->recompute > HR_RECOMPUTE_FULL)
+  if (request->recompute < HR_PLAN_FREE || request->recompute > HR_RECOMPUTE_OP_SELECTIVE)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", request->recompute,
-                         HR_RECOMPUTE_FULL, NULL);
+                         HR_RECOMPUTE_OP_SELECTIVE, NULL);
   if (tr->nodes > INT64_MAX / tr->gpus_per_node)
     return hr_error_set (err, HR_ERROR_OVERFLOW, "nodes", tr->nodes, tr->gpus_per_node, NULL);
   return HR_OK;
@@ -1070,8 +1070,10 @@ hr_plan_search (const HrModel       *model,
   status = check_links (&search.ctx, &request->training, err);
   if (status != HR_OK)
     return status;
-  for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_FULL; rc++)
-    if (request->recompute == HR_PLAN_FREE || request->recompute == rc)
+  /* A free search tries none, selective and full; op-selective only pinned. */
+  for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
+    if ((request->recompute == HR_PLAN_FREE && rc <= HR_RECOMPUTE_FULL)
+        || request->recompute == rc)
       {
         status = context_flops (&search.ctx, &request->training, (HrRecompute) rc, err);
         if (status != HR_OK)
@@ -1141,9 +1143,10 @@ hr_plan_search (const HrModel       *model,
                           if ((layers / pp) % vs != 0 || pinned_out (request->virtual_stages, vs)
                               || (vs > 1 && pp < 2))
                             continue;
-                          for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_FULL; rc++)
+                          for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
                             {
-                              if (request->recompute != HR_PLAN_FREE && request->recompute != rc)
+                              if (request->recompute == HR_PLAN_FREE
+                                  ? rc > HR_RECOMPUTE_FULL : request->recompute != rc)
                                 continue;
                               for (sp = 0; sp <= 1; sp++)
                                 {

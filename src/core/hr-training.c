@@ -25,10 +25,16 @@
 #define DP_BUCKET_BYTES (25.0 * MIB)
 #define DP_BUCKETS_IN_FLIGHT 2.0
 
-/* bitsandbytes 8-bit optimizers quantise blocks of 2048 values with one fp32
- * absmax each (Dettmers et al. 2021, "8-bit Optimizers via Block-wise
- * Quantization", §2). */
-#define ADAM_8BIT_BLOCK 2048.0
+/* bitsandbytes 8-bit optimizers quantise each state in blocks of 256 values
+ * with one fp32 absmax per block (bitsandbytes/optim/optimizer.py,
+ * Optimizer8bit.init_state: blocks = n // 256, absmax1 and absmax2 float32;
+ * Dettmers et al. 2021, "8-bit Optimizers via Block-wise Quantization", §2). */
+#define ADAM_8BIT_BLOCK 256.0
+
+/* PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp):
+ * allocations above kSmallSize (1 MiB) come from the large pool and are
+ * rounded up to kRoundLarge (2 MiB) — on average half of it per tensor. */
+#define ALLOCATOR_ROUND_LARGE (2.0 * MIB)
 
 /* Search bounds of hr_training_limits(). */
 #define LIMIT_MAX_MICRO_BATCH (INT64_C (1) << 20)
@@ -76,6 +82,18 @@ static const char * const recompute_names[] = {
   [HR_RECOMPUTE_NONE] = "none",
   [HR_RECOMPUTE_SELECTIVE] = "selective",
   [HR_RECOMPUTE_FULL] = "full",
+  [HR_RECOMPUTE_OP_SELECTIVE] = "op-selective",
+};
+
+static const char * const norm_kernel_names[] = {
+  [HR_NORM_KERNEL_FUSED] = "fused",
+  [HR_NORM_KERNEL_EAGER] = "eager",
+};
+
+static const char * const loss_names[] = {
+  [HR_LOSS_FULL] = "full",
+  [HR_LOSS_CHUNKED] = "chunked",
+  [HR_LOSS_FUSED] = "fused",
 };
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
@@ -130,6 +148,8 @@ DEFINE_NAMES (hr_pipeline_schedule, HrPipelineSchedule, schedule_names)
 DEFINE_NAMES (hr_fsdp, HrFsdp, fsdp_names)
 DEFINE_NAMES (hr_training_attention, HrAttentionImpl, attention_names)
 DEFINE_NAMES (hr_training_recompute, HrRecompute, recompute_names)
+DEFINE_NAMES (hr_norm_kernel, HrNormKernel, norm_kernel_names)
+DEFINE_NAMES (hr_loss, HrLoss, loss_names)
 
 /* Settings */
 
@@ -168,6 +188,15 @@ hr_training_init (HrTraining *training)
   training->price_per_gpu_hour = 0;
   training->fp32_residual = false;
   hr_finetune_init (&training->finetune);
+  training->norm_kernel = HR_NORM_KERNEL_FUSED;
+  training->compile = false;
+  training->loss = HR_LOSS_FULL;
+  /* CEWithChunkedOutputLoss(num_output_chunks=8), pytorch/torchtune
+   * torchtune/modules/loss/ce_chunked_output_loss.py */
+  training->loss_chunks = 8;
+  training->recompute_layers = 0;
+  training->offload_activations = false;
+  training->optimizer_in_backward = false;
 }
 
 int64_t
@@ -300,6 +329,7 @@ validate_settings (const HrTraining *t,
     { t->micro_batch, "micro_batch" },
     { t->seq_len, "seq_len" },
     { t->dropout_mask_bytes, "dropout_mask_bytes" },
+    { t->loss_chunks, "loss_chunks" },
   };
   HrStatus status;
 
@@ -332,6 +362,16 @@ validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention", t->attention, 0, NULL);
   if ((unsigned) t->recompute >= N_ELEMENTS (recompute_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", t->recompute, 0, NULL);
+  if ((unsigned) t->norm_kernel >= N_ELEMENTS (norm_kernel_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
+  if ((unsigned) t->loss >= N_ELEMENTS (loss_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "loss", t->loss, 0, NULL);
+  if (t->recompute_layers < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute_layers", t->recompute_layers, 0,
+                         "0 (every layer) or a count of layers per stage");
+  if (t->optimizer_in_backward && grad_accumulation (t) > 1)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "optimizer_in_backward", 1, 0,
+                         "the step in the backward needs one micro-batch per step");
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");
@@ -879,6 +919,9 @@ typedef struct
   double mask;        /* bytes of a dropout mask element (0 without dropout) */
   double attn_casts;  /* saved copies of the attention input (autocast casts per projection) */
   double mlp_casts;   /* the same for the MLP input; 0 when it shares the attention's */
+  double norm_fp32;   /* fp32 input copy an eager norm saves inside a layer (0: fused) */
+  double head_norm_fp32; /* the same for the final norm (outside the compiled layers) */
+  double param;       /* bytes of a parameter element as the model holds it */
 } ActShape;
 
 static void
@@ -917,6 +960,20 @@ act_shape (const HrModel    *model,
   a->mlp_casts = autocast ? (model->ffn_kind == HR_FFN_GATED ? 2 : 1) : 1;
   if (model->parallel_block && model->norms_per_layer == 1 && !autocast)
     a->mlp_casts = 0;
+
+  /* An eager RMSNorm (transformers LlamaRMSNorm, torchtune RMSNorm) runs
+   * x.float(), pow, mean, rsqrt and two muls: pow and mul save the fp32 copy
+   * of the input, the weight's mul its normalised input cast back; a fused
+   * kernel saves the input and the statistics. Both save one input-sized
+   * tensor in the input dtype, so eager adds 4 bytes per element.
+   * torch.compile of a layer fuses the pointwise chain: the partitioner
+   * recomputes the fp32 copy (torch/_functorch/partitioners.py,
+   * min_cut_rematerialization_partition), so the compiled layer's norms save
+   * what a fused kernel saves. torchtune and torchtitan compile each
+   * transformer block, not the final norm. */
+  a->head_norm_fp32 = t->norm_kernel == HR_NORM_KERNEL_EAGER ? 4 : 0;
+  a->norm_fp32 = t->compile ? 0 : a->head_norm_fp32;
+  a->param = (t->precision == HR_PRECISION_FP32 || autocast) ? 4 : 2;
 }
 
 /* Norm statistics: LayerNorm saves mean and rstd, RMSNorm rstd, in fp32. */
@@ -996,9 +1053,29 @@ layer_bytes (const HrModel    *model,
   if (recompute == HR_RECOMPUTE_FULL)
     return a->tokens_rep * a->h * a->residual;
 
+  /* torchtitan's op-level SAC (torchtitan/distributed/activation_checkpoint.py,
+   * _custom_policy): the layer input, the outputs of aten.mm except every
+   * second one — in a Llama block wq, wk, wv, wo, w1, w3, w2 run in that
+   * order, so wq, wv, w1 and w2 are kept (a plain MLP: fc1) — and the SDPA
+   * outputs (output and log-sum-exp; eager attention runs bmm, not in the
+   * save list). Routed experts run grouped GEMMs, not aten.mm: recomputed. */
+  if (recompute == HR_RECOMPUTE_OP_SELECTIVE)
+    {
+      double f = (double) model->ffn_size / (double) t->tensor_parallel;
+
+      bytes = a->tokens_rep * a->h * a->residual;
+      bytes += q + a->tokens * a->kv_heads * a->d_v * a->compute;
+      if (t->attention == HR_ATTENTION_FLASH)
+        bytes += o * a->compute + a->batch * a->heads * a->s_q * 4;
+      if (!is_moe)
+        bytes += a->tokens * f * a->compute
+                 + (model->ffn_kind == HR_FFN_GATED ? a->tokens * a->h * a->compute : 0);
+      return bytes;
+    }
+
   /* Norm inputs and statistics; projection inputs (the norm outputs). */
   bytes += (double) model->norms_per_layer
-           * (a->tokens * a->h_rep * a->residual + norm_stats (model, a));
+           * (a->tokens * a->h_rep * (a->residual + a->norm_fp32) + norm_stats (model, a));
   bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_rep * a->input;
 
   /* Attention core: q after the rotary embedding, k and v. */
@@ -1056,7 +1133,8 @@ layer_bytes (const HrModel    *model,
 typedef struct
 {
   double saved[2];  /* under the recompute mode */
-  double full[2];   /* with nothing recomputed (live while the layer is recomputed) */
+  double full[2];   /* with nothing recomputed: live during the layer's backward,
+                     * the saved tensors reused and the rest rebuilt */
 } LayerKinds;
 
 static void
@@ -1096,14 +1174,19 @@ stage_activations (const HrModel         *model,
 
   /* Layer by layer in order, so that the sum rounds as a walk over the
    * model's layers does. */
+  /* Megatron's --recompute-num-layers N (block method): the first N layers
+   * of each model chunk run under the recompute mode, the others keep
+   * everything (megatron/core/transformer/transformer_block.py,
+   * _checkpointed_forward). */
   for (int64_t first = stage * chunk; first < model->n_layers; first += pp * chunk)
     for (int64_t i = first; i < first + chunk; i++)
       {
         int is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
+        bool kept = training->recompute_layers > 0 && i - first >= training->recompute_layers;
 
         count[is_moe]++;
         if (!hr_finetune_layer_outside_graph (&training->finetune, i))
-          layers_total += kinds->saved[is_moe];
+          layers_total += kept ? kinds->full[is_moe] : kinds->saved[is_moe];
       }
   act->layers = count[0] + count[1];
   for (int is_moe = 0; is_moe < 2; is_moe++)
@@ -1127,13 +1210,61 @@ stage_activations (const HrModel         *model,
    * the vocabulary by TP, Megatron's vocab-parallel loss) and int64 labels. */
   if (stage == pp - 1)
     {
+      double vocab = ceil ((double) model->vocab_size / tp);
+      double logits = a->tokens * vocab;
+      double chunks = (double) training->loss_chunks;
+
       if (model->final_norm)
-        act->final_norm = a->tokens * a->h_rep * a->residual + norm_stats (model, a);
+        act->final_norm = a->tokens * a->h_rep * (a->residual + a->head_norm_fp32)
+                          + norm_stats (model, a);
       act->lm_head = hr_finetune_head_activations (&training->finetune, model, a->tokens, a->h,
                                                    a->input, a->compute);
-      act->loss = a->tokens * ceil ((double) model->vocab_size / tp) * 4 + a->tokens * 8;
+      switch (training->loss)
+        {
+        case HR_LOSS_CHUNKED:
+          /* torchtune CEWithChunkedOutputLoss: cross_entropy(chunk.float())
+           * per chunk. Eager, log_softmax saves each chunk's fp32 output
+           * (all of them by the end of the forward); compiled with the loss,
+           * the upcast is recomputed and the 16-bit chunks are saved. The
+           * backward of one chunk holds its gradient: fp32 of the
+           * log-probabilities and of the logits eager, one 16-bit compiled. */
+          act->loss = logits * (training->compile ? a->compute : 4);
+          act->loss_transient = logits / chunks * (training->compile ? a->compute : 8);
+          break;
+        case HR_LOSS_FUSED:
+          {
+            /* Liger's fused linear cross-entropy (Liger-Kernel
+             * src/liger_kernel/ops/fused_linear_cross_entropy.py) computes
+             * the loss and both gradients in the forward, chunk by chunk:
+             * it saves grad_input (tokens × h, input dtype) and grad_weight
+             * (the weight's dtype) and holds one chunk of logits,
+             * next_power_of_2(ceil(tokens / ceil(V / h))) rows. */
+            double inc = ceil (vocab / a->h);
+            double rows = exp2 (ceil (log2 (ceil (a->tokens / inc))));
+
+            if (rows > a->tokens)
+              rows = a->tokens;
+            act->lm_head = 0;
+            act->loss = a->tokens * a->h * a->compute + vocab * a->h * a->param
+                        + a->tokens * 4;
+            act->loss_transient = rows * vocab * a->compute;
+          }
+          break;
+        case HR_LOSS_FULL:
+        default:
+          /* PyTorch cross_entropy on fp32 logits: log_softmax saves its
+           * fp32 output. Its backward holds the incoming gradient and the
+           * logits' gradient, both fp32; compiled, one fused kernel writes
+           * the logits' gradient from the saved fp32 logits. */
+          act->loss = logits * 4;
+          act->loss_transient = logits * (training->compile ? 4 : 8);
+          break;
+        }
+      /* int64 labels */
+      act->loss += a->tokens * 8;
     }
 
+  act->layers_total = layers_total;
   act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss;
 }
 
@@ -1285,6 +1416,128 @@ typedef struct
   LayerKinds kinds;
 } StageInputs;
 
+/* Parameter tensors of one layer: 4 attention matrices, 2 or 3 MLP
+ * matrices, the norms; biases as tensors of their own. Used only to count
+ * the caching allocator's rounding. */
+static double
+layer_tensors (const HrModel *model)
+{
+  double n = 4 + (model->ffn_kind == HR_FFN_GATED ? 3 : 2) + model->norms_per_layer;
+
+  if (model->qkv_bias)
+    n += 3;
+  if (model->out_bias)
+    n += 1;
+  if (model->mlp_bias)
+    n += model->ffn_kind == HR_FFN_GATED ? 3 : 2;
+  return n;
+}
+
+/* The peak of a step is the largest of its phases, not the sum of each
+ * part's maximum (docs/training.md, "What users measure"):
+ *  - end of the forward: the model states, the gradients where they persist
+ *    between steps, every in-flight micro-batch's saved tensors;
+ *  - the loss's backward (last stage): the same plus the loss's buffers;
+ *  - the backward of the stage's first layer: the gradients complete, the
+ *    other in-flight micro-batches' activations, that layer's tensors live
+ *    (rebuilt when recomputed) — activations shrink and gradients grow
+ *    linearly in between, so the ends bound the middle;
+ *  - the optimizer step (fused or in place: no temporaries counted).
+ * Communication buffers (ZeRO-3 gathers, DP buckets) are live throughout. */
+static void
+phases (const HrModel     *model,
+        const HrTraining  *training,
+        const StageInputs *in,
+        HrTrainingMemory  *memory)
+{
+  const HrTrainingActivations *act = &memory->activation;
+  double states = memory->frozen_weights + memory->weights + memory->master_weights
+                  + memory->optimizer + memory->grad_accumulation_buffer;
+  double grads = memory->gradients, grads_forward, head_grad = 0;
+  double n_tensors;
+  StateBytes b;
+
+  state_bytes (training, &b);
+  /* torchtune's optimizer_in_bwd registers a step per parameter as its
+   * gradient is accumulated (torchtune training/memory.py,
+   * register_optim_in_bwd_hooks), then frees it: one parameter's gradient at
+   * a time, the largest matrix — the embedding or LM head where the stage
+   * holds one, else an MLP matrix. */
+  if (training->optimizer_in_backward)
+    {
+      double rows = ceil ((double) model->vocab_size / (double) training->tensor_parallel);
+      double largest = (double) model->ffn_size / (double) training->tensor_parallel
+                       * (double) model->hidden_size;
+
+      if ((memory->pipeline_stage == 0 || memory->pipeline_stage == training->pipeline_parallel - 1)
+          && rows * (double) model->hidden_size > largest)
+        largest = rows * (double) model->hidden_size;
+      grads = largest * b.gradients;
+      if (grads > memory->gradients)
+        grads = memory->gradients;
+      memory->gradients = grads;
+    }
+  /* zero_grad(set_to_none=True), PyTorch's default since 2.0, frees the
+   * gradients after each step; they persist through the forward while
+   * micro-batches accumulate (grad accumulation, pipelines) and in
+   * DeepSpeed's and Megatron's ZeRO buffers. */
+  grads_forward = (grad_accumulation (training) > 1 || training->pipeline_parallel > 1
+                   || training->zero_stage > 0) ? grads : 0;
+  /* Chunked, the LM head's weight gradient is allocated at the first
+   * chunk's backward and summed into over the others: it is live beside the
+   * chunk's buffers (full: the fp32 buffers are gone by the time it is made;
+   * fused: made in the forward, counted in the loss). */
+  if (training->loss == HR_LOSS_CHUNKED && grads_forward == 0 && act->lm_head > 0)
+    head_grad = ceil ((double) model->vocab_size / (double) training->tensor_parallel)
+                * (double) model->hidden_size * b.gradients;
+
+  {
+    /* What is live in each phase: gradients, activations, buffers. */
+    double live[4][3] = {
+      { grads_forward, memory->activations, memory->temporary },
+      { grads_forward + head_grad, memory->activations, memory->temporary + act->loss_transient },
+      { grads, (memory->micro_batches_in_flight - 1) * act->micro_batch
+               + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding,
+        memory->temporary },
+      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary },
+    };
+    double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
+                        &memory->peak_layer_backward, &memory->peak_optimizer };
+    int at = 0;
+
+    for (int i = 0; i < 4; i++)
+      {
+        *peak[i] = states + live[i][0] + live[i][1] + live[i][2];
+        if (*peak[i] > *peak[at])
+          at = i;
+      }
+    memory->allocated_peak = *peak[at];
+    memory->peak_gradients = live[at][0];
+    memory->peak_activations = live[at][1];
+    memory->peak_temporary = live[at][2];
+  }
+  memory->temporary += act->loss_transient;
+
+  /* Rounding: each large block wastes on average half of kRoundLarge. The
+   * blocks live at the peak: each layer's saved tensors (about one per
+   * parameter tensor: each matrix saves its input or output) per in-flight
+   * micro-batch and, unsharded, each parameter tensor's copies (weights,
+   * master, gradients, optimizer states); ZeRO and FSDP keep flat shards,
+   * a few blocks in all. */
+  n_tensors = layer_tensors (model) * (double) memory->rank.layers
+              * (memory->micro_batches_in_flight
+                 + (effective_zero_stage (training) == 0
+                    ? (b.master > 0 ? 2 : 1) + 1
+                      + (training->optimizer == HR_OPTIMIZER_ADAMW
+                         || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1)
+                    : 0));
+  memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2;
+
+  memory->overhead = training->overhead_bytes;
+  memory->total = memory->reserved_peak + memory->overhead;
+  (void) in;
+}
+
 static void
 stage_memory (const HrModel     *model,
               const HrTraining  *training,
@@ -1311,18 +1564,30 @@ stage_memory (const HrModel     *model,
   memory->micro_batches_in_flight = in_flight (training, stage);
   memory->activations_per_layer = memory->activation.per_layer;
   memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
-  /* The layer being recomputed holds its full activations during its backward. */
+  /* The layer being recomputed holds the tensors its forward rebuilds during
+   * its backward, beside what it saved. */
   if (training->recompute != HR_RECOMPUTE_NONE && memory->activation.layers > 0)
-    memory->activations += memory->activation.per_layer_full - memory->activation.per_layer;
+    memory->recompute = memory->activation.per_layer_full - memory->activation.per_layer;
+
+  /* Activation offloading (torchtune training/_activation_offloading.py,
+   * OffloadActivations): the layers' saved tensors go to pinned CPU memory
+   * in the forward and come back one layer ahead in the backward: two
+   * layers stay on the GPU. */
+  if (training->offload_activations && memory->activation.layers > 2)
+    {
+      double resident = 2 * memory->activation.per_layer;
+      double moved = memory->micro_batches_in_flight
+                     * (memory->activation.layers_total - resident);
+
+      if (moved > 0)
+        {
+          memory->activations -= moved;
+          memory->cpu_bytes += moved;
+        }
+    }
 
   /* Temporary buffers */
   state_bytes (training, &b);
-  if (stage == training->pipeline_parallel - 1)
-    /* The logits in the compute dtype and an fp32 buffer beside them (the
-     * upcast in the forward, the logits' gradient in the backward). */
-    memory->temporary += a->tokens * ceil ((double) model->vocab_size
-                                           / (double) training->tensor_parallel)
-                         * (a->compute + 4);
   if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1)
     /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
      * hold the full gradient of a layer until it is reduce-scattered. */
@@ -1331,11 +1596,7 @@ stage_memory (const HrModel     *model,
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
   memory->temporary += finetune_buffers (model, training);
 
-  memory->overhead = training->overhead_bytes;
-  memory->total = memory->frozen_weights + memory->weights + memory->master_weights
-                  + memory->gradients
-                  + memory->grad_accumulation_buffer + memory->optimizer + memory->activations
-                  + memory->temporary + memory->overhead;
+  phases (model, training, in, memory);
 }
 
 HrStatus

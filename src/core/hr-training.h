@@ -53,6 +53,24 @@ typedef enum
   HR_OPTIMIZER_ADAFACTOR,     /* factored second moments, no momentum (beta1 = None) */
 } HrOptimizer;
 
+/* How the norms run: one fused kernel that saves its input and statistics
+ * (Transformer Engine, Apex, Liger, torch.compile), or eager PyTorch ops
+ * (Hugging Face LlamaRMSNorm, torchtune RMSNorm) that also save an fp32 copy
+ * of the input. */
+typedef enum
+{
+  HR_NORM_KERNEL_FUSED,
+  HR_NORM_KERNEL_EAGER,
+} HrNormKernel;
+
+/* How the cross-entropy loss meets the logits. */
+typedef enum
+{
+  HR_LOSS_FULL,     /* all logits, upcast to fp32 (PyTorch cross_entropy) */
+  HR_LOSS_CHUNKED,  /* torchtune CEWithChunkedOutputLoss: upcast one chunk at a time */
+  HR_LOSS_FUSED,    /* fused linear cross-entropy (Liger, Cut Cross-Entropy): no logits kept */
+} HrLoss;
+
 typedef struct
 {
   /* Hardware and layout: GPUs = nodes × gpus_per_node = tp · pp · cp · dp */
@@ -100,6 +118,17 @@ typedef struct
 
   /* Fine-tuning: what is trained, frozen or quantised (hr-finetune.h) */
   HrFinetune finetune;
+
+  /* Kernels, loss, optimizer placement, as frameworks ship them
+   * (docs/training.md, "Recipes as frameworks run them") */
+  HrNormKernel norm_kernel;
+  bool    compile;                /* torch.compile of each layer and of the loss */
+  HrLoss  loss;
+  int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
+  int64_t recompute_layers;       /* full recompute on the first N layers of each
+                                   * stage (Megatron --recompute-num-layers); 0 = all */
+  bool    offload_activations;    /* saved layer activations kept on the CPU */
+  bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
 } HrTraining;
 
 /* Parameters that one rank owns, before ZeRO/FSDP sharding. */
@@ -122,9 +151,11 @@ typedef struct
   double  per_layer;        /* one transformer layer as saved under the recompute mode */
   double  per_layer_full;   /* one layer with nothing recomputed (live during a recompute) */
   int64_t layers;           /* layers on the rank (all its virtual chunks) */
+  double  layers_total;     /* what all of them save */
   double  final_norm;       /* last stage: final norm input and statistics */
   double  lm_head;          /* last stage: LM head input */
-  double  loss;             /* last stage: fp32 logits and loss buffers */
+  double  loss;             /* last stage: what the loss saves for its backward */
+  double  loss_transient;   /* last stage: the loss backward's buffers beyond that */
   double  micro_batch;      /* everything above for one micro-batch on this rank */
 } HrTrainingActivations;
 
@@ -153,8 +184,20 @@ typedef struct
   double activations;             /* per_layer × layers × in flight, + outside-layer tensors */
   double activations_per_layer;   /* one layer of one micro-batch */
   double temporary;               /* gathered layers, comm buckets, fp32 logits and loss */
-  double overhead;
-  double total;
+  double overhead;                /* CUDA context, cuBLAS workspace, NCCL buffers */
+  double recompute;               /* a recomputed layer's transient during its backward */
+  double allocated_peak;          /* live tensors at the step's peak phase
+                                   * (torch.cuda.max_memory_allocated) */
+  double reserved_peak;           /* plus the caching allocator's rounding
+                                   * (torch.cuda.max_memory_reserved) */
+  double peak_forward;            /* the phases: end of the forward (loss included), */
+  double peak_loss_backward;      /* the loss's backward, */
+  double peak_layer_backward;     /* the last layer's backward (all gradients held), */
+  double peak_optimizer;          /* the optimizer step */
+  double peak_gradients;          /* what of gradients, activations and buffers is */
+  double peak_activations;        /* live in the peak phase: with the states they sum */
+  double peak_temporary;          /* to allocated_peak */
+  double total;                   /* reserved_peak + overhead: what the GPU must hold */
   double capacity;                /* the GPU's memory */
   double headroom;                /* capacity − total when it fits, else 0 */
   double overflow;                /* total − capacity when it does not fit, else 0 */
@@ -287,6 +330,12 @@ bool        hr_fsdp_from_name               (const char         *name,
 const char *hr_training_attention_name      (HrAttentionImpl     attention);
 bool        hr_training_attention_from_name (const char         *name,
                                              HrAttentionImpl    *attention);
+const char *hr_norm_kernel_name             (HrNormKernel        kernel);
+bool        hr_norm_kernel_from_name        (const char         *name,
+                                             HrNormKernel       *kernel);
+const char *hr_loss_name                    (HrLoss              loss);
+bool        hr_loss_from_name               (const char         *name,
+                                             HrLoss             *loss);
 const char *hr_training_recompute_name      (HrRecompute         recompute);
 bool        hr_training_recompute_from_name (const char         *name,
                                              HrRecompute        *recompute);

@@ -354,8 +354,10 @@ fill_memory_segments (HeadroomEstimator *self)
                       "weights", _("frozen parameters × bytes of their dtype (NF4 with double "
                                    "quantisation: 0.516), ÷ DP under ZeRO-3 and FSDP"));
       if (hr_finetune_is_adapter (f))
-        /* The adapters' weights, gradients and optimizer states, as one. */
-        add_quantity (items, "adapters", _("Adapters"), m->adapters, "bytes", "optimizer",
+        /* The adapters' weights, gradients (as live at the peak) and
+         * optimizer states, as one. */
+        add_quantity (items, "adapters", _("Adapters"),
+                      m->adapters - m->gradients + m->peak_gradients, "bytes", "optimizer",
                       _("adapter parameters × (weights + gradients + optimizer states), "
                         "÷ DP as ZeRO shards them"));
       else
@@ -364,20 +366,25 @@ fill_memory_segments (HeadroomEstimator *self)
                         _("parameters on this GPU × bytes of the compute dtype, ÷ DP under ZeRO-3"));
           add_quantity (items, "master_weights", _("Master weights"), m->master_weights, "bytes",
                         "weights", _("fp32 copy of mixed precision: 4 bytes × parameters, ÷ DP from ZeRO-1"));
-          add_quantity (items, "gradients", _("Gradients"), m->gradients, "bytes", "gradients",
-                        _("parameters on this GPU × gradient bytes, ÷ DP from ZeRO-2"));
+          add_quantity (items, "gradients", _("Gradients"), m->peak_gradients, "bytes",
+                        "gradients", _("gradients live at the peak: parameters on this GPU × "
+                                       "gradient bytes, ÷ DP from ZeRO-2"));
           add_quantity (items, "grad_accumulation_buffer", _("Gradient accumulation"),
                         m->grad_accumulation_buffer, "bytes", "gradients",
                         _("separate fp32 accumulation buffer, where kept"));
           add_quantity (items, "optimizer", _("Optimizer states"), m->optimizer, "bytes", "optimizer",
                         _("AdamW: 8 bytes × parameters (m and v in fp32), ÷ DP from ZeRO-1"));
         }
-      add_quantity (items, "activations", _("Activations"), m->activations, "bytes", "activations",
-                    _("per layer × layers on this GPU × micro-batches in flight (Korthikanti et al. 2022, §4)"));
-      add_quantity (items, "temporary", _("Temporary buffers"), m->temporary, "bytes", "buffers",
-                    _("gathered layers, communication buckets, fp32 logits and loss"));
+      add_quantity (items, "activations", _("Activations"), m->peak_activations, "bytes",
+                    "activations",
+                    _("saved for the backward and live at the peak (Korthikanti et al. 2022, §4)"));
+      add_quantity (items, "temporary", _("Temporary buffers"), m->peak_temporary, "bytes",
+                    "buffers", _("gathered layers, communication buckets, the loss's buffers at the peak"));
+      add_quantity (items, "allocator", _("Allocator rounding"),
+                    m->reserved_peak - m->allocated_peak, "bytes", "overhead",
+                    _("the caching allocator's 2 MiB rounding of large blocks"));
       add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
-                    _("CUDA context, NCCL and allocator reserve"));
+                    _("CUDA context, cuBLAS workspace, NCCL buffers"));
       /* The offloaded states of fine-tuning are the trained part's: shown in
        * the total CPU figure only. */
       if (r->training.offload_optimizer && hr_finetune_is_full (f))

@@ -22,13 +22,19 @@
 
 static const char * const workload_choices[] = { "training", "inference", NULL };
 static const char * const precision_choices[] = {
-  "fp32", "bf16-mixed", "fp16-mixed", "bf16", "fp8-mixed", NULL };
+  "fp32", "bf16-mixed", "fp16-mixed", "bf16-autocast", "fp16-autocast", "bf16", "fp8-mixed",
+  NULL };
+static const char * const framework_choices[] = {
+  "none", "megatron", "deepspeed", "fsdp", "torchtitan", "hf", "torchtune", NULL };
+static const char * const norm_kernel_choices[] = { "fused", "eager", NULL };
+static const char * const loss_choices[] = { "full", "chunked", "fused", NULL };
 static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
 static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe", NULL };
 static const char * const fsdp_choices[] = { "none", "full", "grad-op", "hybrid", NULL };
 static const char * const attention_choices[] = { "eager", "flash", NULL };
-static const char * const recompute_choices[] = { "none", "selective", "full", NULL };
+static const char * const recompute_choices[] = {
+  "none", "selective", "op-selective", "full", NULL };
 static const char * const method_choices[] = { "full", "lora", "qlora", "dora", "freeze", NULL };
 static const char * const quant_choices[] = { "nf4", "fp4", "int8", NULL };
 static const char * const quant_scope_choices[] = { "linear", "adapted", "all", NULL };
@@ -92,11 +98,19 @@ static const HeadroomKeyInfo keys[] = {
   INT ("training.global_batch", 0, 1e12, "512", "sequences", N_("Global batch")),
   INT ("training.seq_len", 1, 1e9, "8192", "tokens", N_("Sequence length")),
   DBL ("training.tokens", 0, 1e18, "0", "tokens", N_("Training tokens")),
+  CHOICE ("training.framework", framework_choices, "none", N_("Framework")),
   CHOICE ("training.precision", precision_choices, "bf16-mixed", N_("Precision")),
   CHOICE ("training.optimizer", optimizer_choices, "adamw", N_("Optimizer")),
   BOOL ("training.offload_optimizer", "false", N_("Offload optimizer")),
   CHOICE ("training.attention", attention_choices, "flash", N_("Attention")),
   CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
+  INT ("training.recompute_layers", 0, 1e6, "0", "layers", N_("Recomputed layers per stage (0: all)")),
+  BOOL ("training.offload_activations", "false", N_("Offload activations")),
+  CHOICE ("training.norm_kernel", norm_kernel_choices, "fused", N_("Norm kernel")),
+  BOOL ("training.compile", "false", N_("torch.compile")),
+  CHOICE ("training.loss", loss_choices, "full", N_("Loss")),
+  INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks")),
+  BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward")),
   BOOL ("training.dropout", "false", N_("Dropout")),
   BOOL ("training.causal", "false", N_("Causal attention FLOPs")),
   CHOICE ("training.method", method_choices, "full", N_("Fine-tuning method")),
@@ -442,26 +456,107 @@ copy_node (JsonNode *node)
   return json_node_copy (node);
 }
 
+/* The recipe each framework ships, filling the defaults of the keys the
+ * project does not set (docs/training.md, "Frameworks"). */
+static const struct
+{
+  const char *framework;
+  const char *key;
+  const char *value;
+} framework_defaults[] = {
+  /* Megatron-LM: bf16 params with fp32 main params and grads
+   * (--bf16, Float16OptimizerWithFloat16Params), Transformer Engine fused
+   * norms, no recomputation unless asked. */
+  { "megatron", "training.precision", "bf16-mixed" },
+  { "megatron", "training.norm_kernel", "fused" },
+  { "megatron", "training.loss", "full" },
+  { "megatron", "training.recompute", "none" },
+  /* DeepSpeed runs Hugging Face models: their eager RMSNorm, bf16 weights
+   * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
+  { "deepspeed", "training.precision", "bf16-mixed" },
+  { "deepspeed", "training.norm_kernel", "eager" },
+  { "deepspeed", "training.loss", "full" },
+  { "deepspeed", "training.recompute", "none" },
+  /* PyTorch FSDP with MixedPrecision(param_dtype=bf16) on a Hugging Face
+   * model. */
+  { "fsdp", "training.precision", "bf16-mixed" },
+  { "fsdp", "training.norm_kernel", "eager" },
+  { "fsdp", "training.loss", "full" },
+  { "fsdp", "training.fsdp", "full" },
+  { "fsdp", "training.zero_stage", "0" },
+  /* torchtitan: FSDP2 (fp32 shards, bf16 param_dtype), nn.RMSNorm run
+   * eagerly, cross_entropy on fp32 logits, selective op-level AC
+   * (train_configs/llama3_8b.toml: mode "selective", option "op"). */
+  { "torchtitan", "training.precision", "bf16-mixed" },
+  { "torchtitan", "training.norm_kernel", "eager" },
+  { "torchtitan", "training.loss", "full" },
+  { "torchtitan", "training.recompute", "op-selective" },
+  { "torchtitan", "training.fsdp", "full" },
+  { "torchtitan", "training.zero_stage", "0" },
+  /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
+   * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
+  { "hf", "training.precision", "bf16-autocast" },
+  { "hf", "training.norm_kernel", "eager" },
+  { "hf", "training.loss", "full" },
+  { "hf", "training.recompute", "none" },
+  /* torchtune full_finetune_single_device with
+   * recipes/configs/llama3_2/3B_full_single_device.yaml: dtype bf16 (pure),
+   * its eager RMSNorm, CEWithChunkedOutputLoss, activation checkpointing,
+   * optimizer_in_bwd, bitsandbytes PagedAdamW8bit. */
+  { "torchtune", "training.precision", "bf16" },
+  { "torchtune", "training.norm_kernel", "eager" },
+  { "torchtune", "training.loss", "chunked" },
+  { "torchtune", "training.recompute", "full" },
+  { "torchtune", "training.optimizer_in_backward", "true" },
+  { "torchtune", "training.optimizer", "adamw-8bit" },
+  { "torchtune", "training.zero_stage", "0" },
+};
+
+/* The default of a key: the table's, or the one the project's framework
+ * implies. */
+static const char *
+default_value (HeadroomProject       *self,
+               const HeadroomKeyInfo *info)
+{
+  JsonNode *node;
+  const char *framework;
+
+  if (self == NULL || !g_str_has_prefix (info->key, "training."))
+    return info->default_value;
+  node = g_hash_table_lookup (self->values, "training.framework");
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_STRING)
+    return info->default_value;
+  framework = json_node_get_string (node);
+  for (guint i = 0; i < G_N_ELEMENTS (framework_defaults); i++)
+    if (strcmp (framework_defaults[i].framework, framework) == 0
+        && strcmp (framework_defaults[i].key, info->key) == 0)
+      return framework_defaults[i].value;
+  return info->default_value;
+}
+
 static JsonNode *
-default_node (const HeadroomKeyInfo *info)
+default_node (HeadroomProject       *self,
+              const HeadroomKeyInfo *info)
 {
   JsonNode *node = json_node_new (JSON_NODE_VALUE);
+  const char *value = default_value (self, info);
 
   switch (info->type)
     {
     case HEADROOM_KEY_INT:
-      json_node_set_int (node, g_ascii_strtoll (info->default_value, NULL, 10));
+      json_node_set_int (node, g_ascii_strtoll (value, NULL, 10));
       break;
     case HEADROOM_KEY_DOUBLE:
-      json_node_set_double (node, g_ascii_strtod (info->default_value, NULL));
+      json_node_set_double (node, g_ascii_strtod (value, NULL));
       break;
     case HEADROOM_KEY_BOOLEAN:
-      json_node_set_boolean (node, strcmp (info->default_value, "true") == 0);
+      json_node_set_boolean (node, strcmp (value, "true") == 0);
       break;
     case HEADROOM_KEY_STRING:
     case HEADROOM_KEY_CHOICE:
     default:
-      json_node_set_string (node, info->default_value);
+      json_node_set_string (node, value);
       break;
     }
   return node;
@@ -1023,7 +1118,7 @@ headroom_project_to_bytes (HeadroomProject *self)
           && !uses_custom_gpu (self))
         continue;
       place_node (root, keys[i].key, node != NULL ? json_node_copy (node)
-                                                  : default_node (&keys[i]));
+                                                  : default_node (self, &keys[i]));
     }
 
   for (guint i = 0; i < self->unknown->len; i++)
@@ -1191,7 +1286,7 @@ set_node (HeadroomProject  *self,
     {
       current = g_hash_table_lookup (self->values, info->key);
       if (current == NULL)
-        current = info->default_value != NULL ? default_node (info) : NULL;
+        current = info->default_value != NULL ? default_node (self, info) : NULL;
       else
         current = json_node_ref (current);
       if (current != NULL && json_node_equal (current, node))
@@ -1396,7 +1491,7 @@ lookup_node (HeadroomProject  *self,
   if (node == NULL && info->default_value != NULL)
     {
       *owned = TRUE;
-      node = default_node (info);
+      node = default_node (self, info);
     }
   return node;
 }
@@ -1510,7 +1605,7 @@ headroom_project_get_string (HeadroomProject *self,
       json_node_unref (node);
       info = headroom_project_find_key (key);
       return info->type == HEADROOM_KEY_STRING || info->type == HEADROOM_KEY_CHOICE
-             ? info->default_value : NULL;
+             ? default_value (self, info) : NULL;
     }
   if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
       && json_node_get_value_type (node) == G_TYPE_STRING)
@@ -1693,6 +1788,8 @@ void
 headroom_project_get_training (HeadroomProject *self,
                                HrTraining      *training)
 {
+  const char *precision;
+
   g_return_if_fail (HEADROOM_IS_PROJECT (self));
   g_return_if_fail (training != NULL);
 
@@ -1713,8 +1810,17 @@ headroom_project_get_training (HeadroomProject *self,
   training->global_batch = headroom_project_get_int (self, "training.global_batch");
   training->seq_len = headroom_project_get_int (self, "training.seq_len");
   training->tokens = headroom_project_get_double (self, "training.tokens");
-  hr_precision_from_name (headroom_project_get_string (self, "training.precision"),
-                          &training->precision);
+  precision = headroom_project_get_string (self, "training.precision");
+  /* Autocast over fp32 parameters (Hugging Face Trainer --bf16, Lightning
+   * "bf16-mixed"): the mixed recipe with the fp32 residual stream. */
+  if (g_strcmp0 (precision, "bf16-autocast") == 0 || g_strcmp0 (precision, "fp16-autocast") == 0)
+    {
+      training->precision = precision[1] == 'b' ? HR_PRECISION_BF16_MIXED
+                                                : HR_PRECISION_FP16_MIXED;
+      training->fp32_residual = true;
+    }
+  else
+    hr_precision_from_name (precision, &training->precision);
   hr_optimizer_from_name (headroom_project_get_string (self, "training.optimizer"),
                           &training->optimizer);
   training->offload_optimizer = headroom_project_get_boolean (self, "training.offload_optimizer");
@@ -1722,6 +1828,16 @@ headroom_project_get_training (HeadroomProject *self,
                                    &training->attention);
   hr_training_recompute_from_name (headroom_project_get_string (self, "training.recompute"),
                                    &training->recompute);
+  training->recompute_layers = headroom_project_get_int (self, "training.recompute_layers");
+  training->offload_activations = headroom_project_get_boolean (self,
+                                                                "training.offload_activations");
+  hr_norm_kernel_from_name (headroom_project_get_string (self, "training.norm_kernel"),
+                            &training->norm_kernel);
+  training->compile = headroom_project_get_boolean (self, "training.compile");
+  hr_loss_from_name (headroom_project_get_string (self, "training.loss"), &training->loss);
+  training->loss_chunks = headroom_project_get_int (self, "training.loss_chunks");
+  training->optimizer_in_backward = headroom_project_get_boolean (self,
+                                                                  "training.optimizer_in_backward");
   training->dropout = headroom_project_get_boolean (self, "training.dropout");
   training->causal = headroom_project_get_boolean (self, "training.causal");
   training->mfu = headroom_project_get_double (self, "training.mfu");

@@ -227,11 +227,12 @@ static void
 test_optimizers (void)
 {
   /* P = 1e9, bf16-mixed (fp32 states). AdamW m + v 8 B; 8-bit AdamW 2 B +
-   * two fp32 absmax per 2048 values: 2 + 8/2048 = 2.00390625 B; SGD 0;
+   * two fp32 absmax per block of 256 values (bitsandbytes Optimizer8bit):
+   * 2 + 8/256 = 2.03125 B; SGD 0;
    * SGD with momentum 4; Lion 4; Adafactor: 4 B per factored element. */
   static const struct { HrOptimizer o; double bytes; } cases[] = {
     { HR_OPTIMIZER_ADAMW, 8e9 },
-    { HR_OPTIMIZER_ADAMW_8BIT, 2.00390625e9 },
+    { HR_OPTIMIZER_ADAMW_8BIT, 2.03125e9 },
     { HR_OPTIMIZER_SGD, 0 },
     { HR_OPTIMIZER_SGD_MOMENTUM, 4e9 },
     { HR_OPTIMIZER_LION, 4e9 },
@@ -351,11 +352,24 @@ test_llama2_7b_zero3 (void)
    * LM head input T·h·2 = 33,554,432; fp32 log-probs T·32000·4 + labels 8T
    * = 524,320,768. Total 20,741,963,776 (19.32 GiB).
    * Full recompute: 32 layer inputs T·h·2 = 1,073,741,824 + the same outside
-   * = 1,665,220,608, + one layer recomputed in full (629,702,656) less its
-   * saved input (33,554,432) = 2,261,368,832 (2.106 GiB).
-   * Temporary: logits T·32000·(2 + 4) = 786,432,000; gathered layer and the
-   * prefetched one 2·2 B + its gradient 2 B, × 202,383,360 = 1,214,300,160;
-   * two 25 MiB buckets 52,428,800 → 2,053,160,960. */
+   * = 1,665,220,608 saved; the recomputed layer's transient is its full set
+   * (629,702,656) less its saved input (33,554,432).
+   * Buffers live throughout: gathered layer and the prefetched one 2·2 B +
+   * its gradient 2 B, × 202,383,360 = 1,214,300,160; two 25 MiB buckets
+   * 52,428,800 → 1,266,728,960. The loss's backward adds the gradients of
+   * the fp32 log-probabilities and of the logits, 2·T·32000·4 =
+   * 1,048,576,000 (temporary shows both: 2,315,304,960).
+   * Phases: states without gradients 11,792,227,328; ZeRO keeps its
+   * gradient partitions (1,684,603,904) through the forward.
+   *   end of forward 11,792,227,328 + 1,684,603,904 + 20,741,963,776
+   *     + 1,266,728,960 = 35,485,523,968
+   *   loss backward + 1,048,576,000 = 36,534,099,968   ← the peak
+   *   first layer's backward: states, gradients, buffers, one layer
+   *     629,702,656 and the token ids 32,768 = 15,373,295,616.
+   * Reserved: 9 tensors a layer (4 attention, 3 MLP, 2 norms) × 32 layers ×
+   * 1 micro-batch saved (ZeRO-3 keeps flat shards: not counted) = 288
+   * blocks × 1 MiB (half of kRoundLarge) = 301,989,888; reserved
+   * 36,836,089,856; total + 1 GiB overhead. */
   HrTrainingMemory m;
   HrModel model;
   HrTraining t;
@@ -374,9 +388,14 @@ test_llama2_7b_zero3 (void)
   g_assert_cmpfloat (states (&m), ==, 13476831232);
   g_assert_cmpfloat (m.activations_per_layer, ==, 629702656);
   g_assert_cmpfloat (m.activations, ==, 20741963776);
-  g_assert_cmpfloat (m.temporary, ==, 2053160960);
+  g_assert_cmpfloat (m.temporary, ==, 2315304960);
   g_assert_cmpfloat (m.overhead, ==, GIB);
-  g_assert_cmpfloat (m.total, ==, 13476831232 + 20741963776 + 2053160960 + GIB);
+  g_assert_cmpfloat (m.peak_forward, ==, 35485523968);
+  g_assert_cmpfloat (m.peak_loss_backward, ==, 36534099968);
+  g_assert_cmpfloat (m.peak_layer_backward, ==, 15373295616);
+  g_assert_cmpfloat (m.allocated_peak, ==, 36534099968);
+  g_assert_cmpfloat (m.reserved_peak, ==, 36836089856);
+  g_assert_cmpfloat (m.total, ==, 36836089856 + GIB);
   g_assert_true (m.fits);
   g_assert_cmpfloat (m.headroom, ==, 80 * GIB - m.total);
   g_assert_cmpfloat (m.overflow, ==, 0);
@@ -384,7 +403,8 @@ test_llama2_7b_zero3 (void)
   t.recompute = HR_RECOMPUTE_FULL;
   memory_ok (&model, &t, &gpu, &m);
   g_assert_cmpfloat (m.activations_per_layer, ==, 33554432);
-  g_assert_cmpfloat (m.activations, ==, 2261368832);
+  g_assert_cmpfloat (m.activations, ==, 1665220608);
+  g_assert_cmpfloat (m.recompute, ==, 629702656 - 33554432);
 
   /* On a 16 GiB GPU it overflows by total − 16 GiB. */
   gpu.memory_bytes = 16 * GIB;

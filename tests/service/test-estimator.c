@@ -121,7 +121,8 @@ test_training_result (void)
   /* The segments add up to the total the bar shows. */
   memory = headroom_estimator_get_training_memory (estimator);
   segments = headroom_estimator_get_memory_segments (estimator);
-  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 8);
+  /* weights … temporary, the allocator's rounding, overhead */
+  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 9);
   g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
   g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory->total);
   /* 80 GiB, the custom GPU's default. */
@@ -234,7 +235,7 @@ test_offload_segments (void)
   g_assert_null (headroom_estimator_get_error (estimator));
   memory = headroom_estimator_get_training_memory (estimator);
   segments = headroom_estimator_get_memory_segments (estimator);
-  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 8 + 3);
+  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 9 + 3);
 
   g_assert_cmpfloat (segment_value (segments, "cpu_master_weights"), ==, 4015130624.0);
   g_assert_cmpfloat (segment_value (segments, "cpu_optimizer"), ==, 8030261248.0);
