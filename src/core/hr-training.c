@@ -32,9 +32,11 @@
 #define ADAM_8BIT_BLOCK 256.0
 
 /* PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp):
- * allocations above kSmallSize (1 MiB) come from the large pool and are
- * rounded up to kRoundLarge (2 MiB) — on average half of it per tensor. */
+ * a request of kMinLargeAlloc (10 MiB) or more gets a segment of its own
+ * rounded up to kRoundLarge (2 MiB); smaller ones share 2 MiB (kSmallBuffer)
+ * or 20 MiB (kLargeBuffer) segments, rounded to 512 bytes (kMinBlockSize). */
 #define ALLOCATOR_ROUND_LARGE (2.0 * MIB)
+#define ALLOCATOR_MIN_LARGE (10.0 * MIB)
 
 /* Search bounds of hr_training_limits(). */
 #define LIMIT_MAX_MICRO_BATCH (INT64_C (1) << 20)
@@ -1518,19 +1520,33 @@ phases (const HrModel     *model,
   }
   memory->temporary += act->loss_transient;
 
-  /* Rounding: each large block wastes on average half of kRoundLarge. The
-   * blocks live at the peak: each layer's saved tensors (about one per
-   * parameter tensor: each matrix saves its input or output) per in-flight
-   * micro-batch and, unsharded, each parameter tensor's copies (weights,
-   * master, gradients, optimizer states); ZeRO and FSDP keep flat shards,
-   * a few blocks in all. */
-  n_tensors = layer_tensors (model) * (double) memory->rank.layers
-              * (memory->micro_batches_in_flight
-                 + (effective_zero_stage (training) == 0
-                    ? (b.master > 0 ? 2 : 1) + 1
-                      + (training->optimizer == HR_OPTIMIZER_ADAMW
-                         || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1)
-                    : 0));
+  /* Rounding: a block of kMinLargeAlloc (10 MiB) or more is its own
+   * segment, rounded up to kRoundLarge: on average half of it is wasted.
+   * Smaller blocks are carved out of shared 2 MiB or 20 MiB segments with
+   * 512-byte rounding (negligible). The blocks live at the peak: each
+   * layer's saved tensors (about one per parameter tensor: each matrix saves
+   * its input or output; the input alone under full recomputation) per
+   * in-flight micro-batch and, unsharded, each
+   * parameter tensor's copies (weights, master, gradients, optimizer
+   * states); ZeRO and FSDP keep flat shards, a few blocks in all. A class
+   * counts when its mean block is large. */
+  {
+    double per_layer = layer_tensors (model);
+    double saved_per_layer = training->recompute == HR_RECOMPUTE_FULL ? 1 : per_layer;
+    double layers = (double) memory->rank.layers;
+    double saved = saved_per_layer * layers * memory->micro_batches_in_flight;
+    double copies = (b.master > 0 ? 2 : 1) + 1
+                    + (training->optimizer == HR_OPTIMIZER_ADAMW
+                       || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1);
+    double param_block = per_layer * layers > 0
+                         ? (double) memory->rank.params * b.weights / (per_layer * layers) : 0;
+
+    n_tensors = 0;
+    if (memory->activation.per_layer / saved_per_layer >= ALLOCATOR_MIN_LARGE)
+      n_tensors += saved;
+    if (effective_zero_stage (training) == 0 && param_block >= ALLOCATOR_MIN_LARGE)
+      n_tensors += per_layer * layers * copies;
+  }
   memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2;
 
   memory->overhead = training->overhead_bytes;

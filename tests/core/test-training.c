@@ -964,6 +964,260 @@ test_measured_small (void)
   g_assert_cmpuint (checked, >=, 12);
 }
 
+/* Recipes as frameworks run them (docs/training.md) */
+
+/* A small Llama-style model for exact bytes: 2 layers, h 64, 4 heads of 16,
+ * 2 k/v heads, SwiGLU 128, vocabulary 256; b 1, s 32 (T = 32), pure bf16,
+ * flash attention. One layer saves, fused norms, nothing recomputed:
+ *   2 norms: input T·h·2 + rstd T·4      = 2 · (4,096 + 128) =  8,448
+ *   q/k/v input and MLP input 2·T·h·2                           =  8,192
+ *   q T·64·2; k, v T·2·(16 + 16)·2; output T·64·2  = 4,096 · 3 = 12,288
+ *   log-sum-exp b·4·s·4                                         =    512
+ *   gate, SiLU, up, product 4·T·128·2                           = 32,768
+ *   per layer 62,208. */
+static void
+tiny_llama (HrModel    *model,
+            HrTraining *t)
+{
+  llama_like (model, 2, 64, 4, 2, 128, 256);
+  one_gpu (t);
+  t->precision = HR_PRECISION_BF16;
+  t->micro_batch = 1;
+  t->seq_len = 32;
+}
+
+static void
+test_norm_kernel (void)
+{
+  /* Eager RMSNorm (transformers LlamaRMSNorm, torchtune RMSNorm) also
+   * saves the fp32 copy of its input, T·h·4 = 8,192 per norm: a layer
+   * 62,208 + 2 · 8,192 = 78,592; the final norm T·h·(2 + 4) + T·4 =
+   * 12,416 instead of 4,224. torch.compile of the layers fuses their norms
+   * back (62,208); the final norm, outside the compiled blocks, stays eager. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 62208);
+  g_assert_cmpfloat (act.final_norm, ==, 4224);
+  t.norm_kernel = HR_NORM_KERNEL_EAGER;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 78592);
+  g_assert_cmpfloat (act.final_norm, ==, 12416);
+  t.compile = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 62208);
+  g_assert_cmpfloat (act.final_norm, ==, 12416);
+}
+
+static void
+test_loss_kinds (void)
+{
+  /* T = 32 tokens, V = 256: 8,192 logits; labels 8·T = 256.
+   * full: fp32 log-probs 32,768 saved (+ labels 33,024); backward holds
+   *   the fp32 gradients of the log-probs and of the logits, 65,536;
+   *   compiled, one fused kernel: 32,768.
+   * chunked, 8 chunks: eager log_softmax still saves every chunk in fp32
+   *   (33,024), a chunk's backward 65,536 / 8 = 8,192; compiled the 16-bit
+   *   chunks are saved, 16,384 + 256 = 16,640, and a chunk's gradient in
+   *   16 bits is 16,384 / 8 = 2,048.
+   * fused (Liger): ceil(V / h) = 4, chunk rows next_power_of_2(32 / 4) = 8;
+   *   saves grad_input T·h·2 = 4,096, grad_weight V·h·2 = 32,768, the fp32
+   *   per-token loss 128 and labels 256: 37,248; no LM head input; holds one
+   *   chunk of logits 8·256·2 = 4,096. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 33024);
+  g_assert_cmpfloat (act.loss_transient, ==, 65536);
+  g_assert_cmpfloat (act.lm_head, ==, 4096);
+  t.compile = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss_transient, ==, 32768);
+
+  t.loss = HR_LOSS_CHUNKED;
+  t.compile = false;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 33024);
+  g_assert_cmpfloat (act.loss_transient, ==, 8192);
+  t.compile = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 16640);
+  g_assert_cmpfloat (act.loss_transient, ==, 2048);
+
+  t.loss = HR_LOSS_FUSED;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.lm_head, ==, 0);
+  g_assert_cmpfloat (act.loss, ==, 37248);
+  g_assert_cmpfloat (act.loss_transient, ==, 4096);
+}
+
+static void
+test_recompute_policies (void)
+{
+  /* torchtitan op-level SAC keeps the layer input T·h·2 = 4,096, the
+   * outputs of wq (4,096), wv (T·2·16·2 = 2,048), w1 (T·128·2 = 8,192) and
+   * w2 (T·h·2 = 4,096), the SDPA output 4,096 and log-sum-exp 512: 27,136.
+   * The recomputed layer rebuilds the rest: 62,208 − 27,136 = 35,072. */
+  HrTrainingActivations act;
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  tiny_llama (&model, &t);
+  round_gpu (&gpu);
+  t.recompute = HR_RECOMPUTE_OP_SELECTIVE;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 27136);
+  g_assert_cmpfloat (act.per_layer_full, ==, 62208);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.recompute, ==, 35072);
+
+  /* Megatron's --recompute-num-layers 1 with full recomputation: the first
+   * layer keeps its input (4,096), the second everything (62,208). */
+  t.recompute = HR_RECOMPUTE_FULL;
+  t.recompute_layers = 1;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.layers_total, ==, 4096 + 62208);
+  t.recompute_layers = 0;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.layers_total, ==, 2 * 4096);
+}
+
+static void
+test_peak_phases (void)
+{
+  /* Parameters: embedding and LM head 2·256·64 = 32,768; a layer q 4,096,
+   * k and v 2,048 each, o 4,096, MLP 3·64·128 = 24,576, norms 128: 36,992;
+   * final norm 64: P = 106,816. Pure bf16 AdamW: weights 213,632, gradients
+   * 213,632, m and v 427,264. One GPU, no accumulation: gradients are freed
+   * between steps (set_to_none) and absent in the forward.
+   * Activations: token ids 256, layers 2 · 62,208, final norm 4,224, LM
+   * head input 4,096, loss 33,024 = 166,016.
+   *   end of forward 640,896 + 166,016                   =   806,912
+   *   loss backward + 65,536                             =   872,448
+   *   first layer's backward: states, all gradients, one
+   *     layer 62,208 and the token ids 256               =   916,992  ← peak
+   *   optimizer step 640,896 + 213,632                   =   854,528
+   * Every block is below 10 MiB: no rounding, reserved = allocated. */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  tiny_llama (&model, &t);
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.peak_forward, ==, 806912);
+  g_assert_cmpfloat (m.peak_loss_backward, ==, 872448);
+  g_assert_cmpfloat (m.peak_layer_backward, ==, 916992);
+  g_assert_cmpfloat (m.peak_optimizer, ==, 854528);
+  g_assert_cmpfloat (m.allocated_peak, ==, 916992);
+  g_assert_cmpfloat (m.peak_gradients + m.peak_activations + m.peak_temporary
+                     + m.weights + m.optimizer, ==, m.allocated_peak);
+  g_assert_cmpfloat (m.reserved_peak, ==, 916992);
+  g_assert_cmpfloat (m.total, ==, 916992 + GIB);
+  g_assert_cmpfloat (m.activations, ==, 166016);
+
+  /* The optimizer step in the backward (torchtune optimizer_in_bwd) holds
+   * one gradient at a time, the largest: the LM head's 256·64·2 = 32,768.
+   * First layer's backward 640,896 + 32,768 + 62,464 = 736,128; the loss's
+   * backward, 872,448, is now the peak. */
+  t.optimizer_in_backward = true;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.gradients, ==, 32768);
+  g_assert_cmpfloat (m.peak_layer_backward, ==, 736128);
+  g_assert_cmpfloat (m.allocated_peak, ==, 872448);
+
+  /* Accumulating over two micro-batches keeps the gradients through the
+   * forward (and forbids the step in the backward). */
+  t.optimizer_in_backward = false;
+  t.global_batch = 2;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.peak_forward, ==, 806912 + 213632);
+}
+
+static void
+test_offload_activations (void)
+{
+  /* 4 layers under full recomputation save their inputs, T·h·2 = 4,096
+   * each; offloading keeps two on the GPU and moves 2 · 4,096 to the CPU. */
+  HrTrainingMemory m, offloaded;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  tiny_llama (&model, &t);
+  model.n_layers = 4;
+  round_gpu (&gpu);
+  t.recompute = HR_RECOMPUTE_FULL;
+  memory_ok (&model, &t, &gpu, &m);
+  t.offload_activations = true;
+  memory_ok (&model, &t, &gpu, &offloaded);
+  g_assert_cmpfloat (m.activations - offloaded.activations, ==, 8192);
+  g_assert_cmpfloat (offloaded.cpu_bytes - m.cpu_bytes, ==, 8192);
+}
+
+/* The torchtune rows of real-runs.json (Llama 3.2 3B, one A100, b 2, s 4096,
+ * pure bf16, flash): measured torch peak active memory, GiB, each row adding
+ * a technique. Checked, not fitted: every mechanism is derived in
+ * docs/training.md; the allowance is the issue's 10 %. */
+static void
+test_torchtune_rows (void)
+{
+  static const struct
+  {
+    const char *id;
+    bool compile;
+    HrLoss loss;
+    HrRecompute recompute;
+    bool in_backward, offload;
+    HrOptimizer optimizer;
+    double gib;
+  } rows[] = {
+    { "full-packed", false, HR_LOSS_FULL, HR_RECOMPUTE_NONE, false, false, HR_OPTIMIZER_ADAMW, 60.0 },
+    { "full-compile", true, HR_LOSS_FULL, HR_RECOMPUTE_NONE, false, false, HR_OPTIMIZER_ADAMW, 51.0 },
+    { "full-chunked-ce", true, HR_LOSS_CHUNKED, HR_RECOMPUTE_NONE, false, false, HR_OPTIMIZER_ADAMW,
+      42.9 },
+    { "full-ac", true, HR_LOSS_CHUNKED, HR_RECOMPUTE_FULL, false, false, HR_OPTIMIZER_ADAMW, 24.9 },
+  };
+  HrModel model;
+  HrGpu gpu;
+
+  /* Llama 3.2 3B: 28 layers, h 3072, 24 heads, 8 k/v heads, SwiGLU 8192,
+   * vocabulary 128,256, tied embeddings. */
+  llama_like (&model, 28, 3072, 24, 8, 8192, 128256);
+  model.tied_embeddings = true;
+  round_gpu (&gpu);
+  for (size_t i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      HrTrainingMemory m;
+      HrTraining t;
+
+      one_gpu (&t);
+      t.micro_batch = 2;
+      t.seq_len = 4096;
+      t.precision = HR_PRECISION_BF16;
+      t.norm_kernel = HR_NORM_KERNEL_EAGER;
+      t.compile = rows[i].compile;
+      t.loss = rows[i].loss;
+      t.recompute = rows[i].recompute;
+      t.optimizer_in_backward = rows[i].in_backward;
+      t.offload_activations = rows[i].offload;
+      t.optimizer = rows[i].optimizer;
+      memory_ok (&model, &t, &gpu, &m);
+      g_test_message ("%s: %.2f GiB against %.1f", rows[i].id, m.allocated_peak / GIB,
+                      rows[i].gib);
+      assert_near (rows[i].gib * GIB, m.allocated_peak, 0.10);
+    }
+}
+
 /* Time, utilization, cost */
 
 /* The measured GPT-2-style model of measured-small.json: h 256, 2 layers,
@@ -1496,6 +1750,12 @@ main (int   argc,
   g_test_add_func ("/training/time/cost-energy", test_cost_and_energy);
   g_test_add_func ("/training/time/bubble-communication", test_bubble_and_communication);
   g_test_add_func ("/training/time/utilization", test_utilization_from_throughput);
+  g_test_add_func ("/training/recipes/norm-kernel", test_norm_kernel);
+  g_test_add_func ("/training/recipes/loss", test_loss_kinds);
+  g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
+  g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);
+  g_test_add_func ("/training/recipes/offload-activations", test_offload_activations);
+  g_test_add_func ("/training/recipes/torchtune-rows", test_torchtune_rows);
   g_test_add_func ("/training/limits", test_limits);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
