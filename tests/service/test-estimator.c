@@ -190,7 +190,7 @@ test_lora_segments (void)
   g_assert_null (headroom_estimator_get_error (estimator));
   memory = headroom_estimator_get_training_memory (estimator);
   segments = headroom_estimator_get_memory_segments (estimator);
-  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 5);
+  g_assert_cmpuint (g_list_model_get_n_items (segments), ==, 6);
   g_assert_cmpfloat (segment_value (segments, "frozen_weights"), ==, 2 * 8030261248.0);
   g_assert_cmpfloat (segment_value (segments, "adapters"), ==, 9.5 * 41943040.0);
   g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
