@@ -49,6 +49,8 @@ segment_color (HeadroomQuantity *quantity)
   static const struct { const char *name; const char *color; } colors[] = {
     { "weights", "blue_3" },
     { "master_weights", "blue_5" },
+    { "frozen_weights", "blue_1" },
+    { "adapters", "red_3" },
     { "gradients", "purple_2" },
     { "grad_accumulation_buffer", "purple_4" },
     { "optimizer", "orange_3" },
