@@ -454,9 +454,13 @@ hr_finetune_params (const HrModel    *model,
   if (f->method == HR_FINETUNE_FREEZE)
     {
       /* The embeddings (and a tied head with them) and the first N layers. */
-      out->frozen = params.embedding + params.position_embedding;
-      for (int64_t i = 0; i < f->freeze_layers; i++)
-        out->frozen += hr_model_layer_is_moe (model, i) ? params.moe_layer : params.dense_layer;
+      HrLayerCounts frozen;
+
+      /* Counted by kind, not layer by layer (issue 15). */
+      hr_model_count_layers (model, 0, f->freeze_layers, &frozen);
+      out->frozen = params.embedding + params.position_embedding
+                    + (frozen.n[0][0] + frozen.n[0][1]) * params.dense_layer
+                    + (frozen.n[1][0] + frozen.n[1][1]) * params.moe_layer;
       out->trainable = params.total - out->frozen;
       out->frozen_bytes = (double) out->frozen * compute_bytes;
       return HR_OK;

@@ -286,18 +286,19 @@ kv_bytes_per_token_layer (const HrModel     *model,
   return 2.0 * (double) kv_heads_per_gpu (model, inf) * (double) hr_model_head_dim (model) * bytes;
 }
 
-/* Tokens a layer holds for one sequence of `context` tokens. */
+/* Tokens a layer (a windowed one when `sliding`) holds for one sequence of
+ * `context` tokens. */
 static int64_t
 cached_tokens (const HrModel     *model,
                const HrInference *inf,
-               int64_t            layer,
+               bool               sliding,
                int64_t            context,
                bool               cap)
 {
   int64_t tokens = context;
   int64_t block = inf->paged_block;
 
-  if (cap && hr_model_layer_is_sliding (model, layer) && model->sliding_window < tokens)
+  if (cap && sliding && model->sliding_window < tokens)
     tokens = model->sliding_window;
   if (block > 0)
     tokens = (tokens + block - 1) / block * block;
@@ -432,10 +433,9 @@ static void
 layer_shards (const HrModel     *model,
               const HrInference *inf,
               const HrParams    *params,
-              int64_t            layer,
+              bool               moe,
               LayerShards       *s)
 {
-  bool moe = hr_model_layer_is_moe (model, layer);
   double layer_params = (double) (moe ? params->moe_layer : params->dense_layer);
   double norms = (double) model->norms_per_layer * norm_size (model, model->hidden_size);
   double router = moe && params->n_moe_layers > 0 ?
@@ -585,17 +585,28 @@ stage_memory (const HrModel      *model,
   double kv = 0.0;
   double kv_uncapped = 0.0;
   double activations;
+  HrLayerCounts counts;
 
-  for (int64_t layer = first; layer < first + per_stage; layer++)
+  /* Identical layers once, times their count (never a walk over the layers). */
+  hr_model_count_layers (model, first, first + per_stage, &counts);
+  for (int moe = 0; moe < 2; moe++)
     {
       LayerShards s;
+      double n_kind = (double) (counts.n[moe][0] + counts.n[moe][1]);
 
-      layer_shards (model, inf, params, layer, &s);
-      weights += layer_weight_bytes (inf, &s);
-      kv += batch * (double) cached_tokens (model, inf, layer, context, inf->cap_sliding_window) *
-            kv_token_layer;
-      kv_uncapped += batch * (double) cached_tokens (model, inf, layer, context, false) *
-                     kv_token_layer;
+      if (n_kind == 0)
+        continue;
+      layer_shards (model, inf, params, moe, &s);
+      weights += n_kind * layer_weight_bytes (inf, &s);
+      for (int sliding = 0; sliding < 2; sliding++)
+        {
+          double n = (double) counts.n[moe][sliding];
+
+          kv += n * batch * (double) cached_tokens (model, inf, sliding, context,
+                                                    inf->cap_sliding_window) * kv_token_layer;
+          kv_uncapped += n * batch * (double) cached_tokens (model, inf, sliding, context, false) *
+                         kv_token_layer;
+        }
     }
 
   activations = BYTES_16BIT * batch * (double) prefill_chunk_tokens (inf) *
@@ -739,9 +750,12 @@ model_reads (const HrModel     *model,
     r->embedding_table = vocab_table_bytes (model, inf, false);
   r->routed_experts = matrix_bytes (inf, (double) params->routed_experts /
                                          (double) inf->tensor_parallel);
-  for (int64_t layer = 0; layer < model->n_layers; layer++)
-    if (hr_model_layer_is_sliding (model, layer))
-      r->sliding_layers++;
+  {
+    HrLayerCounts counts;
+
+    hr_model_count_layers (model, 0, model->n_layers, &counts);
+    r->sliding_layers = counts.n[0][1] + counts.n[1][1];
+  }
   r->kv_token_layer = kv_bytes_per_token_layer (model, inf);
 }
 

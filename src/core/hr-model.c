@@ -7,7 +7,9 @@
  * counts; every product and sum is checked against 64-bit overflow.
  */
 #include <math.h>
+#include <string.h>
 
+#include "hr-limits.h"
 #include "hr-model.h"
 
 void
@@ -103,6 +105,77 @@ hr_model_layer_is_sliding (const HrModel *model,
   if (model->sliding_window_period <= 1)
     return true;
   return layer % model->sliding_window_period != model->sliding_window_period - 1;
+}
+
+static int64_t
+gcd64 (int64_t a,
+       int64_t b)
+{
+  while (b != 0)
+    {
+      int64_t t = a % b;
+
+      a = b;
+      b = t;
+    }
+  return a;
+}
+
+/* Layers of each kind in [first, last), without visiting each layer: past
+ * first_k_dense_replace and max_window_layers both kinds repeat with the
+ * lcm of their periods, so one period is walked and multiplied. Estimates
+ * hold identical layers once, times their count (issue 15). */
+void
+hr_model_count_layers (const HrModel *model,
+                       int64_t        first,
+                       int64_t        last,
+                       HrLayerCounts *counts)
+{
+  int64_t f = model->n_experts > 0 && model->moe_layer_freq > 1 ? model->moe_layer_freq : 1;
+  int64_t p = model->sliding_window > 0 && model->sliding_window_period > 1
+              ? model->sliding_window_period : 1;
+  int64_t period = f / gcd64 (f, p) * p;
+  int64_t cuts[4];
+  int n_cuts = 0;
+
+  memset (counts, 0, sizeof *counts);
+  if (first < 0)
+    first = 0;
+  if (last > model->n_layers)
+    last = model->n_layers;
+  if (first >= last)
+    return;
+
+  /* Segments between the two starts, in each of which both kinds are periodic. */
+  cuts[n_cuts++] = first;
+  for (int k = 0; k < 2; k++)
+    {
+      int64_t cut = k == 0 ? model->first_dense_layers : model->first_sliding_layer;
+
+      if (cut > cuts[n_cuts - 1] && cut < last)
+        cuts[n_cuts++] = cut;
+      else if (cut > first && cut < cuts[n_cuts - 1])
+        {
+          /* Before the one already cut: insert it in order. */
+          cuts[n_cuts] = cuts[n_cuts - 1];
+          cuts[n_cuts - 1] = cut;
+          n_cuts++;
+        }
+    }
+  cuts[n_cuts] = last;
+
+  for (int c = 0; c < n_cuts; c++)
+    {
+      int64_t start = cuts[c], length = cuts[c + 1] - cuts[c];
+      int64_t repeats = length / period;
+      int64_t walked = repeats > 0 ? period : 0;
+
+      /* One period, counted `repeats` times, then the remainder once. */
+      for (int64_t i = start; i < start + walked; i++)
+        counts->n[hr_model_layer_is_moe (model, i)][hr_model_layer_is_sliding (model, i)] += repeats;
+      for (int64_t i = start + repeats * period; i < start + length; i++)
+        counts->n[hr_model_layer_is_moe (model, i)][hr_model_layer_is_sliding (model, i)]++;
+    }
 }
 
 /* Multiples of `freq` in [0, n). */
@@ -237,6 +310,8 @@ hr_model_validate (const HrModel *model,
   CHECK (require_non_negative (model->sliding_window, "sliding_window", err));
   CHECK (require_non_negative (model->sliding_window_period, "sliding_window_pattern", err));
   CHECK (require_non_negative (model->first_sliding_layer, "max_window_layers", err));
+  /* Upper bounds, docs/project-format.md (Limits). */
+  CHECK (hr_model_check_limits (model, err));
   return HR_OK;
 }
 

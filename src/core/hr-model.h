@@ -145,6 +145,19 @@ bool     hr_model_layer_is_sliding (const HrModel *model,
                                     int64_t        layer);
 bool     hr_model_uses_mla         (const HrModel *model);
 
+/* Layers of each kind, n[is_moe][is_sliding], in [first, last), counted
+ * without visiting each layer (the cost is one period of the layer pattern:
+ * moe_layer_freq × sliding_window_pattern at most). */
+typedef struct
+{
+  int64_t n[2][2];
+} HrLayerCounts;
+
+void     hr_model_count_layers     (const HrModel *model,
+                                    int64_t        first,
+                                    int64_t        last,
+                                    HrLayerCounts *counts);
+
 /* Added by core-model */
 
 /* head_dim, or hidden_size / n_heads when head_dim is 0 (0 if n_heads is not positive). */

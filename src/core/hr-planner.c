@@ -18,6 +18,11 @@
 #define TILE_MN 128.0
 #define TILE_K   64.0
 
+/* Virtual stages the search tries (interleaved schedule): a search bound,
+ * so that the layout loops never walk the layers (docs/project-format.md,
+ * Limits). Megatron-LM's interleaved runs use a few per rank. */
+#define PLAN_MAX_VIRTUAL_STAGES 64
+
 typedef struct
 {
   const HrModel    *model;
@@ -1104,13 +1109,15 @@ hr_plan_search (const HrModel       *model,
           || model->n_heads % tp != 0
           || (model->n_kv_heads % tp != 0 && tp % model->n_kv_heads != 0))
         continue;
-      for (pp = 1; pp <= layers; pp++)
+      /* pp ≤ gpus / tp: the loop never walks the layers. */
+      for (pp = 1; pp <= layers && pp <= gpus / tp; pp++)
         {
           if (layers % pp != 0 || gpus % (tp * pp) != 0
               || pinned_out (request->pipeline_parallel, pp))
             continue;
           per_replica = gpus / (tp * pp);
-          for (cp = 1; cp <= per_replica; cp++)
+          /* cp splits the sequence in 2·cp chunks: at most seq_len / 2. */
+          for (cp = 1; cp <= per_replica && (cp == 1 || 2 * cp <= tr.seq_len); cp++)
             {
               Sharding options[6];
               size_t n_options, o;
@@ -1122,7 +1129,8 @@ hr_plan_search (const HrModel       *model,
               if (tr.global_batch % dp != 0)
                 continue;
               n_options = shardings (request, pp, dp * cp, options);
-              for (ep = 1; ep <= dp * cp; ep++)
+              for (ep = 1; ep <= dp * cp && ep <= (model->n_experts > 0 ? model->n_experts : 1);
+                   ep++)
                 {
                   if ((dp * cp) % ep != 0 || pinned_out (request->expert_parallel, ep)
                       || (model->n_experts > 0 ? model->n_experts % ep != 0 : ep != 1))
@@ -1138,7 +1146,8 @@ hr_plan_search (const HrModel       *model,
                       tr.zero_stage = options[o].zero_stage;
                       tr.fsdp = options[o].fsdp;
                       hopeless = !may_fit (&search, &tr, dp);
-                      for (vs = 1; vs <= layers / pp; vs++)
+                      for (vs = 1; vs <= layers / pp && vs <= (pp < 2 ? 1 : PLAN_MAX_VIRTUAL_STAGES);
+                           vs++)
                         {
                           if ((layers / pp) % vs != 0 || pinned_out (request->virtual_stages, vs)
                               || (vs > 1 && pp < 2))

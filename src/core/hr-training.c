@@ -604,11 +604,15 @@ stage_moe_layers (const HrModel    *model,
 
   if (model->n_experts <= 0)
     return 0;
+  /* Chunk by chunk (virtual_stages of them), not layer by layer. */
   for (int64_t first = stage * chunk; first < model->n_layers;
        first += t->pipeline_parallel * chunk)
-    for (int64_t i = first; i < first + chunk; i++)
-      if (hr_model_layer_is_moe (model, i))
-        n++;
+    {
+      HrLayerCounts c;
+
+      hr_model_count_layers (model, first, first + chunk, &c);
+      n += c.n[1][0] + c.n[1][1];
+    }
   return n;
 }
 
@@ -1157,6 +1161,27 @@ layer_kinds (const HrModel    *model,
     }
 }
 
+/* The first layer inside autograd's graph: the layers outside it
+ * (hr_finetune_layer_outside_graph) are a prefix, found by bisection rather
+ * than a walk over the layers. */
+static int64_t
+first_layer_in_graph (const HrTraining *training,
+                      int64_t           n_layers)
+{
+  int64_t lo = 0, hi = n_layers;
+
+  while (lo < hi)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+
+      if (hr_finetune_layer_outside_graph (&training->finetune, mid))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* hr_training_activations() for a validated setting and its stage in range. */
 static void
 stage_activations (const HrModel         *model,
@@ -1170,26 +1195,36 @@ stage_activations (const HrModel         *model,
   double tp = (double) training->tensor_parallel;
   int64_t chunk = layers_per_chunk (training, model->n_layers);
   int64_t count[2] = { 0, 0 };
+  int64_t graph_start = first_layer_in_graph (training, model->n_layers);
   double layers_total = 0;
 
   memset (act, 0, sizeof *act);
 
-  /* Layer by layer in order, so that the sum rounds as a walk over the
-   * model's layers does. */
   /* Megatron's --recompute-num-layers N (block method): the first N layers
    * of each model chunk run under the recompute mode, the others keep
    * everything (megatron/core/transformer/transformer_block.py,
-   * _checkpointed_forward). */
+   * _checkpointed_forward). Chunk by chunk, identical layers once, times
+   * their count: never a walk over the layers. */
   for (int64_t first = stage * chunk; first < model->n_layers; first += pp * chunk)
-    for (int64_t i = first; i < first + chunk; i++)
-      {
-        int is_moe = model->n_experts > 0 && hr_model_layer_is_moe (model, i);
-        bool kept = training->recompute_layers > 0 && i - first >= training->recompute_layers;
+    {
+      HrLayerCounts all, recomputed, kept;
+      int64_t last = first + chunk;
+      /* Layers outside autograd's graph (frozen) save nothing. */
+      int64_t from = graph_start > first ? (graph_start < last ? graph_start : last) : first;
+      int64_t split = training->recompute_layers > 0 && training->recompute_layers < chunk
+                      ? first + training->recompute_layers : last;
 
-        count[is_moe]++;
-        if (!hr_finetune_layer_outside_graph (&training->finetune, i))
-          layers_total += kept ? kinds->full[is_moe] : kinds->saved[is_moe];
-      }
+      hr_model_count_layers (model, first, last, &all);
+      hr_model_count_layers (model, from, split, &recomputed);
+      hr_model_count_layers (model, from > split ? from : split, last, &kept);
+      for (int is_moe = 0; is_moe < 2; is_moe++)
+        {
+          count[is_moe] += all.n[is_moe][0] + all.n[is_moe][1];
+          layers_total += (double) (recomputed.n[is_moe][0] + recomputed.n[is_moe][1])
+                          * kinds->saved[is_moe]
+                          + (double) (kept.n[is_moe][0] + kept.n[is_moe][1]) * kinds->full[is_moe];
+        }
+    }
   act->layers = count[0] + count[1];
   for (int is_moe = 0; is_moe < 2; is_moe++)
     if (count[is_moe] > 0)

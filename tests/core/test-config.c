@@ -473,8 +473,11 @@ test_errors (void)
                 HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
   expect_error ("{\"model_type\": \"deepseek_v3\", \"num_experts_per_tok\": 300}",
                 HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+  /* 2^62 would overflow vocab × hidden: refused by its limit (hr-limits.c) first. */
   expect_error ("{\"model_type\": \"llama\", \"vocab_size\": 4611686018427387904}",
-                HR_ERROR_OVERFLOW, "vocab_size");
+                HR_ERROR_OUT_OF_RANGE, "vocab_size");
+  expect_error ("{\"model_type\": \"llama\", \"num_hidden_layers\": 1000000000000}",
+                HR_ERROR_OUT_OF_RANGE, "num_hidden_layers");
 }
 
 /* Published exact counts (model cards, papers; Pythia: Biderman et al. 2023,

@@ -452,16 +452,19 @@ test_bad (void)
   m.first_sliding_layer = -1;
   expect_error (&m, HR_ERROR_NOT_POSITIVE, "max_window_layers");
 
-  /* vocab·hidden = 2^62·2 overflows */
+  /* vocab·hidden = 2^62·2 would overflow: above the documented limit
+   * (hr-limits.c, at most 10^8) first. */
   hr_model_init (&m);
   m.vocab_size = INT64_C (1) << 62;
   m.hidden_size = 768;
-  expect_error (&m, HR_ERROR_OVERFLOW, "vocab_size");
+  expect_error (&m, HR_ERROR_OUT_OF_RANGE, "vocab_size");
 
-  /* a per-layer count that fits, times 2^60 layers, does not */
+  /* 2^60 layers: above the limit of 10^6 layers (issue 15: 10^12 layers hung) */
   hr_model_init (&m);
   m.n_layers = INT64_C (1) << 60;
-  expect_error (&m, HR_ERROR_OVERFLOW, "num_hidden_layers");
+  expect_error (&m, HR_ERROR_OUT_OF_RANGE, "num_hidden_layers");
+  m.n_layers = 1000001;
+  expect_error (&m, HR_ERROR_OUT_OF_RANGE, "num_hidden_layers");
 
   /* hidden² overflows inside a layer */
   hr_model_init (&m);
@@ -471,7 +474,7 @@ test_bad (void)
   m.vocab_size = 1;
   m.max_positions = 1;
   m.ffn_size = 1;
-  expect_error (&m, HR_ERROR_OVERFLOW, "hidden_size");
+  expect_error (&m, HR_ERROR_OUT_OF_RANGE, "hidden_size");
 }
 
 int

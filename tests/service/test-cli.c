@@ -1247,7 +1247,7 @@ test_bad_input (void)
     { { "params", "--model", CLI_DATA "/bad-zero.json" }, "hidden_size" },
     { { "params", "--model", CLI_DATA "/bad-negative.json" }, "num_hidden_layers" },
     { { "params", "--model", CLI_DATA "/bad-type.json" }, "hidden_size" },
-    { { "params", "--model", CLI_DATA "/bad-overflow.json" }, "64 bits" },
+    { { "params", "--model", CLI_DATA "/bad-overflow.json" }, "hidden_size: 4294967296 is out of range; at most 10000000" },
     { { "params", "--model", CLI_DATA "/bad-huge.json" }, "vocab_size: 99999999999999999999 does not fit 64 bits" },
     { { "flops", "--model", CLI_DATA "/bad-heads.json" }, "num_attention_heads" },
     /* names */
