@@ -263,10 +263,45 @@ add_quantity (GPtrArray  *items,
   g_ptr_array_add (items, headroom_quantity_new (name, label, value, unit, role, formula));
 }
 
+static gboolean
+same_item (gpointer a,
+           gpointer b)
+{
+  if (HEADROOM_IS_QUANTITY (a) && HEADROOM_IS_QUANTITY (b))
+    return g_strcmp0 (headroom_quantity_get_name (a), headroom_quantity_get_name (b)) == 0
+           && g_strcmp0 (headroom_quantity_get_label (a), headroom_quantity_get_label (b)) == 0
+           && headroom_quantity_get_value (a) == headroom_quantity_get_value (b)
+           && g_strcmp0 (headroom_quantity_get_unit (a), headroom_quantity_get_unit (b)) == 0
+           && g_strcmp0 (headroom_quantity_get_role (a), headroom_quantity_get_role (b)) == 0
+           && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0;
+  if (HEADROOM_IS_FLOPS_ROW (a) && HEADROOM_IS_FLOPS_ROW (b))
+    return g_strcmp0 (headroom_flops_row_get_name (a), headroom_flops_row_get_name (b)) == 0
+           && g_strcmp0 (headroom_flops_row_get_label (a), headroom_flops_row_get_label (b)) == 0
+           && headroom_flops_row_get_forward (a) == headroom_flops_row_get_forward (b)
+           && headroom_flops_row_get_backward (a) == headroom_flops_row_get_backward (b)
+           && headroom_flops_row_get_recompute (a) == headroom_flops_row_get_recompute (b)
+           && headroom_flops_row_get_total (a) == headroom_flops_row_get_total (b)
+           && headroom_flops_row_get_share (a) == headroom_flops_row_get_share (b);
+  return FALSE;
+}
+
+/* Unchanged lists are left alone: a view bound to one (the parameter
+ * breakdown) is not rebuilt by an edit that does not change it. */
 static void
 replace_items (GListStore *store,
                GPtrArray  *items)
 {
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (store));
+  gboolean same = n == items->len;
+
+  for (guint i = 0; same && i < n; i++)
+    {
+      g_autoptr(GObject) old = g_list_model_get_item (G_LIST_MODEL (store), i);
+
+      same = same_item (old, items->pdata[i]);
+    }
+  if (same)
+    return;
   g_list_store_splice (store, 0, g_list_model_get_n_items (G_LIST_MODEL (store)),
                        items->pdata, items->len);
 }
@@ -608,8 +643,10 @@ recompute_idle_cb (gpointer user_data)
 static void
 queue_recompute (HeadroomEstimator *self)
 {
+  /* Before GTK's layout and redraw (G_PRIORITY_HIGH_IDLE + 10 and + 20), so
+   * that an edit is drawn in the next frame, not the one after it. */
   if (self->idle_id == 0)
-    self->idle_id = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, recompute_idle_cb, self, NULL);
+    self->idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, recompute_idle_cb, self, NULL);
 }
 
 static void

@@ -101,8 +101,12 @@ scale_bytes (HeadroomMemoryBar *self)
   return scale > 0 ? scale : 1.0;
 }
 
-static GtkWidget *
-legend_entry_new (const Segment *segment)
+/* Entries are reused and their text and tooltip set only when they change:
+ * setting a tooltip makes GTK ask the display where the pointer is (a round
+ * trip to the X server), and an edit usually leaves most entries as they were. */
+static void
+legend_entry_update (GtkWidget     *entry,
+                     const Segment *segment)
 {
   g_autofree char *size = headroom_format_gib (segment->bytes);
   g_autofree char *color = g_strdup_printf ("#%02x%02x%02x",
@@ -111,15 +115,25 @@ legend_entry_new (const Segment *segment)
                                             (guint) (segment->color.blue * 255 + 0.5));
   g_autofree char *label = g_markup_escape_text (segment->label, -1);
   g_autofree char *markup = NULL;
-  GtkWidget *entry;
+  const char *tooltip = gtk_widget_get_tooltip_text (entry);
 
   /* The swatch is a coloured square character, so it scales with the font. */
   markup = g_strdup_printf ("<span foreground=\"%s\">■</span> %s <b>%s</b>", color, label, size);
-  entry = gtk_label_new (NULL);
-  gtk_label_set_markup (GTK_LABEL (entry), markup);
-  gtk_label_set_xalign (GTK_LABEL (entry), 0);
-  if (segment->tooltip != NULL)
+  if (g_strcmp0 (g_object_get_data (G_OBJECT (entry), "markup"), markup) != 0)
+    {
+      gtk_label_set_markup (GTK_LABEL (entry), markup);
+      g_object_set_data_full (G_OBJECT (entry), "markup", g_steal_pointer (&markup), g_free);
+    }
+  if (g_strcmp0 (tooltip, segment->tooltip) != 0)
     gtk_widget_set_tooltip_text (entry, segment->tooltip);
+}
+
+static GtkWidget *
+legend_entry_new (void)
+{
+  GtkWidget *entry = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (entry), 0);
   return entry;
 }
 
@@ -133,15 +147,29 @@ update (HeadroomMemoryBar *self)
   double total = total_bytes (self);
   GtkWidget *child;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->legend))) != NULL)
-    gtk_flow_box_remove (self->legend, child);
-
+  child = gtk_widget_get_first_child (GTK_WIDGET (self->legend));
   for (guint i = 0; i < self->segments->len; i++)
     {
       Segment *segment = &g_array_index (self->segments, Segment, i);
 
-      if (segment->bytes > 0)
-        gtk_flow_box_append (self->legend, legend_entry_new (segment));
+      if (segment->bytes <= 0)
+        continue;
+      if (child == NULL)
+        {
+          GtkWidget *entry = legend_entry_new ();
+
+          gtk_flow_box_append (self->legend, entry);
+          child = gtk_widget_get_parent (entry);
+        }
+      legend_entry_update (gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (child)), segment);
+      child = gtk_widget_get_next_sibling (child);
+    }
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_flow_box_remove (self->legend, child);
+      child = next;
     }
 
   used = headroom_format_gib (total);

@@ -318,7 +318,9 @@ bind_cell_cb (GtkSignalListItemFactory *factory,
   g_autofree char *tooltip = column_tooltip (column, row);
 
   gtk_label_set_label (GTK_LABEL (label), text);
-  gtk_widget_set_tooltip_text (label, tooltip);
+  /* Setting a tooltip asks the display where the pointer is: only on change. */
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (label), tooltip) != 0)
+    gtk_widget_set_tooltip_text (label, tooltip);
 }
 
 static int

@@ -22,7 +22,8 @@ struct _HeadroomResultsView
 
   HeadroomMemoryBar *memory_bar;
   HeadroomMemoryBar *cpu_bar;
-  GtkColumnView     *flops_view;
+  GtkGrid           *flops_grid;
+  GPtrArray         *flops_cells;
   GtkLabel          *flops_caption;
   GtkLabel          *flops_totals;
   GtkLabel          *time_heading;
@@ -32,10 +33,15 @@ struct _HeadroomResultsView
   GtkLabel          *plot_caption;
   HeadroomFitsPlot  *fits_plot;
 
-  GListStore        *flops_store;
-  GListStore        *summary_store;
-  GListStore        *limits_store;
+  GPtrArray         *summary_tiles;  /* of the boxes in summary_box, in order */
+  GPtrArray         *limits_tiles;
   guint              sweep_source;
+  HeadroomProject   *sweep_copy;
+  HeadroomEstimator *sweep_estimator;
+  gint64             sweep_value;
+  double             sweep_x[10];
+  double             sweep_memory[10];
+  guint              sweep_n;
 
   HeadroomEstimator *estimator;
 };
@@ -103,26 +109,6 @@ static const struct { const char *title; const char *tooltip; } flops_columns[] 
   { N_("Share"), N_("Share of the step's total") },
 };
 
-static void
-setup_cell (GtkSignalListItemFactory *factory,
-            GtkListItem              *item,
-            gpointer                  column)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-  guint i = GPOINTER_TO_UINT (column);
-
-  if (flops_columns[i].tooltip != NULL)
-    gtk_widget_set_tooltip_text (label, _(flops_columns[i].tooltip));
-  if (i > 0)
-    {
-      gtk_label_set_xalign (GTK_LABEL (label), 1);
-      gtk_widget_add_css_class (label, "numeric");
-    }
-  else
-    gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_list_item_set_child (item, label);
-}
-
 typedef enum
 {
   COLUMN_COMPONENT,
@@ -131,66 +117,106 @@ typedef enum
   COLUMN_RECOMPUTE,
   COLUMN_TOTAL,
   COLUMN_SHARE,
+  N_COLUMNS
 } Column;
 
-static void
-bind_cell (GtkSignalListItemFactory *factory,
-           GtkListItem              *item,
-           gpointer                  column)
+static char *
+cell_text (HeadroomFlopsRow *row,
+           Column            column)
 {
-  HeadroomFlopsRow *row = gtk_list_item_get_item (item);
-  GtkLabel *label = GTK_LABEL (gtk_list_item_get_child (item));
-  g_autofree char *text = NULL;
-  gboolean total = g_strcmp0 (headroom_flops_row_get_name (row), "total") == 0;
-
-  switch ((Column) GPOINTER_TO_INT (column))
+  switch (column)
     {
     case COLUMN_COMPONENT:
-      text = g_strdup (headroom_flops_row_get_label (row));
-      break;
+      return g_strdup (headroom_flops_row_get_label (row));
     case COLUMN_FORWARD:
-      text = headroom_format_flops (headroom_flops_row_get_forward (row));
-      break;
+      return headroom_format_flops (headroom_flops_row_get_forward (row));
     case COLUMN_BACKWARD:
-      text = headroom_format_flops (headroom_flops_row_get_backward (row));
-      break;
+      return headroom_format_flops (headroom_flops_row_get_backward (row));
     case COLUMN_RECOMPUTE:
-      text = headroom_format_flops (headroom_flops_row_get_recompute (row));
-      break;
+      return headroom_format_flops (headroom_flops_row_get_recompute (row));
     case COLUMN_TOTAL:
-      text = headroom_format_flops (headroom_flops_row_get_total (row));
-      break;
+      return headroom_format_flops (headroom_flops_row_get_total (row));
     case COLUMN_SHARE:
-      text = g_strdup_printf ("%.1f %%", 100.0 * headroom_flops_row_get_share (row));
-      break;
+      return g_strdup_printf ("%.1f %%", 100.0 * headroom_flops_row_get_share (row));
+    case N_COLUMNS:
     default:
       g_assert_not_reached ();
     }
-  gtk_label_set_label (label, text);
-  if (total)
-    gtk_widget_add_css_class (GTK_WIDGET (label), "heading");
+}
+
+static GtkWidget *
+cell_new (Column column)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), column == COLUMN_COMPONENT ? 0 : 1);
+  if (column != COLUMN_COMPONENT)
+    gtk_widget_add_css_class (label, "numeric");
   else
-    gtk_widget_remove_css_class (GTK_WIDGET (label), "heading");
+    gtk_widget_set_hexpand (label, TRUE);
+  return label;
+}
+
+/* A grid of labels made once and updated in place: an edit re-lays out
+ * the figures that changed, and every column takes its natural width. */
+static void
+fill_flops_grid (HeadroomResultsView *self,
+                 gboolean             training)
+{
+  GListModel *rows = headroom_estimator_get_flops_rows (self->estimator);
+  guint n = g_list_model_get_n_items (rows);
+
+  while (self->flops_cells->len < n * N_COLUMNS)
+    {
+      guint r = self->flops_cells->len / N_COLUMNS + 1;
+
+      for (Column c = 0; c < N_COLUMNS; c++)
+        {
+          GtkWidget *cell = cell_new (c);
+
+          gtk_grid_attach (self->flops_grid, cell, c, r, 1, 1);
+          g_ptr_array_add (self->flops_cells, cell);
+        }
+    }
+  for (guint i = 0; i < self->flops_cells->len; i++)
+    {
+      GtkWidget *cell = self->flops_cells->pdata[i];
+      Column c = i % N_COLUMNS;
+      guint r = i / N_COLUMNS;
+      gboolean shown = r < n && (training || (c != COLUMN_BACKWARD && c != COLUMN_RECOMPUTE));
+
+      gtk_widget_set_visible (cell, shown);
+      if (r < n)
+        {
+          g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (rows, r);
+          g_autofree char *text = cell_text (row, c);
+
+          gtk_label_set_label (GTK_LABEL (cell), text);
+          if (g_strcmp0 (headroom_flops_row_get_name (row), "total") == 0)
+            gtk_widget_add_css_class (cell, "heading");
+          else
+            gtk_widget_remove_css_class (cell, "heading");
+        }
+    }
+  for (Column c = COLUMN_BACKWARD; c <= COLUMN_RECOMPUTE; c++)
+    gtk_widget_set_visible (gtk_grid_get_child_at (self->flops_grid, c, 0), training);
 }
 
 static void
 build_flops_view (HeadroomResultsView *self)
 {
-
-  self->flops_store = g_list_store_new (HEADROOM_TYPE_FLOPS_ROW);
-  gtk_column_view_set_model (self->flops_view,
-                             GTK_SELECTION_MODEL (gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->flops_store)))));
-  for (guint i = 0; i < G_N_ELEMENTS (flops_columns); i++)
+  for (Column c = 0; c < N_COLUMNS; c++)
     {
-      GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
-      g_autoptr(GtkColumnViewColumn) column = NULL;
+      GtkWidget *header = cell_new (c);
 
-      g_signal_connect (factory, "setup", G_CALLBACK (setup_cell), GUINT_TO_POINTER (i));
-      g_signal_connect (factory, "bind", G_CALLBACK (bind_cell), GINT_TO_POINTER (i));
-      column = gtk_column_view_column_new (_(flops_columns[i].title), factory);
-      gtk_column_view_column_set_expand (column, i == 0);
-      gtk_column_view_append_column (self->flops_view, column);
+      gtk_label_set_label (GTK_LABEL (header), _(flops_columns[c].title));
+      gtk_widget_add_css_class (header, "dim-label");
+      gtk_widget_add_css_class (header, "caption-heading");
+      if (flops_columns[c].tooltip != NULL)
+        gtk_widget_set_tooltip_text (header, _(flops_columns[c].tooltip));
+      gtk_grid_attach (self->flops_grid, header, c, 0, 1, 1);
     }
+  self->flops_cells = g_ptr_array_new ();
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_caption),
                                _("Matrix products only (2·m·n·k each), as in the PaLM paper's "
                                  "model-FLOPs count (Chowdhery et al. 2022, App. B)"));
@@ -204,20 +230,13 @@ is_limit (HeadroomQuantity *quantity)
   return name != NULL && (g_str_has_prefix (name, "max_") || g_str_has_prefix (name, "min_"));
 }
 
+/* A figure and its caption on a card. */
 static GtkWidget *
-create_tile (gpointer item,
-             gpointer user_data)
+tile_new (void)
 {
-  HeadroomQuantity *quantity = item;
-  g_autofree char *value = format_quantity (headroom_quantity_get_value (quantity),
-                                            headroom_quantity_get_unit (quantity));
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *number = gtk_label_new (value);
-  GtkWidget *caption = gtk_label_new (headroom_quantity_get_label (quantity));
-
-  /* A limit of 0: not even the smallest setting fits. */
-  if (is_limit (quantity) && headroom_quantity_get_value (quantity) == 0)
-    gtk_label_set_label (GTK_LABEL (number), _("None"));
+  GtkWidget *number = gtk_label_new (NULL);
+  GtkWidget *caption = gtk_label_new (NULL);
 
   gtk_widget_add_css_class (box, "card");
   gtk_widget_add_css_class (box, "headroom-tile");
@@ -230,11 +249,62 @@ create_tile (gpointer item,
   gtk_widget_add_css_class (caption, "dim-label");
   gtk_box_append (GTK_BOX (box), number);
   gtk_box_append (GTK_BOX (box), caption);
-  if (headroom_quantity_get_formula (quantity) != NULL)
-    gtk_widget_set_tooltip_text (box, headroom_quantity_get_formula (quantity));
+  g_object_set_data (G_OBJECT (box), "number", number);
+  g_object_set_data (G_OBJECT (box), "caption", caption);
   return box;
 }
 
+/* Labels set to the text they have do nothing: an edit re-lays out the
+ * figures that changed only. */
+static void
+tile_update (GtkWidget        *tile,
+             HeadroomQuantity *quantity)
+{
+  g_autofree char *value = format_quantity (headroom_quantity_get_value (quantity),
+                                            headroom_quantity_get_unit (quantity));
+  GtkLabel *number = g_object_get_data (G_OBJECT (tile), "number");
+
+  /* A limit of 0: not even the smallest setting fits. */
+  if (is_limit (quantity) && headroom_quantity_get_value (quantity) == 0)
+    gtk_label_set_label (number, _("None"));
+  else
+    gtk_label_set_label (number, value);
+  gtk_label_set_label (g_object_get_data (G_OBJECT (tile), "caption"),
+                       headroom_quantity_get_label (quantity));
+  /* Setting a tooltip asks the display where the pointer is: only on change. */
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (tile), headroom_quantity_get_formula (quantity)) != 0)
+    gtk_widget_set_tooltip_text (tile, headroom_quantity_get_formula (quantity));
+  g_object_set_data_full (G_OBJECT (tile), "name", g_strdup (headroom_quantity_get_name (quantity)),
+                          g_free);
+}
+
+/* Updates the tiles in place while the same quantities come back. */
+static void
+fill_tiles (GtkFlowBox *box,
+            GPtrArray  *tiles,
+            GPtrArray  *quantities)
+{
+  gboolean same = tiles->len == quantities->len;
+
+  for (guint i = 0; same && i < tiles->len; i++)
+    same = g_strcmp0 (g_object_get_data (tiles->pdata[i], "name"),
+                      headroom_quantity_get_name (quantities->pdata[i])) == 0;
+  if (!same)
+    {
+      for (guint i = 0; i < tiles->len; i++)
+        gtk_flow_box_remove (box, gtk_widget_get_parent (tiles->pdata[i]));
+      g_ptr_array_set_size (tiles, 0);
+      for (guint i = 0; i < quantities->len; i++)
+        {
+          GtkWidget *tile = tile_new ();
+
+          gtk_flow_box_append (box, tile);
+          g_ptr_array_add (tiles, tile);
+        }
+    }
+  for (guint i = 0; i < tiles->len; i++)
+    tile_update (tiles->pdata[i], quantities->pdata[i]);
+}
 
 static void
 refresh_memory (HeadroomResultsView *self)
@@ -275,16 +345,8 @@ refresh_memory (HeadroomResultsView *self)
 static void
 refresh_flops (HeadroomResultsView *self)
 {
-  GListModel *rows = headroom_estimator_get_flops_rows (self->estimator);
   const HrFlops *flops = headroom_estimator_get_flops (self->estimator);
-  guint n = g_list_model_get_n_items (rows);
-  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
   gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
-
-  for (guint i = 0; i < n; i++)
-    g_ptr_array_add (items, g_list_model_get_item (rows, i));
-  g_list_store_splice (self->flops_store, 0, g_list_model_get_n_items (G_LIST_MODEL (self->flops_store)),
-                       items->pdata, items->len);
 
   if (training && headroom_project_get_boolean (headroom_estimator_get_project (self->estimator), "training.causal"))
     gtk_label_set_label (self->flops_caption,
@@ -298,13 +360,7 @@ refresh_flops (HeadroomResultsView *self)
     gtk_label_set_label (self->flops_caption, _("The prefill of one batch (forward only)"));
 
   /* Training only: the backward pass and recomputation are zero in a prefill. */
-  for (guint i = COLUMN_BACKWARD; i <= COLUMN_RECOMPUTE; i++)
-    {
-      g_autoptr(GtkColumnViewColumn) column =
-        g_list_model_get_item (gtk_column_view_get_columns (self->flops_view), i);
-
-      gtk_column_view_column_set_visible (column, training);
-    }
+  fill_flops_grid (self, training);
 
   if (!training && flops != NULL && flops->tokens > 0)
     {
@@ -351,6 +407,8 @@ refresh_summary (HeadroomResultsView *self)
   GListModel *summary = headroom_estimator_get_summary (self->estimator);
   guint n = g_list_model_get_n_items (summary);
   g_autofree char *caption = NULL;
+  g_autoptr(GPtrArray) figures = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) limits = g_ptr_array_new_with_free_func (g_object_unref);
   gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
 
   gtk_label_set_label (self->time_heading, training ? _("Time and Cost") : _("Latency and Cost"));
@@ -367,54 +425,25 @@ refresh_summary (HeadroomResultsView *self)
                                100.0 * headroom_project_get_double (headroom_estimator_get_project (self->estimator), "inference.memory_efficiency"));
   gtk_label_set_label (self->time_caption, caption);
 
-  g_list_store_remove_all (self->summary_store);
-  g_list_store_remove_all (self->limits_store);
   for (guint i = 0; i < n; i++)
     {
-      g_autoptr(HeadroomQuantity) quantity = g_list_model_get_item (summary, i);
+      HeadroomQuantity *quantity = g_list_model_get_item (summary, i);
 
-      g_list_store_append (is_limit (quantity) ? self->limits_store : self->summary_store, quantity);
+      g_ptr_array_add (is_limit (quantity) ? limits : figures, quantity);
     }
+  fill_tiles (self->summary_box, self->summary_tiles, figures);
+  fill_tiles (self->limits_box, self->limits_tiles, limits);
 }
 
-/* Memory against micro-batch (training) or batch (inference), at powers of
- * two, computed on a copy of the project so the document stays untouched.
- * Settings the project refuses (a micro-batch that does not divide the
- * global batch) are left out of the plot. */
-static gboolean
-sweep (gpointer data)
+static void
+sweep_finish (HeadroomResultsView *self)
 {
-  HeadroomResultsView *self = data;
   gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
-  const char *key = training ? "training.micro_batch" : "inference.batch";
-  g_autoptr(GBytes) bytes = headroom_project_to_bytes (headroom_estimator_get_project (self->estimator));
-  g_autoptr(HeadroomProject) copy = headroom_project_new_from_bytes (bytes, NULL);
-  g_autoptr(HeadroomEstimator) estimator = NULL;
   g_autofree char *caption = NULL;
-  double x[10], memory[10];
-  guint n = 0;
 
-  self->sweep_source = 0;
-  if (copy == NULL)
-    return G_SOURCE_REMOVE;
-  estimator = headroom_estimator_new (copy);
-  for (gint64 value = 1; n < G_N_ELEMENTS (x); value *= 2)
-    {
-      if (!headroom_project_set_int (copy, key, value, NULL))
-        break;
-      headroom_estimator_recompute_now (estimator);
-      if (headroom_estimator_get_error (estimator) != NULL)
-        continue;
-      x[n] = value;
-      memory[n] = headroom_estimator_get_memory_bytes (estimator);
-      n++;
-      /* Past twice the capacity the curve only squashes the interesting part. */
-      if (memory[n - 1] > 2 * headroom_estimator_get_memory_capacity (self->estimator))
-        break;
-    }
   if (training)
     {
-      gint64 seq_len = headroom_project_get_int (headroom_estimator_get_project (self->estimator), "training.seq_len");
+      gint64 seq_len = headroom_project_get_int (self->sweep_copy, "training.seq_len");
       g_autofree char *tokens = headroom_format_integer ((double) seq_len);
 
       /* TRANSLATORS: caption of the plot; %s is a token count */
@@ -423,17 +452,82 @@ sweep (gpointer data)
                                               "Memory per GPU against micro-batch, at sequences of %s tokens",
                                               (gulong) seq_len),
                                  tokens);
-      headroom_fits_plot_set_points (self->fits_plot, _("Micro-batch"), x, memory, n);
+      headroom_fits_plot_set_points (self->fits_plot, _("Micro-batch"), self->sweep_x,
+                                     self->sweep_memory, self->sweep_n);
     }
   else
     {
       caption = g_strdup (_("Memory per GPU against batch, at the prompt and generated lengths set"));
-      headroom_fits_plot_set_points (self->fits_plot, _("Batch"), x, memory, n);
+      headroom_fits_plot_set_points (self->fits_plot, _("Batch"), self->sweep_x,
+                                     self->sweep_memory, self->sweep_n);
     }
   headroom_fits_plot_set_capacity (self->fits_plot,
                                    headroom_estimator_get_memory_capacity (self->estimator));
   gtk_label_set_label (self->plot_caption, caption);
+}
+
+/* Memory against micro-batch (training) or batch (inference), at powers of
+ * two, computed on a copy of the project so the document stays untouched,
+ * one point per idle dispatch so that typing never waits for the curve.
+ * Settings the project refuses (a micro-batch that does not divide the
+ * global batch) are left out of the plot. */
+static gboolean
+sweep_step (gpointer data)
+{
+  HeadroomResultsView *self = data;
+  gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
+  const char *key = training ? "training.micro_batch" : "inference.batch";
+  gint64 value;
+
+  if (self->sweep_copy == NULL)
+    {
+      g_autoptr(GBytes) bytes = headroom_project_to_bytes (headroom_estimator_get_project (self->estimator));
+
+      self->sweep_copy = headroom_project_new_from_bytes (bytes, NULL);
+      self->sweep_n = 0;
+      self->sweep_value = 1;
+      if (self->sweep_copy == NULL)
+        goto done;
+      g_clear_object (&self->sweep_estimator);
+      self->sweep_estimator = headroom_estimator_new (self->sweep_copy);
+      return G_SOURCE_CONTINUE;
+    }
+
+  value = self->sweep_value;
+  self->sweep_value *= 2;
+  if (self->sweep_n >= G_N_ELEMENTS (self->sweep_x)
+      || !headroom_project_set_int (self->sweep_copy, key, value, NULL))
+    {
+      sweep_finish (self);
+      goto done;
+    }
+  headroom_estimator_recompute_now (self->sweep_estimator);
+  if (headroom_estimator_get_error (self->sweep_estimator) != NULL)
+    return G_SOURCE_CONTINUE;
+  self->sweep_x[self->sweep_n] = value;
+  self->sweep_memory[self->sweep_n] = headroom_estimator_get_memory_bytes (self->sweep_estimator);
+  self->sweep_n++;
+  /* Past twice the capacity the curve only squashes the interesting part. */
+  if (self->sweep_memory[self->sweep_n - 1] > 2 * headroom_estimator_get_memory_capacity (self->estimator))
+    {
+      sweep_finish (self);
+      goto done;
+    }
+  return G_SOURCE_CONTINUE;
+
+done:
+  self->sweep_source = 0;
+  g_clear_object (&self->sweep_copy);
+  g_clear_object (&self->sweep_estimator);
   return G_SOURCE_REMOVE;
+}
+
+static void
+sweep_restart (HeadroomResultsView *self)
+{
+  g_clear_object (&self->sweep_copy);
+  if (self->sweep_source == 0)
+    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep_step, self, NULL);
 }
 
 static void
@@ -444,8 +538,8 @@ refresh (HeadroomResultsView *self)
   refresh_memory (self);
   refresh_flops (self);
   refresh_summary (self);
-  if (self->sweep_source == 0 && headroom_estimator_get_error (self->estimator) == NULL)
-    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep, self, NULL);
+  if (headroom_estimator_get_error (self->estimator) == NULL)
+    sweep_restart (self);
 }
 
 void
@@ -483,10 +577,12 @@ headroom_results_view_dispose (GObject *object)
   HeadroomResultsView *self = HEADROOM_RESULTS_VIEW (object);
 
   g_clear_handle_id (&self->sweep_source, g_source_remove);
+  g_clear_object (&self->sweep_copy);
+  g_clear_object (&self->sweep_estimator);
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_RESULTS_VIEW);
-  g_clear_object (&self->flops_store);
-  g_clear_object (&self->summary_store);
-  g_clear_object (&self->limits_store);
+  g_clear_pointer (&self->summary_tiles, g_ptr_array_unref);
+  g_clear_pointer (&self->flops_cells, g_ptr_array_unref);
+  g_clear_pointer (&self->limits_tiles, g_ptr_array_unref);
   g_clear_object (&self->estimator);
 
   G_OBJECT_CLASS (headroom_results_view_parent_class)->dispose (object);
@@ -506,7 +602,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
                                                RESOURCE_BASE_PATH "/headroom-results-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, memory_bar);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, cpu_bar);
-  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_view);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_grid);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_caption);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_totals);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, time_heading);
@@ -522,9 +618,7 @@ headroom_results_view_init (HeadroomResultsView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->summary_store = g_list_store_new (HEADROOM_TYPE_QUANTITY);
-  self->limits_store = g_list_store_new (HEADROOM_TYPE_QUANTITY);
-  gtk_flow_box_bind_model (self->summary_box, G_LIST_MODEL (self->summary_store), create_tile, NULL, NULL);
-  gtk_flow_box_bind_model (self->limits_box, G_LIST_MODEL (self->limits_store), create_tile, NULL, NULL);
+  self->summary_tiles = g_ptr_array_new ();
+  self->limits_tiles = g_ptr_array_new ();
   build_flops_view (self);
 }

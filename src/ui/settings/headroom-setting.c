@@ -697,6 +697,7 @@ headroom_setting_set_error (HeadroomSetting *self,
     gtk_widget_add_css_class (self->row, "error");
   else
     gtk_widget_remove_css_class (self->row, "error");
-  if (self->presentation == NULL || self->presentation->tooltip == NULL)
+  if ((self->presentation == NULL || self->presentation->tooltip == NULL)
+      && g_strcmp0 (gtk_widget_get_tooltip_text (self->row), message) != 0)
     gtk_widget_set_tooltip_text (self->row, message);
 }
