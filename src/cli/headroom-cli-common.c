@@ -92,8 +92,13 @@ headroom_cli_resolve_model (const char        *text,
       out->name = g_path_get_basename (text);
 
       format = json_object_get_member (config, "format");
+      /* A "format" tag (and no model_type) marks a project, mistyped ones
+       * included: the project loader then names the tag as the fault rather
+       * than the config reader a missing hidden_size. */
       if (format != NULL && JSON_NODE_HOLDS_VALUE (format)
-          && g_strcmp0 (json_node_get_string (format), HEADROOM_PROJECT_FORMAT) == 0)
+          && json_node_get_value_type (format) == G_TYPE_STRING
+          && (g_strcmp0 (json_node_get_string (format), HEADROOM_PROJECT_FORMAT) == 0
+              || !json_object_has_member (config, "model_type")))
         {
           out->project = headroom_project_new_from_bytes (bytes, &local_error);
           if (out->project == NULL
@@ -436,8 +441,9 @@ headroom_cli_json_double (JsonBuilder *builder,
                           double       value)
 {
   json_builder_set_member_name (builder, key);
+  /* + 0.0: -0 is written 0. */
   if (isfinite (value))
-    json_builder_add_double_value (builder, value);
+    json_builder_add_double_value (builder, value + 0.0);
   else
     json_builder_add_null_value (builder);
 }
@@ -528,25 +534,55 @@ headroom_cli_print_json (JsonBuilder *builder)
   printf ("%s\n", text);
 }
 
+/* What a figure too large for a double (or undefined) prints as: never
+ * "inf" or "nan". */
+#define NOT_A_NUMBER "—"
+
+/* "-0", "-0.00": a negative zero, or a small negative rounded to zero, loses its sign. */
+static char *
+drop_negative_zero (char *text)
+{
+  if (text[0] == '-' && text[1] != '\0' && strspn (text + 1, "0.,") == strlen (text + 1))
+    memmove (text, text + 1, strlen (text));
+  return text;
+}
+
+/* g_ascii_formatd() that never writes inf, nan or -0; NULL when `value` is not finite. */
+static const char *
+format_finite (char       *buf,
+               gsize       size,
+               const char *format,
+               double      value)
+{
+  if (!isfinite (value))
+    return NULL;
+  return drop_negative_zero (g_ascii_formatd (buf, size, format, value));
+}
+
 char *
 headroom_cli_format_number (double value,
                             int    digits)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
   char format[16];
+  const char *text;
 
   g_snprintf (format, sizeof format, "%%.%dg", digits);
-  return g_strdup (g_ascii_formatd (buf, sizeof buf, format, value));
+  text = format_finite (buf, sizeof buf, format, value);
+  return g_strdup (text != NULL ? text : NOT_A_NUMBER);
 }
 
 char *
 headroom_cli_format_gib (double bytes)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  const char *text;
 
   /* GiB: 2^30 bytes (IEC). */
-  g_ascii_formatd (buf, sizeof buf, "%.2f", bytes / 1073741824.0);
-  return g_strdup_printf ("%s GiB", buf);
+  text = format_finite (buf, sizeof buf, "%.2f", bytes / 1073741824.0);
+  if (text == NULL)
+    return g_strdup (NOT_A_NUMBER);
+  return g_strdup_printf ("%s GiB", text);
 }
 
 char *
@@ -557,13 +593,15 @@ headroom_cli_format_flops (double flops)
   guint exponent = 0;
   double scaled = flops;
 
+  if (!isfinite (flops))
+    return g_strdup (NOT_A_NUMBER);
   while (fabs (scaled) >= 1000 && exponent + 1 < G_N_ELEMENTS (prefixes))
     {
       scaled /= 1000;
       exponent++;
     }
 
-  g_ascii_formatd (buf, sizeof buf, exponent == 0 ? "%.0f" : "%.3f", scaled);
+  format_finite (buf, sizeof buf, exponent == 0 ? "%.0f" : "%.3f", scaled);
   return g_strdup_printf ("%s %sFLOP", buf, prefixes[exponent]);
 }
 
@@ -574,9 +612,15 @@ headroom_cli_format_count (double count)
   GString *out = g_string_new (NULL);
   gsize n;
 
+  if (!isfinite (count))
+    {
+      g_string_free (out, TRUE);
+      return g_strdup (NOT_A_NUMBER);
+    }
   g_snprintf (digits, sizeof digits, "%.0f", fabs (count));
   n = strlen (digits);
-  if (count < 0)
+  /* No "-0" for -0 or a small negative. */
+  if (count < 0 && strcmp (digits, "0") != 0)
     g_string_append_c (out, '-');
   for (gsize i = 0; i < n; i++)
     {
@@ -601,6 +645,8 @@ headroom_cli_format_duration (double seconds)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
+  if (!isfinite (seconds) || seconds < 0)
+    return g_strdup (NOT_A_NUMBER);
   if (seconds < 1e-3)
     return g_strdup_printf ("%s µs", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds * 1e6));
   if (seconds < 1)

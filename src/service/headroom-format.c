@@ -16,7 +16,8 @@
 char *
 headroom_format_gib (double bytes)
 {
-  double gib = bytes / GIB;
+  /* + 0.0 turns -0 into 0: no "-0.00" on screen. */
+  double gib = bytes / GIB + 0.0;
 
   if (!isfinite (gib))
     return g_strdup ("—");
@@ -54,7 +55,7 @@ headroom_format_flops (double flops)
 
   if (!isfinite (flops))
     return g_strdup ("—");
-  prefix = si_scale (flops, &scaled);
+  prefix = si_scale (flops + 0.0, &scaled);
   /* TRANSLATORS: a number, an SI prefix (k, M, G, T, P, E) and the FLOP unit */
   return g_strdup_printf (_("%.3g %sFLOP"), scaled, prefix);
 }
@@ -67,6 +68,7 @@ headroom_format_count (double count)
 
   if (!isfinite (count))
     return g_strdup ("—");
+  count += 0.0;
   if (fabs (count) < 1000.0)
     return g_strdup_printf ("%.4g", count);
   prefix = si_scale (count, &scaled);
@@ -104,6 +106,9 @@ headroom_format_integer (double value)
 
   if (!isfinite (value))
     return g_strdup ("—");
+  /* Whole numbers: -0 and -0.4 would print "-0". */
+  if (fabs (value) <= 0.5)
+    value = 0.0;
   if (separator != NULL && *separator != '\0')
     return g_strdup_printf ("%'.0f", value);
 
@@ -127,6 +132,8 @@ headroom_format_money (double dollars)
 
   if (!isfinite (dollars))
     return g_strdup ("—");
+  /* A cost rounds to cents: -0 and -0.004 read $0.00. */
+  dollars = fabs (dollars) < 0.005 ? 0.0 : dollars;
   if (fabs (dollars) < 100.0)
     return g_strdup_printf (_("$%.2f"), dollars);
   whole = headroom_format_integer (dollars);

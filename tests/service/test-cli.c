@@ -1234,6 +1234,32 @@ test_import_hub (void)
   g_assert_true (strchr (offline.err, '\n')[1] == '\0');
 }
 
+/* Issue 15: no figure prints as inf, nan or -0, whatever the input (an MFU of
+ * 1e-300 makes the time and energy overflow; a price of -0). */
+static void
+test_no_inf_nan_negative_zero (void)
+{
+  static const char * const extra[][3] = {
+    { "--mfu", "1e-300", "--json" },
+    { "--mfu", "1e-300", NULL },
+    { "--price", "-0", "--json" },
+    { "--price", "-0", NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
+    {
+      g_auto(Run) run = { 0 };
+
+      run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+               "--tokens", "1e12", extra[i][0], extra[i][1], extra[i][2], NULL);
+      g_test_message ("%s %s %s", extra[i][0], extra[i][1], extra[i][2]);
+      g_assert_cmpint (run.status, ==, 0);
+      if (g_regex_match_simple ("\\b(inf|nan|infinity)\\b|(^|[^0-9.])-0([^0-9.]|$)|-0\\.0*([^0-9]|$)",
+                                run.out, G_REGEX_CASELESS | G_REGEX_MULTILINE, 0))
+        g_error ("inf, nan or -0 printed:\n%s", run.out);
+    }
+}
+
 static void
 test_bad_input (void)
 {
@@ -1288,6 +1314,10 @@ test_bad_input (void)
     { { "report", CLI_DATA "/bad-version.headroom.json" }, "version" },
     { { "report", CLI_DATA "/bad-layout.headroom.json" }, "training.tensor_parallel" },
     { { "report", CLI_DATA "/bad-truncated.headroom.json" }, "not valid JSON" },
+    /* Issue 15: a mistyped tag is named, not a missing hidden_size; a second object is refused. */
+    { { "report", CLI_DATA "/bad-format.headroom.json" }, "format: not a Headroom project (expected “headroom-project”)" },
+    { { "train", "--model", CLI_DATA "/bad-format.headroom.json", "--gpu", "test-gpu" }, "format: not a Headroom project" },
+    { { "params", "--model", CLI_DATA "/bad-trailing.json" }, "line 2: unexpected content after the end of the JSON object" },
     { { "report", CLI_DATA "/no-such.headroom.json" }, "no such file" },
     { { "report", CLI_DATA "/tiny-llama.json" }, "not a Headroom project" },
     { { "report" }, "missing" },
@@ -1351,6 +1381,7 @@ main (int   argc,
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
   g_test_add_func ("/cli/train/table", test_train_table);
+  g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
   g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
   g_test_add_func ("/cli/infer", test_infer);

@@ -592,6 +592,25 @@ test_huge_layer_counts (void)
     }
 }
 
+/* Item 13: the window's figures never read -0 (a price of -0). */
+static void
+test_no_negative_zero (void)
+{
+  g_autofree char *money = headroom_format_money (-0.0);
+  g_autofree char *cents = headroom_format_money (-0.001);
+  g_autofree char *gib = headroom_format_gib (-0.0);
+  g_autofree char *count = headroom_format_count (-0.0);
+  g_autofree char *integer = headroom_format_integer (-0.4);
+  g_autofree char *flops = headroom_format_flops (-0.0);
+
+  g_assert_null (strstr (money, "-"));
+  g_assert_null (strstr (cents, "-"));
+  g_assert_null (strstr (gib, "-"));
+  g_assert_cmpstr (count, ==, "0");
+  g_assert_cmpstr (integer, ==, "0");
+  g_assert_null (strstr (flops, "-"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -611,6 +630,7 @@ main (int   argc,
   g_test_add_func ("/robust/load/file-limits", test_file_limits);
   g_test_add_func ("/robust/catalog/not-loaded", test_catalog_not_loaded);
   g_test_add_func ("/robust/limits/huge-layer-counts", test_huge_layer_counts);
+  g_test_add_func ("/robust/format/no-negative-zero", test_no_negative_zero);
 
   return g_test_run ();
 }
