@@ -1815,7 +1815,7 @@ headroom_project_get_training (HeadroomProject *self,
    * "bf16-mixed"): the mixed recipe with the fp32 residual stream. */
   if (g_strcmp0 (precision, "bf16-autocast") == 0 || g_strcmp0 (precision, "fp16-autocast") == 0)
     {
-      training->precision = precision[1] == 'b' ? HR_PRECISION_BF16_MIXED
+      training->precision = precision[0] == 'b' ? HR_PRECISION_BF16_MIXED
                                                 : HR_PRECISION_FP16_MIXED;
       training->fp32_residual = true;
     }

@@ -181,6 +181,63 @@ changed_cb (HeadroomProject *project,
   g_ptr_array_add (seen, g_strdup (key));
 }
 
+/* --framework fills the recipe keys the project leaves unset
+ * (headroom-project.c, framework_defaults; docs/training.md "Frameworks"):
+ * torchtune's 3B_full_single_device.yaml is pure bf16, eager RMSNorm,
+ * chunked cross-entropy, activation checkpointing, optimizer_in_bwd and
+ * 8-bit AdamW; the Hugging Face Trainer's --bf16 is autocast over fp32
+ * parameters. An explicit setting wins, and "none" restores the table. */
+static void
+test_framework_defaults (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  HrTraining t;
+
+  /* The new-project default pins selective recomputation: leave it unset. */
+  headroom_project_unset (project, "training.recompute");
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
+  g_assert_false (t.fp32_residual);
+  g_assert_cmpint (t.norm_kernel, ==, HR_NORM_KERNEL_FUSED);
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "torchtune", NULL));
+  g_assert_cmpstr (headroom_project_get_string (project, "training.precision"), ==, "bf16");
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16);
+  g_assert_cmpint (t.norm_kernel, ==, HR_NORM_KERNEL_EAGER);
+  g_assert_cmpint (t.loss, ==, HR_LOSS_CHUNKED);
+  g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_FULL);
+  g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW_8BIT);
+  g_assert_true (t.optimizer_in_backward);
+
+  /* Explicit options override the framework's. */
+  g_assert_true (headroom_project_set_string (project, "training.recompute", "none", NULL));
+  g_assert_true (headroom_project_set_boolean (project, "training.optimizer_in_backward", FALSE,
+                                               NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);
+  g_assert_false (t.optimizer_in_backward);
+  g_assert_cmpint (t.loss, ==, HR_LOSS_CHUNKED);
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "hf", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
+  g_assert_true (t.fp32_residual);
+  g_assert_cmpint (t.loss, ==, HR_LOSS_FULL);
+  g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW);
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "torchtitan", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.fsdp, ==, HR_FSDP_FULL);
+  g_assert_cmpint (t.zero_stage, ==, 0);
+  g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);  /* set above */
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "none", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.norm_kernel, ==, HR_NORM_KERNEL_FUSED);
+  g_assert_cmpint (t.fsdp, ==, HR_FSDP_NONE);
+}
+
 static void
 test_setters (void)
 {
@@ -568,6 +625,7 @@ main (int   argc,
   g_test_add_func ("/project/default-catalog", test_default_catalog);
   g_test_add_func ("/project/key-table", test_key_table);
   g_test_add_func ("/project/setters", test_setters);
+  g_test_add_func ("/project/framework-defaults", test_framework_defaults);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
   g_test_add_func ("/project/falcon-spelling", test_falcon_spelling);
   g_test_add_func ("/project/round-trip", test_round_trip);
