@@ -436,10 +436,37 @@ validate_layout (const HrTraining *t,
                                   "moe_intermediate_size", err)) != HR_OK)
     return status;
 
-  /* Layers: pp stages of virtual_stages chunks each ([MLM] §2.2) */
-  if ((status = check_divides (pp, model->n_layers, "pipeline_parallel",
-                               "num_hidden_layers", err)) != HR_OK)
-    return status;
+  /* Layers: pp stages of virtual_stages chunks each ([MLM] §2.2); without
+   * chunks, stages may differ (stage_layers). */
+  if (t->pp_first_stage_layers < 0 || t->pp_last_stage_layers < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE,
+                         t->pp_first_stage_layers < 0 ? "pp_first_stage_layers"
+                                                      : "pp_last_stage_layers",
+                         t->pp_first_stage_layers < 0 ? t->pp_first_stage_layers
+                                                      : t->pp_last_stage_layers, 0,
+                         "0 (an even split) or a count of layers");
+  if (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0)
+    {
+      int64_t fixed = (t->pp_first_stage_layers > 0) + (t->pp_last_stage_layers > 0);
+      int64_t rest = model->n_layers - t->pp_first_stage_layers - t->pp_last_stage_layers;
+
+      if (pp < 2 || pp < fixed || rest < 0 || (pp == fixed && rest != 0)
+          || (pp > fixed && rest % (pp - fixed) != 0))
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pp_first_stage_layers",
+                             t->pp_first_stage_layers, model->n_layers,
+                             "the other stages must share the remaining layers evenly");
+      if (t->virtual_stages > 1)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pp_first_stage_layers",
+                             t->pp_first_stage_layers, 0,
+                             "first and last stage sizes need one chunk per stage");
+    }
+  else if (pp > model->n_layers + 2
+           || (t->virtual_stages > 1 && model->n_layers % pp != 0))
+    {
+      if ((status = check_divides (pp, model->n_layers, "pipeline_parallel",
+                                   "num_hidden_layers", err)) != HR_OK)
+        return status;
+    }
   if (t->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
     {
       if (pp < 2)
@@ -593,22 +620,98 @@ layers_per_chunk (const HrTraining *t,
   return n_layers / (t->pipeline_parallel * t->virtual_stages);
 }
 
+/* Whether the stages hold different numbers of layers. */
+static bool
+uneven_stages (const HrTraining *t,
+               int64_t           n_layers)
+{
+  return t->pipeline_parallel > 1
+         && (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0
+             || n_layers % t->pipeline_parallel != 0);
+}
+
+/* Layers of one stage without virtual chunks, [*first, *first + count):
+ * - Megatron's --decoder-first-pipeline-num-layers and
+ *   --decoder-last-pipeline-num-layers: the first and last stages hold what
+ *   is asked, the others share the rest evenly
+ *   (megatron/core/transformer/transformer_block.py, get_num_layers_to_build);
+ * - stages that do not divide the layers: torchtitan's split, which counts
+ *   the embedding and the norm with the output as one layer each and gives
+ *   the remainder to the first stages (torchtitan/distributed/pipeline_parallel.py,
+ *   generate_llm_fqn_per_model_part, input_weight = output_weight = 1);
+ * - otherwise L / pp each. */
+static int64_t
+stage_layers (const HrTraining *t,
+              int64_t           n_layers,
+              int64_t           stage,
+              int64_t          *first)
+{
+  int64_t pp = t->pipeline_parallel, count;
+
+  if (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0)
+    {
+      int64_t fixed = (t->pp_first_stage_layers > 0) + (t->pp_last_stage_layers > 0);
+      int64_t rest = n_layers - t->pp_first_stage_layers - t->pp_last_stage_layers;
+      int64_t mid = pp > fixed ? rest / (pp - fixed) : 0;
+      int64_t head = t->pp_first_stage_layers > 0 ? t->pp_first_stage_layers : mid;
+
+      *first = stage == 0 ? 0 : head + (stage - 1) * mid;
+      if (stage == 0)
+        return head;
+      if (stage == pp - 1 && t->pp_last_stage_layers > 0)
+        return t->pp_last_stage_layers;
+      return mid;
+    }
+  if (n_layers % pp != 0)
+    {
+      int64_t units = n_layers + 2, per = units / pp, extra = units % pp;
+
+      /* Units before stage s: s · per + min(s, extra); the embedding is the
+       * first stage's first unit. */
+      *first = stage * per + (stage < extra ? stage : extra) - (stage > 0 ? 1 : 0);
+      count = per + (stage < extra ? 1 : 0) - (stage == 0) - (stage == pp - 1);
+      if (*first > n_layers)
+        *first = n_layers;
+      if (count > n_layers - *first)
+        count = n_layers - *first;
+      return count > 0 ? count : 0;
+    }
+  *first = stage * (n_layers / pp);
+  return n_layers / pp;
+}
+
+/* Chunk j (0 … v − 1) of stage `stage`: its first layer and layer count. */
+static int64_t
+stage_chunk (const HrTraining *t,
+             int64_t           n_layers,
+             int64_t           stage,
+             int64_t           j,
+             int64_t          *first)
+{
+  int64_t chunk;
+
+  if (t->virtual_stages <= 1)
+    return stage_layers (t, n_layers, stage, first);
+  chunk = layers_per_chunk (t, n_layers);
+  *first = (j * t->pipeline_parallel + stage) * chunk;
+  return chunk;
+}
+
 /* MoE layers of pipeline stage `stage`. */
 static int64_t
 stage_moe_layers (const HrModel    *model,
                   const HrTraining *t,
                   int64_t           stage)
 {
-  int64_t chunk = layers_per_chunk (t, model->n_layers);
   int64_t n = 0;
 
   if (model->n_experts <= 0)
     return 0;
   /* Chunk by chunk (virtual_stages of them), not layer by layer. */
-  for (int64_t first = stage * chunk; first < model->n_layers;
-       first += t->pipeline_parallel * chunk)
+  for (int64_t j = 0; j < t->virtual_stages; j++)
     {
       HrLayerCounts c;
+      int64_t first, chunk = stage_chunk (t, model->n_layers, stage, j, &first);
 
       hr_model_count_layers (model, first, first + chunk, &c);
       n += c.n[1][0] + c.n[1][1];
@@ -689,7 +792,13 @@ stage_rank (const HrModel    *model,
                                                            model->shared_expert_ffn_size, tp);
 
   /* Every layer of a kind holds the same parameters. */
-  rank->layers = model->n_layers / pp;
+  rank->layers = 0;
+  for (int64_t j = 0; j < training->virtual_stages; j++)
+    {
+      int64_t first;
+
+      rank->layers += stage_chunk (training, model->n_layers, stage, j, &first);
+    }
   rank->moe_layers = stage_moe_layers (model, training, stage);
   dense_layers = rank->layers - rank->moe_layers;
   rank->params = dense_layers * dense + rank->moe_layers * moe;
@@ -1193,7 +1302,6 @@ stage_activations (const HrModel         *model,
 {
   int64_t pp = training->pipeline_parallel;
   double tp = (double) training->tensor_parallel;
-  int64_t chunk = layers_per_chunk (training, model->n_layers);
   int64_t count[2] = { 0, 0 };
   int64_t graph_start = first_layer_in_graph (training, model->n_layers);
   double layers_total = 0;
@@ -1205,9 +1313,10 @@ stage_activations (const HrModel         *model,
    * everything (megatron/core/transformer/transformer_block.py,
    * _checkpointed_forward). Chunk by chunk, identical layers once, times
    * their count: never a walk over the layers. */
-  for (int64_t first = stage * chunk; first < model->n_layers; first += pp * chunk)
+  for (int64_t j = 0; j < training->virtual_stages; j++)
     {
       HrLayerCounts all, recomputed, kept;
+      int64_t first, chunk = stage_chunk (training, model->n_layers, stage, j, &first);
       int64_t last = first + chunk;
       /* Layers outside autograd's graph (frozen) save nothing. */
       int64_t from = graph_start > first ? (graph_start < last ? graph_start : last) : first;
@@ -1669,14 +1778,18 @@ hr_training_memory (const HrModel    *model,
   act_shape (model, training, &in.shape);
   layer_kinds (model, training, &in.shape, &in.kinds);
 
+  /* Even stages: the first (most in flight, the embedding) or the last (the
+   * loss) is the most loaded; uneven ones are each looked at. */
   stage_memory (model, training, &in, 0, memory);
-  if (training->pipeline_parallel > 1)
+  for (int64_t stage = uneven_stages (training, model->n_layers) ? 1
+                       : training->pipeline_parallel - 1;
+       stage > 0 && stage < training->pipeline_parallel; stage++)
     {
-      HrTrainingMemory last;
+      HrTrainingMemory other;
 
-      stage_memory (model, training, &in, training->pipeline_parallel - 1, &last);
-      if (last.total > memory->total)
-        *memory = last;
+      stage_memory (model, training, &in, stage, &other);
+      if (other.total > memory->total)
+        *memory = other;
     }
 
   memory->capacity = gpu->memory_bytes;

@@ -81,6 +81,8 @@ typedef struct
   int64_t pipeline_parallel;
   HrPipelineSchedule pipeline_schedule;
   int64_t virtual_stages;         /* model chunks per pipeline rank (interleaved); 1 otherwise */
+  int64_t pp_first_stage_layers;  /* layers of the first and last stages (Megatron */
+  int64_t pp_last_stage_layers;   /* --decoder-first/last-pipeline-num-layers); 0 = split */
   int64_t context_parallel;
   int64_t expert_parallel;        /* divides dp · cp; expert data-parallel = dp · cp / ep */
   int     zero_stage;             /* 0-3 (DeepSpeed); must stay 0 when fsdp is set */

@@ -90,6 +90,8 @@ static const HeadroomKeyInfo keys[] = {
   INT ("training.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel")),
   CHOICE ("training.pipeline_schedule", schedule_choices, "1f1b", N_("Pipeline schedule")),
   INT ("training.virtual_stages", 1, 1e6, "1", NULL, N_("Virtual stages")),
+  INT ("training.pp_first_stage_layers", 0, 1e6, "0", "layers", N_("First stage layers (0: split)")),
+  INT ("training.pp_last_stage_layers", 0, 1e6, "0", "layers", N_("Last stage layers (0: split)")),
   INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel")),
   INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel")),
   INT ("training.zero_stage", 0, 3, "1", NULL, N_("ZeRO stage")),
@@ -1802,6 +1804,9 @@ headroom_project_get_training (HeadroomProject *self,
   hr_pipeline_schedule_from_name (headroom_project_get_string (self, "training.pipeline_schedule"),
                                   &training->pipeline_schedule);
   training->virtual_stages = headroom_project_get_int (self, "training.virtual_stages");
+  training->pp_first_stage_layers = headroom_project_get_int (self,
+                                                              "training.pp_first_stage_layers");
+  training->pp_last_stage_layers = headroom_project_get_int (self, "training.pp_last_stage_layers");
   training->context_parallel = headroom_project_get_int (self, "training.context_parallel");
   training->expert_parallel = headroom_project_get_int (self, "training.expert_parallel");
   training->zero_stage = (int) headroom_project_get_int (self, "training.zero_stage");

@@ -1530,6 +1530,57 @@ expect_error (const HrTraining *t,
 }
 
 static void
+test_uneven_pipeline (void)
+{
+  /* Llama 3.1 405B's 126 layers on 8 stages: torchtitan counts the
+   * embedding and the output as a layer each, 128 units, 16 a stage: the
+   * first and last stages hold 15 layers, the six others 16. */
+  HrTrainingRank rank;
+  HrTrainingMemory m;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama_like (&model, 126, 1024, 8, 8, 2048, 1000);
+  hr_training_init (&t);
+  t.pipeline_parallel = 8;
+  g_assert_cmpint (hr_training_rank (&model, &t, 0, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.layers, ==, 15);
+  g_assert_cmpint (hr_training_rank (&model, &t, 3, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.layers, ==, 16);
+  g_assert_cmpint (hr_training_rank (&model, &t, 7, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.layers, ==, 15);
+
+  /* Megatron's first and last stage sizes: 32 layers on 4 stages, 6 on the
+   * first and the last, 20 / 2 = 10 on each of the others. Under 1F1B with
+   * 8 micro-batches, stage 1 holds 3 micro-batches of 10 layers (30 layer
+   * activations) against stage 0's 4 of 6 (24): it is the one reported. */
+  llama_like (&model, 32, 1024, 8, 8, 2048, 1000);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 4;
+  t.pipeline_parallel = 4;
+  t.global_batch = 8;
+  t.pp_first_stage_layers = 6;
+  t.pp_last_stage_layers = 6;
+  g_assert_cmpint (hr_training_rank (&model, &t, 1, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.layers, ==, 10);
+  g_assert_cmpint (hr_training_rank (&model, &t, 3, &rank, &err), ==, HR_OK);
+  g_assert_cmpint (rank.layers, ==, 6);
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 1);
+  g_assert_cmpint (m.activation.layers, ==, 10);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 3);
+
+  /* 7 and 6 leave 19 layers, which 2 stages cannot share. */
+  t.pp_first_stage_layers = 7;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "pp_first_stage_layers");
+}
+
+static void
 test_validation (void)
 {
   HrModel model;
@@ -1552,10 +1603,14 @@ test_validation (void)
   t.pipeline_parallel = 3;
   expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "pipeline_parallel");
 
-  /* 40 GPUs, pp 5: the GPUs are fine, 5 does not divide 32 layers */
+  /* 40 GPUs, pp 5: 5 does not divide 32 layers, which torchtitan's split
+   * takes (docs/training.md, "Pipelines"); pp 40 leaves stages empty, even
+   * counting the embedding and the loss as layers (34 < 40). */
   hr_training_init (&t);
   t.nodes = 5;
   t.pipeline_parallel = 5;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  t.pipeline_parallel = 40;
   expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "pipeline_parallel");
 
   /* cp 3 */
@@ -1757,6 +1812,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/offload-activations", test_offload_activations);
   g_test_add_func ("/training/recipes/torchtune-rows", test_torchtune_rows);
   g_test_add_func ("/training/limits", test_limits);
+  g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
 

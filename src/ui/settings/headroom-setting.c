@@ -97,6 +97,8 @@ static const Presentation presentations[] = {
   { "training.pipeline_parallel", "workload/parallelism", NULL, NULL },
   { "training.pipeline_schedule", "workload/parallelism", NULL, NULL },
   { "training.virtual_stages", "workload/parallelism", NULL, NULL },
+  { "training.pp_first_stage_layers", "workload/parallelism", N_("An even split"), NULL },
+  { "training.pp_last_stage_layers", "workload/parallelism", N_("An even split"), NULL },
   { "training.context_parallel", "workload/parallelism", NULL, NULL },
   { "training.expert_parallel", "workload/parallelism", NULL, NULL },
   { "training.zero_stage", "workload/parallelism", NULL, NULL },
