@@ -16,6 +16,7 @@
 
 #include "hr-flops.h"
 #include "hr-inference.h"
+#include "hr-serving.h"
 
 /* vLLM pads the vocabulary to a multiple of 64 before splitting it across
  * TP ranks (DEFAULT_VOCAB_PADDING_SIZE, vocab_parallel_embedding.py). */
@@ -32,7 +33,9 @@
  * samples stand for the steps between them. */
 #define MAX_DECODE_SAMPLES 8192
 
-static const char *const weight_names[HR_WEIGHTS_N] = { "bf16", "fp16", "fp8", "int8", "int4" };
+static const char *const weight_names[HR_WEIGHTS_N] = {
+  "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0",
+};
 static const char *const kv_names[HR_KV_N] = { "fp32", "bf16", "fp16", "fp8", "int8" };
 
 /* Bytes of one 16-bit activation or unquantised vector element. */
@@ -75,7 +78,15 @@ hr_weight_precision_bytes (HrWeightPrecision precision)
     case HR_WEIGHTS_INT8:
       return 1.0;
     case HR_WEIGHTS_INT4:
+    case HR_WEIGHTS_AWQ:
+    case HR_WEIGHTS_GPTQ:
       return 0.5;
+    case HR_WEIGHTS_Q4_0:
+    case HR_WEIGHTS_Q4_K_M:
+    case HR_WEIGHTS_Q5_K_M:
+    case HR_WEIGHTS_Q6_K:
+    case HR_WEIGHTS_Q8_0:
+      return hr_gguf_bytes_per_weight (precision);
     case HR_WEIGHTS_N:
     default:
       return 0.0;
@@ -148,7 +159,8 @@ hr_bound_name (HrBound bound)
 static bool
 is_quantised_groupwise (HrWeightPrecision precision)
 {
-  return precision == HR_WEIGHTS_INT8 || precision == HR_WEIGHTS_INT4;
+  return precision == HR_WEIGHTS_INT8 || precision == HR_WEIGHTS_INT4 ||
+         precision == HR_WEIGHTS_AWQ || precision == HR_WEIGHTS_GPTQ;
 }
 
 static HrStatus
@@ -223,7 +235,7 @@ hr_inference_validate (const HrModel     *model,
                          "at most 2^40");
   if ((unsigned) inf->weights >= HR_WEIGHTS_N)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "weights", inf->weights, HR_WEIGHTS_N - 1,
-                         "bf16, fp16, fp8, int8 or int4");
+                         "bf16, fp16, fp8, int8, int4, awq, gptq or a GGUF type");
   if (is_quantised_groupwise (inf->weights) &&
       (status = check_positive (inf->group_size, "group_size", err)) != HR_OK)
     return status;
@@ -500,11 +512,16 @@ embedding_width (const HrModel *model)
 static double
 vocab_table_bytes (const HrModel     *model,
                    const HrInference *inf,
+                   bool               head,
                    bool               bias)
 {
   double rows = (double) padded_vocab (model) / (double) inf->tensor_parallel;
   double n = rows * (double) embedding_width (model);
   double vectors = bias ? rows : 0.0;
+
+  /* GGUF files quantise both tables, whatever keep_embeddings_16bit says. */
+  if (hr_weights_is_gguf (inf->weights))
+    return hr_gguf_vocab_bytes (model, inf->weights, head, n) + vectors * 4.0;
 
   if (inf->keep_embeddings_16bit)
     return (n + vectors) * BYTES_16BIT;
@@ -597,7 +614,23 @@ stage_memory (const HrModel      *model,
       if (n_kind == 0)
         continue;
       layer_shards (model, inf, params, moe, &s);
-      weights += n_kind * layer_weight_bytes (inf, &s);
+      if (hr_weights_is_gguf (inf->weights))
+        {
+          /* llama.cpp types some tensors richer in some layers: those
+           * layers' share of this kind (exact when the stage has one kind). */
+          double rich = floor (n_kind * (double) hr_gguf_rich_layers (model, first, first + per_stage) /
+                               (double) per_stage + 0.5);
+          double tp = (double) inf->tensor_parallel;
+          double matrices = s.split_matrices / tp + s.replicated_matrices;
+          double vectors = s.split_vectors / tp + s.replicated_vectors;
+
+          weights += rich * hr_gguf_layer_bytes (model, inf->weights, moe, true, inf->tensor_parallel,
+                                                 matrices, vectors) +
+                     (n_kind - rich) * hr_gguf_layer_bytes (model, inf->weights, moe, false,
+                                                            inf->tensor_parallel, matrices, vectors);
+        }
+      else
+        weights += n_kind * layer_weight_bytes (inf, &s);
       for (int sliding = 0; sliding < 2; sliding++)
         {
           double n = (double) counts.n[moe][sliding];
@@ -618,15 +651,16 @@ stage_memory (const HrModel      *model,
       double projections = (double) params->embedding -
                            (double) model->vocab_size * (double) embedding_width (model);
 
-      weights += vocab_table_bytes (model, inf, false) + (position + fmax (projections, 0.0)) * BYTES_16BIT;
+      weights += vocab_table_bytes (model, inf, false, false) + (position + fmax (projections, 0.0)) * BYTES_16BIT;
     }
   if (stage == pp - 1)
     {
       /* With pp > 1 the last stage holds its own LM head even when tied
        * (vLLM: the first stage owns embed_tokens, the last lm_head). */
       if (!model->tied_embeddings || pp > 1)
-        weights += vocab_table_bytes (model, inf, model->lm_head_bias);
-      weights += final_norm_params (model) * BYTES_16BIT;
+        weights += vocab_table_bytes (model, inf, true, model->lm_head_bias);
+      /* GGUF keeps norms in F32. */
+      weights += final_norm_params (model) * (hr_weights_is_gguf (inf->weights) ? 4.0 : BYTES_16BIT);
       /* Logits of the last position of each sequence: this rank's vocab
        * shard at 16 bit, then gathered whole and cast to fp32 to sample. */
       activations += batch * (double) padded_vocab (model) *
@@ -709,6 +743,13 @@ peak_flops (const HrGpu       *gpu,
     case HR_WEIGHTS_FP16:
     case HR_WEIGHTS_INT8:
     case HR_WEIGHTS_INT4:
+    case HR_WEIGHTS_AWQ:
+    case HR_WEIGHTS_GPTQ:
+    case HR_WEIGHTS_Q4_0:
+    case HR_WEIGHTS_Q4_K_M:
+    case HR_WEIGHTS_Q5_K_M:
+    case HR_WEIGHTS_Q6_K:
+    case HR_WEIGHTS_Q8_0:
       return fp16 > 0.0 ? fp16 : bf16;
     case HR_WEIGHTS_BF16:
     case HR_WEIGHTS_N:
@@ -747,7 +788,7 @@ model_reads (const HrModel     *model,
       r->weights += m.weights;
     }
   if (!model->tied_embeddings || inf->pipeline_parallel > 1)
-    r->embedding_table = vocab_table_bytes (model, inf, false);
+    r->embedding_table = vocab_table_bytes (model, inf, false, false);
   r->routed_experts = matrix_bytes (inf, (double) params->routed_experts /
                                          (double) inf->tensor_parallel);
   {

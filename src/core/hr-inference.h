@@ -19,7 +19,9 @@
 
 /* Serving precision of the weights. int8 and int4 are weight-only and
  * group-wise (GPTQ/AWQ layout): each group of group_size weights of a row
- * stores one fp16 scale and one zero point at the weight's own width. */
+ * stores one fp16 scale and one zero point at the weight's own width; awq
+ * and gptq are int4 in that layout. The q* types are GGUF files as
+ * llama.cpp quantises them, tensor by tensor (hr-serving.h). */
 typedef enum
 {
   HR_WEIGHTS_BF16,
@@ -27,6 +29,13 @@ typedef enum
   HR_WEIGHTS_FP8,
   HR_WEIGHTS_INT8,
   HR_WEIGHTS_INT4,
+  HR_WEIGHTS_AWQ,
+  HR_WEIGHTS_GPTQ,
+  HR_WEIGHTS_Q4_0,
+  HR_WEIGHTS_Q4_K_M,
+  HR_WEIGHTS_Q5_K_M,
+  HR_WEIGHTS_Q6_K,
+  HR_WEIGHTS_Q8_0,
   HR_WEIGHTS_N
 } HrWeightPrecision;
 
@@ -145,11 +154,13 @@ HrStatus hr_inference_limits   (const HrModel      *model,
                                 HrInferenceLimits  *limits,
                                 HrError            *err);
 
-/* Bytes of one stored element (int4: 0.5, before group overhead). */
+/* Bytes of one stored element (int4: 0.5, before group overhead; a GGUF
+ * type: its main tensor type's block bytes per weight, scales included). */
 double   hr_weight_precision_bytes (HrWeightPrecision precision);
 double   hr_kv_dtype_bytes         (HrKvDtype         dtype);
 
-/* "bf16", "fp16", "fp8", "int8", "int4" / "fp32", "bf16", "fp16", "fp8", "int8".
+/* "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m",
+ * "q5_k_m", "q6_k", "q8_0" / "fp32", "bf16", "fp16", "fp8", "int8".
  * from_name returns false for an unknown name and leaves *out unchanged. */
 const char *hr_weight_precision_name      (HrWeightPrecision  precision);
 bool        hr_weight_precision_from_name (const char        *name,

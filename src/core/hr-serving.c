@@ -60,6 +60,7 @@ hr_serving_init (HrServing *serving)
     .max_num_seqs = 0,
     .gpu_layers = -1,
     .non_torch_bytes = -1.0,
+    .cpu_memory_bandwidth = HR_SERVING_DEFAULT_CPU_MEMORY_BANDWIDTH,
   };
 }
 
@@ -118,6 +119,12 @@ validate (const HrServing *s,
                          (int64_t) 1 << 40, "0 (256) or sequences");
   if (!isfinite (s->non_torch_bytes))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "non_torch_bytes", 0, 0, NULL);
+  if (!(s->cpu_memory_bandwidth > 0.0 && isfinite (s->cpu_memory_bandwidth)))
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "cpu_memory_bandwidth",
+                         (int64_t) s->cpu_memory_bandwidth, 0, NULL);
+  if (s->gpu_layers > ((int64_t) 1 << 40))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "gpu_layers", s->gpu_layers,
+                         (int64_t) 1 << 40, "-1 (all) or layers");
   return HR_OK;
 }
 
@@ -133,6 +140,81 @@ fill_capacity (HrServingPlan *p,
   p->kv_capacity_tokens = p->kv_blocks * p->block_size;
   p->max_concurrency = (double) p->kv_capacity_tokens / (double) p->max_model_len;
   p->fits = p->kv_capacity_tokens >= p->max_model_len;
+}
+
+/* Bytes of the token embedding (head false) or output matrix as llama.cpp
+ * stores them: GGUF types tensor by tensor, else the weights' width. */
+static double
+llamacpp_table_bytes (const HrModel     *model,
+                      const HrInference *inf,
+                      bool               head)
+{
+  int64_t width = model->embed_proj_dim > 0 ? model->embed_proj_dim : model->hidden_size;
+  double n = (double) model->vocab_size * (double) width;
+
+  if (hr_weights_is_gguf (inf->weights))
+    return hr_gguf_vocab_bytes (model, inf->weights, head, n);
+  return n * hr_weight_precision_bytes (inf->weights);
+}
+
+/* llama.cpp (src/llama-model.cpp load_tensors): with --gpu-layers n, the
+ * last n layers go to the GPU (i_gpu_start = n_layer − n), the output
+ * layer too once n > n_layer; the token embedding always stays on the CPU.
+ * The KV cache is one contiguous buffer of n_ctx cells per layer, on the
+ * device of its layer (offload_kqv). A decode step reads each part at its
+ * memory's bandwidth, one after the other. Layers are taken at their mean
+ * size (the _M mixes differ a little from layer to layer). */
+static void
+llamacpp_plan (const HrModel           *model,
+               const HrInference       *inf,
+               const HrServing         *serving,
+               const HrGpu             *gpu,
+               const HrInferenceMemory *m,
+               HrServingPlan           *plan)
+{
+  int64_t n_layers = model->n_layers;
+  int64_t ngl = serving->gpu_layers < 0 ? n_layers + 1 : serving->gpu_layers;
+  int64_t on_gpu = ngl < n_layers ? ngl : n_layers;
+  bool output_on_gpu = ngl > n_layers;
+  double embd = llamacpp_table_bytes (model, inf, false);
+  /* A tied table is stored once and read as the output too. */
+  double output = llamacpp_table_bytes (model, inf, true);
+  double layers;
+  double per_layer;
+  double kv_per_layer = plan->kv_per_token / (double) n_layers;
+  double context = (double) plan->max_model_len;
+  double gpu_bytes;
+
+  /* m->weights counts both tables (tied: one); the rest is the layers and
+   * the final norm. */
+  layers = m->weights - embd - (model->tied_embeddings ? 0.0 : output);
+  per_layer = fmax (layers, 0.0) / (double) n_layers;
+
+  plan->usable = plan->total;
+  plan->non_torch = 0.0;
+  plan->block_size = 1;
+  plan->gpu_layers = on_gpu;
+  plan->weights = (double) on_gpu * per_layer + (output_on_gpu ? output : 0.0);
+  plan->cpu_weights = (double) (n_layers - on_gpu) * per_layer + embd +
+                      (output_on_gpu || model->tied_embeddings ? 0.0 : output);
+  plan->activations = on_gpu > 0 ? m->activations : 0.0;
+  plan->kv_cache = context * kv_per_layer * (double) on_gpu;
+  plan->cpu_kv_cache = context * kv_per_layer * (double) (n_layers - on_gpu);
+  plan->kv_blocks = plan->max_model_len;
+  plan->kv_capacity_tokens = plan->max_model_len;
+  plan->max_concurrency = 1.0;
+  plan->fits = plan->weights + plan->kv_cache + plan->activations <= plan->total;
+
+  /* One token at the full context: the GPU's layers (and output) at its
+   * bandwidth × memory_efficiency, the CPU's at the host bandwidth. */
+  gpu_bytes = plan->weights + plan->kv_cache;
+  plan->gpu_decode_time = gpu->memory_bandwidth > 0.0 ?
+                          gpu_bytes / (gpu->memory_bandwidth * inf->memory_efficiency) : 0.0;
+  /* A lookup reads a row of the token embedding, not the table, unless
+   * the table is also the output matrix left on the CPU. */
+  plan->cpu_decode_time = (plan->cpu_weights + plan->cpu_kv_cache -
+                           (model->tied_embeddings && !output_on_gpu ? 0.0 : embd)) /
+                          serving->cpu_memory_bandwidth;
 }
 
 HrStatus
@@ -233,17 +315,7 @@ hr_serving_plan (const HrModel     *model,
       break;
 
     case HR_ENGINE_LLAMACPP:
-      /* One contiguous cache of n_ctx cells shared by the parallel slots;
-       * every layer and the output on the GPU (--gpu-layers all). */
-      plan->usable = plan->total;
-      plan->activations = m.activations;
-      plan->non_torch = 0.0;
-      plan->block_size = 1;
-      plan->kv_cache = (double) max_len * plan->kv_per_token;
-      plan->kv_blocks = max_len;
-      plan->kv_capacity_tokens = max_len;
-      plan->max_concurrency = 1.0;
-      plan->fits = plan->weights + plan->kv_cache + plan->activations <= plan->total;
+      llamacpp_plan (model, inference, serving, gpu, &m, plan);
       break;
 
     case HR_ENGINE_HF:
@@ -257,4 +329,242 @@ hr_serving_plan (const HrModel     *model,
       break;
     }
   return HR_OK;
+}
+
+/* ---- GGUF ------------------------------------------------------------------ */
+
+/* ggml block types (ggml/src/ggml-common.h block_* structs): bytes per
+ * block and weights per block. */
+typedef enum
+{
+  GGML_Q4_0,  /* d (f16) + 16 B of nibbles: 18 B / 32 */
+  GGML_Q5_0,  /* d + qh[4] + qs[16]: 22 B / 32 */
+  GGML_Q5_1,  /* d, m + qh[4] + qs[16]: 24 B / 32 */
+  GGML_Q8_0,  /* d + qs[32]: 34 B / 32 */
+  GGML_Q4_K,  /* d, dmin + scales[12] + qs[128]: 144 B / 256 */
+  GGML_Q5_K,  /* d, dmin + scales[12] + qh[32] + qs[128]: 176 B / 256 */
+  GGML_Q6_K,  /* ql[128] + qh[64] + scales[16] + d: 210 B / 256 */
+  GGML_F16,
+} GgmlType;
+
+static const struct
+{
+  double bytes;
+  double block;
+} ggml_types[] = {
+  [GGML_Q4_0] = { 18, 32 },
+  [GGML_Q5_0] = { 22, 32 },
+  [GGML_Q5_1] = { 24, 32 },
+  [GGML_Q8_0] = { 34, 32 },
+  [GGML_Q4_K] = { 144, 256 },
+  [GGML_Q5_K] = { 176, 256 },
+  [GGML_Q6_K] = { 210, 256 },
+  [GGML_F16] = { 2, 1 },
+};
+
+/* Norms and biases stay F32 (tensor_allows_quantization: 1-D tensors). */
+#define GGUF_VECTOR_BYTES 4.0
+
+bool
+hr_weights_is_gguf (HrWeightPrecision weights)
+{
+  return weights == HR_WEIGHTS_Q4_0 || weights == HR_WEIGHTS_Q4_K_M ||
+         weights == HR_WEIGHTS_Q5_K_M || weights == HR_WEIGHTS_Q6_K ||
+         weights == HR_WEIGHTS_Q8_0;
+}
+
+/* The file type's default tensor type (llama_model_quantize_impl). */
+static GgmlType
+gguf_default_type (HrWeightPrecision weights)
+{
+  switch (weights)
+    {
+    case HR_WEIGHTS_Q4_0:
+      return GGML_Q4_0;
+    case HR_WEIGHTS_Q4_K_M:
+      return GGML_Q4_K;
+    case HR_WEIGHTS_Q5_K_M:
+      return GGML_Q5_K;
+    case HR_WEIGHTS_Q6_K:
+      return GGML_Q6_K;
+    case HR_WEIGHTS_Q8_0:
+    default:
+      return GGML_Q8_0;
+    }
+}
+
+/* tensor_type_fallback: rows whose length (ne[0]) is not a multiple of the
+ * block take the nearest 32-weight type, else F16. */
+static GgmlType
+gguf_fallback (GgmlType type,
+               int64_t  columns)
+{
+  if (columns % (int64_t) ggml_types[type].block == 0)
+    return type;
+  switch (type)
+    {
+    case GGML_Q4_K:
+      type = GGML_Q5_0;
+      break;
+    case GGML_Q5_K:
+      type = GGML_Q5_1;
+      break;
+    case GGML_Q6_K:
+      type = GGML_Q8_0;
+      break;
+    case GGML_Q4_0:
+    case GGML_Q5_0:
+    case GGML_Q5_1:
+    case GGML_Q8_0:
+    case GGML_F16:
+    default:
+      break;
+    }
+  return columns % (int64_t) ggml_types[type].block == 0 ? type : GGML_F16;
+}
+
+static double
+ggml_bytes (GgmlType type,
+            double   elements)
+{
+  return elements * ggml_types[type].bytes / ggml_types[type].block;
+}
+
+double
+hr_gguf_bytes_per_weight (HrWeightPrecision weights)
+{
+  return ggml_bytes (gguf_default_type (weights), 1.0);
+}
+
+/* llama-quant.cpp use_more_bits(i, n): i < n/8, i ≥ 7n/8, or (i − n/8) % 3
+ * == 2 between. Counted over [first, last) without a walk: below n/8 and
+ * from 7n/8 all; between, of the m layers from n/8 on, m/3 have j % 3 == 2. */
+static int64_t
+rich_below (int64_t n,
+            int64_t x)
+{
+  int64_t lo = n / 8;
+  int64_t hi = 7 * n / 8;
+
+  if (x <= lo)
+    return x;
+  if (x <= hi)
+    return lo + (x - lo) / 3;
+  return lo + (hi - lo) / 3 + (x - hi);
+}
+
+int64_t
+hr_gguf_rich_layers (const HrModel *model,
+                     int64_t        first,
+                     int64_t        last)
+{
+  return rich_below (model->n_layers, last) - rich_below (model->n_layers, first);
+}
+
+double
+hr_gguf_layer_bytes (const HrModel    *model,
+                     HrWeightPrecision weights,
+                     bool              moe,
+                     bool              rich,
+                     int64_t           tensor_parallel,
+                     double            matrices,
+                     double            vectors)
+{
+  GgmlType base = gguf_default_type (weights);
+  GgmlType v_type = base;
+  GgmlType k_type = base;
+  GgmlType o_type = base;
+  GgmlType down_type = base;
+  bool mixed = weights == HR_WEIGHTS_Q4_K_M || weights == HR_WEIGHTS_Q5_K_M;
+  bool eight_experts = model->n_experts == 8;
+  double tp = (double) tensor_parallel;
+  double h = (double) model->hidden_size;
+  double hd = (double) hr_model_head_dim (model);
+  double kv = 0.0;
+  double o = 0.0;
+  double down;
+  int64_t down_columns;
+
+  /* llama_tensor_get_type_impl, for these file types. attn_v (attn_kv_b
+   * for MLA): Q6_K where use_more_bits in the _M mixes; a 70B (80 layers)
+   * lifts the rest from Q4_K to Q5_K; eight experts (Mixtral) take Q8_0
+   * for attn_v and attn_k and Q5_K for attn_output in Q4_K_M. */
+  if (mixed && rich)
+    v_type = GGML_Q6_K;
+  if (model->n_layers == 80 && v_type == GGML_Q4_K)
+    v_type = GGML_Q5_K;
+  if (eight_experts)
+    v_type = k_type = GGML_Q8_0;
+  if (eight_experts && weights == HR_WEIGHTS_Q4_K_M)
+    o_type = GGML_Q5_K;
+  /* ffn_down (dense, experts and shared experts alike): Q6_K where
+   * use_more_bits in the _M mixes. */
+  if (mixed && rich)
+    down_type = GGML_Q6_K;
+
+  if (hr_model_uses_mla (model))
+    kv = (double) model->kv_lora_rank * (double) model->n_heads *
+         (double) (model->qk_nope_head_dim + model->v_head_dim) / tp;
+  else
+    {
+      /* One of K or V, this rank's share (a replicated head when tp > kv). */
+      kv = h * hd * (model->n_kv_heads >= tensor_parallel ?
+                     (double) model->n_kv_heads / tp : 1.0);
+      o = (double) model->n_heads * hd * h / tp;
+    }
+
+  if (moe)
+    {
+      down = h * ((double) model->n_experts * (double) model->expert_ffn_size +
+                  (double) (model->n_shared_experts * model->shared_expert_ffn_size)) / tp;
+      down_columns = model->expert_ffn_size;
+    }
+  else
+    {
+      down = h * (double) model->ffn_size / tp;
+      down_columns = model->ffn_size;
+    }
+  if (hr_model_uses_mla (model))
+    {
+      /* kv_b is the only attn_v-like tensor; K is inside kv_a, left at base. */
+      double rest = fmax (matrices - kv - down, 0.0);
+
+      return ggml_bytes (gguf_fallback (base, model->hidden_size), rest) +
+             ggml_bytes (gguf_fallback (v_type, model->kv_lora_rank), kv) +
+             ggml_bytes (gguf_fallback (down_type, down_columns), down) +
+             vectors * GGUF_VECTOR_BYTES;
+    }
+  {
+    double rest = fmax (matrices - 2.0 * kv - o - down, 0.0);
+
+    return ggml_bytes (gguf_fallback (base, model->hidden_size), rest) +
+           ggml_bytes (gguf_fallback (k_type, model->hidden_size), kv) +
+           ggml_bytes (gguf_fallback (v_type, model->hidden_size), kv) +
+           ggml_bytes (gguf_fallback (o_type, model->n_heads * hr_model_head_dim (model)), o) +
+           ggml_bytes (gguf_fallback (down_type, down_columns), down) +
+           vectors * GGUF_VECTOR_BYTES;
+  }
+}
+
+double
+hr_gguf_vocab_bytes (const HrModel    *model,
+                     HrWeightPrecision weights,
+                     bool              head,
+                     double            elements)
+{
+  GgmlType base = gguf_default_type (weights);
+  int64_t columns = model->embed_proj_dim > 0 ? model->embed_proj_dim : model->hidden_size;
+  GgmlType type = base;
+
+  /* output.weight, and token_embd when it doubles as the output: Q8_0
+   * stays Q8_0, every other type takes Q6_K (Q8_0 if the rows do not
+   * split into its blocks); an untied token_embd keeps the default. */
+  if (head || model->tied_embeddings)
+    {
+      if (base != GGML_Q8_0)
+        type = columns % (int64_t) ggml_types[GGML_Q6_K].block == 0 ? GGML_Q6_K : GGML_Q8_0;
+    }
+  else
+    type = gguf_fallback (base, columns);
+  return ggml_bytes (type, elements);
 }

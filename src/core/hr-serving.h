@@ -32,6 +32,9 @@ typedef enum
 /* vLLM CacheConfig.gpu_memory_utilization and SchedulerConfig.max_num_seqs. */
 #define HR_SERVING_DEFAULT_GPU_MEMORY_UTILIZATION 0.9
 #define HR_SERVING_DEFAULT_MAX_NUM_SEQS           256
+/* Two channels of DDR5-5600 (JEDEC JESD79-5): 2 × 8 B × 5.6e9 transfers/s,
+ * a current desktop's host memory bandwidth. */
+#define HR_SERVING_DEFAULT_CPU_MEMORY_BANDWIDTH   89.6e9
 /* TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction. */
 #define HR_SERVING_DEFAULT_TRTLLM_FREE_FRACTION   0.9
 /* Memory an engine allocates outside PyTorch (cuBLAS and NCCL workspaces,
@@ -52,6 +55,7 @@ typedef struct
   int64_t  max_num_seqs;           /* sequences per step; 0 = 256 */
   int64_t  gpu_layers;             /* llama.cpp --gpu-layers; < 0 = all (and the output) */
   double   non_torch_bytes;        /* < 0 = HR_SERVING_DEFAULT_NON_TORCH_BYTES */
+  double   cpu_memory_bandwidth;   /* host memory, bytes/s, for layers left on the CPU */
 } HrServing;
 
 typedef struct
@@ -69,6 +73,10 @@ typedef struct
   int64_t max_model_len;           /* resolved */
   int64_t max_num_batched_tokens;  /* resolved */
   int64_t gpu_layers;              /* layers on the GPU (llama.cpp), else all */
+  double  cpu_weights;             /* llama.cpp: weights left in host memory */
+  double  cpu_kv_cache;            /* llama.cpp: their layers' KV cache, in host memory */
+  double  cpu_decode_time;         /* llama.cpp: s per token reading them at the CPU's bandwidth */
+  double  gpu_decode_time;         /* llama.cpp: s per token reading the GPU's part */
   double  max_concurrency;         /* kv_capacity_tokens / max_model_len */
   bool    fits;                    /* one request of max_model_len fits */
 } HrServingPlan;
@@ -89,3 +97,32 @@ double      hr_gpu_driver_memory (const HrGpu *gpu);
 const char *hr_engine_name       (HrEngine    engine);
 bool        hr_engine_from_name  (const char *name,
                                   HrEngine   *out);
+
+/* ---- GGUF files (llama.cpp) ------------------------------------------------ */
+
+/* Whether the weights are one of the GGUF types (q4_0 … q8_0). */
+bool   hr_weights_is_gguf       (HrWeightPrecision weights);
+/* Block bytes per weight of the type's main tensor type (ggml-common.h):
+ * Q4_0 18/32, Q4_K 144/256, Q5_K 176/256, Q6_K 210/256, Q8_0 34/32. */
+double hr_gguf_bytes_per_weight (HrWeightPrecision weights);
+/* Bytes of one layer of a GGUF file: `matrices` elements (this rank's
+ * share) at the types llama-quant.cpp picks tensor by tensor, `vectors` in
+ * F32. `rich`: a layer where use_more_bits holds (attn_v and ffn_down get
+ * Q6_K in the _M mixes); `moe`: an MoE layer. */
+double  hr_gguf_layer_bytes     (const HrModel    *model,
+                                 HrWeightPrecision weights,
+                                 bool              moe,
+                                 bool              rich,
+                                 int64_t           tensor_parallel,
+                                 double            matrices,
+                                 double            vectors);
+/* How many of layers [first, last) use_more_bits picks (llama-quant.cpp). */
+int64_t hr_gguf_rich_layers     (const HrModel    *model,
+                                 int64_t           first,
+                                 int64_t           last);
+/* Bytes of `elements` of the token embedding (head false) or the output
+ * matrix (head true); a tied table is quantised as the output. */
+double hr_gguf_vocab_bytes      (const HrModel    *model,
+                                 HrWeightPrecision weights,
+                                 bool              head,
+                                 double            elements);

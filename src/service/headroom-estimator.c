@@ -574,6 +574,18 @@ fill_summary (HeadroomEstimator *self)
       add_quantity (items, "max_concurrency", _("Requests at once"),
                     r->serving_plan.max_concurrency, "sequences", NULL,
                     _("KV cache capacity ÷ longest request"));
+      if (r->serving_plan.cpu_weights > 0)
+        {
+          double step = r->serving_plan.gpu_decode_time + r->serving_plan.cpu_decode_time;
+
+          add_quantity (items, "cpu_weights", _("Weights in host memory"),
+                        r->serving_plan.cpu_weights + r->serving_plan.cpu_kv_cache, "bytes", NULL,
+                        _("llama.cpp: the layers left on the CPU, the token embedding and their KV cache"));
+          if (step > 0)
+            add_quantity (items, "offload_tokens_per_second", _("Tokens per second, one sequence"),
+                          1.0 / step, "tokens/s", NULL,
+                          _("llama.cpp: GPU layers at the GPU’s bandwidth, then CPU layers at the host’s"));
+        }
       if (r->has_inference_limits)
         {
           add_quantity (items, "max_batch", _("Largest batch that fits"),

@@ -38,7 +38,9 @@ static const char * const recompute_choices[] = {
 static const char * const method_choices[] = { "full", "lora", "qlora", "dora", "freeze", NULL };
 static const char * const quant_choices[] = { "nf4", "fp4", "int8", NULL };
 static const char * const quant_scope_choices[] = { "linear", "adapted", "all", NULL };
-static const char * const weights_choices[] = { "bf16", "fp16", "fp8", "int8", "int4", NULL };
+/* In the order of HrWeightPrecision (hr-inference.h). */
+static const char * const weights_choices[] = {
+  "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0", NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
 /* In the order of HrEngine (hr-serving.h). */
 static const char * const engine_choices[] = { "hf", "vllm", "sglang", "trtllm", "llamacpp", NULL };
@@ -82,6 +84,7 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak")),
   DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU")),
   DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power")),
+  DBL ("hardware.cpu_memory_bandwidth", 0.001, 1e6, "89.6", "GB/s", N_("Host memory bandwidth")),
 
   CHOICE ("workload", workload_choices, "training", N_("Workload")),
 
@@ -144,6 +147,7 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("inference.gpu_memory_utilization", 0.01, 1, "0.9", NULL, N_("GPU memory utilization")),
   INT ("inference.max_model_len", 0, 1e9, "0", "tokens", N_("Longest request (0: prompt + generated)")),
   INT ("inference.max_num_batched_tokens", 0, 1e9, "0", "tokens", N_("Tokens per engine step (0: the engine’s default)")),
+  INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)")),
 
   STR ("notes", "", N_("Notes")),
 };
@@ -1905,6 +1909,8 @@ headroom_project_get_serving (HeadroomProject *self,
   serving->gpu_memory_utilization = headroom_project_get_double (self, "inference.gpu_memory_utilization");
   serving->max_model_len = headroom_project_get_int (self, "inference.max_model_len");
   serving->max_num_batched_tokens = headroom_project_get_int (self, "inference.max_num_batched_tokens");
+  serving->gpu_layers = headroom_project_get_int (self, "inference.gpu_layers");
+  serving->cpu_memory_bandwidth = headroom_project_get_double (self, "hardware.cpu_memory_bandwidth") * 1e9;
 }
 
 void

@@ -263,6 +263,124 @@ test_vllm_no_room (void)
   g_assert_false (p.fits);
 }
 
+static double
+weights_of (const HrModel    *model,
+            HrWeightPrecision weights)
+{
+  HrInference inf;
+  HrInferenceMemory m;
+  HrError err = { 0 };
+  HrGpu gpu = h100 ();
+
+  hr_inference_init (&inf);
+  inf.weights = weights;
+  g_assert_cmpint (hr_inference_memory (model, &inf, &gpu, &m, &err), ==, HR_OK);
+  return m.weights;
+}
+
+/* GGUF files of Llama 2 7B, tensor by tensor as llama-quant.cpp types them.
+ * Per layer: q and o 2 × 4096² = 33,554,432; k and v 2 × 16,777,216; gate
+ * and up 2 × 4096 × 11008 = 90,177,536; down 45,088,768: 202,375,168 × 32 =
+ * 6,476,005,376 matrix weights; token_embd and output 32000 × 4096 =
+ * 131,072,000 each; 65 norms of 4096 in F32 = 1,064,960 B.
+ *   Q4_0 (18 B / 32): (6,476,005,376 + 131,072,000) × 0.5625 = 3,716,481,024,
+ *     output Q6_K (210 / 256): 107,520,000; total 3,825,065,984 B = 3.56 GiB,
+ *     llama-bench's "llama 7B Q4_0 3.56 GiB".
+ *   Q4_K_M: use_more_bits(i, 32) holds for i < 4, i ≥ 28 and i = 6, 9, …, 27:
+ *     16 layers keep attn_v and ffn_down (61,865,984 weights) at Q6_K:
+ *     989,855,744 × 0.8203125 = 811,991,040; the rest and token_embd at Q4_K
+ *     (144 / 256): 5,617,221,632 × 0.5625 = 3,159,687,168; output Q6_K
+ *     107,520,000; total 4,080,263,168 B = 3.80 GiB (llama-bench: 3.80 GiB).
+ *   Q5_K_M, Q6_K and Q8_0 alike: 4,782,415,872 (4.45 GiB), 5,528,453,120
+ *     (5.15 GiB) and 7,160,348,672 B (6.67 GiB; Q8_0 keeps output at Q8_0). */
+static void
+test_gguf_llama2 (void)
+{
+  HrModel model;
+
+  llama2_7b (&model);
+  /* use_more_bits over 32 layers: 0–3, 6, 9, …, 27 and 28–31 = 16; of the
+   * first 16: 0–3 and 6, 9, 12, 15 = 8. */
+  g_assert_cmpint (hr_gguf_rich_layers (&model, 0, 32), ==, 16);
+  g_assert_cmpint (hr_gguf_rich_layers (&model, 0, 16), ==, 8);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q4_0), ==, 3825065984.0);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q4_K_M), ==, 4080263168.0);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q5_K_M), ==, 4782415872.0);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q6_K), ==, 5528453120.0);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q8_0), ==, 7160348672.0);
+}
+
+/* Llama 3 8B Q4_K_M: the same 16 of 32 layers lifted; GQA makes v 4096 ×
+ * 1024, down 14336 × 4096, vocabulary 128256: 4,912,898,048 B = 4.58 GiB
+ * (llama-bench: "llama 8B Q4_K - Medium 4.58 GiB"). */
+static void
+test_gguf_llama3 (void)
+{
+  HrModel model;
+
+  llama3_8b (&model);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q4_K_M), ==, 4912898048.0);
+}
+
+/* AWQ and GPTQ are int4 in groups of 128 with an fp16 scale and a 4-bit
+ * zero per group: 0.5 + 2.5 / 128 B per weight, tables at 16 bit. */
+static void
+test_awq_gptq (void)
+{
+  HrModel model;
+
+  llama2_7b (&model);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_AWQ), ==, weights_of (&model, HR_WEIGHTS_INT4));
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_GPTQ), ==, weights_of (&model, HR_WEIGHTS_INT4));
+  g_assert_cmpstr (hr_weight_precision_name (HR_WEIGHTS_Q4_K_M), ==, "q4_k_m");
+}
+
+/* llama.cpp, Llama 2 7B Q4_0, --gpu-layers 16 of 32, n_ctx 4096, f16 KV:
+ *   weights 3,825,065,984 B (above) less token_embd 131,072,000 × 0.5625 =
+ *   73,728,000 and output 131,072,000 × 210/256 = 107,520,000 leaves
+ *   3,643,817,984 B of layers, 113,869,312 B each on average;
+ *   GPU: the last 16 layers, 1,821,908,992 B, and their KV 16 × 4096 ×
+ *   (2 × 4096 × 2 B) = 1 GiB; the output stays on the CPU (16 ≤ 32);
+ *   CPU: 16 layers + both tables = 2,003,156,992 B and 1 GiB of KV.
+ *   A token at full context reads on the CPU 1,821,908,992 + 107,520,000 +
+ *   1,073,741,824 = 3,003,170,816 B at 89.6 GB/s = 33.52 ms, and on the GPU
+ *   1,821,908,992 + 1,073,741,824 = 2,895,650,816 B at 3.35 TB/s × 0.7 =
+ *   1.235 ms. */
+static void
+test_llamacpp_offload (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrServing serving;
+  HrServingPlan p;
+  HrGpu gpu = h100 ();
+
+  llama2_7b (&model);
+  hr_inference_init (&inf);
+  inf.weights = HR_WEIGHTS_Q4_0;
+  inf.kv_dtype = HR_KV_FP16;
+  hr_serving_init (&serving);
+  serving.engine = HR_ENGINE_LLAMACPP;
+  serving.max_model_len = 4096;
+  serving.gpu_layers = 16;
+  plan (&model, &inf, &serving, &gpu, &p);
+
+  g_assert_cmpint (p.gpu_layers, ==, 16);
+  g_assert_cmpfloat (p.weights, ==, 1821908992.0);
+  g_assert_cmpfloat (p.cpu_weights, ==, 2003156992.0);
+  g_assert_cmpfloat (p.kv_cache, ==, GiB);
+  g_assert_cmpfloat (p.cpu_kv_cache, ==, GiB);
+  g_assert_cmpfloat_with_epsilon (p.cpu_decode_time, 3003170816.0 / 89.6e9, 1e-12);
+  g_assert_cmpfloat_with_epsilon (p.gpu_decode_time, 2895650816.0 / (3.35e12 * 0.7), 1e-12);
+
+  /* All 33 (32 layers and the output): only the token embedding stays. */
+  serving.gpu_layers = 33;
+  plan (&model, &inf, &serving, &gpu, &p);
+  g_assert_cmpfloat (p.cpu_weights, ==, 73728000.0);
+  g_assert_cmpfloat (p.weights, ==, 3825065984.0 - 73728000.0);
+  g_assert_cmpfloat (p.cpu_decode_time, ==, 0.0);
+}
+
 static void
 test_names (void)
 {
@@ -308,6 +426,10 @@ main (int   argc,
   g_test_add_func ("/serving/sglang/llama3-h100", test_sglang_llama3_h100);
   g_test_add_func ("/serving/trtllm/llama3-h100", test_trtllm_llama3_h100);
   g_test_add_func ("/serving/llamacpp/context", test_llamacpp_context);
+  g_test_add_func ("/serving/gguf/llama2", test_gguf_llama2);
+  g_test_add_func ("/serving/gguf/llama3", test_gguf_llama3);
+  g_test_add_func ("/serving/awq-gptq", test_awq_gptq);
+  g_test_add_func ("/serving/llamacpp/offload", test_llamacpp_offload);
   g_test_add_func ("/serving/names", test_names);
   g_test_add_func ("/serving/invalid", test_invalid);
 
