@@ -657,6 +657,11 @@ hr_finetune_layer_activations (const HrModel              *model,
                                                  s->compute_dtype_bytes);
     }
 
+  /* The norms' weights are frozen too: an eager norm no longer saves the
+   * normalised input its weight's multiply kept (weight · x̂ saves x̂ only
+   * for the weight's gradient). */
+  delta -= s->norm_weight_input;
+
   /* Inputs that only the weight gradients of now-frozen linears needed. */
   for (int g = GROUP_ATTN; g < GROUP_INNER; g++)
     {

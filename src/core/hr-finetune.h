@@ -117,6 +117,8 @@ typedef struct
   double mlp_casts;       /* the same for the MLP input */
   double compute_dtype_bytes; /* bytes of the precision's 16/32-bit dtype (adapters' default) */
   bool   kernel_saves_o;  /* the attention kernel saves its output itself (flash) */
+  double norm_weight_input; /* bytes the layer's norms save only for their weights'
+                             * gradients (an eager norm's normalised input) */
   bool   is_moe;
   double routed_tokens;   /* MoE: token copies sent to experts on this rank */
   double expert_ffn;      /* MoE: one routed expert's width */

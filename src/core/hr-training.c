@@ -1139,6 +1139,10 @@ finetune_layer_bytes (const HrModel    *model,
     .mlp_casts = a->mlp_casts,
     .compute_dtype_bytes = a->compute,
     .kernel_saves_o = t->attention == HR_ATTENTION_FLASH,
+    /* An eager norm's "residual" bytes are the normalised input its weight's
+     * multiply saves (act_shape); compiled or fused, the input itself. */
+    .norm_weight_input = a->norm_fp32 > 0 ? (double) model->norms_per_layer * a->tokens
+                                            * a->h_rep * a->residual : 0,
     .is_moe = is_moe,
     .routed_tokens = (double) model->experts_per_token * a->tokens,
     .expert_ffn = (double) model->expert_ffn_size / tp,
@@ -1361,7 +1365,9 @@ stage_activations (const HrModel         *model,
       double chunks = (double) training->loss_chunks;
 
       if (model->final_norm)
-        act->final_norm = a->tokens * a->h_rep * (a->residual + a->head_norm_fp32)
+        act->final_norm = a->tokens * a->h_rep
+                          * ((hr_finetune_is_adapter (&training->finetune) && a->head_norm_fp32 > 0
+                              ? 0 : a->residual) + a->head_norm_fp32)
                           + norm_stats (model, a);
       act->lm_head = hr_finetune_head_activations (&training->finetune, model, a->tokens, a->h,
                                                    a->input, a->compute);
@@ -1684,6 +1690,14 @@ phases (const HrModel     *model,
                        || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1);
     double param_block = per_layer * layers > 0
                          ? (double) memory->rank.params * b.weights / (per_layer * layers) : 0;
+
+    /* Adapters: the base's tensors are frozen, one copy each in their
+     * storage; the adapters' own blocks are small. */
+    if (hr_finetune_is_adapter (&training->finetune))
+      {
+        copies = 1;
+        param_block = per_layer * layers > 0 ? memory->frozen_weights / (per_layer * layers) : 0;
+      }
 
     n_tensors = 0;
     if (memory->activation.per_layer / saved_per_layer >= ALLOCATOR_MIN_LARGE)

@@ -360,6 +360,20 @@ test_activations (void)
   lora = layer_bytes (&m, &t);
   assert_near (full - T * h * 2 - T * f * 2 + 2 * T * r * 2, lora, 1e-12);
 
+  /* An eager RMSNorm (transformers' LlamaRMSNorm) saves its normalised
+   * input only for its weight's gradient (weight · x̂): frozen, the two
+   * norms of a layer no longer keep 512 · 4096 · 2 bytes each. */
+  t.norm_kernel = HR_NORM_KERNEL_EAGER;
+  t.finetune.method = HR_FINETUNE_FULL;
+  full = layer_bytes (&m, &t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  assert_near (full - T * h * 2 - T * f * 2 + 2 * T * r * 2 - 2 * T * h * 2,
+               layer_bytes (&m, &t), 1e-12);
+  t.norm_kernel = HR_NORM_KERNEL_FUSED;
+  t.finetune.method = HR_FINETUNE_FULL;
+  full = layer_bytes (&m, &t);
+  t.finetune.method = HR_FINETUNE_LORA;
+
   /* PEFT's fp32 adapters cast x for each adapter: q and v each save an
    * fp32 copy (512 · 4096 · 4) and the shared bf16 attention input goes;
    * A's outputs are fp32 (512 · 8 · 4). */
