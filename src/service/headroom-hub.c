@@ -10,6 +10,7 @@
 #include <libsoup/soup.h>
 #include <string.h>
 
+#include "headroom-format.h"
 #include "headroom-hf-config.h"
 #include "headroom-hub.h"
 
@@ -22,6 +23,7 @@ struct _HeadroomHub
   char *endpoint;
   char *token;
   guint timeout;
+  guint deadline;
   gsize max_bytes;
 };
 
@@ -33,9 +35,11 @@ G_DEFINE_QUARK (headroom-hub-error-quark, headroom_hub_error)
 typedef struct
 {
   char *url;
+  char *display_url;  /* for messages: no user name or password */
   char *model_id;
   char *token;
   guint timeout;
+  guint deadline;
   gsize max_bytes;
 } Request;
 
@@ -43,6 +47,7 @@ static void
 request_free (Request *request)
 {
   g_free (request->url);
+  g_free (request->display_url);
   g_free (request->model_id);
   g_free (request->token);
   g_free (request);
@@ -69,6 +74,7 @@ static void
 headroom_hub_init (HeadroomHub *self)
 {
   self->timeout = HEADROOM_HUB_DEFAULT_TIMEOUT;
+  self->deadline = HEADROOM_HUB_DEFAULT_DEADLINE;
   self->max_bytes = HEADROOM_HUB_DEFAULT_MAX_BYTES;
 }
 
@@ -125,6 +131,16 @@ headroom_hub_set_timeout (HeadroomHub *self,
   g_return_if_fail (seconds > 0);
 
   self->timeout = seconds;
+}
+
+void
+headroom_hub_set_deadline (HeadroomHub *self,
+                           guint        seconds)
+{
+  g_return_if_fail (HEADROOM_IS_HUB (self));
+  g_return_if_fail (seconds > 0);
+
+  self->deadline = seconds;
 }
 
 void
@@ -212,10 +228,13 @@ set_status_error (GError     **error,
                    model_id);
       break;
     default:
-      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_HTTP,
-                   _("hf:%s: the Hub answered HTTP %u %s"), model_id, status,
-                   soup_message_get_reason_phrase (message) != NULL
-                   ? soup_message_get_reason_phrase (message) : "");
+      {
+        /* The server chooses the reason phrase: escape it (issue 15). */
+        g_autofree char *reason = headroom_format_one_line (soup_message_get_reason_phrase (message));
+
+        g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_HTTP,
+                     _("hf:%s: the Hub answered HTTP %u %s"), model_id, status, reason);
+      }
       break;
     }
 }
@@ -229,11 +248,86 @@ set_too_large (GError        **error,
                request->model_id, request->max_bytes);
 }
 
+/* The overall deadline: a thread that cancels the request's cancellable when
+ * the time is up, whether the server is silent (the per-read timeout catches
+ * that) or sends a byte now and then (it does not). */
+typedef struct
+{
+  GMutex        lock;
+  GCond         cond;
+  gboolean      finished;
+  gboolean      expired;
+  gint64        end_time;
+  GCancellable *cancellable;
+} Deadline;
+
+static gpointer
+deadline_thread (gpointer data)
+{
+  Deadline *deadline = data;
+
+  g_mutex_lock (&deadline->lock);
+  while (!deadline->finished)
+    if (!g_cond_wait_until (&deadline->cond, &deadline->lock, deadline->end_time))
+      {
+        if (!deadline->finished)
+          {
+            deadline->expired = TRUE;
+            g_cancellable_cancel (deadline->cancellable);
+          }
+        break;
+      }
+  g_mutex_unlock (&deadline->lock);
+  return NULL;
+}
+
+static void
+cancel_request (GCancellable *caller,
+                GCancellable *request)
+{
+  g_cancellable_cancel (request);
+}
+
+/* Sets `error` for a failed read or send: the caller's cancellation as it is,
+ * the deadline as a network error, others with the library's message escaped. */
+static void
+set_transfer_error (GError        **error,
+                    GError         *local_error,
+                    const Request  *request,
+                    GCancellable   *caller,
+                    Deadline       *deadline,
+                    gboolean        reading)
+{
+  g_autofree char *message = headroom_format_one_line (local_error->message);
+  gboolean expired;
+
+  g_mutex_lock (&deadline->lock);
+  expired = deadline->expired;
+  g_mutex_unlock (&deadline->lock);
+
+  if (expired && !g_cancellable_is_cancelled (caller))
+    g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
+                 _("hf:%s: %s did not answer in full within %u s"), request->model_id,
+                 request->display_url, request->deadline);
+  else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, message);
+  else if (reading)
+    g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
+                 _("hf:%s: reading %s failed: %s"), request->model_id, request->display_url,
+                 message);
+  else
+    g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
+                 _("hf:%s: could not reach %s: %s"), request->model_id, request->display_url,
+                 message);
+}
+
 /* Blocking; runs in the caller's thread or a worker's, with its own session. */
 static JsonObject *
-fetch (const Request  *request,
-       GCancellable   *cancellable,
-       GError        **error)
+fetch_within (const Request  *request,
+              GCancellable   *caller,
+              GCancellable   *cancellable,
+              Deadline       *deadline,
+              GError        **error)
 {
   g_autoptr(SoupSession) session = NULL;
   g_autoptr(SoupMessage) message = NULL;
@@ -252,7 +346,7 @@ fetch (const Request  *request,
     {
       g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_ID,
                    _("hf:%s: “%s” is not a valid URL; check HF_ENDPOINT"),
-                   request->model_id, request->url);
+                   request->model_id, request->display_url);
       return NULL;
     }
   headers = soup_message_get_request_headers (message);
@@ -266,12 +360,7 @@ fetch (const Request  *request,
   stream = soup_session_send (session, message, cancellable, &local_error);
   if (stream == NULL)
     {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
-                     _("hf:%s: could not reach %s: %s"), request->model_id, request->url,
-                     local_error->message);
+      set_transfer_error (error, local_error, request, caller, deadline, FALSE);
       return NULL;
     }
 
@@ -296,12 +385,7 @@ fetch (const Request  *request,
 
       if (chunk == NULL)
         {
-          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-            g_propagate_error (error, g_steal_pointer (&local_error));
-          else
-            g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK,
-                         _("hf:%s: reading %s failed: %s"), request->model_id, request->url,
-                         local_error->message);
+          set_transfer_error (error, local_error, request, caller, deadline, TRUE);
           return NULL;
         }
       if (g_bytes_get_size (chunk) == 0)
@@ -318,14 +402,109 @@ fetch (const Request  *request,
   config = headroom_hf_config_parse_bytes (bytes, &local_error);
   if (config == NULL)
     {
-      /* The parser quotes the offending text, line breaks included; keep one line. */
-      g_strdelimit (local_error->message, "\t\r\n", ' ');
+      /* The parser's messages are one line, control characters escaped. */
       g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_INVALID_CONFIG,
                    _("hf:%s: config.json is not a JSON object: %s"), request->model_id,
                    local_error->message);
       return NULL;
     }
   return config;
+}
+
+static JsonObject *
+fetch (const Request  *request,
+       GCancellable   *caller,
+       GError        **error)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Deadline deadline = { 0 };
+  GThread *timer;
+  gulong handler = 0;
+  JsonObject *config;
+
+  g_mutex_init (&deadline.lock);
+  g_cond_init (&deadline.cond);
+  deadline.end_time = g_get_monotonic_time () + (gint64) request->deadline * G_USEC_PER_SEC;
+  deadline.cancellable = cancellable;
+  if (caller != NULL)
+    handler = g_cancellable_connect (caller, G_CALLBACK (cancel_request),
+                                     g_object_ref (cancellable), g_object_unref);
+  timer = g_thread_new ("headroom-hub-deadline", deadline_thread, &deadline);
+
+  config = fetch_within (request, caller, cancellable, &deadline, error);
+
+  g_mutex_lock (&deadline.lock);
+  deadline.finished = TRUE;
+  g_cond_signal (&deadline.cond);
+  g_mutex_unlock (&deadline.lock);
+  g_thread_join (timer);
+  if (caller != NULL)
+    g_cancellable_disconnect (caller, handler);
+  g_mutex_clear (&deadline.lock);
+  g_cond_clear (&deadline.cond);
+  return config;
+}
+
+/* `url` without its user name and password (HF_ENDPOINT may carry them),
+ * control characters escaped. */
+static char *
+display_url (const char *url)
+{
+  g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  g_autofree char *shown = NULL;
+
+  if (uri == NULL)
+    return g_strdup (_("(an invalid URL)"));
+  shown = g_uri_to_string_partial (uri, G_URI_HIDE_USERINFO);
+  return headroom_format_one_line (shown);
+}
+
+static gboolean
+is_loopback (const char *host)
+{
+  g_autoptr(GInetAddress) address = NULL;
+
+  if (host == NULL)
+    return FALSE;
+  if (g_ascii_strcasecmp (host, "localhost") == 0)
+    return TRUE;
+  address = g_inet_address_new_from_string (host);
+  return address != NULL && g_inet_address_get_is_loopback (address);
+}
+
+/* The token goes out only over https, or plain http to this machine; a
+ * token with a line break would be refused by libsoup, which then sends
+ * the request without it. */
+static gboolean
+check_credentials (const Request  *request,
+                   GError        **error)
+{
+  g_autoptr(GUri) uri = NULL;
+
+  if (request->token == NULL)
+    return TRUE;
+  for (const char *p = request->token; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      {
+        g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED,
+                     _("hf:%s: the access token (HF_TOKEN) holds a line break or a control "
+                       "character; nothing was sent"),
+                     request->model_id);
+        return FALSE;
+      }
+  uri = g_uri_parse (request->url, G_URI_FLAGS_NONE, NULL);
+  if (uri != NULL && g_ascii_strcasecmp (g_uri_get_scheme (uri), "https") != 0
+      && !is_loopback (g_uri_get_host (uri)))
+    {
+      g_autofree char *host = headroom_format_one_line (g_uri_get_host (uri));
+
+      g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED,
+                   _("hf:%s: not sending the access token (HF_TOKEN) unencrypted to %s; "
+                     "use an https HF_ENDPOINT, or unset HF_TOKEN"),
+                   request->model_id, host);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static Request *
@@ -340,10 +519,17 @@ request_new (HeadroomHub  *self,
     return NULL;
   request = g_new0 (Request, 1);
   request->url = g_strdup_printf ("%s/%s/resolve/main/config.json", self->endpoint, id);
+  request->display_url = display_url (request->url);
   request->model_id = g_steal_pointer (&id);
   request->token = g_strdup (self->token);
   request->timeout = self->timeout;
+  request->deadline = self->deadline;
   request->max_bytes = self->max_bytes;
+  if (!check_credentials (request, error))
+    {
+      request_free (request);
+      return NULL;
+    }
   return request;
 }
 

@@ -5,7 +5,11 @@
  * Fetches {endpoint}/{org}/{name}/resolve/main/config.json with libsoup 3.
  * The endpoint comes from $HF_ENDPOINT (default https://huggingface.co) and
  * the access token for gated or private models from $HF_TOKEN, read when the
- * hub object is created. Responses are capped in size and time.
+ * hub object is created. Responses are capped in size and time: a timeout per
+ * read and a deadline for the whole. The token is sent over https only (or
+ * plain http to this machine); messages never show HF_ENDPOINT's user name
+ * or password, and quote what the server says with control characters
+ * escaped.
  */
 #pragma once
 
@@ -19,6 +23,7 @@ G_BEGIN_DECLS
 #define HEADROOM_HUB_DEFAULT_ENDPOINT  "https://huggingface.co"
 #define HEADROOM_HUB_DEFAULT_TIMEOUT   30           /* seconds, per socket operation */
 #define HEADROOM_HUB_DEFAULT_MAX_BYTES (1024 * 1024) /* configs are a few kB */
+#define HEADROOM_HUB_DEFAULT_DEADLINE  60           /* seconds, the whole download */
 
 #define HEADROOM_HUB_ERROR (headroom_hub_error_quark ())
 
@@ -48,6 +53,9 @@ void         headroom_hub_set_endpoint     (HeadroomHub *self,
 void         headroom_hub_set_token        (HeadroomHub *self,
                                             const char  *token);
 void         headroom_hub_set_timeout      (HeadroomHub *self,
+                                            guint        seconds);
+/* The whole download, however the server paces it. */
+void         headroom_hub_set_deadline     (HeadroomHub *self,
                                             guint        seconds);
 void         headroom_hub_set_max_bytes    (HeadroomHub *self,
                                             gsize        max_bytes);

@@ -7,7 +7,8 @@
  * /ORG/NAME/resolve/main/config.json, plus a few special repositories:
  * gated-org/gated wants "Authorization: Bearer test-token" (401 without),
  * tiny-org/forbidden answers 403, tiny-org/huge sends 64 KiB, tiny-org/slow
- * never answers.
+ * never answers, tiny-org/drip sends one byte every 200 ms for ever,
+ * tiny-org/teapot answers 599 with escape sequences in its reason phrase.
  */
 #include <libsoup/soup.h>
 #include <string.h>
@@ -27,6 +28,44 @@ static struct
   char *url;
   char *last_authorization;
 } server;
+
+static gboolean
+drip_cb (gpointer data)
+{
+  SoupServerMessage *message = data;
+
+  soup_message_body_append (soup_server_message_get_response_body (message),
+                            SOUP_MEMORY_STATIC, " ", 1);
+  soup_server_message_unpause (message);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+drip_stop (SoupServerMessage *message,
+           GSource           *source)
+{
+  if (!g_source_is_destroyed (source))
+    g_source_destroy (source);
+}
+
+static void
+start_drip (SoupServerMessage *message)
+{
+  GSource *source = g_timeout_source_new (200);
+
+  soup_server_message_set_status (message, SOUP_STATUS_OK, NULL);
+  soup_message_headers_set_encoding (soup_server_message_get_response_headers (message),
+                                     SOUP_ENCODING_CHUNKED);
+  soup_message_body_append (soup_server_message_get_response_body (message),
+                            SOUP_MEMORY_STATIC, "{", 1);
+  g_source_set_callback (source, drip_cb, g_object_ref (message), g_object_unref);
+  g_source_attach (source, server.context);
+  g_signal_connect_data (message, "finished", G_CALLBACK (drip_stop), g_source_ref (source),
+                         (GClosureNotify) (void (*) (void)) g_source_unref, 0);
+  g_signal_connect_data (message, "disconnected", G_CALLBACK (drip_stop), g_source_ref (source),
+                         (GClosureNotify) (void (*) (void)) g_source_unref, 0);
+  g_source_unref (source);
+}
 
 static void
 server_cb (SoupServer        *soup_server,
@@ -54,6 +93,16 @@ server_cb (SoupServer        *soup_server,
   if (g_str_has_prefix (path, "/tiny-org/slow/"))
     {
       soup_server_message_pause (message);
+      return;
+    }
+  if (g_str_has_prefix (path, "/tiny-org/drip/"))
+    {
+      start_drip (message);
+      return;
+    }
+  if (g_str_has_prefix (path, "/tiny-org/teapot/"))
+    {
+      soup_server_message_set_status (message, 599, "Oops\033[2J\033]0;pwned\007");
       return;
     }
   if (g_str_has_prefix (path, "/tiny-org/forbidden/"))
@@ -324,6 +373,82 @@ test_no_network (void)
   g_assert_true (g_str_has_prefix (error->message, "hf:tiny-org/tiny-llama: could not reach "));
 }
 
+/* Issue 15: one byte every 200 ms kept a download going for minutes (the
+ * timeout is per read); the deadline ends it. */
+static void
+test_deadline (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  headroom_hub_set_deadline (hub, 2);
+  config = headroom_hub_fetch_config (hub, "tiny-org/drip", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK);
+  g_assert_nonnull (strstr (error->message, "did not answer in full within 2 s"));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 6 * G_USEC_PER_SEC);
+}
+
+/* Issue 15: what the server or the endpoint holds never reaches the
+ * terminal raw, nor the endpoint's password. */
+static void
+test_hostile_text (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = NULL;
+
+  config = headroom_hub_fetch_config (hub, "tiny-org/teapot", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_HTTP);
+  g_assert_null (strchr (error->message, '\033'));
+  g_assert_null (strchr (error->message, '\007'));
+  g_assert_nonnull (strstr (error->message, "HTTP 599 Oops\\x1b[2J"));
+  g_clear_error (&error);
+
+  headroom_hub_set_endpoint (hub, "http://someone:s3cret@127.0.0.1:1");
+  config = headroom_hub_fetch_config (hub, "tiny-org/tiny-llama", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_NETWORK);
+  g_assert_null (strstr (error->message, "s3cret"));
+  g_assert_null (strstr (error->message, "someone"));
+  g_assert_nonnull (strstr (error->message, "http://127.0.0.1:1/"));
+}
+
+/* Issue 15: the token is not sent in clear to another machine, and a token
+ * with a line break fails rather than going out without it. */
+static void
+test_token_checks (void)
+{
+  g_autoptr(HeadroomHub) hub = local_hub ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) config = NULL;
+
+  headroom_hub_set_token (hub, "abc\r\nX-Injected: 1");
+  g_mutex_lock (&server.lock);
+  g_clear_pointer (&server.last_authorization, g_free);
+  server.last_authorization = g_strdup ("untouched");
+  g_mutex_unlock (&server.lock);
+  config = headroom_hub_fetch_config (hub, "gated-org/gated", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED);
+  g_assert_nonnull (strstr (error->message, "line break"));
+  g_mutex_lock (&server.lock);
+  g_assert_cmpstr (server.last_authorization, ==, "untouched");
+  g_mutex_unlock (&server.lock);
+  g_clear_error (&error);
+
+  /* .invalid never resolves (RFC 6761): refused before any lookup. */
+  headroom_hub_set_token (hub, TOKEN);
+  headroom_hub_set_endpoint (hub, "http://hub.example.invalid");
+  config = headroom_hub_fetch_config (hub, "gated-org/gated", NULL, &error);
+  g_assert_null (config);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED);
+  g_assert_nonnull (strstr (error->message, "unencrypted to hub.example.invalid"));
+}
+
 static void
 fetched_cb (GObject      *source,
             GAsyncResult *result,
@@ -369,6 +494,9 @@ main (int   argc,
   g_test_add_func ("/hub/timeout", test_timeout);
   g_test_add_func ("/hub/no-network", test_no_network);
   g_test_add_func ("/hub/async", test_async);
+  g_test_add_func ("/hub/deadline", test_deadline);
+  g_test_add_func ("/hub/hostile-text", test_hostile_text);
+  g_test_add_func ("/hub/token-checks", test_token_checks);
 
   status = g_test_run ();
   stop_server ();
