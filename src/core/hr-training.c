@@ -1536,6 +1536,20 @@ finetune_states (const HrModel     *model,
                        + memory->grad_accumulation_buffer + memory->optimizer;
 }
 
+/* Mean bytes of a frozen parameter in its storage (16-bit or quantised). */
+static double
+frozen_bytes_per_param (const HrModel    *model,
+                        const HrTraining *training)
+{
+  double compute = hr_training_compute_dtype (training) == HR_DTYPE_FP32 ? 4 : 2;
+  HrFinetuneParams fp;
+
+  if (hr_finetune_params (model, &training->finetune, compute, &fp, NULL) != HR_OK
+      || fp.frozen <= 0)
+    return compute;
+  return fp.frozen_bytes / (double) fp.frozen;
+}
+
 /* Transient buffers of fine-tuning: QLoRA dequantises one frozen matrix at a
  * time to the compute dtype, in the forward and again in the backward
  * (bitsandbytes MatMul4Bit, torchao LinearNF4); DoRA's weight norm builds
@@ -1765,7 +1779,11 @@ stage_memory (const HrModel     *model,
   if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1)
     /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
      * hold the full gradient of a layer until it is reduce-scattered. */
-    memory->temporary += (double) memory->rank.largest_layer * (2 * b.weights + b.gradients);
+    memory->temporary += (double) memory->rank.largest_layer
+                         * (hr_finetune_is_adapter (&training->finetune)
+                            /* the frozen layer in its storage, no base gradient */
+                            ? 2 * frozen_bytes_per_param (model, training)
+                            : 2 * b.weights + b.gradients);
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
   memory->temporary += finetune_buffers (model, training);
@@ -1887,6 +1905,16 @@ communication (const HrModel    *model,
   time->dp_comm_bytes = (effective_zero_stage (t) >= 3 ? 1.5 : 1.0) * b.gradients
                         * ((double) rank.params * ring_factor (dp_cp)
                            + (double) rank.expert_params * ring_factor (dp_expert));
+  /* Fine-tuning reduces the trained parameters' gradients only. */
+  if (!hr_finetune_is_full (&t->finetune))
+    {
+      HrFinetuneParams fp;
+      HrParams params;
+
+      if (hr_model_params (model, &params, NULL) == HR_OK
+          && hr_finetune_params (model, &t->finetune, 2, &fp, NULL) == HR_OK)
+        time->dp_comm_bytes *= (double) fp.trainable / (double) params.total;
+    }
   /* Megatron orders ranks tp, cp, dp, pp: the DP group stays in a node while
    * tp · cp · dp fits in one. */
   dp_bw = tp * dp_cp <= gpn ? gpu->intra_node_bandwidth : gpu->inter_node_bandwidth;

@@ -318,6 +318,18 @@ test_fsdp_frozen (void)
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
   assert_near (2 * 6738415616.0 / 8, mem.frozen_weights, 1e-12);
   assert_near (8 * 4194304.0 / 8, mem.adapters, 1e-12);
+  /* FSDP gathers the largest layer (202,383,360 parameters) for the
+   * current and the next: in bf16 and without the base gradient that full
+   * training holds until its reduce-scatter (2 · 2 + 2 bytes there): 2 B
+   * per parameter less. */
+  {
+    HrTrainingMemory full;
+
+    t.finetune.method = HR_FINETUNE_FULL;
+    g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &full, &err), ==, HR_OK);
+    assert_near (full.temporary - 2 * 202383360.0, mem.temporary, 1e-12);
+    t.finetune.method = HR_FINETUNE_LORA;
+  }
 
   t.fsdp = HR_FSDP_NONE;
   t.zero_stage = 2;
