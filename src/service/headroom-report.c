@@ -26,20 +26,41 @@ typedef struct
   guint    n_columns;  /* 0 = no padding */
 } Csv;
 
+/* A number as the report writes them ("-1", "2.5e+20"): left as it is. */
+static gboolean
+is_number (const char *text)
+{
+  char *end = NULL;
+
+  if (*text == '\0' || g_ascii_isspace (*text))
+    return FALSE;
+  g_ascii_strtod (text, &end);
+  return end != NULL && *end == '\0';
+}
+
+/* Text from configs, notes and names could be read as a formula by a
+ * spreadsheet: a cell starting with = + - @, a tab or a carriage return
+ * gets a leading ' and quotes (OWASP, "CSV Injection"); numbers stay
+ * numbers. */
 static void
 csv_field (Csv        *csv,
            const char *text)
 {
+  gboolean formula;
+
   if (csv->n_fields++ > 0)
     g_string_append_c (csv->out, ',');
   if (text == NULL)
     return;
-  if (strpbrk (text, ",\"\r\n") == NULL)
+  formula = strchr ("=+-@\t\r", text[0]) != NULL && text[0] != '\0' && !is_number (text);
+  if (!formula && strpbrk (text, ",\"\r\n") == NULL)
     {
       g_string_append (csv->out, text);
       return;
     }
   g_string_append_c (csv->out, '"');
+  if (formula)
+    g_string_append_c (csv->out, '\'');
   for (const char *p = text; *p != '\0'; p++)
     {
       if (*p == '"')

@@ -611,6 +611,40 @@ test_no_negative_zero (void)
   g_assert_null (strstr (flops, "-"));
 }
 
+/* Item 11: text cells that a spreadsheet would run as a formula are
+ * neutralised (OWASP: a leading ', quoted); numbers stay numbers. */
+static void
+test_csv_injection (void)
+{
+  static const char * const hostile[] = {
+    "=HYPERLINK(\"http://evil.example\",\"x\")", "+cmd|' /C calc'!A0", "-2+3+cmd", "@SUM(1)",
+    "\t=1", "\r=1",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+      g_autoptr(HeadroomEstimator) estimator = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autofree char *csv = NULL;
+      g_autofree char *expected = NULL;
+      g_autofree char *quoted = NULL;
+      g_autoptr(GString) doubled = g_string_new (hostile[i]);
+
+      g_string_replace (doubled, "\"", "\"\"", 0);
+      g_assert_true (headroom_project_set_string (project, "notes", hostile[i], NULL));
+      estimator = headroom_estimator_new (project);
+      headroom_estimator_recompute_now (estimator);
+      csv = headroom_report_to_csv (estimator, &error);
+      g_assert_no_error (error);
+      expected = g_strdup_printf (",notes,\"'%s\",", doubled->str);
+      if (strstr (csv, expected) == NULL)
+        g_error ("no %s in\n%s", expected, csv);
+      /* Numbers keep their plain form. */
+      g_assert_nonnull (strstr (csv, ",training.seq_len,8192,"));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -631,6 +665,7 @@ main (int   argc,
   g_test_add_func ("/robust/catalog/not-loaded", test_catalog_not_loaded);
   g_test_add_func ("/robust/limits/huge-layer-counts", test_huge_layer_counts);
   g_test_add_func ("/robust/format/no-negative-zero", test_no_negative_zero);
+  g_test_add_func ("/robust/csv/formula-injection", test_csv_injection);
 
   return g_test_run ();
 }
