@@ -884,8 +884,11 @@ state_bytes (const HrTraining *t,
       break;
     case HR_PRECISION_FP8_MIXED:
       /* Transformer Engine keeps bf16 weights plus their fp8 cast for the
-       * matrix products: 2 + 1 bytes. */
-      *b = (StateBytes) { 3, 4, 2, 4 };
+       * forward and its fp8 transpose for the backward's dgrad (_Linear
+       * saves weight_t_fp8; the module caches both across micro-batches):
+       * 2 + 1 + 1 bytes. Per-tensor scales and amax histories are a few KiB
+       * a module. */
+      *b = (StateBytes) { 4, 4, 2, 4 };
       break;
     case HR_PRECISION_BF16_MIXED:
     case HR_PRECISION_FP16_MIXED:
@@ -1369,8 +1372,11 @@ stage_activations (const HrModel         *model,
                           * ((hr_finetune_is_adapter (&training->finetune) && a->head_norm_fp32 > 0
                               ? 0 : a->residual) + a->head_norm_fp32)
                           + norm_stats (model, a);
+      /* The output layer stays 16-bit under fp8 (Megatron's output layer is
+       * not a Transformer Engine module): it saves its input in the compute
+       * dtype. */
       act->lm_head = hr_finetune_head_activations (&training->finetune, model, a->tokens, a->h,
-                                                   a->input, a->compute);
+                                                   a->compute, a->compute);
       switch (training->loss)
         {
         case HR_LOSS_CHUNKED:

@@ -189,14 +189,15 @@ test_precisions (void)
   /* P = 1e9, AdamW, no sharding. Bytes per parameter
    * (weights, master, gradients, optimizer):
    * fp32 4/0/4/8; bf16-mixed and fp16-mixed 2/4/2/8 ([ZeRO] 16 B);
-   * pure bf16 2/0/2/4 (m and v in bf16); fp8-mixed 3/4/2/8 (bf16 weights +
-   * their fp8 cast); fp32 gradients 4; autocast trains fp32 params: 4. */
+   * pure bf16 2/0/2/4 (m and v in bf16); fp8-mixed 4/4/2/8 (bf16 weights,
+   * Transformer Engine's fp8 cast and its fp8 transpose); fp32 gradients 4;
+   * autocast trains fp32 params: 4. */
   static const struct { HrPrecision p; double w, mw, g, o; } cases[] = {
     { HR_PRECISION_FP32, 4, 0, 4, 8 },
     { HR_PRECISION_BF16_MIXED, 2, 4, 2, 8 },
     { HR_PRECISION_FP16_MIXED, 2, 4, 2, 8 },
     { HR_PRECISION_BF16, 2, 0, 2, 4 },
-    { HR_PRECISION_FP8_MIXED, 3, 4, 2, 8 },
+    { HR_PRECISION_FP8_MIXED, 4, 4, 2, 8 },
   };
   HrTrainingRank rank = { .params = 1000000000 };
   HrTrainingMemory m = { 0 };
@@ -1013,6 +1014,27 @@ test_norm_kernel (void)
 }
 
 static void
+test_fp8_saved (void)
+{
+  /* Transformer Engine's fp8 linears save the fp8 transpose of their input
+   * (_Linear: inputmat_t), 1 B, where 16-bit linears save 2 B: the
+   * q/k/v and MLP inputs 2·T·h·1 = 4,096 (not 8,192), the attention output
+   * once for flash (T·64·2) and once in fp8 for the output projection
+   * (T·64·1 = 2,048), the MLP's product in fp8: 32·128·(3·2 + 1) = 28,672.
+   * Norms 8,448, q 4,096, k and v 4,096, log-sum-exp 512: 56,064 a layer.
+   * The output layer stays 16-bit: T·h·2 = 4,096. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  t.precision = HR_PRECISION_FP8_MIXED;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 56064);
+  g_assert_cmpfloat (act.lm_head, ==, 4096);
+}
+
+static void
 test_loss_kinds (void)
 {
   /* T = 32 tokens, V = 256: 8,192 logits; labels 8·T = 256.
@@ -1806,6 +1828,7 @@ main (int   argc,
   g_test_add_func ("/training/time/bubble-communication", test_bubble_and_communication);
   g_test_add_func ("/training/time/utilization", test_utilization_from_throughput);
   g_test_add_func ("/training/recipes/norm-kernel", test_norm_kernel);
+  g_test_add_func ("/training/recipes/fp8", test_fp8_saved);
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);
