@@ -395,6 +395,15 @@ quantized_matrix (const HrFinetune *f,
   return true;
 }
 
+/* A quantised frozen linear saves its input for the backward: bitsandbytes'
+ * MatMul8bitLt always (ctx.tensors = (CAt, subA, A) whenever the input needs
+ * a gradient), its MatMul4Bit before 0.44 (ctx.tensors = (A, B)). */
+static bool
+quant_saves_input (const HrFinetune *f)
+{
+  return f->quant == HR_QUANT_INT8 || f->quant_saves_input;
+}
+
 double
 hr_finetune_quant_bytes (const HrFinetune *f,
                          int64_t           in_features)
@@ -635,7 +644,7 @@ hr_finetune_layer_activations (const HrModel              *model,
       if (!adapted (f, &mats[i]))
         {
           /* bitsandbytes before 0.44 saved the input of every 4-bit matmul */
-          if (f->quant_saves_input && quantized_matrix (f, &mats[i]))
+          if (quant_saves_input (f) && quantized_matrix (f, &mats[i]))
             keeping[g]++;
           continue;
         }
@@ -643,7 +652,7 @@ hr_finetune_layer_activations (const HrModel              *model,
        * (PyTorch saves the input of a matrix product only when the weight
        * requires a gradient; bitsandbytes MatMul4Bit and torchao's
        * LinearNF4 save no input either). The adapter's A needs the input. */
-      if (!own || (f->quant_saves_input && quantized_matrix (f, &mats[i])))
+      if (!own || (quant_saves_input (f) && quantized_matrix (f, &mats[i])))
         keeping[g]++;
       /* Widths on the rank: q, k, v, gate and up read the h-wide input and
        * are split by output over TP; o and down are split by input. */
@@ -693,7 +702,7 @@ hr_finetune_head_activations (const HrFinetune *f,
   if (trained)
     return tokens * h * input_bytes;
   /* LitGPT quantises the head: bitsandbytes before 0.44 saved its input. */
-  if (quantized (f) && f->quant_saves_input && f->quant_scope == HR_QUANT_SCOPE_ALL
+  if (quantized (f) && quant_saves_input (f) && f->quant_scope == HR_QUANT_SCOPE_ALL
       && !model->tied_embeddings && !(f->targets & HR_TARGET_LM_HEAD))
     return tokens * h * input_bytes;
   if (!hr_finetune_is_adapter (f) || !(f->targets & HR_TARGET_LM_HEAD))

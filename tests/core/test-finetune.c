@@ -415,6 +415,10 @@ test_activations (void)
   t.finetune.quant_saves_input = true;
   assert_near (full + 2 * T * r * 2, layer_bytes (&m, &t), 1e-12);
   t.finetune.quant_saves_input = false;
+  /* LLM.int8 (bitsandbytes MatMul8bitLt) always saves its input: the same. */
+  t.finetune.quant = HR_QUANT_INT8;
+  assert_near (full + 2 * T * r * 2, layer_bytes (&m, &t), 1e-12);
+  t.finetune.quant = HR_QUANT_NF4;
   t.finetune.method = HR_FINETUNE_DORA;
 
   /* Full recomputation keeps the layer input only, whatever is trained. */
