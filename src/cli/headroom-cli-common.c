@@ -470,9 +470,23 @@ void
 headroom_cli_json_params (JsonBuilder    *builder,
                           const HrParams *params)
 {
+  headroom_cli_json_params_trained (builder, params, -1, -1);
+}
+
+/* With the trained and frozen counts of a fine-tuning run; -1 leaves them out. */
+void
+headroom_cli_json_params_trained (JsonBuilder    *builder,
+                                  const HrParams *params,
+                                  gint64          trainable,
+                                  gint64          frozen)
+{
   json_builder_begin_object (builder);
   headroom_cli_json_int (builder, "total", params->total);
   headroom_cli_json_int (builder, "active", params->active);
+  if (trainable >= 0)
+    headroom_cli_json_int (builder, "trainable", trainable);
+  if (frozen >= 0)
+    headroom_cli_json_int (builder, "frozen", frozen);
   json_builder_set_member_name (builder, "breakdown");
   json_builder_begin_object (builder);
   headroom_cli_json_int (builder, "embedding", params->embedding);

@@ -348,6 +348,7 @@ compute_training (const HrModel    *model,
     .attention = training->attention,
     .recompute = training->recompute,
     .causal = training->causal,
+    .finetune = &training->finetune,
   };
   HrError err = { 0 };
 
@@ -426,12 +427,18 @@ print_train_json (const TrainResult *r)
 
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "params");
-  headroom_cli_json_params (builder, &r->params);
+  /* trainable = total for full training: every parameter gets a gradient */
+  headroom_cli_json_params_trained (builder, &r->params,
+                                    m->trainable_params > 0 || m->frozen_params > 0
+                                    ? m->trainable_params : r->params.total,
+                                    m->frozen_params);
   json_builder_set_member_name (builder, "flops");
   headroom_cli_json_flops (builder, &r->flops);
 
   json_builder_set_member_name (builder, "memory");
   json_builder_begin_object (builder);
+  headroom_cli_json_bytes (builder, "frozen_weights", m->frozen_weights);
+  headroom_cli_json_bytes (builder, "adapters", m->adapters);
   headroom_cli_json_bytes (builder, "weights", m->weights);
   headroom_cli_json_bytes (builder, "master_weights", m->master_weights);
   headroom_cli_json_bytes (builder, "gradients", m->gradients);
@@ -505,10 +512,14 @@ print_train_table (const char       *name,
           training->pipeline_parallel, training->context_parallel, m->data_parallel,
           training->micro_batch, training->seq_len);
   printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
+  if (!hr_finetune_is_full (&training->finetune))
+    headroom_cli_table_add_gib (table, _("Frozen weights"), m->frozen_weights);
   headroom_cli_table_add_gib (table, _("Weights"), m->weights);
   headroom_cli_table_add_gib (table, _("Master weights"), m->master_weights);
   headroom_cli_table_add_gib (table, _("Gradients"), m->gradients + m->grad_accumulation_buffer);
   headroom_cli_table_add_gib (table, _("Optimizer states"), m->optimizer);
+  if (hr_finetune_is_adapter (&training->finetune))
+    headroom_cli_table_add_gib (table, _("  of these four, adapters"), m->adapters);
   headroom_cli_table_add_gib (table, _("Activations"), m->activations);
   headroom_cli_table_add_gib (table, _("  of which one layer"), m->activations_per_layer);
   headroom_cli_table_add_gib (table, _("Temporary buffers"), m->temporary);

@@ -124,6 +124,10 @@ void     headroom_cli_json_string   (JsonBuilder *builder,
                                      const char  *value);
 void     headroom_cli_json_params   (JsonBuilder    *builder,
                                      const HrParams *params);
+void      headroom_cli_json_params_trained (JsonBuilder    *builder,
+                                            const HrParams *params,
+                                            gint64          trainable,
+                                            gint64          frozen);
 void     headroom_cli_json_flops    (JsonBuilder   *builder,
                                      const HrFlops *flops);
 void     headroom_cli_print_json    (JsonBuilder *builder);
