@@ -368,6 +368,12 @@ validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
   if ((unsigned) t->loss >= N_ELEMENTS (loss_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "loss", t->loss, 0, NULL);
+  if (t->recompute_every < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute_every", t->recompute_every, 0,
+                         "0 or 1 (every layer) or k (every k-th layer)");
+  if (t->recompute_every > 1 && t->recompute_layers > 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "recompute_every", t->recompute_every, 0,
+                         "choose either a layer count or a layer frequency");
   if (t->recompute_layers < 0)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute_layers", t->recompute_layers, 0,
                          "0 (every layer) or a count of layers per stage");
@@ -1330,15 +1336,26 @@ stage_activations (const HrModel         *model,
       int64_t split = training->recompute_layers > 0 && training->recompute_layers < chunk
                       ? first + training->recompute_layers : last;
 
+      /* torchtitan's layer SAC (activation_checkpoint.py, ac_freq): every
+       * k-th block of the model is checkpointed, counting from 1, so layers
+       * i with (i + 1) mod k = 0: floor(last / k) − floor(from / k) of
+       * [from, last), shared among the layer kinds in proportion. */
+      double every = 1;
+
       hr_model_count_layers (model, first, last, &all);
       hr_model_count_layers (model, from, split, &recomputed);
       hr_model_count_layers (model, from > split ? from : split, last, &kept);
+      if (training->recompute_every > 1 && last > from)
+        every = (double) (last / training->recompute_every - from / training->recompute_every)
+                / (double) (last - from);
       for (int is_moe = 0; is_moe < 2; is_moe++)
         {
+          double rec = (double) (recomputed.n[is_moe][0] + recomputed.n[is_moe][1]);
+          double keep = (double) (kept.n[is_moe][0] + kept.n[is_moe][1]);
+
           count[is_moe] += all.n[is_moe][0] + all.n[is_moe][1];
-          layers_total += (double) (recomputed.n[is_moe][0] + recomputed.n[is_moe][1])
-                          * kinds->saved[is_moe]
-                          + (double) (kept.n[is_moe][0] + kept.n[is_moe][1]) * kinds->full[is_moe];
+          layers_total += every * rec * kinds->saved[is_moe]
+                          + ((1 - every) * rec + keep) * kinds->full[is_moe];
         }
     }
   act->layers = count[0] + count[1];

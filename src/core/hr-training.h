@@ -129,6 +129,8 @@ typedef struct
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
   int64_t recompute_layers;       /* full recompute on the first N layers of each
                                    * stage (Megatron --recompute-num-layers); 0 = all */
+  int64_t recompute_every;        /* only every k-th layer (torchtitan's layer SAC,
+                                   * selective_ac_option = k); 0 or 1 = every layer */
   bool    offload_activations;    /* saved layer activations kept on the CPU */
   bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
 } HrTraining;

@@ -110,6 +110,7 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.attention", attention_choices, "flash", N_("Attention")),
   CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
   INT ("training.recompute_layers", 0, 1e6, "0", "layers", N_("Recomputed layers per stage (0: all)")),
+  INT ("training.recompute_every", 0, 1e6, "0", NULL, N_("Recompute every k-th layer (0: all)")),
   BOOL ("training.offload_activations", "false", N_("Offload activations")),
   CHOICE ("training.norm_kernel", norm_kernel_choices, "fused", N_("Norm kernel")),
   BOOL ("training.compile", "false", N_("torch.compile")),
@@ -1838,6 +1839,7 @@ headroom_project_get_training (HeadroomProject *self,
   hr_training_recompute_from_name (headroom_project_get_string (self, "training.recompute"),
                                    &training->recompute);
   training->recompute_layers = headroom_project_get_int (self, "training.recompute_layers");
+  training->recompute_every = headroom_project_get_int (self, "training.recompute_every");
   training->offload_activations = headroom_project_get_boolean (self,
                                                                 "training.offload_activations");
   hr_norm_kernel_from_name (headroom_project_get_string (self, "training.norm_kernel"),

@@ -1110,6 +1110,12 @@ test_recompute_policies (void)
   t.recompute_layers = 0;
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.layers_total, ==, 2 * 4096);
+
+  /* torchtitan's layer SAC with k = 2: of layers 0 and 1 the second, count
+   * 2 (i + 1 = 2), is checkpointed: 62,208 + 4,096. */
+  t.recompute_every = 2;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.layers_total, ==, 62208 + 4096);
 }
 
 static void

@@ -85,6 +85,7 @@ static const Presentation presentations[] = {
   { "training.attention", "workload/numerics", NULL, NULL },
   { "training.recompute", "workload/numerics", NULL, NULL },
   { "training.recompute_layers", "workload/numerics", N_("All layers"), NULL },
+  { "training.recompute_every", "workload/numerics", N_("Every layer"), NULL },
   { "training.offload_activations", "workload/numerics", NULL, NULL },
   { "training.norm_kernel", "workload/numerics", NULL, NULL },
   { "training.compile", "workload/numerics", NULL, NULL },
