@@ -331,6 +331,69 @@ hr_serving_plan (const HrModel     *model,
   return HR_OK;
 }
 
+/* ---- Continuous batching ----------------------------------------------------- */
+
+HrStatus
+hr_serving_latency (const HrModel       *model,
+                    const HrInference   *inference,
+                    const HrServing     *serving,
+                    const HrGpu         *gpu,
+                    const HrServingPlan *plan,
+                    HrServingLatency    *lat,
+                    HrError             *err)
+{
+  HrInference wave = *inference;
+  HrInferenceLatency l;
+  HrStatus status;
+  int64_t context = inference->prompt + inference->generate;
+  int64_t block = plan->block_size > 0 ? plan->block_size : 1;
+  int64_t seqs = serving->max_num_seqs > 0 ? serving->max_num_seqs : HR_SERVING_DEFAULT_MAX_NUM_SEQS;
+  int64_t running = inference->batch;
+  int64_t fit;
+
+  if ((status = validate (serving, err)) != HR_OK)
+    return status;
+
+  /* A request holds ⌈context ÷ block⌉ blocks for its whole life (vLLM
+   * admits while free blocks remain; KVCacheManager.allocate_slots). */
+  fit = plan->kv_blocks / ((context + block - 1) / block);
+  if (serving->engine != HR_ENGINE_HF && running > seqs)
+    running = seqs;
+  if (serving->engine != HR_ENGINE_HF && running > fit)
+    running = fit;
+  if (running < 1)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "max_model_len", context,
+                         plan->kv_capacity_tokens,
+                         "one request of prompt + generate does not fit the KV cache");
+
+  /* The step budget split between the wave's prompts: vLLM V1 schedules
+   * up to max_num_batched_tokens prompt tokens per step. hf prefills whole. */
+  wave.batch = running;
+  wave.prefill_chunk = 0;
+  if (serving->engine != HR_ENGINE_HF && plan->max_num_batched_tokens > 0)
+    {
+      int64_t chunk = plan->max_num_batched_tokens / running;
+
+      wave.prefill_chunk = chunk > 0 ? chunk : 1;
+    }
+  if ((status = hr_inference_latency (model, &wave, gpu, &l, err)) != HR_OK)
+    return status;
+
+  *lat = (HrServingLatency) {
+    .running = running,
+    .waves = (inference->batch + running - 1) / running,
+    .prefill_chunk = wave.prefill_chunk > 0 && wave.prefill_chunk < inference->prompt ?
+                     wave.prefill_chunk : inference->prompt,
+    .time_to_first_token = l.time_to_first_token,
+    .time_per_output_token = l.time_per_output_token,
+  };
+  lat->end_to_end = (double) lat->waves * l.end_to_end;
+  if (inference->generate > 0 && lat->end_to_end > 0.0)
+    lat->tokens_per_second = (double) inference->batch * (double) inference->generate /
+                             lat->end_to_end;
+  return HR_OK;
+}
+
 /* ---- GGUF ------------------------------------------------------------------ */
 
 /* ggml block types (ggml/src/ggml-common.h block_* structs): bytes per

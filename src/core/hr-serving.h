@@ -81,6 +81,17 @@ typedef struct
   bool    fits;                    /* one request of max_model_len fits */
 } HrServingPlan;
 
+typedef struct
+{
+  int64_t running;               /* sequences in flight: batch capped by max_num_seqs and the KV cache */
+  int64_t waves;                 /* ⌈batch ÷ running⌉ rounds of admission */
+  int64_t prefill_chunk;         /* prompt tokens per sequence per step (budget ÷ running) */
+  double  time_to_first_token;   /* s: the first wave's prefill steps */
+  double  time_per_output_token; /* s: a decode step of `running` sequences */
+  double  end_to_end;            /* s: every wave, one after the other */
+  double  tokens_per_second;     /* generated tokens/s over the whole batch */
+} HrServingLatency;
+
 void     hr_serving_init (HrServing *serving);
 HrStatus hr_serving_plan (const HrModel     *model,
                           const HrInference *inference,
@@ -88,6 +99,19 @@ HrStatus hr_serving_plan (const HrModel     *model,
                           const HrGpu       *gpu,
                           HrServingPlan     *plan,
                           HrError           *err);
+
+/* Continuous batching (Yu et al. 2022, Orca) of inference->batch requests
+ * under the plan: at most `running` in flight, the rest wait for a slot;
+ * each wave's prompts prefilled in chunks of the step budget
+ * (max_num_batched_tokens, Sarathi-Serve: Agrawal et al. 2024), then
+ * decoded together. The times come from hr_inference_latency(). */
+HrStatus hr_serving_latency (const HrModel       *model,
+                             const HrInference   *inference,
+                             const HrServing     *serving,
+                             const HrGpu         *gpu,
+                             const HrServingPlan *plan,
+                             HrServingLatency    *latency,
+                             HrError             *err);
 
 /* Bytes the driver reports: driver_memory_bytes when the catalog knows it,
  * else memory_bytes. */

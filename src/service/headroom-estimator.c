@@ -33,6 +33,8 @@ typedef struct
   HrInferenceLimits inference_limits;
   gboolean has_inference_limits;
   HrServingPlan serving_plan;   /* the engine's start-up plan (inference) */
+  HrServingLatency serving_latency;
+  gboolean has_serving_latency; /* FALSE when one request does not fit the KV cache */
   gboolean power_known;   /* the GPU's board power is published (TPUs: not) */
 } Result;
 
@@ -201,6 +203,9 @@ compute_inference (HeadroomProject  *project,
       headroom_project_set_core_error (error, "inference", &err);
       return FALSE;
     }
+  r->has_serving_latency =
+    hr_serving_latency (&r->model, &r->inference, &serving, gpu, &r->serving_plan,
+                        &r->serving_latency, NULL) == HR_OK;
   set_prefill_flops (&r->flops, hr_flops_prefill (&r->model, r->inference.batch,
                                                   r->inference.prompt, r->inference.causal));
   r->has_inference_limits =
@@ -574,6 +579,17 @@ fill_summary (HeadroomEstimator *self)
       add_quantity (items, "max_concurrency", _("Requests at once"),
                     r->serving_plan.max_concurrency, "sequences", NULL,
                     _("KV cache capacity ÷ longest request"));
+      if (r->has_serving_latency)
+        {
+          add_quantity (items, "running_requests", _("Requests in flight"),
+                        (double) r->serving_latency.running, "sequences", NULL,
+                        _("the batch, capped by the engine’s sequence limit and its KV cache; "
+                          "the rest wait"));
+          add_quantity (items, "engine_tokens_per_second", _("Throughput, continuous batching"),
+                        r->serving_latency.tokens_per_second, "tokens/s", NULL,
+                        _("the batch in waves of the requests in flight, prompts prefilled in "
+                          "chunks of the engine’s step budget"));
+        }
       if (r->serving_plan.cpu_weights > 0)
         {
           double step = r->serving_plan.gpu_decode_time + r->serving_plan.cpu_decode_time;

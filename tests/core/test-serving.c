@@ -381,6 +381,62 @@ test_llamacpp_offload (void)
   g_assert_cmpfloat (p.cpu_decode_time, ==, 0.0);
 }
 
+/* Continuous batching of 600 requests of 1024 + 256 tokens, Llama 3 8B on
+ * one H100 under vLLM (max_model_len 8192: 28,336 blocks of 16, above).
+ * A request holds ⌈1280 ÷ 16⌉ = 80 blocks, so the cache holds 28,336 ÷ 80 =
+ * 354 at once; max_num_seqs 256 admits 256: 3 waves (256, 256, 88). The
+ * 8192-token step budget gives each of the 256 prompts 32 tokens a step
+ * (32 steps of prefill). Each wave is timed as hr_inference_latency() of 256
+ * sequences with prefill_chunk 32; the batch takes three of them. With
+ * max_num_seqs 1000 the KV cache is the limit: 354 in flight, 2 waves. */
+static void
+test_continuous_batching (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrInference wave;
+  HrServing serving;
+  HrServingPlan p;
+  HrServingLatency lat;
+  HrInferenceLatency direct;
+  HrError err = { 0 };
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  inf.batch = 600;
+  hr_serving_init (&serving);
+  serving.max_model_len = 8192;
+  serving.max_num_batched_tokens = 8192;
+  plan (&model, &inf, &serving, &gpu, &p);
+  g_assert_cmpint (p.kv_blocks, ==, 28336);
+  g_assert_cmpint (hr_serving_latency (&model, &inf, &serving, &gpu, &p, &lat, &err), ==, HR_OK);
+
+  g_assert_cmpint (lat.running, ==, 256);
+  g_assert_cmpint (lat.waves, ==, 3);
+  g_assert_cmpint (lat.prefill_chunk, ==, 32);
+  wave = inf;
+  wave.batch = 256;
+  wave.prefill_chunk = 32;
+  g_assert_cmpint (hr_inference_latency (&model, &wave, &gpu, &direct, &err), ==, HR_OK);
+  g_assert_cmpfloat (lat.time_to_first_token, ==, direct.time_to_first_token);
+  g_assert_cmpfloat (lat.time_per_output_token, ==, direct.time_per_output_token);
+  g_assert_cmpfloat_with_epsilon (lat.end_to_end, 3.0 * direct.end_to_end, 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.tokens_per_second, 600.0 * 256.0 / (3.0 * direct.end_to_end),
+                                  1e-9);
+
+  serving.max_num_seqs = 1000;
+  g_assert_cmpint (hr_serving_latency (&model, &inf, &serving, &gpu, &p, &lat, &err), ==, HR_OK);
+  g_assert_cmpint (lat.running, ==, 354);
+  g_assert_cmpint (lat.waves, ==, 2);
+
+  /* hf batches statically: every request at once, whole prompts. */
+  serving.engine = HR_ENGINE_HF;
+  g_assert_cmpint (hr_serving_latency (&model, &inf, &serving, &gpu, &p, &lat, &err), ==, HR_OK);
+  g_assert_cmpint (lat.running, ==, 600);
+  g_assert_cmpint (lat.prefill_chunk, ==, 1024);
+}
+
 static void
 test_names (void)
 {
@@ -430,6 +486,7 @@ main (int   argc,
   g_test_add_func ("/serving/gguf/llama3", test_gguf_llama3);
   g_test_add_func ("/serving/awq-gptq", test_awq_gptq);
   g_test_add_func ("/serving/llamacpp/offload", test_llamacpp_offload);
+  g_test_add_func ("/serving/continuous-batching", test_continuous_batching);
   g_test_add_func ("/serving/names", test_names);
   g_test_add_func ("/serving/invalid", test_invalid);
 

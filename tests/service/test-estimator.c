@@ -483,6 +483,9 @@ test_serving_plan (void)
   g_assert_cmpfloat (value, ==, 453376.0);
   g_assert_true (summary_has (estimator, "max_concurrency", &value));
   g_assert_cmpfloat_with_epsilon (value, 55.34375, 1e-9);
+  /* One request (the default batch) is in flight at once. */
+  g_assert_true (summary_has (estimator, "running_requests", &value));
+  g_assert_cmpfloat (value, ==, 1.0);
 
   g_assert_true (headroom_project_set_string (project, "workload", "training", NULL));
   headroom_estimator_recompute_now (estimator);
