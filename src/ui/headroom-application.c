@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "headroom-application.h"
+#include "headroom-window-private.h"
 #include "headroom-window.h"
 
 struct _HeadroomApplication
@@ -39,7 +40,8 @@ headroom_application_activate (GApplication *app)
 }
 
 /* `headroom FILE...`: each project or config.json in a window of its own, so that a
- * running instance keeps its document. */
+ * running instance keeps its document. A file that cannot be opened opens no
+ * window: the error shows on the window the user has (or a new one if none). */
 static void
 headroom_application_open (GApplication  *app,
                            GFile        **files,
@@ -48,12 +50,36 @@ headroom_application_open (GApplication  *app,
 {
   for (int i = 0; i < n_files; i++)
     {
-      GtkWindow *window = headroom_application_new_window (HEADROOM_APPLICATION (app));
-      g_autofree char *uri = g_file_get_uri (files[i]);
+      g_autoptr(GError) error = NULL;
+      GtkWindow *previous = NULL;
+      GtkWindow *window;
 
-      if (!gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s", uri))
-        g_critical ("HeadroomWindow has no win.open-recent action to open %s", uri);
+      /* The most recently focused project window comes first. */
+      for (GList *l = gtk_application_get_windows (GTK_APPLICATION (app)); l != NULL; l = l->next)
+        if (HEADROOM_IS_WINDOW (l->data))
+          {
+            previous = l->data;
+            break;
+          }
+      window = headroom_application_new_window (HEADROOM_APPLICATION (app));
+      if (headroom_window_load_file (HEADROOM_WINDOW (window), files[i], &error))
+        {
+          gtk_window_present (window);
+          continue;
+        }
+      if (previous != NULL)
+        {
+          gtk_window_destroy (window);
+          window = previous;
+        }
       gtk_window_present (window);
+      {
+        g_autofree char *name = g_file_get_basename (files[i]);
+        /* TRANSLATORS: a dialog's heading; %s is a file name */
+        g_autofree char *heading = g_strdup_printf (_("Could Not Open “%s”"), name);
+
+        headroom_window_show_error (HEADROOM_WINDOW (window), heading, error);
+      }
     }
 }
 

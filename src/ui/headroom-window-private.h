@@ -25,6 +25,13 @@ GtkWidget         *headroom_window_get_row        (HeadroomWindow *self,
 /* The text of the error banner, or NULL while it is hidden. */
 const char        *headroom_window_get_error_text (HeadroomWindow *self);
 
+/* Shows an error to read whole in a dialog (settings named by their labels);
+ * the last one shown, or NULL once closed. */
+AdwMessageDialog  *headroom_window_show_error     (HeadroomWindow *self,
+                                                   const char     *heading,
+                                                   const GError   *error);
+AdwMessageDialog  *headroom_window_get_error_dialog (HeadroomWindow *self);
+
 /* Replaces the document with `file` (a project or a Hugging Face config.json),
  * without asking about unsaved changes. */
 gboolean           headroom_window_load_file      (HeadroomWindow *self,
@@ -36,7 +43,7 @@ gboolean           headroom_window_save_to_file   (HeadroomWindow *self,
 
 /* Fetches "org/name" (or "hf:org/name") from the Hugging Face Hub in the
  * background and opens its config.json as a new unsaved project; failures
- * show as a toast. */
+ * show in a dialog. */
 void               headroom_window_import_hub     (HeadroomWindow *self,
                                                    const char     *text);
 

@@ -50,7 +50,10 @@ struct _HeadroomWindow
   HeadroomModelPage    *model_page;
   HeadroomHardwarePage *hardware_page;
   HeadroomWorkloadPage *workload_page;
-  AdwWindowTitle       *window_title;
+  AdwViewSwitcherTitle *window_title;
+  AdwViewSwitcherBar   *switcher_bar;
+  AdwViewSwitcherTitle *section_title;
+  GtkMenuButton        *folded_menu_button;
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
   HeadroomResultsView  *results_view;
@@ -59,6 +62,7 @@ struct _HeadroomWindow
   GMenu                *recent_section;
 
   GtkWidget            *error_row;
+  AdwMessageDialog     *error_dialog;
 
   HeadroomProject      *project;
   HeadroomEstimator    *estimator;
@@ -114,6 +118,18 @@ refresh_error (HeadroomWindow *self)
   mark_row (self, key != NULL ? find_row (self, key) : NULL);
 }
 
+/* The Estimate/Plan switcher: in the header bar when wide, at the bottom
+ * when narrow, hidden when there is one view (inference has no Plan). */
+static void
+refresh_switchers (HeadroomWindow *self)
+{
+  gboolean two = adw_view_stack_page_get_visible (self->plan_stack_page);
+
+  adw_view_switcher_title_set_view_switcher_enabled (self->window_title, two);
+  adw_view_switcher_bar_set_reveal (self->switcher_bar,
+                                    two && adw_view_switcher_title_get_title_visible (self->window_title));
+}
+
 static void
 refresh_workload (HeadroomWindow *self)
 {
@@ -122,6 +138,7 @@ refresh_workload (HeadroomWindow *self)
   adw_view_stack_page_set_title (self->workload_stack_page, training ? _("Training") : _("Inference"));
   /* The planner searches training layouts only. */
   adw_view_stack_page_set_visible (self->plan_stack_page, training);
+  refresh_switchers (self);
 }
 
 static void
@@ -142,8 +159,8 @@ refresh_title (HeadroomWindow *self)
 
       subtitle = parent ? g_file_get_parse_name (parent) : NULL;
     }
-  adw_window_title_set_title (self->window_title, title);
-  adw_window_title_set_subtitle (self->window_title, subtitle ? subtitle : _("Not saved"));
+  adw_view_switcher_title_set_title (self->window_title, title);
+  adw_view_switcher_title_set_subtitle (self->window_title, subtitle ? subtitle : _("Not saved"));
   gtk_window_set_title (GTK_WINDOW (self), name);
 }
 
@@ -275,26 +292,78 @@ headroom_window_save_to_file (HeadroomWindow  *self,
   return TRUE;
 }
 
-static void
-toast_error (HeadroomWindow *self,
-             const char     *what,
-             const GError   *error)
+/* Errors the user must read go to a dialog, whole (a toast would cut them
+ * and, in libadwaita 1.2, read them as markup); settings are named by their
+ * labels. Transient confirmations stay toasts. */
+AdwMessageDialog *
+headroom_window_show_error (HeadroomWindow *self,
+                            const char     *heading,
+                            const GError   *error)
 {
-  g_autofree char *text = g_strdup_printf ("%s: %s", what, error->message);
-  AdwToast *toast = adw_toast_new (text);
+  g_autofree char *message = NULL;
+  AdwMessageDialog *dialog;
 
-  adw_toast_set_timeout (toast, 0);
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
+  g_return_val_if_fail (heading != NULL && error != NULL, NULL);
+
+  message = headroom_setting_relabel_message (error->message, NULL);
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), heading, NULL));
+  /* Plain text: a message may hold "<", "&" or a file name with them. */
+  adw_message_dialog_set_body (dialog, message);
+  adw_message_dialog_add_response (dialog, "close", _("_Close"));
+  adw_message_dialog_set_default_response (dialog, "close");
+  adw_message_dialog_set_close_response (dialog, "close");
+  g_set_weak_pointer (&self->error_dialog, dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
+}
+
+AdwMessageDialog *
+headroom_window_get_error_dialog (HeadroomWindow *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
+
+  return self->error_dialog;
+}
+
+/* A transient confirmation: escaped, since toast titles are Pango markup. */
+static void
+toast (HeadroomWindow *self,
+       const char     *text)
+{
+  g_autofree char *escaped = g_markup_escape_text (text, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  adw_toast_set_timeout (toast, 3);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
 static void
-load_with_toast (HeadroomWindow *self,
+show_file_error (HeadroomWindow *self,
+                 const char     *format,
+                 GFile          *file,
+                 const GError   *error)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *heading = NULL;
+
+  /* The formats are the translated headings below, each with one %s. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+  heading = g_strdup_printf (format, name);
+#pragma GCC diagnostic pop
+  headroom_window_show_error (self, heading, error);
+}
+
+static void
+load_or_report (HeadroomWindow *self,
                  GFile          *file)
 {
   g_autoptr(GError) error = NULL;
 
   if (!headroom_window_load_file (self, file, &error))
-    toast_error (self, _("Could not open the file"), error);
+    /* TRANSLATORS: a dialog's heading; %s is a file name */
+    show_file_error (self, _("Could Not Open “%s”"), file, error);
 }
 
 static GtkFileFilter *
@@ -317,7 +386,7 @@ on_open_response (HeadroomWindow       *self,
     {
       g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
 
-      load_with_toast (self, file);
+      load_or_report (self, file);
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   g_object_unref (chooser);
@@ -353,7 +422,8 @@ on_save_response (HeadroomWindow       *self,
       if (headroom_window_save_to_file (self, file, &error))
         run_pending (self);
       else
-        toast_error (self, _("Could not save the project"), error);
+        /* TRANSLATORS: a dialog's heading; %s is a file name */
+        show_file_error (self, _("Could Not Save “%s”"), file, error);
     }
   else
     self->pending = PENDING_NONE;
@@ -397,7 +467,7 @@ save (HeadroomWindow *self)
   else
     {
       self->pending = PENDING_NONE;
-      toast_error (self, _("Could not save the project"), error);
+      show_file_error (self, _("Could Not Save “%s”"), file, error);
     }
 }
 
@@ -420,7 +490,7 @@ on_hub_fetched (GObject      *source,
     project = headroom_project_new_from_config (config, &error);
   if (project == NULL)
     {
-      toast_error (self, _("Could not import the model"), error);
+      headroom_window_show_error (self, _("Could Not Import the Model"), error);
       return;
     }
   headroom_project_set_modified (project, TRUE);
@@ -441,7 +511,7 @@ headroom_window_import_hub (HeadroomWindow *self,
   model_id = headroom_hub_parse_model_id (text, &error);
   if (model_id == NULL)
     {
-      toast_error (self, _("Could not import the model"), error);
+      headroom_window_show_error (self, _("Could Not Import the Model"), error);
       return;
     }
   hub = headroom_hub_new ();
@@ -449,8 +519,11 @@ headroom_window_import_hub (HeadroomWindow *self,
   g_set_object (&self->hub_cancellable, g_cancellable_new ());
   headroom_hub_fetch_config_async (hub, model_id, self->hub_cancellable, on_hub_fetched,
                                    g_object_ref (self));
-  adw_toast_overlay_add_toast (self->toast_overlay,
-                               adw_toast_new_format (_("Fetching %s…"), model_id));
+  {
+    g_autofree char *fetching = g_strdup_printf (_("Fetching %s…"), model_id);
+
+    toast (self, fetching);
+  }
 }
 
 static void
@@ -515,7 +588,7 @@ run_pending (HeadroomWindow *self)
       show_hub_dialog (self);
       break;
     case PENDING_LOAD:
-      load_with_toast (self, file);
+      load_or_report (self, file);
       break;
     case PENDING_CLOSE:
       /* The project is saved or discarded now: closing will not ask again. */
@@ -818,10 +891,10 @@ on_catalog_name_response (HeadroomWindow   *self,
   if (kind == CATALOG_ENTRY_GPU)
     {
       if (!headroom_window_save_custom_gpu (self, name, &error))
-        toast_error (self, _("Could not save the GPU"), error);
+        headroom_window_show_error (self, _("Could Not Save the GPU"), error);
     }
   else if (!headroom_window_save_model_preset (self, name, &error))
-    toast_error (self, _("Could not save the preset"), error);
+    headroom_window_show_error (self, _("Could Not Save the Preset"), error);
 }
 
 static void
@@ -903,10 +976,12 @@ on_export_response (HeadroomWindow       *self,
         {
           g_autofree char *name = g_file_get_basename (file);
 
-          adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new_format (_("Exported “%s”"), name));
+          g_autofree char *exported = g_strdup_printf (_("Exported “%s”"), name);
+
+          toast (self, exported);
         }
       else
-        toast_error (self, _("Could not export"), error);
+        show_file_error (self, _("Could Not Export “%s”"), file, error);
     }
   gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (chooser));
   g_object_unref (chooser);
@@ -952,7 +1027,7 @@ export_csv_action (GtkWidget  *widget,
   char *text = headroom_report_to_csv (self->estimator, &error);
 
   if (text == NULL)
-    toast_error (self, _("Could not export"), error);
+    headroom_window_show_error (self, _("Could Not Export"), error);
   else
     export_text (self, text, name);
 }
@@ -975,7 +1050,7 @@ on_sweep_response (HeadroomWindow   *self,
   text = headroom_report_sweep_to_csv (self->project, axis, values, n_values, &error);
   if (text == NULL)
     {
-      toast_error (self, _("Could not export"), error);
+      headroom_window_show_error (self, _("Could Not Export"), error);
       return;
     }
   name = g_strdup_printf ("-sweep-%s", headroom_sweep_to_name (axis));
@@ -1057,6 +1132,7 @@ headroom_window_dispose (GObject *object)
   if (self->estimator != NULL)
     g_signal_handlers_disconnect_by_data (self->estimator, self);
   g_clear_weak_pointer (&self->error_row);
+  g_clear_weak_pointer (&self->error_dialog);
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_WINDOW);
   g_clear_object (&self->estimator);
   g_clear_object (&self->project);
@@ -1095,6 +1171,9 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, hardware_page);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, workload_page);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, switcher_bar);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, section_title);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, folded_menu_button);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_view);
@@ -1140,6 +1219,10 @@ headroom_window_init (HeadroomWindow *self)
   headroom_results_view_set_estimator (self->results_view, self->estimator);
   g_signal_connect_object (self->estimator, "notify::error", G_CALLBACK (refresh_error),
                            self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->window_title, "notify::title-visible",
+                           G_CALLBACK (refresh_switchers), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->leaflet, "notify::folded",
+                           G_CALLBACK (refresh_switchers), self, G_CONNECT_SWAPPED);
 
   drop = gtk_drop_target_new (G_TYPE_FILE, GDK_ACTION_COPY);
   g_signal_connect_object (drop, "drop", G_CALLBACK (on_drop), self, G_CONNECT_SWAPPED);

@@ -207,6 +207,8 @@ main (int   argc,
     }
   gtk_init ();
   adw_init ();
+  /* GNOME's title buttons (Xvfb has no desktop to say so). */
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", ":close", NULL);
   if (dark)
     adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
 

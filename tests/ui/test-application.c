@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "headroom-application.h"
 #include "headroom-window-private.h"
 
@@ -183,6 +185,46 @@ test_open_file (void)
   drain_main_loop ();
 }
 
+/* `headroom bad.json` sent to a running instance: no new window with the
+ * default project beside the error; the window the user has says what failed
+ * and names the file, in a dialog (issue 16). */
+static void
+test_open_bad_file (void)
+{
+  g_autoptr(GFile) file = g_file_new_build_filename (g_get_tmp_dir (), "bad <&> project.json", NULL);
+  g_autoptr(GError) error = NULL;
+  GtkApplication *gtk_app = GTK_APPLICATION (app);
+  GtkWindow *running = GTK_WINDOW (headroom_window_new (app));
+  HeadroomProject *before = headroom_window_get_project (HEADROOM_WINDOW (running));
+  AdwMessageDialog *dialog;
+  guint n_windows;
+
+  gtk_window_present (running);
+  wait_until_mapped (GTK_WIDGET (running));
+  /* Truncated JSON. */
+  g_assert_true (g_file_replace_contents (file, "{\"format\": \"headroom-project\", ", 34, NULL, FALSE,
+                                          G_FILE_CREATE_NONE, NULL, NULL, &error));
+  g_assert_no_error (error);
+  n_windows = g_list_length (gtk_application_get_windows (gtk_app));
+
+  g_application_open (G_APPLICATION (app), &file, 1, "");
+  drain_main_loop ();
+
+  /* No project window was added; the running one shows the error. */
+  dialog = headroom_window_get_error_dialog (HEADROOM_WINDOW (running));
+  g_assert_nonnull (dialog);
+  g_assert_cmpuint (g_list_length (gtk_application_get_windows (gtk_app)), ==, n_windows);
+  g_assert_true (headroom_window_get_project (HEADROOM_WINDOW (running)) == before);
+  g_assert_nonnull (strstr (adw_message_dialog_get_heading (dialog), "bad <&> project.json"));
+  g_assert_cmpstr (adw_message_dialog_get_body (dialog), !=, "");
+  g_assert_false (adw_message_dialog_get_body_use_markup (dialog));
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (running);
+  drain_main_loop ();
+  g_file_delete (file, NULL, NULL);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -203,6 +245,7 @@ main (int   argc,
   g_test_add_func ("/application/shortcuts", test_shortcuts);
   g_test_add_func ("/application/size-in-settings", test_size_in_settings);
   g_test_add_func ("/application/open-file", test_open_file);
+  g_test_add_func ("/application/open-bad-file", test_open_bad_file);
 
   status = g_test_run ();
 

@@ -876,6 +876,52 @@ remove_tree (const char *path)
     g_unlink (path);
 }
 
+static void
+open_via_action (HeadroomWindow *window,
+                 GFile          *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-recent", "s", uri));
+  drain_main_loop ();
+}
+
+/* Errors go to a dialog, whole and as plain text, naming the file and the
+ * setting by its label; the document stays (issue 16). */
+static void
+test_window_open_errors (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomProject *before = headroom_window_get_project (window);
+  g_autofree char *path = g_build_filename (tmp_dir, "a <b> & c.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  AdwMessageDialog *dialog;
+  const char *truncated = "{\"format\": \"headroom-project\", \"version\": 1, \"training\": {";
+  const char *invalid = "{\"format\": \"headroom-project\", \"version\": 1, "
+                        "\"training\": {\"zero_stage\": 7}}\n";
+
+  g_assert_true (g_file_set_contents (path, truncated, -1, NULL));
+  open_via_action (window, file);
+  dialog = headroom_window_get_error_dialog (window);
+  g_assert_nonnull (dialog);
+  g_assert_nonnull (strstr (adw_message_dialog_get_heading (dialog), "a <b> & c.json"));
+  g_assert_false (adw_message_dialog_get_heading_use_markup (dialog));
+  g_assert_false (adw_message_dialog_get_body_use_markup (dialog));
+  g_assert_cmpuint (strlen (adw_message_dialog_get_body (dialog)), >, 0);
+  g_assert_true (headroom_window_get_project (window) == before);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  drain_main_loop ();
+
+  g_assert_true (g_file_set_contents (path, invalid, -1, NULL));
+  open_via_action (window, file);
+  dialog = headroom_window_get_error_dialog (window);
+  g_assert_nonnull (dialog);
+  g_assert_null (strstr (adw_message_dialog_get_body (dialog), "training.zero_stage"));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "ZeRO stage"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -912,6 +958,7 @@ main (int   argc,
   g_test_add_func ("/window/help-overlay", test_help_overlay);
   g_test_add_func ("/window/save-gpu", test_window_save_gpu);
   g_test_add_func ("/window/save-preset", test_window_save_preset);
+  g_test_add_func ("/window/open-errors", test_window_open_errors);
 
   status = g_test_run ();
   g_clear_object (&app);

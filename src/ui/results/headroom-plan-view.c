@@ -465,7 +465,14 @@ static void
 show_error (HeadroomPlanView *self,
             const GError     *error)
 {
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (error->message));
+  /* An error to read whole goes to a dialog, as plain text. */
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                              _("Could Not Apply the Layout"), NULL);
+
+  adw_message_dialog_set_body (ADW_MESSAGE_DIALOG (dialog), error->message);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void

@@ -1,0 +1,338 @@
+/* test-settings.c: the setting rows, the pages and the window's layout (issue 16)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs under Xvfb with GTK_A11Y=none, in the C locale (grouping ","). The
+ * window starts on the example project (Llama-3.1-8B on 8 H100 SXM).
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include "headroom-application.h"
+#include "headroom-setting.h"
+#include "headroom-spin-row.h"
+#include "headroom-window-private.h"
+
+static HeadroomApplication *app;
+
+static void
+drain_main_loop (void)
+{
+  for (guint i = 0; i < 3; i++)
+    {
+      while (g_main_context_iteration (NULL, FALSE))
+        ;
+      g_usleep (2000);
+    }
+}
+
+static HeadroomWindow *
+window_new (int width)
+{
+  HeadroomWindow *window = headroom_window_new (app);
+
+  gtk_window_set_default_size (GTK_WINDOW (window), width, 800);
+  gtk_window_present (GTK_WINDOW (window));
+  drain_main_loop ();
+  return window;
+}
+
+static void
+window_destroy (HeadroomWindow *window)
+{
+  headroom_project_set_modified (headroom_window_get_project (window), FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain_main_loop ();
+}
+
+/* The first descendant of `type` (depth first), optionally mapped only. */
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type,
+             gboolean   mapped)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) && (!mapped || gtk_widget_get_mapped (widget)))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type, mapped);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static const char *
+spin_text (HeadroomWindow *window,
+           const char     *key)
+{
+  GtkWidget *row = headroom_window_get_row (window, key);
+
+  g_assert_true (HEADROOM_IS_SPIN_ROW (row));
+  return gtk_editable_get_text (GTK_EDITABLE (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row))));
+}
+
+/* A row is built from its key alone and edits the project through it. */
+static void
+test_setting_binds_itself (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomSetting) setting = headroom_setting_new ("training.micro_batch");
+  GtkWidget *row = g_object_ref_sink (headroom_setting_get_row (setting));
+
+  g_assert_true (HEADROOM_IS_SPIN_ROW (row));
+  g_assert_true (headroom_setting_from_row (row) == setting);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "Micro-batch");
+  g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==, "sequences");
+  headroom_setting_set_project (setting, project);
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 1);
+
+  /* Project → row, on changed::training.micro_batch. */
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 4, NULL));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 4);
+  /* Row → project. */
+  headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), 2);
+  g_assert_cmpint (headroom_project_get_int (project, "training.micro_batch"), ==, 2);
+
+  g_assert_null (headroom_setting_new ("training.no_such_key"));
+  g_assert_cmpstr (headroom_setting_label_for_key ("training.tensor_parallel"), ==, "Tensor parallel");
+  {
+    g_autofree char *key = NULL;
+    g_autofree char *message = headroom_setting_relabel_message ("training.tensor_parallel: 3 does "
+                                                                 "not divide 8 GPUs", &key);
+
+    g_assert_cmpstr (message, ==, "Tensor parallel: 3 does not divide 8 GPUs");
+    g_assert_cmpstr (key, ==, "training.tensor_parallel");
+  }
+  g_object_unref (row);
+}
+
+/* Inputs read as results do: digits grouped, utilisation as a percentage,
+ * sentinel zeros as a placeholder naming the default. */
+static void
+test_input_presentation (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *row = headroom_window_get_row (window, "hardware.inter_node_bandwidth");
+  GtkSpinButton *spin = headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row));
+  GtkEditable *text = gtk_editable_get_delegate (GTK_EDITABLE (spin));
+  double value;
+
+  /* 1e12 training tokens. */
+  g_assert_cmpfloat (headroom_project_get_double (project, "training.tokens"), ==, 1e12);
+  g_assert_cmpstr (spin_text (window, "training.tokens"), ==, "1,000,000,000,000");
+  g_assert_cmpstr (spin_text (window, "training.seq_len"), ==, "8,192");
+  /* training.mfu is 0.4 */
+  g_assert_cmpstr (spin_text (window, "training.mfu"), ==, "40 %");
+  g_assert_true (headroom_spin_row_parse (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "training.mfu")),
+                                          "45 %", &value));
+  g_assert_cmpfloat_with_epsilon (value, 0.45, 1e-12);
+  g_assert_true (headroom_spin_row_parse (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "training.tokens")),
+                                          "2 T", &value));
+  g_assert_cmpfloat (value, ==, 2e12);
+  g_assert_true (headroom_spin_row_parse (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "training.tokens")),
+                                          "1,500,000", &value));
+  g_assert_cmpfloat (value, ==, 1.5e6);
+
+  /* 0 means the catalog's figure: an empty field and the figure as placeholder.
+   * The H100 SXM's inter-node bandwidth in the catalog is 50 GB/s (400 Gb/s NDR per GPU). */
+  g_assert_cmpfloat (headroom_project_get_double (project, "hardware.inter_node_bandwidth"), ==, 0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (spin)), ==, "");
+  g_assert_true (GTK_IS_TEXT (text));
+  g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (text)), ==, "Default (50 GB/s)");
+  window_destroy (window);
+}
+
+/* The wheel scrolls the page: no spin button in the window handles scroll
+ * events, so they go on to the scrolled window. */
+static gboolean
+has_scroll_controller (GtkWidget *widget)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (controller))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static guint
+count_scrolling_spins (GtkWidget *widget)
+{
+  guint n = GTK_IS_SPIN_BUTTON (widget) && has_scroll_controller (widget) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += count_scrolling_spins (child);
+  return n;
+}
+
+static void
+test_wheel_scrolls_page (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  GtkWidget *row = headroom_window_get_row (window, "training.global_batch");
+
+  g_assert_nonnull (row);
+  g_assert_false (has_scroll_controller (GTK_WIDGET (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row)))));
+  g_assert_cmpuint (count_scrolling_spins (GTK_WIDGET (window)), ==, 0);
+  window_destroy (window);
+}
+
+/* Enter in the preset search picks the only match. */
+static void
+test_preset_search_enter (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *search = find_widget (GTK_WIDGET (window), GTK_TYPE_SEARCH_ENTRY, FALSE);
+
+  g_assert_nonnull (search);
+  gtk_editable_set_text (GTK_EDITABLE (search), "Mixtral-8x7B");
+  /* The search applies after a short delay. */
+  {
+    gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+
+    while (g_get_monotonic_time () < deadline)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+  }
+  g_signal_emit_by_name (search, "activate");
+  drain_main_loop ();
+  g_assert_nonnull (strstr (headroom_project_get_preset (project), "mixtral-8x7b"));
+  window_destroy (window);
+}
+
+/* The settings column keeps its width as the content changes. */
+static void
+test_stable_split (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *row = headroom_window_get_row (window, "model.num_hidden_layers");
+  GtkWidget *sidebar = gtk_widget_get_ancestor (row, GTK_TYPE_SCROLLED_WINDOW);
+  int width;
+
+  /* The page's own scroller, then the column's. */
+  sidebar = gtk_widget_get_ancestor (gtk_widget_get_parent (sidebar), GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (sidebar);
+  width = gtk_widget_get_width (sidebar);
+  g_assert_cmpint (width, >=, 360);
+  g_assert_true (headroom_project_set_string (project, "model.preset", "mixtral-8x7b", NULL));
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  drain_main_loop ();
+  g_assert_cmpint (gtk_widget_get_width (sidebar), ==, width);
+  window_destroy (window);
+}
+
+/* Estimate/Plan: in the header bar when wide, hidden with one view. */
+static void
+test_switcher (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  AdwViewSwitcherTitle *title = NULL;
+  AdwViewSwitcherBar *bar = NULL;
+
+  /* The content's header bar holds the results' switcher title. */
+  for (GtkWidget *w = find_widget (GTK_WIDGET (window), ADW_TYPE_VIEW_SWITCHER_TITLE, TRUE); w != NULL;
+       w = NULL)
+    title = ADW_VIEW_SWITCHER_TITLE (w);
+  g_assert_nonnull (title);
+  {
+    /* The last switcher bar in the window is the results' one. */
+    GtkWidget *content = gtk_widget_get_ancestor (GTK_WIDGET (headroom_window_get_memory_bar (window)),
+                                                  GTK_TYPE_BOX);
+
+    while (gtk_widget_get_parent (content) != NULL && !ADW_IS_LEAFLET (gtk_widget_get_parent (content)))
+      content = gtk_widget_get_parent (content);
+    bar = ADW_VIEW_SWITCHER_BAR (find_widget (content, ADW_TYPE_VIEW_SWITCHER_BAR, FALSE));
+    title = ADW_VIEW_SWITCHER_TITLE (find_widget (content, ADW_TYPE_VIEW_SWITCHER_TITLE, FALSE));
+  }
+  g_assert_true (adw_view_switcher_title_get_view_switcher_enabled (title));
+  /* Wide: the switcher shows in the title, the bottom bar is hidden. */
+  g_assert_false (adw_view_switcher_title_get_title_visible (title));
+  g_assert_false (adw_view_switcher_bar_get_reveal (bar));
+
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  drain_main_loop ();
+  g_assert_false (adw_view_switcher_title_get_view_switcher_enabled (title));
+  g_assert_false (adw_view_switcher_bar_get_reveal (bar));
+  window_destroy (window);
+}
+
+/* At 360 px the window folds and the settings' header bar holds Open and
+ * the main menu (with Save, Export, Import…). */
+static void
+test_narrow (void)
+{
+  HeadroomWindow *window;
+  AdwLeaflet *leaflet;
+  GtkWidget *menu;
+  GMenuModel *model;
+  gboolean has_save = FALSE;
+
+  /* GNOME's title buttons (Xvfb has no desktop to say so). */
+  g_object_set (gtk_settings_get_default (), "gtk-decoration-layout", ":close", NULL);
+  window = window_new (360);
+  leaflet = ADW_LEAFLET (find_widget (GTK_WIDGET (window), ADW_TYPE_LEAFLET, FALSE));
+  g_assert_true (adw_leaflet_get_folded (leaflet));
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 360);
+  /* The main menu in the mapped header bar (the settings' one). */
+  menu = find_widget (find_widget (GTK_WIDGET (window), ADW_TYPE_HEADER_BAR, TRUE),
+                      GTK_TYPE_MENU_BUTTON, TRUE);
+  g_assert_nonnull (menu);
+  model = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (menu));
+  for (int s = 0; s < g_menu_model_get_n_items (model); s++)
+    {
+      g_autoptr(GMenuModel) section = g_menu_model_get_item_link (model, s, G_MENU_LINK_SECTION);
+
+      for (int i = 0; section != NULL && i < g_menu_model_get_n_items (section); i++)
+        {
+          g_autofree char *action = NULL;
+
+          if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_ACTION, "s", &action)
+              && g_str_equal (action, "win.save"))
+            has_save = TRUE;
+        }
+    }
+  g_assert_true (has_save);
+  window_destroy (window);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  g_setenv ("GSK_RENDERER", "cairo", FALSE);
+  g_setenv ("LC_ALL", "C.UTF-8", TRUE);
+  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  adw_init ();
+  setlocale (LC_ALL, "C.UTF-8");
+
+  app = headroom_application_new ("io.github.headroom.Headroom.TestSettings", G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/setting/binds-itself", test_setting_binds_itself);
+  g_test_add_func ("/setting/input-presentation", test_input_presentation);
+  g_test_add_func ("/setting/wheel-scrolls-page", test_wheel_scrolls_page);
+  g_test_add_func ("/setting/preset-search-enter", test_preset_search_enter);
+  g_test_add_func ("/layout/stable-split", test_stable_split);
+  g_test_add_func ("/layout/switcher", test_switcher);
+  g_test_add_func ("/layout/narrow", test_narrow);
+
+  status = g_test_run ();
+  g_clear_object (&app);
+  return status;
+}
