@@ -207,9 +207,10 @@ hr_finetune_init (HrFinetune *finetune)
   finetune->dropout = 0;
   finetune->targets = HR_TARGETS_ATTENTION;
   finetune->freeze_layers = 0;
-  /* [QLoRA] §3: NF4 with double quantisation. */
+  /* NF4 ([QLoRA] §3); double quantisation is opt-in, as in transformers'
+   * BitsAndBytesConfig (bnb_4bit_use_double_quant=False). */
   finetune->quant = HR_QUANT_NF4;
-  finetune->double_quant = true;
+  finetune->double_quant = false;
   finetune->quant_scope = HR_QUANT_SCOPE_LINEAR;
   finetune->fp32_adapters = false;
 }

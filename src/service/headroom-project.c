@@ -127,7 +127,7 @@ static const HeadroomKeyInfo keys[] = {
   BOOL ("training.fp32_adapters", "false", N_("Adapters in fp32")),
   INT ("training.freeze_layers", 0, 1e6, "0", "layers", N_("Frozen bottom layers")),
   CHOICE ("training.quant", quant_choices, "nf4", N_("Base weight quantisation")),
-  BOOL ("training.double_quant", "true", N_("Double quantisation")),
+  BOOL ("training.double_quant", "false", N_("Double quantisation")),
   CHOICE ("training.quant_scope", quant_scope_choices, "linear", N_("Quantised layers")),
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)")),
   DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)")),

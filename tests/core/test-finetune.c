@@ -220,6 +220,7 @@ test_frozen_bytes_scopes (void)
   llama2_7b (&m);
   hr_finetune_init (&f);
   f.method = HR_FINETUNE_QLORA;
+  f.double_quant = true;
   f.targets = HR_TARGETS_ATTENTION;
 
   /* PEFT + bitsandbytes: every linear but the head. */
@@ -520,6 +521,7 @@ test_qlora_time_and_buffer (void)
   t.finetune.method = HR_FINETUNE_LORA;
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &lora_mem, &err), ==, HR_OK);
   t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.double_quant = true;
   g_assert_cmpint (hr_training_time (&m, &t, &gpu, &time, &err), ==, HR_OK);
   assert_near (4 * 2 * 6476005376.0 * 2.515869140625 / 2e12, time.dequant_seconds, 1e-12);
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);

@@ -247,6 +247,7 @@ test_finetune (void)
   assert_close (lora.split.optimizer, 28.0 * 65536 / 0.8e12, 1e-9);
 
   t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.double_quant = true;
   step_ok (&model, &t, &gpu, NULL, &qlora);
   assert_close (qlora.split.memory_bound - lora.split.memory_bound,
                 2 * 25165824.0 * 2.515869140625 / 0.8e12, 1e-9);
