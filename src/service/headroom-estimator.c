@@ -513,10 +513,12 @@ fill_summary (HeadroomEstimator *self)
                     _("GPUs ÷ (tensor × pipeline × context parallel)"));
       add_quantity (items, "grad_accumulation", _("Gradient accumulation"), m->grad_accumulation,
                     "micro-batches", NULL, _("global batch ÷ (micro-batch × data parallel)"));
-      add_quantity (items, "tokens_per_step", _("Tokens per step"), t->tokens_per_step, "tokens",
-                    NULL, _("global batch × sequence length"));
-      add_quantity (items, "model_flops_per_step", _("Model FLOPs per step"),
-                    t->model_flops_per_step, "FLOP", NULL, _("forward + backward, whole model"));
+      add_quantity (items, "tokens_per_step", _("Tokens per optimizer step"), t->tokens_per_step,
+                    "tokens", NULL, _("global batch × sequence length"));
+      /* "Step" is the optimizer step everywhere; the Compute table is per micro-batch. */
+      add_quantity (items, "model_flops_per_step", _("Model FLOPs per optimizer step"),
+                    t->model_flops_per_step, "FLOP", NULL,
+                    _("forward + backward of every micro-batch of the global batch, whole model"));
       add_quantity (items, "step_seconds", _("Step time"), t->step_seconds, "s", NULL,
                     _("(model FLOPs + recomputation) ÷ (GPUs × peak × FLOPs utilisation set)"));
       add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,

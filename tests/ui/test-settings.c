@@ -309,6 +309,89 @@ test_narrow (void)
   window_destroy (window);
 }
 
+/* The first mapped label whose text holds `part`, or NULL. */
+static GtkLabel *
+find_label (GtkWidget  *widget,
+            const char *part)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget)
+      && strstr (gtk_label_get_label (GTK_LABEL (widget)), part) != NULL)
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label (child, part);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_with_class (GtkWidget  *widget,
+                 const char *css_class)
+{
+  if (gtk_widget_has_css_class (widget, css_class))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_with_class (child, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A run that does not fit still shows its time and cost, dimmed, with the
+ * reason; "step" means one thing (issue 16). */
+static void
+test_not_fit_marked (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+
+  g_assert_true (headroom_estimator_get_fits (headroom_window_get_estimator (window)));
+  g_assert_null (find_with_class (GTK_WIDGET (window), "headroom-not-fit"));
+  g_assert_null (find_label (GTK_WIDGET (window), "Does not fit ("));
+  /* The Compute table counts one micro-batch; the tiles count optimizer steps. */
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Model FLOPs: "));
+  g_assert_nonnull (strstr (gtk_label_get_label (find_label (GTK_WIDGET (window), "Model FLOPs: ")),
+                            "per micro-batch"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Model FLOPs per optimizer step"));
+
+  /* 32 sequences of 8,192 tokens per GPU overflow 80 GiB. */
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 32, NULL));
+  drain_main_loop ();
+  g_assert_false (headroom_estimator_get_fits (headroom_window_get_estimator (window)));
+  g_assert_nonnull (find_with_class (GTK_WIDGET (window), "headroom-not-fit"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Does not fit ("));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "a run that cannot start"));
+  window_destroy (window);
+}
+
+/* A sequence longer than the model's context warns. */
+static void
+test_context_warning (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  const char *warning = "longer than the model’s context";
+
+  /* Llama 3.1 8B: 131,072 positions. */
+  g_assert_null (find_label (GTK_WIDGET (window), warning));
+  g_assert_true (headroom_project_set_int (project, "training.seq_len", 262144, NULL));
+  drain_main_loop ();
+  g_assert_nonnull (find_label (GTK_WIDGET (window), warning));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "131,072"));
+  g_assert_true (headroom_project_set_int (project, "training.seq_len", 8192, NULL));
+  drain_main_loop ();
+  g_assert_null (find_label (GTK_WIDGET (window), warning));
+  window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -331,6 +414,8 @@ main (int   argc,
   g_test_add_func ("/layout/stable-split", test_stable_split);
   g_test_add_func ("/layout/switcher", test_switcher);
   g_test_add_func ("/layout/narrow", test_narrow);
+  g_test_add_func ("/results/not-fit-marked", test_not_fit_marked);
+  g_test_add_func ("/results/context-warning", test_context_warning);
 
   status = g_test_run ();
   g_clear_object (&app);

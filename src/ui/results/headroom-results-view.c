@@ -28,6 +28,7 @@ struct _HeadroomResultsView
   GtkLabel          *flops_totals;
   GtkLabel          *time_heading;
   GtkLabel          *time_caption;
+  GtkLabel          *context_warning;
   GtkFlowBox        *summary_box;
   GtkFlowBox        *limits_box;
   GtkLabel          *plot_caption;
@@ -350,11 +351,11 @@ refresh_flops (HeadroomResultsView *self)
 
   if (training && headroom_project_get_boolean (headroom_estimator_get_project (self->estimator), "training.causal"))
     gtk_label_set_label (self->flops_caption,
-                         _("One micro-batch step on the whole model (all GPUs together); "
+                         _("One micro-batch, forward and backward, on the whole model (all GPUs together); "
                            "causal attention: QKᵀ and ·V counted as half the s×s product"));
   else if (training)
     gtk_label_set_label (self->flops_caption,
-                         _("One micro-batch step on the whole model (all GPUs together); "
+                         _("One micro-batch, forward and backward, on the whole model (all GPUs together); "
                            "attention counted as the full s×s product"));
   else
     gtk_label_set_label (self->flops_caption, _("The prefill of one batch (forward only)"));
@@ -391,7 +392,7 @@ refresh_flops (HeadroomResultsView *self)
       g_autofree char *text = NULL;
 
       /* TRANSLATORS: FLOPs totals; model FLOPs leave out recomputation (what MFU counts) */
-      text = g_strdup_printf (_("Hardware FLOPs: %s per step, %s per token · Model FLOPs: %s per step · "
+      text = g_strdup_printf (_("Hardware FLOPs: %s per micro-batch, %s per token · Model FLOPs: %s per micro-batch · "
                                 "Rules of thumb: 6N = %s per token, PaLM 6N + 12·L·H·Q·T = %s per token"),
                               total, per_token, model, six_n, palm);
       gtk_label_set_label (self->flops_totals, text);
@@ -399,6 +400,36 @@ refresh_flops (HeadroomResultsView *self)
                                    _("Hardware FLOPs include recomputation; model FLOPs do not "
                                      "(PaLM, Chowdhery et al. 2022, App. B)"));
     }
+}
+
+/* A sequence longer than the model's context: the estimate still runs (the
+ * memory is what it would take), but the model was not trained for it. */
+static void
+refresh_context_warning (HeadroomResultsView *self)
+{
+  HeadroomProject *project = headroom_estimator_get_project (self->estimator);
+  gint64 context = headroom_project_get_int (project, "model.max_position_embeddings");
+  gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
+  gint64 tokens = training ? headroom_project_get_int (project, "training.seq_len")
+                           : headroom_project_get_int (project, "inference.prompt")
+                             + headroom_project_get_int (project, "inference.generate");
+  g_autofree char *text = NULL;
+
+  if (context > 0 && tokens > context)
+    {
+      g_autofree char *n = headroom_format_integer ((double) tokens);
+      g_autofree char *c = headroom_format_integer ((double) context);
+
+      text = training
+        /* TRANSLATORS: %s are token counts */
+        ? g_strdup_printf (_("Sequences of %s tokens are longer than the model’s context of %s "
+                             "tokens (Context length): it was not trained for them, and the "
+                             "limits below may exceed it."), n, c)
+        : g_strdup_printf (_("Prompt and generated tokens (%s) are more than the model’s context "
+                             "of %s tokens (Context length): it was not trained for them."), n, c);
+    }
+  gtk_label_set_label (self->context_warning, text ? text : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->context_warning), text != NULL);
 }
 
 static void
@@ -423,7 +454,30 @@ refresh_summary (HeadroomResultsView *self)
                                  "(Inference ▸ Serving)"),
                                100.0 * headroom_project_get_double (headroom_estimator_get_project (self->estimator), "inference.compute_efficiency"),
                                100.0 * headroom_project_get_double (headroom_estimator_get_project (self->estimator), "inference.memory_efficiency"));
+  /* Figures of a run that cannot start are marked as such, with the reason. */
+  if (!headroom_estimator_get_fits (self->estimator))
+    {
+      g_autofree char *needed = headroom_format_gib (headroom_estimator_get_memory_bytes (self->estimator));
+      g_autofree char *capacity = headroom_format_gib (headroom_estimator_get_memory_capacity (self->estimator));
+      g_autofree char *marked = NULL;
+
+      /* TRANSLATORS: e.g. "Does not fit (92.1 GiB needed per GPU, 80.0 GiB available): these
+       * are the figures of a run that cannot start. Assumes…" */
+      marked = g_strdup_printf (_("Does not fit (%s needed per GPU, %s available): these are the "
+                                  "figures of a run that cannot start. %s"),
+                                needed, capacity, caption);
+      g_free (caption);
+      caption = g_steal_pointer (&marked);
+      gtk_widget_add_css_class (GTK_WIDGET (self->time_caption), "warning");
+      gtk_widget_add_css_class (GTK_WIDGET (self->summary_box), "headroom-not-fit");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (GTK_WIDGET (self->time_caption), "warning");
+      gtk_widget_remove_css_class (GTK_WIDGET (self->summary_box), "headroom-not-fit");
+    }
   gtk_label_set_label (self->time_caption, caption);
+  refresh_context_warning (self);
 
   for (guint i = 0; i < n; i++)
     {
@@ -607,6 +661,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_totals);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, time_heading);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, time_caption);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, context_warning);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, summary_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, limits_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, plot_caption);
