@@ -387,6 +387,16 @@ hr_serving_latency (const HrModel       *model,
     .time_to_first_token = l.time_to_first_token,
     .time_per_output_token = l.time_per_output_token,
   };
+  /* llama.cpp with layers left on the CPU: a decode step reads them at the
+   * host's bandwidth (the plan's split), not the GPU's. */
+  if (serving->engine == HR_ENGINE_LLAMACPP && plan->gpu_layers < model->n_layers &&
+      inference->generate > 1)
+    {
+      double tpot = plan->gpu_decode_time + plan->cpu_decode_time;
+
+      l.end_to_end = l.time_to_first_token + (double) (inference->generate - 1) * tpot;
+      lat->time_per_output_token = tpot;
+    }
   lat->end_to_end = (double) lat->waves * l.end_to_end;
   if (inference->generate > 0 && lat->end_to_end > 0.0)
     lat->tokens_per_second = (double) inference->batch * (double) inference->generate /

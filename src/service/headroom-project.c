@@ -145,7 +145,7 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("inference.compute_efficiency", 0.001, 1, "0.5", NULL, N_("Compute efficiency")),
   DBL ("inference.memory_efficiency", 0.001, 1, "0.7", NULL, N_("Memory bandwidth efficiency")),
   CHOICE ("inference.engine", engine_choices, "vllm", N_("Serving engine")),
-  DBL ("inference.gpu_memory_utilization", 0.01, 1, "0.9", NULL, N_("GPU memory utilization")),
+  DBL ("inference.gpu_memory_utilization", 0, 1, "0", NULL, N_("GPU memory utilization (0: the engine’s default)")),
   INT ("inference.max_model_len", 0, 1e9, "0", "tokens", N_("Longest request (0: prompt + generated)")),
   INT ("inference.max_num_batched_tokens", 0, 1e9, "0", "tokens", N_("Tokens per engine step (0: the engine’s default)")),
   INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)")),

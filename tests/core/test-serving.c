@@ -372,6 +372,14 @@ test_llamacpp_offload (void)
   g_assert_cmpfloat (p.cpu_kv_cache, ==, GiB);
   g_assert_cmpfloat_with_epsilon (p.cpu_decode_time, 3003170816.0 / 89.6e9, 1e-12);
   g_assert_cmpfloat_with_epsilon (p.gpu_decode_time, 2895650816.0 / (3.35e12 * 0.7), 1e-12);
+  /* Continuous batching times its decode steps by that split. */
+  {
+    HrServingLatency lat;
+    HrError err = { 0 };
+
+    g_assert_cmpint (hr_serving_latency (&model, &inf, &serving, &gpu, &p, &lat, &err), ==, HR_OK);
+    g_assert_cmpfloat (lat.time_per_output_token, ==, p.gpu_decode_time + p.cpu_decode_time);
+  }
 
   /* All 33 (32 layers and the output): only the token embedding stays. */
   serving.gpu_layers = 33;
