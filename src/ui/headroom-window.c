@@ -57,6 +57,7 @@ struct _HeadroomWindow
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
   HeadroomResultsView  *results_view;
+  AdwViewStack         *results_stack;
   AdwViewStackPage     *plan_stack_page;
   HeadroomPlanView     *plan_view;
   GMenu                *recent_section;
@@ -1112,6 +1113,18 @@ show_results_action (GtkWidget  *widget,
   adw_leaflet_set_visible_child (self->leaflet, self->content);
 }
 
+/* "What would make it fit" sends the user to the Plan view's search. */
+static void
+show_plan_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  HeadroomWindow *self = HEADROOM_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->results_stack, "plan");
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
 static void
 show_settings_action (GtkWidget  *widget,
                       const char *action_name,
@@ -1177,6 +1190,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_view);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_stack);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_stack_page);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, recent_section);
@@ -1194,6 +1208,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.show-results", NULL, show_results_action);
   gtk_widget_class_install_action (widget_class, "win.show-settings", NULL, show_settings_action);
+  gtk_widget_class_install_action (widget_class, "win.show-plan", NULL, show_plan_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);

@@ -369,6 +369,32 @@ test_not_fit_marked (void)
   g_assert_nonnull (find_with_class (GTK_WIDGET (window), "headroom-not-fit"));
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Does not fit ("));
   g_assert_nonnull (find_label (GTK_WIDGET (window), "a run that cannot start"));
+
+  /* What Fits says what would make it fit, and applies it. */
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Any one of these changes makes the run fit"));
+  {
+    GtkLabel *first = find_label (GTK_WIDGET (window), "Micro-batch ");
+    GtkWidget *row, *apply;
+
+    g_assert_nonnull (first);
+    row = gtk_widget_get_ancestor (GTK_WIDGET (first), ADW_TYPE_ACTION_ROW);
+    apply = find_widget (row, GTK_TYPE_BUTTON, TRUE);
+    g_assert_nonnull (apply);
+    g_signal_emit_by_name (apply, "clicked");
+    drain_main_loop ();
+    g_assert_cmpint (headroom_project_get_int (project, "training.micro_batch"), <, 32);
+    g_assert_true (headroom_estimator_get_fits (headroom_window_get_estimator (window)));
+    g_assert_null (find_label (GTK_WIDGET (window), "Any one of these changes makes the run fit"));
+  }
+  /* The button opens the Plan view. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-plan", NULL));
+  drain_main_loop ();
+  {
+    GtkWidget *stack = gtk_widget_get_ancestor (GTK_WIDGET (headroom_window_get_memory_bar (window)),
+                                                ADW_TYPE_VIEW_STACK);
+
+    g_assert_cmpstr (adw_view_stack_get_visible_child_name (ADW_VIEW_STACK (stack)), ==, "plan");
+  }
   window_destroy (window);
 }
 

@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "headroom-fit-advice.h"
 #include "headroom-fits-plot.h"
 #include "headroom-flops-row.h"
 #include "headroom-format.h"
@@ -32,6 +33,9 @@ struct _HeadroomResultsView
   GtkFlowBox        *summary_box;
   GtkFlowBox        *limits_box;
   GtkLabel          *plot_caption;
+  GtkWidget         *fit_box;
+  GtkListBox        *fit_list;
+  guint              fit_source;
   HeadroomFitsPlot  *fits_plot;
 
   GPtrArray         *summary_tiles;  /* of the boxes in summary_box, in order */
@@ -585,6 +589,61 @@ sweep_restart (HeadroomResultsView *self)
 }
 
 static void
+on_apply_advice (GtkButton           *button,
+                 HeadroomResultsView *self)
+{
+  HeadroomFitAdvice *advice = g_object_get_data (G_OBJECT (button), "advice");
+
+  headroom_fit_advice_apply (advice, headroom_estimator_get_project (self->estimator), NULL);
+}
+
+static GtkWidget *
+create_advice_row (gpointer item,
+                   gpointer user_data)
+{
+  HeadroomFitAdvice *advice = item;
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *apply = gtk_button_new_with_label (_("Apply"));
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_fit_advice_get_text (advice));
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  gtk_widget_set_valign (apply, GTK_ALIGN_CENTER);
+  g_object_set_data_full (G_OBJECT (apply), "advice", g_object_ref (advice), g_object_unref);
+  g_signal_connect_object (apply, "clicked", G_CALLBACK (on_apply_advice), user_data, 0);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), apply);
+  return row;
+}
+
+/* What would make it fit: searched by the service after the frame. */
+static gboolean
+fit_advice_idle (gpointer data)
+{
+  HeadroomResultsView *self = data;
+  g_autoptr(GListModel) advice = headroom_fit_advice_search (headroom_estimator_get_project (self->estimator));
+
+  self->fit_source = 0;
+  gtk_list_box_bind_model (self->fit_list, advice, create_advice_row, self, NULL);
+  gtk_widget_set_visible (self->fit_box, g_list_model_get_n_items (advice) > 0);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+refresh_fit_advice (HeadroomResultsView *self)
+{
+  gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
+
+  if (headroom_estimator_get_fits (self->estimator) || !training
+      || headroom_estimator_get_error (self->estimator) != NULL)
+    {
+      g_clear_handle_id (&self->fit_source, g_source_remove);
+      gtk_widget_set_visible (self->fit_box, FALSE);
+      return;
+    }
+  if (self->fit_source == 0)
+    self->fit_source = g_idle_add_full (G_PRIORITY_LOW, fit_advice_idle, self, NULL);
+}
+
+static void
 refresh (HeadroomResultsView *self)
 {
   if (!headroom_estimator_get_has_result (self->estimator))
@@ -592,6 +651,7 @@ refresh (HeadroomResultsView *self)
   refresh_memory (self);
   refresh_flops (self);
   refresh_summary (self);
+  refresh_fit_advice (self);
   if (headroom_estimator_get_error (self->estimator) == NULL)
     sweep_restart (self);
 }
@@ -631,6 +691,7 @@ headroom_results_view_dispose (GObject *object)
   HeadroomResultsView *self = HEADROOM_RESULTS_VIEW (object);
 
   g_clear_handle_id (&self->sweep_source, g_source_remove);
+  g_clear_handle_id (&self->fit_source, g_source_remove);
   g_clear_object (&self->sweep_copy);
   g_clear_object (&self->sweep_estimator);
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_RESULTS_VIEW);
@@ -665,6 +726,8 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, summary_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, limits_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, plot_caption);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_box);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_list);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fits_plot);
 }
 
