@@ -63,6 +63,7 @@ hr_inference_init (HrInference *inference)
     .price_per_gpu_hour = 0.0,
     .causal = true,
     .cap_sliding_window = true,
+    .fp8_keep_attention = false,
   };
 }
 
@@ -628,6 +629,30 @@ stage_memory (const HrModel      *model,
                                                  matrices, vectors) +
                      (n_kind - rich) * hr_gguf_layer_bytes (model, inf->weights, moe, false,
                                                             inf->tensor_parallel, matrices, vectors);
+        }
+      else if (inf->weights == HR_WEIGHTS_FP8 && inf->fp8_keep_attention)
+        {
+          /* Llama 3 (Dubey et al. 2024, §6.2, "FP8 quantization"): only the
+           * feed-forward layers are fp8; self-attention, and the first and
+           * last layers whole, stay 16-bit. Row-wise fp32 scales (4 B per
+           * output row) are left out, as per-tensor ones are. */
+          LayerShards a = { 0 };
+          double tp = (double) inf->tensor_parallel;
+          double matrices = s.split_matrices / tp + s.replicated_matrices;
+          double vectors = (s.split_vectors / tp + s.replicated_vectors) * BYTES_16BIT;
+          double attention;
+          double whole = 0.0;
+
+          attention_shards (model, inf, &a);
+          attention = a.split_matrices / tp + a.replicated_matrices;
+          if (stage == 0 && hr_model_layer_is_moe (model, 0) == (moe != 0))
+            whole += 1.0;
+          if (stage == pp - 1 && model->n_layers > 1 &&
+              hr_model_layer_is_moe (model, model->n_layers - 1) == (moe != 0))
+            whole += 1.0;
+          whole = fmin (whole, n_kind);
+          weights += whole * (matrices * BYTES_16BIT + vectors) +
+                     (n_kind - whole) * ((matrices - attention) + attention * BYTES_16BIT + vectors);
         }
       else
         weights += n_kind * layer_weight_bytes (inf, &s);

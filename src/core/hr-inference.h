@@ -84,6 +84,8 @@ typedef struct
   double  price_per_gpu_hour;  /* currency units; 0 = no cost */
   bool    causal;              /* count causal attention FLOPs (half the s×s product) */
   bool    cap_sliding_window;  /* windowed layers keep only their window (vLLM) */
+  bool    fp8_keep_attention;  /* fp8 weights: attention and the first and last layers
+                                * stay 16-bit (Llama 3 FP8 recipe, docs/inference.md) */
 } HrInference;
 
 typedef struct

@@ -139,6 +139,7 @@ static const HeadroomKeyInfo keys[] = {
   INT ("inference.generate", 0, 1e9, "256", "tokens", N_("Generated tokens")),
   CHOICE ("inference.weights", weights_choices, "bf16", N_("Weights")),
   INT ("inference.group_size", 1, 1e9, "128", NULL, N_("Quantisation group")),
+  BOOL ("inference.fp8_keep_attention", "false", N_("FP8 keeps attention and the first and last layers 16-bit")),
   CHOICE ("inference.kv_dtype", kv_choices, "bf16", N_("KV cache type")),
   INT ("inference.paged_block", 0, 1e6, "16", "tokens", N_("KV block")),
   INT ("inference.prefill_chunk", 0, 1e9, "0", "tokens", N_("Prefill chunk")),
@@ -1890,6 +1891,7 @@ headroom_project_get_inference (HeadroomProject *self,
   hr_weight_precision_from_name (headroom_project_get_string (self, "inference.weights"),
                                  &inference->weights);
   inference->group_size = headroom_project_get_int (self, "inference.group_size");
+  inference->fp8_keep_attention = headroom_project_get_boolean (self, "inference.fp8_keep_attention");
   hr_kv_dtype_from_name (headroom_project_get_string (self, "inference.kv_dtype"),
                          &inference->kv_dtype);
   inference->paged_block = headroom_project_get_int (self, "inference.paged_block");

@@ -445,6 +445,38 @@ test_continuous_batching (void)
   g_assert_cmpint (lat.prefill_chunk, ==, 1024);
 }
 
+/* An fp8 checkpoint after the Llama 3 recipe (§6.2): Llama 3 8B keeps its
+ * attention (q, o 2 × 4096² + k, v 2 × 4096 × 1024 = 41,943,040 weights a
+ * layer) at 16 bit and layers 0 and 31 whole; the MLP (3 × 4096 × 14336 =
+ * 176,160,768) of the other 30 is fp8. With 2 norms of 4096 a layer at 2 B:
+ *   30 × (176,160,768 + 2 × 41,943,040 + 16,384) = 7,801,896,960
+ *   2 × (2 × 218,103,808 + 16,384)               =   872,448,000
+ *   embedding and LM head 2 × 128256 × 4096 × 2  = 2,101,346,304
+ *   final norm                                    =         8,192
+ *   total 10,775,699,456 B, against 9,081,200,640 B all fp8 (+18.7 %). */
+static void
+test_fp8_keep_attention (void)
+{
+  HrModel model;
+  HrInference inf;
+  HrInferenceMemory m;
+  HrError err = { 0 };
+  HrGpu gpu = h100 ();
+
+  llama3_8b (&model);
+  hr_inference_init (&inf);
+  inf.weights = HR_WEIGHTS_FP8;
+  g_assert_cmpint (hr_inference_memory (&model, &inf, &gpu, &m, &err), ==, HR_OK);
+  g_assert_cmpfloat (m.weights, ==, 9081200640.0);
+  inf.fp8_keep_attention = true;
+  g_assert_cmpint (hr_inference_memory (&model, &inf, &gpu, &m, &err), ==, HR_OK);
+  g_assert_cmpfloat (m.weights, ==, 10775699456.0);
+  /* The flag means nothing to other precisions. */
+  inf.weights = HR_WEIGHTS_BF16;
+  g_assert_cmpint (hr_inference_memory (&model, &inf, &gpu, &m, &err), ==, HR_OK);
+  g_assert_cmpfloat (m.weights, ==, 16060522496.0);
+}
+
 static void
 test_names (void)
 {
@@ -495,6 +527,7 @@ main (int   argc,
   g_test_add_func ("/serving/awq-gptq", test_awq_gptq);
   g_test_add_func ("/serving/llamacpp/offload", test_llamacpp_offload);
   g_test_add_func ("/serving/continuous-batching", test_continuous_batching);
+  g_test_add_func ("/serving/fp8-keep-attention", test_fp8_keep_attention);
   g_test_add_func ("/serving/names", test_names);
   g_test_add_func ("/serving/invalid", test_invalid);
 
