@@ -88,7 +88,18 @@ headroom_application_quit_action (GSimpleAction *action,
                                   GVariant      *parameter,
                                   gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  GtkApplication *app = GTK_APPLICATION (user_data);
+  GList *windows = g_list_copy (gtk_application_get_windows (app));
+
+  /* Every way out asks about unsaved changes, as the close button does: each
+   * window closes through its close-request, and the application ends with
+   * its last window. */
+  if (windows == NULL)
+    g_application_quit (G_APPLICATION (app));
+  g_list_foreach (windows, (GFunc) (void (*) (void)) g_object_ref, NULL);
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
+  g_list_free_full (windows, g_object_unref);
 }
 
 static void

@@ -91,6 +91,40 @@ test_quit_accel (void)
   g_assert_true (g_action_group_has_action (G_ACTION_GROUP (app), "quit"));
 }
 
+/* Issue 15: Ctrl+Q (app.quit) asks about unsaved changes as the close
+ * button does; without changes, it closes the window. */
+static void
+test_quit_asks (void)
+{
+  GtkWindow *window = main_window ();
+  HeadroomProject *project = headroom_window_get_project (HEADROOM_WINDOW (window));
+  GtkWindow *dialog;
+
+  g_object_ref (window);
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 2, NULL));
+  g_assert_true (headroom_project_get_modified (project));
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+  drain_main_loop ();
+
+  dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_nonnull (dialog);
+  g_assert_nonnull (g_list_find (gtk_application_get_windows (GTK_APPLICATION (app)), window));
+  /* As its Cancel button does: the response, then the dialog goes. */
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  gtk_window_destroy (dialog);
+  drain_main_loop ();
+  g_assert_nonnull (g_list_find (gtk_application_get_windows (GTK_APPLICATION (app)), window));
+
+  /* Saved or unchanged: quit closes without asking. */
+  headroom_project_set_modified (project, FALSE);
+  g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
+  drain_main_loop ();
+  dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
+  g_assert_true (dialog == NULL || !gtk_widget_get_visible (GTK_WIDGET (dialog)));
+  g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (app)), window));
+  g_object_unref (window);
+}
+
 static void
 test_about (void)
 {
@@ -246,6 +280,7 @@ main (int   argc,
   g_test_add_func ("/application/size-in-settings", test_size_in_settings);
   g_test_add_func ("/application/open-file", test_open_file);
   g_test_add_func ("/application/open-bad-file", test_open_bad_file);
+  g_test_add_func ("/application/quit-asks", test_quit_asks);
 
   status = g_test_run ();
 
