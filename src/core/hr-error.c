@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "hr-error.h"
@@ -23,6 +24,19 @@ hr_error_set (HrError    *err,
       err->detail = detail;
     }
   return status;
+}
+
+int64_t
+hr_error_value (double value)
+{
+  if (isnan (value))
+    return 0;
+  /* 2^63 is exactly representable; anything at or past it does not fit. */
+  if (value >= 9223372036854775808.0)
+    return INT64_MAX;
+  if (value <= -9223372036854775808.0)
+    return INT64_MIN;
+  return (int64_t) value;
 }
 
 size_t

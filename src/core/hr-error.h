@@ -42,6 +42,10 @@ HrStatus hr_error_set (HrError    *err,
                        int64_t     other,
                        const char *detail);
 
+/* A double as an HrError value: converting NaN, an infinity or a value past
+ * int64's range is undefined behaviour; those give 0, INT64_MAX or INT64_MIN. */
+int64_t  hr_error_value (double value);
+
 /* One English line, e.g. "num_attention_heads: 3 does not divide hidden_size 4096".
  * Returns the length that snprintf would have written. */
 size_t hr_error_format (const HrError *err,

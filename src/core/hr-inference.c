@@ -183,8 +183,10 @@ check_fraction (double      value,
                 HrError    *err)
 {
   if (!(value > 0.0 && value <= 1.0))
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, field, (int64_t) (value * 100.0), 1,
-                         "an efficiency must lie in (0, 1]");
+    /* In percent. */
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, field,
+                         hr_error_value (value * 100.0),
+                         1, "an efficiency must lie in (0, 1]");
   return HR_OK;
 }
 
@@ -251,13 +253,13 @@ hr_inference_validate (const HrModel     *model,
                          MAX_TOKENS, "0 (whole prompt) or tokens per step");
   if (!(inf->overhead_bytes >= 0.0 && isfinite (inf->overhead_bytes)))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "overhead_bytes",
-                         (int64_t) inf->overhead_bytes, 0, "bytes, 0 or more");
+                         hr_error_value (inf->overhead_bytes), 0, "bytes, 0 or more");
   if ((status = check_fraction (inf->compute_efficiency, "compute_efficiency", err)) != HR_OK ||
       (status = check_fraction (inf->memory_efficiency, "memory_efficiency", err)) != HR_OK)
     return status;
   if (!(inf->price_per_gpu_hour >= 0.0 && isfinite (inf->price_per_gpu_hour)))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "price_per_gpu_hour",
-                         (int64_t) inf->price_per_gpu_hour, 0, "0 or more");
+                         hr_error_value (inf->price_per_gpu_hour), 0, "0 or more");
   return HR_OK;
 }
 
@@ -267,7 +269,7 @@ validate_gpu (const HrGpu *gpu,
 {
   if (!(gpu->memory_bytes > 0.0 && isfinite (gpu->memory_bytes)))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
-                         (int64_t) gpu->memory_bytes, 0, NULL);
+                         hr_error_value (gpu->memory_bytes), 0, NULL);
   return HR_OK;
 }
 

@@ -242,7 +242,7 @@ hr_serving_plan (const HrModel     *model,
     return status;
   if (!(gpu->memory_bytes > 0.0 && isfinite (gpu->memory_bytes)))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
-                         (int64_t) gpu->memory_bytes, 0, NULL);
+                         hr_error_value (gpu->memory_bytes), 0, NULL);
 
   /* vLLM profiles one step of max_num_batched_tokens tokens. */
   if (batched == 0)

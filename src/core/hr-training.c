@@ -1477,7 +1477,7 @@ check_gpu (const HrTraining *training,
 {
   if (!isfinite (gpu->memory_bytes) || gpu->memory_bytes <= 0)
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
-                         (int64_t) gpu->memory_bytes, 0, "the GPU's memory");
+                         hr_error_value (gpu->memory_bytes), 0, "the GPU's memory");
   if (need_peak)
     {
       double peak = gpu->peak_flops[hr_training_compute_dtype (training)];

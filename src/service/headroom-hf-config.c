@@ -106,9 +106,12 @@ headroom_hf_config_set_error (GError        **error,
                               const HrError  *err)
 {
   char message[256];
+  g_autofree char *safe = NULL;
   int code;
 
   hr_error_format (err, message, sizeof message);
+  /* Field names may be a config's own keys. */
+  safe = headroom_format_one_line (message);
 
   switch (err->status)
     {
@@ -129,7 +132,7 @@ headroom_hf_config_set_error (GError        **error,
       break;
     }
 
-  g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, code, message);
+  g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, code, safe);
 }
 
 gboolean
@@ -223,10 +226,19 @@ check_integer_range (const char  *data,
               literal = g_strndup (data + start, i - start);
               if (!g_ascii_string_to_signed (literal, 10, G_MININT64, G_MAXINT64, &value, NULL))
                 {
-                  g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
-                               "%.*s: %s does not fit 64 bits",
-                               previous == ':' && key != NULL ? (int) MIN (key_length, 200) : 5,
-                               previous == ':' && key != NULL ? key : "value", literal);
+                  /* The key is quoted from the file: escaped, one line. */
+                  g_autofree char *name = g_strndup (previous == ':' && key != NULL ? key : "value",
+                                                     previous == ':' && key != NULL
+                                                     ? MIN (key_length, 200) : 5);
+                  g_autofree char *safe = headroom_format_one_line (name);
+
+                  if (strcmp (literal, "-") == 0)
+                    /* json-glib reads "- 1"; JSON has no such number. */
+                    g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
+                                 "%s: a minus sign without digits is not a JSON number", safe);
+                  else
+                    g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
+                                 "%s: %s does not fit 64 bits", safe, literal);
                   return FALSE;
                 }
             }

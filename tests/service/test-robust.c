@@ -645,6 +645,34 @@ test_csv_injection (void)
     }
 }
 
+/* Item 10: a key quoted from a config stays on one line, escaped (the
+ * config fuzzer's `{"a` newline `b":- 1}`), and json-glib's messages too. */
+static void
+test_messages_one_line (void)
+{
+  static const char * const inputs[] = {
+    "{\"a\nb\":- 1}",
+    "{\"a\": \"\033[31m\007\n\" x}",
+    "{\"hidden_size\": 1, \"\033]0;x\007\": 99999999999999999999}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_static (inputs[i], strlen (inputs[i]));
+      g_autoptr(GError) error = NULL;
+      HrModel model;
+
+      g_assert_false (headroom_hf_config_read_bytes (bytes, &model, NULL, NULL, &error));
+      g_test_message ("%s", error->message);
+      for (const char *p = error->message; *p != '\0'; p++)
+        g_assert_cmpint ((guchar) *p, >=, 0x20);
+      g_clear_error (&error);
+      g_assert_null (load_string (inputs[i], &error));
+      for (const char *p = error->message; *p != '\0'; p++)
+        g_assert_cmpint ((guchar) *p, >=, 0x20);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -666,6 +694,7 @@ main (int   argc,
   g_test_add_func ("/robust/limits/huge-layer-counts", test_huge_layer_counts);
   g_test_add_func ("/robust/format/no-negative-zero", test_no_negative_zero);
   g_test_add_func ("/robust/csv/formula-injection", test_csv_injection);
+  g_test_add_func ("/robust/messages/one-line", test_messages_one_line);
 
   return g_test_run ();
 }
