@@ -9,6 +9,9 @@
 #include <glib/gi18n.h>
 #include <libsoup/soup.h>
 #include <string.h>
+#if HAVE_LIBSECRET
+#include <libsecret/secret.h>
+#endif
 
 #include "headroom-format.h"
 #include "headroom-hf-config.h"
@@ -636,4 +639,110 @@ headroom_hub_import (HeadroomHub   *self,
   headroom_project_set_string (project, "notes", notes, NULL);
   headroom_project_set_modified (project, FALSE);
   return g_steal_pointer (&project);
+}
+
+/* ---- The token in the keyring ---------------------------------------------- */
+
+#if HAVE_LIBSECRET
+static const SecretSchema *
+token_schema (void)
+{
+  static const SecretSchema schema = {
+    "io.github.headroom.Headroom.HubToken", SECRET_SCHEMA_NONE,
+    {
+      { "endpoint", SECRET_SCHEMA_ATTRIBUTE_STRING },
+      { NULL, 0 },
+    },
+    0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+  };
+
+  return &schema;
+}
+
+static void
+set_keyring_error (GError      **error,
+                   GError       *local_error)
+{
+  g_autofree char *message = headroom_format_one_line (local_error->message);
+
+  if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, message);
+  else
+    g_set_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_KEYRING,
+                 _("The keyring could not be used: %s"), message);
+}
+#endif
+
+gboolean
+headroom_hub_store_token (const char    *endpoint,
+                          const char    *token,
+                          GCancellable  *cancellable,
+                          GError       **error)
+{
+  g_return_val_if_fail (endpoint != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  for (const char *p = token != NULL ? token : ""; *p != '\0'; p++)
+    if ((guchar) *p < 0x20 || *p == 0x7f)
+      {
+        g_set_error_literal (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED,
+                             _("The access token holds a line break or a control character"));
+        return FALSE;
+      }
+#if HAVE_LIBSECRET
+  {
+    g_autoptr(GError) local_error = NULL;
+    gboolean ok;
+
+    if (token == NULL || *token == '\0')
+      {
+        secret_password_clear_sync (token_schema (), cancellable, &local_error,
+                                    "endpoint", endpoint, NULL);
+        ok = local_error == NULL;
+      }
+    else
+      ok = secret_password_store_sync (token_schema (), SECRET_COLLECTION_DEFAULT,
+                                       _("Hugging Face access token for Headroom"), token,
+                                       cancellable, &local_error, "endpoint", endpoint, NULL);
+    if (!ok)
+      set_keyring_error (error, local_error);
+    return ok;
+  }
+#else
+  g_set_error_literal (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_KEYRING,
+                       _("This build of Headroom cannot use the keyring (no libsecret)"));
+  return FALSE;
+#endif
+}
+
+char *
+headroom_hub_lookup_token (const char    *endpoint,
+                           GCancellable  *cancellable,
+                           GError       **error)
+{
+  g_return_val_if_fail (endpoint != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+#if HAVE_LIBSECRET
+  {
+    g_autoptr(GError) local_error = NULL;
+    char *secret = secret_password_lookup_sync (token_schema (), cancellable, &local_error,
+                                                "endpoint", endpoint, NULL);
+    char *token;
+
+    if (local_error != NULL)
+      {
+        set_keyring_error (error, local_error);
+        return NULL;
+      }
+    /* Not left in freed memory: libsecret's own string is wiped. */
+    token = g_strdup (secret);
+    secret_password_free (secret);
+    return token;
+  }
+#else
+  g_set_error_literal (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_KEYRING,
+                       _("This build of Headroom cannot use the keyring (no libsecret)"));
+  return NULL;
+#endif
 }

@@ -36,6 +36,7 @@ typedef enum
   HEADROOM_HUB_ERROR_NETWORK,       /* no connection, or it timed out */
   HEADROOM_HUB_ERROR_HTTP,          /* any other HTTP failure */
   HEADROOM_HUB_ERROR_INVALID_CONFIG,/* not a JSON object */
+  HEADROOM_HUB_ERROR_KEYRING,       /* the token could not be kept in or read from the keyring */
 } HeadroomHubError;
 
 GQuark headroom_hub_error_quark (void) G_GNUC_CONST;
@@ -59,6 +60,20 @@ void         headroom_hub_set_deadline     (HeadroomHub *self,
                                             guint        seconds);
 void         headroom_hub_set_max_bytes    (HeadroomHub *self,
                                             gsize        max_bytes);
+
+/* The access token typed in the window, kept in the user's keyring through
+ * libsecret (never in a file or GSettings), one per endpoint. store with
+ * NULL or "" forgets it; lookup gives NULL when none is kept. Without a
+ * keyring (no Secret Service, or built without libsecret) both fail with
+ * an error saying so; the token is refused as headroom_hub_set_token()'s
+ * requests would refuse it (a control character). */
+gboolean     headroom_hub_store_token      (const char    *endpoint,
+                                            const char    *token,
+                                            GCancellable  *cancellable,
+                                            GError       **error);
+char        *headroom_hub_lookup_token     (const char    *endpoint,
+                                            GCancellable  *cancellable,
+                                            GError       **error) G_GNUC_WARN_UNUSED_RESULT;
 
 /* "org/name" from "org/name" or "hf:org/name"; NULL (INVALID_ID) otherwise. */
 char        *headroom_hub_parse_model_id   (const char  *text,

@@ -449,6 +449,34 @@ test_token_checks (void)
   g_assert_nonnull (strstr (error->message, "unencrypted to hub.example.invalid"));
 }
 
+/* Issue 15: the window's token goes to the keyring, never to a file. Here a
+ * private session bus has no Secret Service: both calls fail at once,
+ * saying so, and a token with a line break is refused before any. */
+static void
+test_keyring (void)
+{
+  g_autoptr(GTestDBus) bus = g_test_dbus_new (G_TEST_DBUS_NONE);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *token = NULL;
+  gint64 start;
+
+  g_assert_false (headroom_hub_store_token ("https://huggingface.co", "a\nb", NULL, &error));
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_UNAUTHORIZED);
+  g_clear_error (&error);
+
+  g_test_dbus_up (bus);
+  start = g_get_monotonic_time ();
+  g_assert_false (headroom_hub_store_token ("https://huggingface.co", TOKEN, NULL, &error));
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_KEYRING);
+  g_assert_null (strchr (error->message, '\n'));
+  g_clear_error (&error);
+  token = headroom_hub_lookup_token ("https://huggingface.co", NULL, &error);
+  g_assert_null (token);
+  g_assert_error (error, HEADROOM_HUB_ERROR, HEADROOM_HUB_ERROR_KEYRING);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 20 * G_USEC_PER_SEC);
+  g_test_dbus_down (bus);
+}
+
 static void
 fetched_cb (GObject      *source,
             GAsyncResult *result,
@@ -497,6 +525,7 @@ main (int   argc,
   g_test_add_func ("/hub/deadline", test_deadline);
   g_test_add_func ("/hub/hostile-text", test_hostile_text);
   g_test_add_func ("/hub/token-checks", test_token_checks);
+  g_test_add_func ("/hub/keyring", test_keyring);
 
   status = g_test_run ();
   stop_server ();
