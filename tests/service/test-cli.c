@@ -37,6 +37,9 @@ static const char *run_locale = "C.UTF-8";
 static const char *run_hf_endpoint;
 static const char *run_hf_token;
 
+static void run_cli_argv (Run                *run,
+                          const char * const *argv);
+
 /* Runs headroom-cli with the NULL-terminated arguments, under run_locale. */
 static void
 run_cli (Run        *run,
@@ -44,9 +47,6 @@ run_cli (Run        *run,
          ...)
 {
   g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) env = g_get_environ ();
-  int wait_status = 0;
   va_list ap;
 
   g_ptr_array_add (args, (char *) HEADROOM_CLI);
@@ -54,6 +54,23 @@ run_cli (Run        *run,
   for (const char *arg = first; arg != NULL; arg = va_arg (ap, const char *))
     g_ptr_array_add (args, (char *) arg);
   va_end (ap);
+  g_ptr_array_add (args, NULL);
+  run_cli_argv (run, (const char * const *) args->pdata + 1);
+}
+
+/* As run_cli(), with a NULL-terminated argument vector. */
+static void
+run_cli_argv (Run                *run,
+              const char * const *argv)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) env = g_get_environ ();
+  int wait_status = 0;
+
+  g_ptr_array_add (args, (char *) HEADROOM_CLI);
+  for (guint i = 0; argv[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) argv[i]);
   g_ptr_array_add (args, NULL);
 
   env = g_environ_setenv (env, "XDG_DATA_HOME", CLI_DATA "/user", TRUE);
@@ -1361,6 +1378,85 @@ test_bad_input (void)
     }
 }
 
+/* Golden outputs (issue 13): tests/data/cli/golden/NAME.args holds one argument
+ * per line ("@DATA@" stands for tests/data/cli), NAME.out the exact stdout of
+ * today's headroom-cli for them. They guard the CLI's figures and layout while
+ * its insides move; they are not derivations (the tests above are). Regenerate
+ * deliberately with HEADROOM_UPDATE_GOLDEN=1 and say in the commit why a
+ * figure changed. */
+static void
+test_golden (void)
+{
+  const char *dir_path = CLI_DATA "/golden";
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  gboolean update = g_getenv ("HEADROOM_UPDATE_GOLDEN") != NULL;
+  const char *name;
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".args"))
+      g_ptr_array_add (names, g_strndup (name, strlen (name) - strlen (".args")));
+  g_ptr_array_sort (names, (GCompareFunc) g_ascii_strcasecmp);
+  g_assert_cmpuint (names->len, >=, 12);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *args_path = g_strdup_printf ("%s/%s.args", dir_path, (char *) names->pdata[i]);
+      g_autofree char *out_path = g_strdup_printf ("%s/%s.out", dir_path, (char *) names->pdata[i]);
+      g_autofree char *args_text = NULL;
+      g_autofree char *expected = NULL;
+      g_autofree char *actual = NULL;
+      g_autoptr(GError) error = NULL;
+      g_auto(GStrv) lines = NULL;
+      g_auto(GStrv) parts = NULL;
+      g_auto(Run) run = { 0 };
+      const char *a[48] = { NULL };
+      g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+      guint n = 0;
+
+      g_file_get_contents (args_path, &args_text, NULL, &error);
+      g_assert_no_error (error);
+      lines = g_strsplit (g_strchomp (args_text), "\n", -1);
+      for (guint j = 0; lines[j] != NULL; j++)
+        {
+          g_auto(GStrv) split = g_strsplit (lines[j], "@DATA@", -1);
+          char *arg = g_strjoinv (CLI_DATA, split);
+
+          g_assert_cmpuint (n, <, G_N_ELEMENTS (a) - 1);
+          g_ptr_array_add (owned, arg);
+          a[n++] = arg;
+        }
+      g_test_message ("golden %s", (char *) names->pdata[i]);
+      run_cli_argv (&run, a);
+      if (run.status != 0)
+        g_error ("golden %s: status %d, stderr “%s”", (char *) names->pdata[i], run.status, run.err);
+      parts = g_strsplit (run.out, CLI_DATA, -1);
+      actual = g_strjoinv ("@DATA@", parts);
+      /* The planner's own search time is not an estimate. */
+      {
+        g_autoptr(GRegex) json_time = g_regex_new ("\"seconds\" : [0-9.e+-]+", 0, 0, NULL);
+        g_autoptr(GRegex) table_time = g_regex_new (", in [0-9.]+ [mµ]?s$", G_REGEX_MULTILINE, 0, NULL);
+        char *masked = g_regex_replace_literal (json_time, actual, -1, 0, "\"seconds\" : TIME", 0, NULL);
+
+        g_free (actual);
+        actual = g_regex_replace_literal (table_time, masked, -1, 0, ", in TIME", 0, NULL);
+        g_free (masked);
+      }
+      if (update)
+        {
+          g_file_set_contents (out_path, actual, -1, &error);
+          g_assert_no_error (error);
+          continue;
+        }
+      g_file_get_contents (out_path, &expected, NULL, &error);
+      g_assert_no_error (error);
+      if (strcmp (expected, actual) != 0)
+        g_error ("golden %s: stdout differs from %s; it was:\n%s",
+                 (char *) names->pdata[i], out_path, actual);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1395,6 +1491,7 @@ main (int   argc,
   g_test_add_func ("/cli/import/hub", test_import_hub);
   g_test_add_func ("/cli/locale", test_locale);
   g_test_add_func ("/cli/bad-input", test_bad_input);
+  g_test_add_func ("/cli/golden", test_golden);
 
   return g_test_run ();
 }
