@@ -22,6 +22,9 @@ static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
 static const char * const attention_choices[] = { "eager", "flash", NULL };
 static const char * const recompute_choices[] = { "none", "selective", "full", NULL };
+static const char * const method_choices[] = { "full", "lora", "qlora", "dora", "freeze", NULL };
+static const char * const quant_choices[] = { "none", "nf4", "fp4", "int8", NULL };
+static const char * const quant_scope_choices[] = { "linear", "adapted", "all", NULL };
 
 /* The options of train (plan takes a subset), as typed. */
 typedef struct
@@ -57,6 +60,17 @@ typedef struct
   char    *measured_tokens_per_second;
   char    *measured_step_seconds;
   char    *top;
+  char    *method;
+  char    *lora_rank;
+  char    *lora_alpha;
+  char    *lora_dropout;
+  char    *lora_targets;
+  gboolean fp32_adapters;
+  char    *freeze_layers;
+  char    *quant;
+  gboolean double_quant;
+  char    *quant_scope;
+  gboolean quant_saves_input;
   char    *inter_node_bandwidth;
   char    *inter_node_latency;
   gboolean json;
@@ -72,7 +86,9 @@ train_args_clear (TrainArgs *args)
     &args->micro_batch, &args->global_batch, &args->seq, &args->tokens, &args->precision,
     &args->optimizer, &args->attention, &args->recompute, &args->overhead, &args->mfu,
     &args->price, &args->measured_tokens_per_second, &args->measured_step_seconds, &args->top,
-    &args->inter_node_bandwidth, &args->inter_node_latency,
+    &args->inter_node_bandwidth, &args->inter_node_latency, &args->method, &args->lora_rank,
+    &args->lora_alpha, &args->lora_dropout, &args->lora_targets, &args->freeze_layers,
+    &args->quant, &args->quant_scope,
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (strings); i++)
@@ -112,6 +128,21 @@ add_layout_entries (GOptionContext *context,
     STRING_OPTION ("optimizer", optimizer, N_("Optimizer"),
                    N_("adamw|adamw-8bit|sgd|sgd-momentum|lion|adafactor")),
     STRING_OPTION ("recompute", recompute, N_("Activation recomputation"), N_("none|selective|full")),
+    STRING_OPTION ("method", method, N_("What is trained (fine-tuning method)"),
+                   N_("full|lora|qlora|dora|freeze")),
+    STRING_OPTION ("lora-rank", lora_rank, N_("Adapter rank"), N_("R")),
+    STRING_OPTION ("lora-alpha", lora_alpha, N_("Adapter scale alpha (no effect on memory or time)"), N_("A")),
+    STRING_OPTION ("lora-dropout", lora_dropout, N_("Dropout on the adapters' input, in [0, 1)"), N_("P")),
+    STRING_OPTION ("lora-targets", lora_targets, N_("Adapted modules"),
+                   N_("q,k,v,o,gate,up,down,lm_head,embed|attention|all-linear")),
+    FLAG_OPTION ("fp32-adapters", fp32_adapters, N_("Keep the adapters in fp32 (PEFT's autocast_adapter_dtype)")),
+    STRING_OPTION ("freeze-layers", freeze_layers, N_("Freeze: the first N layers (and the embeddings)"), N_("N")),
+    STRING_OPTION ("quant", quant, N_("QLoRA: storage of the frozen linears"), N_("nf4|fp4|int8")),
+    FLAG_OPTION ("double-quant", double_quant, N_("QLoRA: quantise the 4-bit scales too")),
+    STRING_OPTION ("quant-scope", quant_scope, N_("QLoRA: which frozen linears are quantised"),
+                   N_("linear|adapted|all")),
+    FLAG_OPTION ("quant-saves-input", quant_saves_input,
+                 N_("4-bit linears save their input (bitsandbytes before 0.44)")),
     STRING_OPTION ("inter-node-bandwidth", inter_node_bandwidth,
                    N_("Network bandwidth per GPU between nodes, one direction, in GB/s"), N_("GBPS")),
     STRING_OPTION ("inter-node-latency", inter_node_latency,
@@ -190,13 +221,55 @@ apply_gpu_count (HrTraining  *training,
   return TRUE;
 }
 
+/* The fine-tuning options (hr-finetune.h), shared by train and plan. */
+static gboolean
+apply_finetune (HrFinetune  *f,
+                TrainArgs   *args,
+                GError     **error)
+{
+  if (!headroom_cli_parse_optional_choice ("--method", args->method, method_choices,
+                                           (int *) &f->method, error)
+      || !headroom_cli_parse_optional_int ("--lora-rank", args->lora_rank, 1, &f->rank, error)
+      || !headroom_cli_parse_optional_int ("--freeze-layers", args->freeze_layers, 0,
+                                           &f->freeze_layers, error)
+      || !headroom_cli_parse_optional_choice ("--quant", args->quant, quant_choices,
+                                              (int *) &f->quant, error)
+      || !headroom_cli_parse_optional_choice ("--quant-scope", args->quant_scope,
+                                              quant_scope_choices, (int *) &f->quant_scope, error))
+    return FALSE;
+  if (args->lora_alpha != NULL
+      && !headroom_cli_parse_double ("--lora-alpha", args->lora_alpha, 0, G_MAXDOUBLE, FALSE,
+                                     &f->alpha, error))
+    return FALSE;
+  if (args->lora_dropout != NULL
+      && !headroom_cli_parse_double ("--lora-dropout", args->lora_dropout, 0, 0.99, FALSE,
+                                     &f->dropout, error))
+    return FALSE;
+  if (args->lora_targets != NULL && !hr_finetune_targets_from_string (args->lora_targets,
+                                                                      &f->targets))
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--lora-targets: %s is not a list of q, k, v, o, gate, up, down, lm_head, "
+                     "embed, nor attention or all-linear"), args->lora_targets);
+      return FALSE;
+    }
+  if (args->fp32_adapters)
+    f->fp32_adapters = TRUE;
+  if (args->double_quant)
+    f->double_quant = TRUE;
+  if (args->quant_saves_input)
+    f->quant_saves_input = TRUE;
+  return TRUE;
+}
+
 /* The recipe options, shared by train and plan. */
 static gboolean
 apply_recipe (HrTraining  *training,
               TrainArgs   *args,
               GError     **error)
 {
-  return headroom_cli_parse_optional_int ("--global-batch", args->global_batch,
+  return apply_finetune (&training->finetune, args, error)
+         && headroom_cli_parse_optional_int ("--global-batch", args->global_batch,
                                           1, &training->global_batch, error)
          && headroom_cli_parse_optional_int ("--seq", args->seq, 1, &training->seq_len, error)
          && headroom_cli_parse_optional_choice ("--precision", args->precision,

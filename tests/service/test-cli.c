@@ -473,6 +473,43 @@ test_train (void)
   g_assert_cmpint (member_int (out, "limits.min_gpus"), >, 8);
 }
 
+/* Fine-tuning options (docs/training.md, Fine-tuning): Llama 2 7B on one
+ * GPU in bf16-mixed. LoRA r 8 on q and v: 4,194,304 trainable parameters
+ * (8 · (4096 + 4096) · 2 · 32); the frozen base in bf16, 2 · 6,738,415,616 B;
+ * the adapters 2 + 4 + 2 + 8 = 16 B each. QLoRA, NF4 with double
+ * quantisation on every linear but the head (6,476,005,376 parameters at
+ * 0.515869140625 B, the other 262,410,240 in bf16): 3,865,591,808 B; r 8 on
+ * all linears: 19,988,480 adapters. */
+static void
+test_train_finetune (void)
+{
+  g_auto(Run) lora_run = { 0 };
+  g_auto(Run) qlora_run = { 0 };
+  g_auto(Run) bad_run = { 0 };
+  g_autoptr(JsonObject) lora = NULL;
+  g_autoptr(JsonObject) qlora = NULL;
+
+  run_cli (&lora_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--method", "lora", "--lora-rank", "8", "--lora-targets", "attention", "--json", NULL);
+  lora = parse_output (&lora_run);
+  g_assert_cmpint (member_int (lora, "params.trainable"), ==, 4194304);
+  g_assert_cmpint (member_int (lora, "params.frozen"), ==, 6738415616);
+  g_assert_cmpint (member_int (lora, "memory.frozen_weights"), ==, 13476831232);
+  g_assert_cmpint (member_int (lora, "memory.adapters"), ==, 16 * 4194304);
+
+  run_cli (&qlora_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--method", "qlora", "--quant", "nf4", "--double-quant", "--lora-targets",
+           "q,k,v,o,gate,up,down", "--json", NULL);
+  qlora = parse_output (&qlora_run);
+  g_assert_cmpint (member_int (qlora, "params.trainable"), ==, 19988480);
+  g_assert_cmpint (member_int (qlora, "memory.frozen_weights"), ==, 3865591808);
+
+  run_cli (&bad_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--method", "lora", "--lora-targets", "qkv", NULL);
+  g_assert_cmpint (bad_run.status, ==, 2);
+  g_assert_nonnull (strstr (bad_run.err, "--lora-targets"));
+}
+
 /* Options change the figures by their mechanism (same run as above). */
 static void
 test_train_options (void)
@@ -1476,6 +1513,7 @@ main (int   argc,
   g_test_add_func ("/cli/gpus", test_gpus);
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
+  g_test_add_func ("/cli/train/finetune", test_train_finetune);
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
