@@ -507,6 +507,11 @@ static const struct
   { "hf", "training.norm_kernel", "eager" },
   { "hf", "training.loss", "full" },
   { "hf", "training.recompute", "none" },
+  /* PEFT's get_peft_model(autocast_adapter_dtype=True) keeps adapters in
+   * fp32 over a 16-bit base; bitsandbytes quantises every linear but the
+   * head (transformers get_keys_to_not_convert). */
+  { "hf", "training.fp32_adapters", "true" },
+  { "hf", "training.quant_scope", "linear" },
   /* torchtune full_finetune_single_device with
    * recipes/configs/llama3_2/3B_full_single_device.yaml: dtype bf16 (pure),
    * its eager RMSNorm, CEWithChunkedOutputLoss, activation checkpointing,
@@ -518,6 +523,10 @@ static const struct
   { "torchtune", "training.optimizer_in_backward", "true" },
   { "torchtune", "training.optimizer", "adamw-8bit" },
   { "torchtune", "training.zero_stage", "0" },
+  /* torchtune's QLoRA builders quantise the LoRA-wrapped linears only
+   * (FrozenNF4Linear), with torchao to_nf4's per-256 scaler blocks. */
+  { "torchtune", "training.quant_scope", "adapted" },
+  { "torchtune", "training.double_quant", "true" },
 };
 
 /* The default of a key: the table's, or the one the project's framework
