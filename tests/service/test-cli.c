@@ -750,6 +750,46 @@ test_infer_kv_cache (void)
     }
 }
 
+/* The serving engines' plans on the same model and the 24 GiB test GPU (no
+ * driver figure, so 25,769,803,776 B), vLLM, max_model_len 4096:
+ *   usable 0.9 × 25,769,803,776 = 23,192,823,398.4; weights 13,476,831,232;
+ *   the profiling step of max(4096, 2048) tokens peaks at (2 × 4096 + 3 ×
+ *   11008) × 2 B × 4096 + 32000 × 6 = 337,833,472 B (above the sampler's
+ *   256 × 32000 × 26 = 212,992,000); non-torch 0.2 GiB;
+ *   KV 23,192,823,398.4 − 13,476,831,232 − 337,833,472 − 214,748,364.8 =
+ *   9,163,410,329.6 B = 1,092 blocks of 16 × 524,288 B → 17,472 tokens,
+ *   4.265625 requests of 4096.
+ * llama.cpp, q4_0, --gpu-layers 16: 2,003,156,992 B of weights stay in
+ * host memory (tests/core/test-serving.c, /serving/llamacpp/offload). */
+static void
+test_infer_engines (void)
+{
+  g_auto(Run) vllm = { 0 };
+  g_auto(Run) llamacpp = { 0 };
+  g_auto(Run) bad = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(JsonObject) offload = NULL;
+
+  run_cli (&vllm, "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--engine", "vllm",
+           "--gpu-memory-utilization", "0.9", "--max-model-len", "4096", "--json", NULL);
+  out = parse_output (&vllm);
+  assert_close (member_double (out, "memory.usable"), 23192823398.4);
+  g_assert_cmpint (member_int (out, "memory.kv_blocks"), ==, 1092);
+  g_assert_cmpint (member_int (out, "memory.kv_capacity_tokens"), ==, 17472);
+  assert_close (member_double (out, "limits.max_concurrency"), 4.265625);
+
+  run_cli (&llamacpp, "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--engine", "llamacpp",
+           "--weights", "q4_0", "--kv-cache", "fp16", "--gpu-layers", "16", "--max-model-len", "4096",
+           "--json", NULL);
+  offload = parse_output (&llamacpp);
+  g_assert_cmpint (member_int (offload, "serving.cpu_weights"), ==, 2003156992);
+  g_assert_cmpint (member_int (offload, "memory.weights"), ==, 3825065984);
+
+  run_cli (&bad, "infer", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--engine", "ollama", NULL);
+  g_assert_cmpint (bad.status, !=, 0);
+  g_assert_nonnull (strstr (bad.err, "--engine"));
+}
+
 /* Every layout of 8 GPUs multiplies out to 8, fits, and comes fastest first;
  * a pinned --tp holds in every layout. */
 static void
@@ -1520,6 +1560,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
   g_test_add_func ("/cli/infer", test_infer);
   g_test_add_func ("/cli/infer/kv-cache", test_infer_kv_cache);
+  g_test_add_func ("/cli/infer/engines", test_infer_engines);
   g_test_add_func ("/cli/plan", test_plan);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/project-model", test_project_model);
