@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds the fuzz targets in _build-fuzz with clang, AddressSanitizer and
-# UndefinedBehaviorSanitizer, every library instrumented for coverage.
+# UndefinedBehaviorSanitizer (clang's includes float-cast-overflow), every
+# library instrumented for coverage. Needs clang-14 and libclang-rt-14-dev.
 #   tests/fuzz/build.sh && _build-fuzz/tests/fuzz/fuzz-project -max_total_time=300 CORPUS
 set -eu
 cd "$(dirname "$0")/../.."

@@ -73,8 +73,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   project = headroom_project_new_from_bytes (bytes, &error);
   if (project == NULL)
     {
-      if (error == NULL || strchr (error->message, '\n') != NULL)
+      /* One line, control characters escaped (issue 15). */
+      if (error == NULL)
         abort ();
+      for (const char *p = error->message; *p != '\0'; p++)
+        if ((guchar) *p < 0x20 || *p == 0x7f)
+          abort ();
       return 0;
     }
 
