@@ -20,60 +20,127 @@
 /* Exact integers of a double stop at 2^53; no count Headroom takes is larger. */
 #define MAX_COUNT 9007199254740992.0
 
+/* Choices: the names as a file spells them and, in the same order, their labels.
+ * The core's enums are read from the names (hr_*_from_name), so the order here
+ * is the window's, not the enum's. */
 static const char * const workload_choices[] = { "training", "inference", NULL };
+static const char * const workload_labels[] = { N_("Training"), N_("Inference"), NULL };
 static const char * const precision_choices[] = {
   "fp32", "bf16-mixed", "fp16-mixed", "bf16-autocast", "fp16-autocast", "bf16", "fp8-mixed",
   NULL };
+static const char * const precision_labels[] = {
+  N_("FP32"), N_("BF16 mixed precision"), N_("FP16 mixed precision"), N_("BF16 autocast"),
+  N_("FP16 autocast"), N_("BF16"), N_("FP8 mixed precision"), NULL };
 static const char * const framework_choices[] = {
   "none", "megatron", "deepspeed", "fsdp", "torchtitan", "hf", "torchtune", NULL };
+static const char * const framework_labels[] = {
+  N_("None"), N_("Megatron-LM"), N_("DeepSpeed"), N_("PyTorch FSDP"), N_("torchtitan"),
+  N_("Hugging Face Trainer"), N_("torchtune"), NULL };
 static const char * const norm_kernel_choices[] = { "fused", "eager", NULL };
+static const char * const norm_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
 static const char * const loss_choices[] = { "full", "chunked", "fused", NULL };
+static const char * const loss_labels[] = { N_("Full logits"), N_("Chunked"), N_("Fused"), NULL };
 static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
+static const char * const optimizer_labels[] = {
+  N_("AdamW"), N_("AdamW, 8-bit states"), N_("SGD"), N_("SGD with momentum"), N_("Lion"),
+  N_("Adafactor"), NULL };
 static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe", NULL };
+static const char * const schedule_labels[] = {
+  N_("1F1B"), N_("Interleaved 1F1B"), N_("GPipe"), NULL };
 static const char * const fsdp_choices[] = { "none", "full", "grad-op", "hybrid", NULL };
+static const char * const fsdp_labels[] = {
+  N_("None"), N_("Full"), N_("Gradients and optimizer"), N_("Hybrid"), NULL };
 static const char * const attention_choices[] = { "eager", "flash", NULL };
+static const char * const attention_labels[] = { N_("Eager"), N_("FlashAttention"), NULL };
 static const char * const recompute_choices[] = {
   "none", "selective", "op-selective", "full", NULL };
+static const char * const recompute_labels[] = {
+  N_("None"), N_("Selective"), N_("Selective, by operation"), N_("Full"), NULL };
 static const char * const method_choices[] = { "full", "lora", "qlora", "dora", "freeze", NULL };
+static const char * const method_labels[] = {
+  N_("Full"), N_("LoRA"), N_("QLoRA"), N_("DoRA"), N_("Frozen layers"), NULL };
 static const char * const quant_choices[] = { "nf4", "fp4", "int8", NULL };
+static const char * const quant_labels[] = { N_("NF4"), N_("FP4"), N_("INT8"), NULL };
 static const char * const quant_scope_choices[] = { "linear", "adapted", "all", NULL };
+static const char * const quant_scope_labels[] = {
+  N_("Linear layers"), N_("Adapted layers"), N_("All"), NULL };
 /* In the order of HrWeightPrecision (hr-inference.h). */
 static const char * const weights_choices[] = {
   "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0", NULL };
+static const char * const weights_labels[] = {
+  N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), N_("INT4"), N_("AWQ"), N_("GPTQ"), N_("GGUF Q4_0"),
+  N_("GGUF Q4_K_M"), N_("GGUF Q5_K_M"), N_("GGUF Q6_K"), N_("GGUF Q8_0"), NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
+static const char * const kv_labels[] = {
+  N_("FP32"), N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), NULL };
 /* In the order of HrEngine (hr-serving.h). */
 static const char * const engine_choices[] = { "hf", "vllm", "sglang", "trtllm", "llamacpp", NULL };
+static const char * const engine_labels[] = {
+  N_("Hugging Face Transformers"), N_("vLLM"), N_("SGLang"), N_("TensorRT-LLM"), N_("llama.cpp"),
+  NULL };
 
-#define INT(k, lo, hi, def, unit, label) \
-  { k, HEADROOM_KEY_INT, lo, hi, def, NULL, unit, label }
-#define DBL(k, lo, hi, def, unit, label) \
-  { k, HEADROOM_KEY_DOUBLE, lo, hi, def, NULL, unit, label }
-#define BOOL(k, def, label) \
-  { k, HEADROOM_KEY_BOOLEAN, 0, 1, def, NULL, NULL, label }
-#define STR(k, def, label) \
-  { k, HEADROOM_KEY_STRING, 0, 0, def, NULL, NULL, label }
-#define CHOICE(k, choices, def, label) \
-  { k, HEADROOM_KEY_CHOICE, 0, 0, def, choices, NULL, label }
+static void apply_price (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_precision (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_lora_targets (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_gb_per_s (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+
+/* A row: the key, its type, bounds, default (as a file writes it), unit and
+ * label, then any of these, in any order: */
+#define INT(k_, lo_, hi_, def_, unit_, label_, ...) \
+  { .key = k_, .type = HEADROOM_KEY_INT, .minimum = lo_, .maximum = hi_, .default_value = def_, \
+    .unit = unit_, .label = label_, __VA_ARGS__ }
+#define DBL(k_, lo_, hi_, def_, unit_, label_, ...) \
+  { .key = k_, .type = HEADROOM_KEY_DOUBLE, .minimum = lo_, .maximum = hi_, .default_value = def_, \
+    .unit = unit_, .label = label_, __VA_ARGS__ }
+#define BOOL(k_, def_, label_, ...) \
+  { .key = k_, .type = HEADROOM_KEY_BOOLEAN, .minimum = 0, .maximum = 1, .default_value = def_, \
+    .label = label_, __VA_ARGS__ }
+#define STR(k_, def_, label_, ...) \
+  { .key = k_, .type = HEADROOM_KEY_STRING, .default_value = def_, .label = label_, __VA_ARGS__ }
+/* `c_` names both arrays: NAME_choices and NAME_labels. */
+#define CHOICE(k_, c_, def_, label_, ...) \
+  { .key = k_, .type = HEADROOM_KEY_CHOICE, .default_value = def_, .choices = c_##_choices, \
+    .choice_labels = c_##_labels, .label = label_, __VA_ARGS__ }
+/* … GROUP ("page/section"): where the window shows it; */
+#define GROUP(g) .group = g
+/* … OPTION ("tp"): its command-line option, when not the one derived from the key; */
+#define OPTION(o) .option = o
+/* … PLACEHOLDER (N_("…")): what its sentinel 0 means; DESCRIPTION (N_("…")): a tooltip; */
+#define PLACEHOLDER(p) .placeholder = p
+#define DESCRIPTION(d) .description = d
+/* … TRAIN (field), INFER (field), SERVE (field): the HrTraining, HrInference or
+ * HrServing member it sets, ENUM (hr_x_from_name) for a choice; APPLY (fn) otherwise. */
+#define FIELD_OF(kind, type, f) \
+  .field = kind, .field_offset = G_STRUCT_OFFSET (type, f), .field_size = sizeof (((type *) 0)->f)
+#define TRAIN(f) FIELD_OF (HEADROOM_KEY_FIELD_TRAINING, HrTraining, f)
+#define INFER(f) FIELD_OF (HEADROOM_KEY_FIELD_INFERENCE, HrInference, f)
+#define SERVE(f) FIELD_OF (HEADROOM_KEY_FIELD_SERVING, HrServing, f)
+#define ENUM(fn) .from_name = (HeadroomKeyFromName) (void (*) (void)) fn
+#define APPLY(fn) .apply = fn
 
 /* File order. Model keys have no default: the preset or the config gives them. */
 static const HeadroomKeyInfo keys[] = {
-  STR ("model.preset", NULL, N_("Preset")),
-  INT ("model.num_hidden_layers", 1, 1e6, NULL, NULL, N_("Layers")),
-  INT ("model.hidden_size", 1, 1e7, NULL, NULL, N_("Hidden size")),
-  INT ("model.num_attention_heads", 1, 1e6, NULL, NULL, N_("Attention heads")),
-  INT ("model.num_key_value_heads", 1, 1e6, NULL, NULL, N_("Key/value heads")),
-  INT ("model.intermediate_size", 1, 1e8, NULL, NULL, N_("MLP size")),
-  INT ("model.vocab_size", 1, 1e8, NULL, NULL, N_("Vocabulary")),
-  INT ("model.max_position_embeddings", 1, 1e9, NULL, NULL, N_("Context length")),
-  BOOL ("model.tie_word_embeddings", NULL, N_("Tied embeddings")),
+  STR ("model.preset", NULL, N_("Preset"), OPTION ("model")),
+  INT ("model.num_hidden_layers", 1, 1e6, NULL, NULL, N_("Layers"), GROUP ("model/architecture")),
+  INT ("model.hidden_size", 1, 1e7, NULL, NULL, N_("Hidden size"), GROUP ("model/architecture")),
+  INT ("model.num_attention_heads", 1, 1e6, NULL, NULL, N_("Attention heads"), GROUP ("model/architecture")),
+  INT ("model.num_key_value_heads", 1, 1e6, NULL, NULL, N_("Key/value heads"), GROUP ("model/architecture")),
+  INT ("model.intermediate_size", 1, 1e8, NULL, NULL, N_("MLP size"), GROUP ("model/architecture")),
+  INT ("model.vocab_size", 1, 1e8, NULL, NULL, N_("Vocabulary"), GROUP ("model/architecture")),
+  INT ("model.max_position_embeddings", 1, 1e9, NULL, NULL, N_("Context length"), GROUP ("model/architecture")),
+  BOOL ("model.tie_word_embeddings", NULL, N_("Tied embeddings"), GROUP ("model/architecture")),
 
-  STR ("hardware.gpu", "h100-sxm", N_("GPU")),
-  INT ("hardware.nodes", 1, 1e6, "1", NULL, N_("Nodes")),
-  INT ("hardware.gpus_per_node", 1, 1024, "8", NULL, N_("GPUs per node")),
-  DBL ("hardware.price_per_gpu_hour", 0, 1e6, "0", "USD", N_("Price per GPU-hour")),
-  DBL ("hardware.inter_node_bandwidth", 0, 1e6, "0", "GB/s", N_("Inter-node bandwidth per GPU")),
-  DBL ("hardware.inter_node_latency", 0, 1e9, "0", "µs", N_("Inter-node latency")),
+  STR ("hardware.gpu", "h100-sxm", N_("GPU"), GROUP ("hardware/cluster")),
+  INT ("hardware.nodes", 1, 1e6, "1", NULL, N_("Nodes"), GROUP ("hardware/cluster"), TRAIN (nodes)),
+  INT ("hardware.gpus_per_node", 1, 1024, "8", NULL, N_("GPUs per node"), GROUP ("hardware/cluster"),
+       TRAIN (gpus_per_node)),
+  DBL ("hardware.price_per_gpu_hour", 0, 1e6, "0", "USD", N_("Price per GPU-hour"),
+       GROUP ("hardware/cluster"), OPTION ("price"), APPLY (apply_price)),
+  DBL ("hardware.inter_node_bandwidth", 0, 1e6, "0", "GB/s", N_("Inter-node bandwidth per GPU"),
+       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
+  DBL ("hardware.inter_node_latency", 0, 1e9, "0", "µs", N_("Inter-node latency"),
+       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
   DBL ("hardware.custom.memory", 0, 1e6, "80", "GiB", N_("Memory")),
   DBL ("hardware.custom.memory_bandwidth", 0, 1e6, "3350", "GB/s", N_("Memory bandwidth")),
   DBL ("hardware.custom.fp32", 0, 1e6, "67", "TFLOP/s", N_("FP32 peak")),
@@ -84,72 +151,147 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak")),
   DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU")),
   DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power")),
-  DBL ("hardware.cpu_memory_bandwidth", 0.001, 1e6, "89.6", "GB/s", N_("Host memory bandwidth")),
+  DBL ("hardware.cpu_memory_bandwidth", 0.001, 1e6, "89.6", "GB/s", N_("Host memory bandwidth"),
+       FIELD_OF (HEADROOM_KEY_FIELD_SERVING, HrServing, cpu_memory_bandwidth),
+       APPLY (apply_gb_per_s)),
 
-  CHOICE ("workload", workload_choices, "training", N_("Workload")),
+  CHOICE ("workload", workload, "training", N_("Workload"), GROUP ("workload/workload")),
 
-  INT ("training.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
-  BOOL ("training.sequence_parallel", "false", N_("Sequence parallel")),
-  INT ("training.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel")),
-  CHOICE ("training.pipeline_schedule", schedule_choices, "1f1b", N_("Pipeline schedule")),
-  INT ("training.virtual_stages", 1, 1e6, "1", NULL, N_("Virtual stages")),
-  INT ("training.pp_first_stage_layers", 0, 1e6, "0", "layers", N_("First stage layers (0: split)")),
-  INT ("training.pp_last_stage_layers", 0, 1e6, "0", "layers", N_("Last stage layers (0: split)")),
-  INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel")),
-  INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel")),
-  INT ("training.zero_stage", 0, 3, "1", NULL, N_("ZeRO stage")),
-  CHOICE ("training.fsdp", fsdp_choices, "none", N_("FSDP")),
-  INT ("training.micro_batch", 1, 1e9, "1", "sequences", N_("Micro-batch")),
-  INT ("training.global_batch", 0, 1e12, "512", "sequences", N_("Global batch")),
-  INT ("training.seq_len", 1, 1e9, "8192", "tokens", N_("Sequence length")),
-  DBL ("training.tokens", 0, 1e18, "0", "tokens", N_("Training tokens")),
-  CHOICE ("training.framework", framework_choices, "none", N_("Framework")),
-  CHOICE ("training.precision", precision_choices, "bf16-mixed", N_("Precision")),
-  CHOICE ("training.optimizer", optimizer_choices, "adamw", N_("Optimizer")),
-  BOOL ("training.offload_optimizer", "false", N_("Offload optimizer")),
-  CHOICE ("training.attention", attention_choices, "flash", N_("Attention")),
-  CHOICE ("training.recompute", recompute_choices, "none", N_("Recomputation")),
-  INT ("training.recompute_layers", 0, 1e6, "0", "layers", N_("Recomputed layers per stage (0: all)")),
-  INT ("training.recompute_every", 0, 1e6, "0", NULL, N_("Recompute every k-th layer (0: all)")),
-  BOOL ("training.offload_activations", "false", N_("Offload activations")),
-  CHOICE ("training.norm_kernel", norm_kernel_choices, "fused", N_("Norm kernel")),
-  BOOL ("training.compile", "false", N_("torch.compile")),
-  CHOICE ("training.loss", loss_choices, "full", N_("Loss")),
-  INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks")),
-  BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward")),
-  BOOL ("training.dropout", "false", N_("Dropout")),
-  BOOL ("training.causal", "false", N_("Causal attention FLOPs")),
-  CHOICE ("training.method", method_choices, "full", N_("Fine-tuning method")),
-  INT ("training.lora_rank", 1, 1e6, "8", NULL, N_("LoRA rank")),
-  DBL ("training.lora_alpha", 0, 1e6, "16", NULL, N_("LoRA alpha (a scale: no effect on memory or time)")),
-  DBL ("training.lora_dropout", 0, 0.99, "0", NULL, N_("LoRA dropout")),
-  STR ("training.lora_targets", "attention", N_("LoRA target modules")),
-  BOOL ("training.fp32_adapters", "false", N_("Adapters in fp32")),
-  INT ("training.freeze_layers", 0, 1e6, "0", "layers", N_("Frozen bottom layers")),
-  CHOICE ("training.quant", quant_choices, "nf4", N_("Base weight quantisation")),
-  BOOL ("training.double_quant", "false", N_("Double quantisation")),
-  CHOICE ("training.quant_scope", quant_scope_choices, "linear", N_("Quantised layers")),
-  BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)")),
-  DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)")),
+  INT ("training.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel"),
+       GROUP ("workload/parallelism"), OPTION ("tp"), TRAIN (tensor_parallel)),
+  BOOL ("training.sequence_parallel", "false", N_("Sequence parallel"),
+        GROUP ("workload/parallelism"), TRAIN (sequence_parallel)),
+  INT ("training.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel"),
+       GROUP ("workload/parallelism"), OPTION ("pp"), TRAIN (pipeline_parallel)),
+  CHOICE ("training.pipeline_schedule", schedule, "1f1b", N_("Pipeline schedule"),
+          GROUP ("workload/parallelism"), OPTION ("pp-schedule"), TRAIN (pipeline_schedule),
+          ENUM (hr_pipeline_schedule_from_name)),
+  INT ("training.virtual_stages", 1, 1e6, "1", NULL, N_("Virtual stages"),
+       GROUP ("workload/parallelism"), OPTION ("vpp"), TRAIN (virtual_stages)),
+  INT ("training.pp_first_stage_layers", 0, 1e6, "0", "layers", N_("First stage layers (0: split)"),
+       GROUP ("workload/parallelism"), PLACEHOLDER (N_("An even split")), TRAIN (pp_first_stage_layers)),
+  INT ("training.pp_last_stage_layers", 0, 1e6, "0", "layers", N_("Last stage layers (0: split)"),
+       GROUP ("workload/parallelism"), PLACEHOLDER (N_("An even split")), TRAIN (pp_last_stage_layers)),
+  INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel"),
+       GROUP ("workload/parallelism"), OPTION ("cp"), TRAIN (context_parallel)),
+  INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel"),
+       GROUP ("workload/parallelism"), OPTION ("ep"), TRAIN (expert_parallel)),
+  INT ("training.zero_stage", 0, 3, "1", NULL, N_("ZeRO stage"),
+       GROUP ("workload/parallelism"), OPTION ("zero"), TRAIN (zero_stage)),
+  CHOICE ("training.fsdp", fsdp, "none", N_("FSDP"),
+          GROUP ("workload/parallelism"), TRAIN (fsdp), ENUM (hr_fsdp_from_name)),
+  INT ("training.micro_batch", 1, 1e9, "1", "sequences", N_("Micro-batch"),
+       GROUP ("workload/batch"), TRAIN (micro_batch)),
+  INT ("training.global_batch", 0, 1e12, "512", "sequences", N_("Global batch"),
+       GROUP ("workload/batch"), PLACEHOLDER (N_("One micro-batch per GPU")), TRAIN (global_batch)),
+  INT ("training.seq_len", 1, 1e9, "8192", "tokens", N_("Sequence length"),
+       GROUP ("workload/batch"), OPTION ("seq"), TRAIN (seq_len)),
+  DBL ("training.tokens", 0, 1e18, "0", "tokens", N_("Training tokens"),
+       GROUP ("workload/batch"), PLACEHOLDER (N_("Not set")), TRAIN (tokens)),
+  /* docs/training.md, "Frameworks"; applied by the estimator, not a struct field */
+  CHOICE ("training.framework", framework, "none", N_("Framework"), GROUP ("workload/numerics"),
+          DESCRIPTION (N_("Fills the recipe settings you have not set (precision, norm kernel, "
+                          "loss, recomputation…) as that framework ships them."))),
+  CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
+          GROUP ("workload/numerics"), APPLY (apply_precision)),
+  CHOICE ("training.optimizer", optimizer, "adamw", N_("Optimizer"),
+          GROUP ("workload/numerics"), TRAIN (optimizer), ENUM (hr_optimizer_from_name)),
+  BOOL ("training.offload_optimizer", "false", N_("Offload optimizer"),
+        GROUP ("workload/numerics"), TRAIN (offload_optimizer)),
+  CHOICE ("training.attention", attention, "flash", N_("Attention"),
+          GROUP ("workload/numerics"), TRAIN (attention), ENUM (hr_training_attention_from_name)),
+  CHOICE ("training.recompute", recompute, "none", N_("Recomputation"),
+          GROUP ("workload/numerics"), TRAIN (recompute), ENUM (hr_training_recompute_from_name)),
+  INT ("training.recompute_layers", 0, 1e6, "0", "layers", N_("Recomputed layers per stage (0: all)"),
+       GROUP ("workload/numerics"), PLACEHOLDER (N_("All layers")), TRAIN (recompute_layers)),
+  INT ("training.recompute_every", 0, 1e6, "0", NULL, N_("Recompute every k-th layer (0: all)"),
+       GROUP ("workload/numerics"), PLACEHOLDER (N_("Every layer")), TRAIN (recompute_every)),
+  BOOL ("training.offload_activations", "false", N_("Offload activations"),
+        GROUP ("workload/numerics"), TRAIN (offload_activations)),
+  CHOICE ("training.norm_kernel", norm_kernel, "fused", N_("Norm kernel"),
+          GROUP ("workload/numerics"), TRAIN (norm_kernel), ENUM (hr_norm_kernel_from_name)),
+  BOOL ("training.compile", "false", N_("torch.compile"), GROUP ("workload/numerics"), TRAIN (compile)),
+  CHOICE ("training.loss", loss, "full", N_("Loss"),
+          GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
+  INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks"),
+       GROUP ("workload/numerics"), TRAIN (loss_chunks)),
+  BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward"),
+        GROUP ("workload/numerics"), TRAIN (optimizer_in_backward)),
+  BOOL ("training.dropout", "false", N_("Dropout"), GROUP ("workload/numerics"), TRAIN (dropout)),
+  /* docs/conventions.md, "Causal attention" */
+  BOOL ("training.causal", "false", N_("Causal attention FLOPs"), GROUP ("workload/throughput"),
+        TRAIN (causal),
+        DESCRIPTION (N_("Off: QKᵀ and attention over V count as the full s×s product, as eager "
+                        "attention computes them and PaLM’s model FLOPs count them. On: both are "
+                        "halved, as causal FlashAttention kernels execute them; FLOPs and step "
+                        "time drop accordingly."))),
+  CHOICE ("training.method", method, "full", N_("Fine-tuning method"),
+          GROUP ("workload/finetune"), TRAIN (finetune.method), ENUM (hr_finetune_method_from_name)),
+  INT ("training.lora_rank", 1, 1e6, "8", NULL, N_("LoRA rank"),
+       GROUP ("workload/finetune"), TRAIN (finetune.rank)),
+  DBL ("training.lora_alpha", 0, 1e6, "16", NULL, N_("LoRA alpha (a scale: no effect on memory or time)"),
+       GROUP ("workload/finetune"), TRAIN (finetune.alpha)),
+  DBL ("training.lora_dropout", 0, 0.99, "0", NULL, N_("LoRA dropout"),
+       GROUP ("workload/finetune"), TRAIN (finetune.dropout)),
+  STR ("training.lora_targets", "attention", N_("LoRA target modules"),
+       GROUP ("workload/finetune"), APPLY (apply_lora_targets)),
+  BOOL ("training.fp32_adapters", "false", N_("Adapters in fp32"),
+        GROUP ("workload/finetune"), TRAIN (finetune.fp32_adapters)),
+  INT ("training.freeze_layers", 0, 1e6, "0", "layers", N_("Frozen bottom layers"),
+       GROUP ("workload/finetune"), PLACEHOLDER (N_("None")), TRAIN (finetune.freeze_layers)),
+  CHOICE ("training.quant", quant, "nf4", N_("Base weight quantisation"),
+          GROUP ("workload/finetune"), TRAIN (finetune.quant), ENUM (hr_quant_from_name)),
+  BOOL ("training.double_quant", "false", N_("Double quantisation"),
+        GROUP ("workload/finetune"), TRAIN (finetune.double_quant)),
+  CHOICE ("training.quant_scope", quant_scope, "linear", N_("Quantised layers"),
+          GROUP ("workload/finetune"), TRAIN (finetune.quant_scope), ENUM (hr_quant_scope_from_name)),
+  BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
+        GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input)),
+  /* docs/training.md, "Time, MFU and cost" */
+  DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)"),
+       GROUP ("workload/throughput"), TRAIN (mfu),
+       DESCRIPTION (N_("The share of the GPUs’ peak at which every FLOP executed runs, "
+                       "recomputation included: step time = (model FLOPs + recomputation) ÷ "
+                       "(GPUs × peak × this). It is the hardware FLOPs utilisation; the model "
+                       "FLOPs utilisation achieved is lower when work is recomputed (about 30 % "
+                       "at 40 % with full recomputation)."))),
 
-  INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel")),
-  INT ("inference.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel")),
-  INT ("inference.batch", 1, 1e9, "1", "sequences", N_("Batch")),
-  INT ("inference.prompt", 1, 1e9, "1024", "tokens", N_("Prompt")),
-  INT ("inference.generate", 0, 1e9, "256", "tokens", N_("Generated tokens")),
-  CHOICE ("inference.weights", weights_choices, "bf16", N_("Weights")),
-  INT ("inference.group_size", 1, 1e9, "128", NULL, N_("Quantisation group")),
-  BOOL ("inference.fp8_keep_attention", "false", N_("FP8 keeps attention and the first and last layers 16-bit")),
-  CHOICE ("inference.kv_dtype", kv_choices, "bf16", N_("KV cache type")),
-  INT ("inference.paged_block", 0, 1e6, "16", "tokens", N_("KV block")),
-  INT ("inference.prefill_chunk", 0, 1e9, "0", "tokens", N_("Prefill chunk")),
-  DBL ("inference.compute_efficiency", 0.001, 1, "0.5", NULL, N_("Compute efficiency")),
-  DBL ("inference.memory_efficiency", 0.001, 1, "0.7", NULL, N_("Memory bandwidth efficiency")),
-  CHOICE ("inference.engine", engine_choices, "vllm", N_("Serving engine")),
-  DBL ("inference.gpu_memory_utilization", 0, 1, "0", NULL, N_("GPU memory utilization (0: the engine’s default)")),
-  INT ("inference.max_model_len", 0, 1e9, "0", "tokens", N_("Longest request (0: prompt + generated)")),
-  INT ("inference.max_num_batched_tokens", 0, 1e9, "0", "tokens", N_("Tokens per engine step (0: the engine’s default)")),
-  INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)")),
+  INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel"),
+       GROUP ("workload/parallelism"), OPTION ("tp"), INFER (tensor_parallel)),
+  INT ("inference.pipeline_parallel", 1, 1e6, "1", NULL, N_("Pipeline parallel"),
+       GROUP ("workload/parallelism"), OPTION ("pp"), INFER (pipeline_parallel)),
+  INT ("inference.batch", 1, 1e9, "1", "sequences", N_("Batch"),
+       GROUP ("workload/requests"), INFER (batch)),
+  INT ("inference.prompt", 1, 1e9, "1024", "tokens", N_("Prompt"),
+       GROUP ("workload/requests"), INFER (prompt)),
+  INT ("inference.generate", 0, 1e9, "256", "tokens", N_("Generated tokens"),
+       GROUP ("workload/requests"), INFER (generate)),
+  CHOICE ("inference.weights", weights, "bf16", N_("Weights"),
+          GROUP ("workload/numerics"), INFER (weights), ENUM (hr_weight_precision_from_name)),
+  INT ("inference.group_size", 1, 1e9, "128", NULL, N_("Quantisation group"),
+       GROUP ("workload/numerics"), INFER (group_size)),
+  BOOL ("inference.fp8_keep_attention", "false", N_("FP8 keeps attention and the first and last layers 16-bit"),
+        GROUP ("workload/numerics"), INFER (fp8_keep_attention)),
+  CHOICE ("inference.kv_dtype", kv, "bf16", N_("KV cache type"),
+          GROUP ("workload/numerics"), OPTION ("kv-cache"), INFER (kv_dtype), ENUM (hr_kv_dtype_from_name)),
+  INT ("inference.paged_block", 0, 1e6, "16", "tokens", N_("KV block"),
+       GROUP ("workload/serving"), PLACEHOLDER (N_("Contiguous cache")), INFER (paged_block)),
+  INT ("inference.prefill_chunk", 0, 1e9, "0", "tokens", N_("Prefill chunk"),
+       GROUP ("workload/serving"), PLACEHOLDER (N_("Whole prompt")), INFER (prefill_chunk)),
+  DBL ("inference.compute_efficiency", 0.001, 1, "0.5", NULL, N_("Compute efficiency"),
+       GROUP ("workload/throughput"), INFER (compute_efficiency)),
+  DBL ("inference.memory_efficiency", 0.001, 1, "0.7", NULL, N_("Memory bandwidth efficiency"),
+       GROUP ("workload/throughput"), INFER (memory_efficiency)),
+  CHOICE ("inference.engine", engine, "vllm", N_("Serving engine"),
+          GROUP ("workload/serving"), SERVE (engine), ENUM (hr_engine_from_name)),
+  DBL ("inference.gpu_memory_utilization", 0, 1, "0", NULL, N_("GPU memory utilization (0: the engine’s default)"),
+       GROUP ("workload/serving"), SERVE (gpu_memory_utilization)),
+  INT ("inference.max_model_len", 0, 1e9, "0", "tokens", N_("Longest request (0: prompt + generated)"),
+       GROUP ("workload/serving"), SERVE (max_model_len)),
+  INT ("inference.max_num_batched_tokens", 0, 1e9, "0", "tokens", N_("Tokens per engine step (0: the engine’s default)"),
+       GROUP ("workload/serving"), SERVE (max_num_batched_tokens)),
+  INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)"),
+       GROUP ("workload/serving"), SERVE (gpu_layers)),
 
   STR ("notes", "", N_("Notes")),
 };
@@ -189,6 +331,8 @@ G_DEFINE_FINAL_TYPE (HeadroomProject, headroom_project, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (headroom-project-error-quark, headroom_project_error)
 
+G_LOCK_DEFINE_STATIC (derived_options);
+
 enum {
   PROP_0,
   PROP_FILE,
@@ -220,6 +364,66 @@ headroom_project_find_key (const char *key)
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     if (strcmp (keys[i].key, key) == 0)
       return &keys[i];
+  return NULL;
+}
+
+const char *
+headroom_key_info_get_option (const HeadroomKeyInfo *info)
+{
+  static GHashTable *derived = NULL;
+  const char *name;
+  char *option;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  if (info->option != NULL)
+    return info->option;
+  /* The table is static: derive each option once and keep it. */
+  if (g_once_init_enter (&derived))
+    g_once_init_leave (&derived, g_hash_table_new (g_str_hash, g_str_equal));
+  G_LOCK (derived_options);
+  option = g_hash_table_lookup (derived, info->key);
+  if (option == NULL)
+    {
+      name = strchr (info->key, '.');
+      option = g_strdup (name != NULL ? name + 1 : info->key);
+      g_strdelimit (option, "._", '-');
+      g_hash_table_insert (derived, (char *) info->key, option);
+    }
+  G_UNLOCK (derived_options);
+  return option;
+}
+
+const char *
+headroom_key_info_get_choice_label (const HeadroomKeyInfo *info,
+                                    const char            *value)
+{
+  g_return_val_if_fail (info != NULL, value);
+
+  if (info->choices == NULL || info->choice_labels == NULL || value == NULL)
+    return value;
+  for (guint i = 0; info->choices[i] != NULL; i++)
+    if (strcmp (info->choices[i], value) == 0)
+      return info->choice_labels[i];
+  return value;
+}
+
+const HeadroomKeyInfo *
+headroom_project_find_option (const char *section,
+                              const char *option)
+{
+  g_return_val_if_fail (option != NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      const char *key = keys[i].key;
+      gboolean in_section = section != NULL && g_str_has_prefix (key, section)
+                            && key[strlen (section)] == '.';
+
+      if ((in_section || g_str_has_prefix (key, "hardware."))
+          && strcmp (headroom_key_info_get_option (&keys[i]), option) == 0)
+        return &keys[i];
+    }
   return NULL;
 }
 
@@ -1503,7 +1707,11 @@ lookup_node (HeadroomProject  *self,
 
   info = headroom_project_find_key (key);
   if (info == NULL)
-    return NULL;
+    {
+      /* A mistyped key is a programming error, not a silent 0. */
+      g_critical ("“%s” is not a key of the project table", key);
+      return NULL;
+    }
   node = g_hash_table_lookup (self->values, info->key);
   if (node == NULL && info->default_value != NULL)
     {
@@ -1801,38 +2009,90 @@ headroom_project_get_gpu (HeadroomProject  *self,
   return TRUE;
 }
 
-void
-headroom_project_get_training (HeadroomProject *self,
-                               HrTraining      *training)
+/* Writes the value of `info` into its field of `out` (a struct of kind `field`). */
+static void
+fill_field (HeadroomProject       *self,
+            const HeadroomKeyInfo *info,
+            HeadroomKeyField       field,
+            void                  *out)
 {
+  guint8 *member;
+
+  if (info->apply != NULL)
+    {
+      info->apply (self, info, field, out);
+      return;
+    }
+  if (info->field != field || field == HEADROOM_KEY_FIELD_NONE)
+    return;
+
+  member = (guint8 *) out + info->field_offset;
+  switch (info->type)
+    {
+    case HEADROOM_KEY_INT:
+      if (info->field_size == sizeof (gint64))
+        *(gint64 *) member = headroom_project_get_int (self, info->key);
+      else if (info->field_size == sizeof (int))
+        *(int *) member = (int) headroom_project_get_int (self, info->key);
+      else
+        g_critical ("%s: an integer field of %" G_GSIZE_FORMAT " bytes", info->key, info->field_size);
+      break;
+    case HEADROOM_KEY_DOUBLE:
+      g_return_if_fail (info->field_size == sizeof (double));
+      *(double *) member = headroom_project_get_double (self, info->key);
+      break;
+    case HEADROOM_KEY_BOOLEAN:
+      g_return_if_fail (info->field_size == sizeof (bool));
+      *(bool *) member = headroom_project_get_boolean (self, info->key);
+      break;
+    case HEADROOM_KEY_CHOICE:
+      /* An unknown name leaves the field at its init value; validation names it. */
+      g_return_if_fail (info->from_name != NULL);
+      info->from_name (headroom_project_get_string (self, info->key), member);
+      break;
+    case HEADROOM_KEY_STRING:
+    default:
+      g_critical ("%s: a string key needs an apply function to reach a field", info->key);
+      break;
+    }
+}
+
+static void
+fill_struct (HeadroomProject  *self,
+             HeadroomKeyField  field,
+             void             *out)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    fill_field (self, &keys[i], field, out);
+}
+
+/* hardware.price_per_gpu_hour: both workloads cost it. */
+static void
+apply_price (HeadroomProject       *self,
+             const HeadroomKeyInfo *info,
+             HeadroomKeyField       field,
+             void                  *out)
+{
+  if (field == HEADROOM_KEY_FIELD_TRAINING)
+    ((HrTraining *) out)->price_per_gpu_hour = headroom_project_get_double (self, info->key);
+  else if (field == HEADROOM_KEY_FIELD_INFERENCE)
+    ((HrInference *) out)->price_per_gpu_hour = headroom_project_get_double (self, info->key);
+}
+
+/* Autocast over fp32 parameters (Hugging Face Trainer --bf16, Lightning
+ * "bf16-mixed"): the mixed recipe with the fp32 residual stream. */
+static void
+apply_precision (HeadroomProject       *self,
+                 const HeadroomKeyInfo *info,
+                 HeadroomKeyField       field,
+                 void                  *out)
+{
+  HrTraining *training = out;
   const char *precision;
 
-  g_return_if_fail (HEADROOM_IS_PROJECT (self));
-  g_return_if_fail (training != NULL);
-
-  hr_training_init (training);
-  training->nodes = headroom_project_get_int (self, "hardware.nodes");
-  training->gpus_per_node = headroom_project_get_int (self, "hardware.gpus_per_node");
-  training->tensor_parallel = headroom_project_get_int (self, "training.tensor_parallel");
-  training->sequence_parallel = headroom_project_get_boolean (self, "training.sequence_parallel");
-  training->pipeline_parallel = headroom_project_get_int (self, "training.pipeline_parallel");
-  hr_pipeline_schedule_from_name (headroom_project_get_string (self, "training.pipeline_schedule"),
-                                  &training->pipeline_schedule);
-  training->virtual_stages = headroom_project_get_int (self, "training.virtual_stages");
-  training->pp_first_stage_layers = headroom_project_get_int (self,
-                                                              "training.pp_first_stage_layers");
-  training->pp_last_stage_layers = headroom_project_get_int (self, "training.pp_last_stage_layers");
-  training->context_parallel = headroom_project_get_int (self, "training.context_parallel");
-  training->expert_parallel = headroom_project_get_int (self, "training.expert_parallel");
-  training->zero_stage = (int) headroom_project_get_int (self, "training.zero_stage");
-  hr_fsdp_from_name (headroom_project_get_string (self, "training.fsdp"), &training->fsdp);
-  training->micro_batch = headroom_project_get_int (self, "training.micro_batch");
-  training->global_batch = headroom_project_get_int (self, "training.global_batch");
-  training->seq_len = headroom_project_get_int (self, "training.seq_len");
-  training->tokens = headroom_project_get_double (self, "training.tokens");
-  precision = headroom_project_get_string (self, "training.precision");
-  /* Autocast over fp32 parameters (Hugging Face Trainer --bf16, Lightning
-   * "bf16-mixed"): the mixed recipe with the fp32 residual stream. */
+  if (field != HEADROOM_KEY_FIELD_TRAINING)
+    return;
+  precision = headroom_project_get_string (self, info->key);
   if (g_strcmp0 (precision, "bf16-autocast") == 0 || g_strcmp0 (precision, "fp16-autocast") == 0)
     {
       training->precision = precision[0] == 'b' ? HR_PRECISION_BF16_MIXED
@@ -1841,46 +2101,44 @@ headroom_project_get_training (HeadroomProject *self,
     }
   else
     hr_precision_from_name (precision, &training->precision);
-  hr_optimizer_from_name (headroom_project_get_string (self, "training.optimizer"),
-                          &training->optimizer);
-  training->offload_optimizer = headroom_project_get_boolean (self, "training.offload_optimizer");
-  hr_training_attention_from_name (headroom_project_get_string (self, "training.attention"),
-                                   &training->attention);
-  hr_training_recompute_from_name (headroom_project_get_string (self, "training.recompute"),
-                                   &training->recompute);
-  training->recompute_layers = headroom_project_get_int (self, "training.recompute_layers");
-  training->recompute_every = headroom_project_get_int (self, "training.recompute_every");
-  training->offload_activations = headroom_project_get_boolean (self,
-                                                                "training.offload_activations");
-  hr_norm_kernel_from_name (headroom_project_get_string (self, "training.norm_kernel"),
-                            &training->norm_kernel);
-  training->compile = headroom_project_get_boolean (self, "training.compile");
-  hr_loss_from_name (headroom_project_get_string (self, "training.loss"), &training->loss);
-  training->loss_chunks = headroom_project_get_int (self, "training.loss_chunks");
-  training->optimizer_in_backward = headroom_project_get_boolean (self,
-                                                                  "training.optimizer_in_backward");
-  training->dropout = headroom_project_get_boolean (self, "training.dropout");
-  training->causal = headroom_project_get_boolean (self, "training.causal");
-  training->mfu = headroom_project_get_double (self, "training.mfu");
-  hr_finetune_method_from_name (headroom_project_get_string (self, "training.method"),
-                                &training->finetune.method);
-  training->finetune.rank = headroom_project_get_int (self, "training.lora_rank");
-  training->finetune.alpha = headroom_project_get_double (self, "training.lora_alpha");
-  training->finetune.dropout = headroom_project_get_double (self, "training.lora_dropout");
+}
+
+static void
+apply_lora_targets (HeadroomProject       *self,
+                    const HeadroomKeyInfo *info,
+                    HeadroomKeyField       field,
+                    void                  *out)
+{
+  HrTraining *training = out;
+
+  if (field != HEADROOM_KEY_FIELD_TRAINING)
+    return;
   /* An unknown target list leaves none, which validation names. */
-  if (!hr_finetune_targets_from_string (headroom_project_get_string (self, "training.lora_targets"),
+  if (!hr_finetune_targets_from_string (headroom_project_get_string (self, info->key),
                                         &training->finetune.targets))
     training->finetune.targets = 0;
-  training->finetune.fp32_adapters = headroom_project_get_boolean (self, "training.fp32_adapters");
-  training->finetune.freeze_layers = headroom_project_get_int (self, "training.freeze_layers");
-  hr_quant_from_name (headroom_project_get_string (self, "training.quant"),
-                      &training->finetune.quant);
-  training->finetune.double_quant = headroom_project_get_boolean (self, "training.double_quant");
-  hr_quant_scope_from_name (headroom_project_get_string (self, "training.quant_scope"),
-                            &training->finetune.quant_scope);
-  training->finetune.quant_saves_input = headroom_project_get_boolean (self,
-                                                                       "training.quant_saves_input");
-  training->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
+}
+
+/* A DOUBLE in GB/s into its field in bytes/s. */
+static void
+apply_gb_per_s (HeadroomProject       *self,
+                const HeadroomKeyInfo *info,
+                HeadroomKeyField       field,
+                void                  *out)
+{
+  if (field == info->field)
+    G_STRUCT_MEMBER (double, out, info->field_offset) = headroom_project_get_double (self, info->key) * 1e9;
+}
+
+void
+headroom_project_get_training (HeadroomProject *self,
+                               HrTraining      *training)
+{
+  g_return_if_fail (HEADROOM_IS_PROJECT (self));
+  g_return_if_fail (training != NULL);
+
+  hr_training_init (training);
+  fill_struct (self, HEADROOM_KEY_FIELD_TRAINING, training);
 }
 
 void
@@ -1891,23 +2149,8 @@ headroom_project_get_inference (HeadroomProject *self,
   g_return_if_fail (inference != NULL);
 
   hr_inference_init (inference);
-  inference->tensor_parallel = headroom_project_get_int (self, "inference.tensor_parallel");
-  inference->pipeline_parallel = headroom_project_get_int (self, "inference.pipeline_parallel");
+  fill_struct (self, HEADROOM_KEY_FIELD_INFERENCE, inference);
   inference->gpus = inference->tensor_parallel * inference->pipeline_parallel;
-  inference->batch = headroom_project_get_int (self, "inference.batch");
-  inference->prompt = headroom_project_get_int (self, "inference.prompt");
-  inference->generate = headroom_project_get_int (self, "inference.generate");
-  hr_weight_precision_from_name (headroom_project_get_string (self, "inference.weights"),
-                                 &inference->weights);
-  inference->group_size = headroom_project_get_int (self, "inference.group_size");
-  inference->fp8_keep_attention = headroom_project_get_boolean (self, "inference.fp8_keep_attention");
-  hr_kv_dtype_from_name (headroom_project_get_string (self, "inference.kv_dtype"),
-                         &inference->kv_dtype);
-  inference->paged_block = headroom_project_get_int (self, "inference.paged_block");
-  inference->prefill_chunk = headroom_project_get_int (self, "inference.prefill_chunk");
-  inference->compute_efficiency = headroom_project_get_double (self, "inference.compute_efficiency");
-  inference->memory_efficiency = headroom_project_get_double (self, "inference.memory_efficiency");
-  inference->price_per_gpu_hour = headroom_project_get_double (self, "hardware.price_per_gpu_hour");
 }
 
 void
@@ -1918,12 +2161,7 @@ headroom_project_get_serving (HeadroomProject *self,
   g_return_if_fail (serving != NULL);
 
   hr_serving_init (serving);
-  hr_engine_from_name (headroom_project_get_string (self, "inference.engine"), &serving->engine);
-  serving->gpu_memory_utilization = headroom_project_get_double (self, "inference.gpu_memory_utilization");
-  serving->max_model_len = headroom_project_get_int (self, "inference.max_model_len");
-  serving->max_num_batched_tokens = headroom_project_get_int (self, "inference.max_num_batched_tokens");
-  serving->gpu_layers = headroom_project_get_int (self, "inference.gpu_layers");
-  serving->cpu_memory_bandwidth = headroom_project_get_double (self, "hardware.cpu_memory_bandwidth") * 1e9;
+  fill_struct (self, HEADROOM_KEY_FIELD_SERVING, serving);
 }
 
 void

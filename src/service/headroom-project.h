@@ -56,23 +56,79 @@ typedef enum
   HEADROOM_KEY_CHOICE,   /* a string from `choices` */
 } HeadroomKeyType;
 
-typedef struct
+/* Which core struct a key's value goes into (headroom_project_get_training() and
+ * friends fill them from the table). */
+typedef enum
+{
+  HEADROOM_KEY_FIELD_NONE,       /* no struct field: the model, the GPU, notes */
+  HEADROOM_KEY_FIELD_TRAINING,   /* HrTraining */
+  HEADROOM_KEY_FIELD_INFERENCE,  /* HrInference */
+  HEADROOM_KEY_FIELD_SERVING,    /* HrServing */
+} HeadroomKeyField;
+
+typedef struct _HeadroomKeyInfo HeadroomKeyInfo;
+typedef struct _HeadroomProject HeadroomProject;
+
+/* A choice's core enum from its name (the core's hr_*_from_name()). */
+typedef bool (*HeadroomKeyFromName) (const char *name,
+                                     void       *out);
+/* For a value that is not one field as it is (a scale, two fields, a choice
+ * that sets two): writes the key's value into `out`, a struct of kind `field`.
+ * Called for every kind; does nothing for the kinds it does not touch. */
+typedef void (*HeadroomKeyApply) (HeadroomProject       *project,
+                                  const HeadroomKeyInfo *info,
+                                  HeadroomKeyField       field,
+                                  void                  *out);
+
+/* One row of the key table: everything about a setting. Adding a setting is
+ * adding a row in headroom-project.c (src/DESIGN.md, "Adding a setting"). */
+struct _HeadroomKeyInfo
 {
   const char         *key;            /* "training.tensor_parallel" */
   HeadroomKeyType     type;
   double              minimum;        /* INT and DOUBLE: inclusive bounds */
   double              maximum;
   const char         *default_value;  /* as written in a file: "8", "0.4", "true", "adamw" */
-  const char * const *choices;        /* CHOICE: NULL-terminated */
+  const char * const *choices;        /* CHOICE: NULL-terminated names, as in a file */
   const char         *unit;           /* "GiB", "GB/s", "USD", …; NULL for plain counts */
   const char         *label;          /* English; translate with _() at display time */
-} HeadroomKeyInfo;
+
+  /* Presentation: where the window shows it and how. */
+  const char         *group;          /* "page/section": "workload/parallelism"; NULL: not shown */
+  const char * const *choice_labels;  /* CHOICE: parallel to `choices`, English (_() them) */
+  const char         *placeholder;    /* shown for a sentinel 0 ("The GPU’s figure"); or NULL */
+  const char         *description;    /* a longer explanation (tooltip); or NULL */
+
+  /* The command line: "--OPTION VALUE" ("--flag" for a boolean) in the
+   * commands of the key's section (train and plan: training.*; infer:
+   * inference.*; every command: hardware.*). NULL: derived from the key,
+   * "training.lora_rank" → "lora-rank", "hardware.custom.fp8" → "custom-fp8". */
+  const char         *option;
+
+  /* The core struct field it maps to. INT fields are int64_t or int (by
+   * `field_size`), DOUBLE double, BOOLEAN bool, CHOICE the enum the
+   * `from_name` function reads. `apply`, when set, replaces all of this. */
+  HeadroomKeyField    field;
+  gsize               field_offset;
+  gsize               field_size;
+  HeadroomKeyFromName from_name;
+  HeadroomKeyApply    apply;
+};
 
 /* The table, in file order. Model keys listed are those the window shows;
  * any other "model.<config key>" is accepted too and kept in the config. */
 const HeadroomKeyInfo *headroom_project_get_keys (guint *n_keys);
 /* NULL for unknown keys and for model keys outside the table. */
 const HeadroomKeyInfo *headroom_project_find_key (const char *key);
+/* The command-line option of a key, without the dashes ("tp", "lora-rank"). */
+const char            *headroom_key_info_get_option (const HeadroomKeyInfo *info);
+/* The English label of `value` among the key's choices; `value` when it has none. */
+const char            *headroom_key_info_get_choice_label (const HeadroomKeyInfo *info,
+                                                           const char            *value);
+/* The key whose option is `option` ("tp") among the keys of `section`
+ * ("training", "inference") and hardware; NULL when none. */
+const HeadroomKeyInfo *headroom_project_find_option (const char *section,
+                                                     const char *option);
 
 #define HEADROOM_TYPE_PROJECT (headroom_project_get_type ())
 

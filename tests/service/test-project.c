@@ -615,6 +615,115 @@ test_fuzz_regressions (void)
   g_assert_cmpuint (n, >, 0);
 }
 
+/* Issue 13: the table is the single source. Every workload row reaches a core
+ * struct field, choices carry a label each, options are unique where they are
+ * parsed, and a row's field really is the one the core reads. */
+static void
+test_key_rows (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  const HeadroomKeyInfo *keys;
+  HrTraining training;
+  HrInference inference;
+  HrServing serving;
+  guint n_keys;
+
+  keys = headroom_project_get_keys (&n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    {
+      const HeadroomKeyInfo *info = &keys[i];
+      const char *option = headroom_key_info_get_option (info);
+      const char *section = g_str_has_prefix (info->key, "inference.") ? "inference" : "training";
+
+      g_test_message ("%s", info->key);
+      /* training.framework fills other keys in the estimator; it has no field. */
+      if ((g_str_has_prefix (info->key, "training.") || g_str_has_prefix (info->key, "inference."))
+          && strcmp (info->key, "training.framework") != 0)
+        g_assert_true (info->field != HEADROOM_KEY_FIELD_NONE || info->apply != NULL);
+      if (info->field != HEADROOM_KEY_FIELD_NONE && info->apply == NULL)
+        {
+          g_assert_cmpuint (info->field_size, >, 0);
+          if (info->type == HEADROOM_KEY_CHOICE)
+            g_assert_nonnull (info->from_name);
+        }
+      if (info->type == HEADROOM_KEY_CHOICE)
+        {
+          g_assert_nonnull (info->choice_labels);
+          g_assert_cmpuint (g_strv_length ((char **) info->choices), ==,
+                            g_strv_length ((char **) info->choice_labels));
+        }
+      g_assert_nonnull (option);
+      g_assert_null (strchr (option, '_'));
+      g_assert_null (strchr (option, '.'));
+      if (!g_str_has_prefix (info->key, "model.") && strcmp (info->key, "workload") != 0
+          && strcmp (info->key, "notes") != 0)
+        g_assert_true (headroom_project_find_option (section, option) == info);
+      if (info->group != NULL)
+        g_assert_nonnull (strchr (info->group, '/'));
+    }
+
+  /* Today's CLI spellings. */
+  g_assert_cmpstr (headroom_project_find_option ("training", "tp")->key, ==, "training.tensor_parallel");
+  g_assert_cmpstr (headroom_project_find_option ("inference", "tp")->key, ==, "inference.tensor_parallel");
+  g_assert_cmpstr (headroom_project_find_option ("training", "seq")->key, ==, "training.seq_len");
+  g_assert_cmpstr (headroom_project_find_option ("training", "price")->key, ==, "hardware.price_per_gpu_hour");
+  g_assert_cmpstr (headroom_project_find_option ("inference", "kv-cache")->key, ==, "inference.kv_dtype");
+  g_assert_cmpstr (headroom_project_find_option ("training", "lora-rank")->key, ==, "training.lora_rank");
+  g_assert_null (headroom_project_find_option ("training", "batch"));
+  g_assert_cmpstr (headroom_key_info_get_choice_label (headroom_project_find_key ("training.fsdp"), "grad-op"),
+                   ==, "Gradients and optimizer");
+
+  /* Values set through keys come out in the fields (each differs from hr_*_init's). */
+  g_assert_true (headroom_project_set_from_string (project, "training.zero_stage", "3", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.fsdp", "grad-op", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.precision", "fp16-autocast", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.method", "qlora", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.lora_rank", "64", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.lora_targets", "all-linear", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.tokens", "1e12", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.price_per_gpu_hour", "3.25", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "2", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "inference.tensor_parallel", "4", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "inference.kv_dtype", "fp8", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "inference.engine", "sglang", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.cpu_memory_bandwidth", "100", NULL));
+  headroom_project_get_training (project, &training);
+  headroom_project_get_inference (project, &inference);
+  headroom_project_get_serving (project, &serving);
+  g_assert_cmpint (training.zero_stage, ==, 3);
+  g_assert_cmpint (training.fsdp, ==, HR_FSDP_GRAD_OP);
+  g_assert_cmpint (training.precision, ==, HR_PRECISION_FP16_MIXED);
+  g_assert_true (training.fp32_residual);
+  g_assert_cmpint (training.finetune.method, ==, HR_FINETUNE_QLORA);
+  g_assert_cmpint (training.finetune.rank, ==, 64);
+  g_assert_cmpuint (training.finetune.targets, !=, 0);
+  g_assert_cmpfloat (training.tokens, ==, 1e12);
+  g_assert_cmpfloat (training.price_per_gpu_hour, ==, 3.25);
+  g_assert_cmpint (training.nodes, ==, 2);
+  g_assert_cmpfloat (inference.price_per_gpu_hour, ==, 3.25);
+  g_assert_cmpint (inference.tensor_parallel, ==, 4);
+  g_assert_cmpint (inference.gpus, ==, 4);
+  g_assert_cmpint (inference.kv_dtype, ==, HR_KV_FP8);
+  g_assert_cmpint (serving.engine, ==, HR_ENGINE_SGLANG);
+  g_assert_cmpfloat (serving.cpu_memory_bandwidth, ==, 100e9);
+}
+
+/* A mistyped key is an error, not a silent 0. */
+static void
+test_mistyped_key (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new ();
+
+      (void) headroom_project_get_int (project, "training.tensor_paralel");
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed ();
+  g_test_trap_assert_stderr ("*training.tensor_paralel*not a key*");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -624,6 +733,8 @@ main (int   argc,
   g_test_add_func ("/project/default-model", test_default_model);
   g_test_add_func ("/project/default-catalog", test_default_catalog);
   g_test_add_func ("/project/key-table", test_key_table);
+  g_test_add_func ("/project/key-rows", test_key_rows);
+  g_test_add_func ("/project/mistyped-key", test_mistyped_key);
   g_test_add_func ("/project/setters", test_setters);
   g_test_add_func ("/project/framework-defaults", test_framework_defaults);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
