@@ -522,6 +522,10 @@ write_user_file (HeadroomCatalog  *self,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *text = NULL;
 
+  /* json-glib would write an infinity as "inf", which no JSON reader takes:
+   * the file would no longer load (issue 15). */
+  if (!headroom_json_check_finite (root, NULL, error))
+    return FALSE;
   json_generator_set_root (generator, root);
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);

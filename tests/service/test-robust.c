@@ -673,6 +673,32 @@ test_messages_one_line (void)
     }
 }
 
+/* Item 4: models.json never receives an infinity (json-glib writes "inf"). */
+static void
+test_catalog_never_writes_inf (void)
+{
+  g_autofree char *dir = make_dir ();
+  g_autofree char *path = g_build_filename (dir, "models.json", NULL);
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_object_set_string_member (config, "model_type", "llama");
+  json_object_set_int_member (config, "hidden_size", 256);
+  json_object_set_int_member (config, "num_attention_heads", 4);
+  json_object_set_int_member (config, "num_hidden_layers", 2);
+  json_object_set_int_member (config, "intermediate_size", 512);
+  json_object_set_int_member (config, "vocab_size", 1000);
+  json_object_set_double_member (config, "rope_theta", INFINITY);
+  g_assert_false (headroom_catalog_add_user_model (catalog, "mine", "Mine", NULL, NULL, config,
+                                                   &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "rope_theta"));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -695,6 +721,7 @@ main (int   argc,
   g_test_add_func ("/robust/format/no-negative-zero", test_no_negative_zero);
   g_test_add_func ("/robust/csv/formula-injection", test_csv_injection);
   g_test_add_func ("/robust/messages/one-line", test_messages_one_line);
+  g_test_add_func ("/robust/catalog/never-writes-inf", test_catalog_never_writes_inf);
 
   return g_test_run ();
 }
