@@ -91,4 +91,11 @@ double           headroom_estimator_get_kv_capacity_tokens (HeadroomEstimator *s
 double           headroom_estimator_get_max_concurrency    (HeadroomEstimator *self);
 double           headroom_estimator_get_usable_memory      (HeadroomEstimator *self);
 
+/* A figure's derivation with the project's values substituted, the
+ * assumption it rests on and its source, one per line (headroom-explain.c):
+ * id "memory.<segment>", "flops.<component>" or "summary.<quantity>";
+ * NULL when unknown. The window's "show why" and the CLI's --explain. */
+char            *headroom_estimator_dup_explanation (HeadroomEstimator *self,
+                                                     const char        *id) G_GNUC_WARN_UNUSED_RESULT;
+
 G_END_DECLS

@@ -418,6 +418,96 @@ test_context_warning (void)
   window_destroy (window);
 }
 
+/* The button of class `css_class` holding a label with `part`. */
+static GtkWidget *
+find_button_with (GtkWidget  *widget,
+                  const char *css_class,
+                  const char *part)
+{
+  if (GTK_IS_BUTTON (widget) && gtk_widget_has_css_class (widget, css_class)
+      && find_label (widget, part) != NULL)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button_with (child, css_class, part);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+assert_explains (GtkWidget  *button,
+                 const char *part)
+{
+  GtkWidget *popover;
+
+  g_assert_nonnull (button);
+  /* Scrolled into view first: a popover needs its anchor on a monitor. */
+  {
+    GtkWidget *scroller = gtk_widget_get_ancestor (button, GTK_TYPE_SCROLLED_WINDOW);
+    GtkWidget *content = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
+    GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
+    graphene_point_t p;
+
+    g_assert_true (gtk_widget_compute_point (button, content, &GRAPHENE_POINT_INIT (0, 0), &p));
+    gtk_adjustment_set_value (v, p.y - 100);
+    /* Until a frame has laid the scrolled content out. */
+    {
+      gint64 deadline = g_get_monotonic_time () + 200 * 1000;
+
+      while (g_get_monotonic_time () < deadline)
+        if (!g_main_context_iteration (NULL, FALSE))
+          g_usleep (1000);
+    }
+  }
+  g_signal_emit_by_name (button, "clicked");
+  drain_main_loop ();
+  popover = find_widget (button, GTK_TYPE_POPOVER, TRUE);
+  g_assert_nonnull (popover);
+  g_assert_nonnull (find_label (popover, part));
+  g_assert_nonnull (find_label (popover, "Source: ") != NULL || find_label (popover, "Assumes: ") != NULL
+                    ? popover : NULL);
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  drain_main_loop ();
+}
+
+/* Xvfb without a window manager sometimes places the toplevel where GDK
+ * finds no monitor for a popup (gdk_monitor_get_geometry (NULL)); that is
+ * the test display's, not the app's, and not fatal here. */
+static gboolean
+ignore_popup_monitor (const char     *domain,
+                      GLogLevelFlags  level,
+                      const char     *message,
+                      gpointer        data)
+{
+  return strstr (message, "gdk_monitor_get_geometry") == NULL;
+}
+
+/* "Show why": the memory legend, the Compute table and the time and cost
+ * cards open their derivation with the project's values (issue 16). */
+static void
+test_show_why (void)
+{
+  /* Inside the 1280×800 screen, shadows included, so that popovers find their monitor. */
+  HeadroomWindow *window = window_new (1100);
+
+  g_test_log_set_fatal_handler (ignore_popup_monitor, NULL);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 700);
+  drain_main_loop ();
+
+  /* Derived by hand in tests/service/test-explain.c. */
+  assert_explains (find_button_with (GTK_WIDGET (window), "headroom-legend-entry", "Optimizer states"),
+                   "Optimizer states = 8 B × 4.02 B parameters on this GPU ÷ 4");
+  assert_explains (find_button_with (GTK_WIDGET (window), "headroom-table-link", "MLP"),
+                   "MLP = 92.4 TFLOP forward + 185 TFLOP backward");
+  assert_explains (find_button_with (GTK_WIDGET (window), "headroom-tile", "Cost"),
+                   "per GPU-hour = $");
+  window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -442,6 +532,7 @@ main (int   argc,
   g_test_add_func ("/layout/narrow", test_narrow);
   g_test_add_func ("/results/not-fit-marked", test_not_fit_marked);
   g_test_add_func ("/results/context-warning", test_context_warning);
+  g_test_add_func ("/results/show-why", test_show_why);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -57,6 +57,13 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+enum {
+  SIGNAL_SEGMENT_ACTIVATED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
 static void
 segment_clear (gpointer data)
 {
@@ -121,19 +128,33 @@ legend_entry_update (GtkWidget     *entry,
   markup = g_strdup_printf ("<span foreground=\"%s\">■</span> %s <b>%s</b>", color, label, size);
   if (g_strcmp0 (g_object_get_data (G_OBJECT (entry), "markup"), markup) != 0)
     {
-      gtk_label_set_markup (GTK_LABEL (entry), markup);
+      gtk_label_set_markup (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (entry))), markup);
       g_object_set_data_full (G_OBJECT (entry), "markup", g_steal_pointer (&markup), g_free);
     }
   if (g_strcmp0 (tooltip, segment->tooltip) != 0)
     gtk_widget_set_tooltip_text (entry, segment->tooltip);
 }
 
-static GtkWidget *
-legend_entry_new (void)
+static void
+on_entry_clicked (GtkButton         *entry,
+                  HeadroomMemoryBar *self)
 {
-  GtkWidget *entry = gtk_label_new (NULL);
+  g_signal_emit (self, signals[SIGNAL_SEGMENT_ACTIVATED], 0,
+                 GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (entry), "segment")), entry);
+}
 
-  gtk_label_set_xalign (GTK_LABEL (entry), 0);
+/* A flat button: activating it asks for the segment's derivation. */
+static GtkWidget *
+legend_entry_new (HeadroomMemoryBar *self)
+{
+  GtkWidget *entry = gtk_button_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_button_set_child (GTK_BUTTON (entry), label);
+  gtk_widget_add_css_class (entry, "flat");
+  gtk_widget_add_css_class (entry, "headroom-legend-entry");
+  g_signal_connect_object (entry, "clicked", G_CALLBACK (on_entry_clicked), self, 0);
   return entry;
 }
 
@@ -156,12 +177,14 @@ update (HeadroomMemoryBar *self)
         continue;
       if (child == NULL)
         {
-          GtkWidget *entry = legend_entry_new ();
+          GtkWidget *entry = legend_entry_new (self);
 
           gtk_flow_box_append (self->legend, entry);
           child = gtk_widget_get_parent (entry);
         }
       legend_entry_update (gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (child)), segment);
+      g_object_set_data (G_OBJECT (gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (child))),
+                         "segment", GUINT_TO_POINTER (i));
       child = gtk_widget_get_next_sibling (child);
     }
   while (child != NULL)
@@ -519,6 +542,11 @@ headroom_memory_bar_class_init (HeadroomMemoryBarClass *klass)
   properties[PROP_CAPACITY] =
     g_param_spec_double ("capacity", NULL, NULL, 0, G_MAXDOUBLE, 0,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* A legend entry was activated: (segment index as added, the entry widget). */
+  signals[SIGNAL_SEGMENT_ACTIVATED] =
+    g_signal_new ("segment-activated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT, GTK_TYPE_WIDGET);
+
   properties[PROP_DESCRIPTION] =
     g_param_spec_string ("description", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);

@@ -38,6 +38,8 @@ struct _HeadroomResultsView
   guint              fit_source;
   HeadroomFitsPlot  *fits_plot;
 
+  GPtrArray         *memory_names;   /* segment names in the order added to the bars */
+  GPtrArray         *cpu_names;
   GPtrArray         *summary_tiles;  /* of the boxes in summary_box, in order */
   GPtrArray         *limits_tiles;
   guint              sweep_source;
@@ -52,6 +54,9 @@ struct _HeadroomResultsView
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomResultsView, headroom_results_view, ADW_TYPE_BIN)
+
+static void on_component_clicked (GtkButton           *cell,
+                                  HeadroomResultsView *self);
 
 /* Chart colours: libadwaita 1.2 palette names, distinct in light and dark. */
 static const char *
@@ -154,6 +159,9 @@ cell_new (Column column)
 {
   GtkWidget *label = gtk_label_new (NULL);
 
+  if (column == COLUMN_COMPONENT)
+    gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_NONE);
+
   gtk_label_set_xalign (GTK_LABEL (label), column == COLUMN_COMPONENT ? 0 : 1);
   if (column != COLUMN_COMPONENT)
     gtk_widget_add_css_class (label, "numeric");
@@ -178,8 +186,18 @@ fill_flops_grid (HeadroomResultsView *self,
       for (Column c = 0; c < N_COLUMNS; c++)
         {
           GtkWidget *cell = cell_new (c);
+          GtkWidget *child = cell;
 
-          gtk_grid_attach (self->flops_grid, cell, c, r, 1, 1);
+          /* The component's name opens the row's derivation. */
+          if (c == COLUMN_COMPONENT)
+            {
+              child = gtk_button_new ();
+              gtk_button_set_child (GTK_BUTTON (child), cell);
+              gtk_widget_add_css_class (child, "flat");
+              gtk_widget_add_css_class (child, "headroom-table-link");
+              g_signal_connect_object (child, "clicked", G_CALLBACK (on_component_clicked), self, 0);
+            }
+          gtk_grid_attach (self->flops_grid, child, c, r, 1, 1);
           g_ptr_array_add (self->flops_cells, cell);
         }
     }
@@ -190,12 +208,15 @@ fill_flops_grid (HeadroomResultsView *self,
       guint r = i / N_COLUMNS;
       gboolean shown = r < n && (training || (c != COLUMN_BACKWARD && c != COLUMN_RECOMPUTE));
 
-      gtk_widget_set_visible (cell, shown);
+      gtk_widget_set_visible (c == COLUMN_COMPONENT ? gtk_widget_get_parent (cell) : cell, shown);
       if (r < n)
         {
           g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (rows, r);
           g_autofree char *text = cell_text (row, c);
 
+          if (c == COLUMN_COMPONENT)
+            g_object_set_data_full (G_OBJECT (gtk_widget_get_parent (cell)), "name",
+                                    g_strdup (headroom_flops_row_get_name (row)), g_free);
           gtk_label_set_label (GTK_LABEL (cell), text);
           if (g_strcmp0 (headroom_flops_row_get_name (row), "total") == 0)
             gtk_widget_add_css_class (cell, "heading");
@@ -235,28 +256,98 @@ is_limit (HeadroomQuantity *quantity)
   return name != NULL && (g_str_has_prefix (name, "max_") || g_str_has_prefix (name, "min_"));
 }
 
+/* "Show why": the figure's derivation from the service, in a popover on
+ * the figure. */
+static void
+on_explanation_closed (GtkPopover *popover)
+{
+  /* Unparented after the closing has run its course. */
+  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
+}
+
+static void
+show_explanation (HeadroomResultsView *self,
+                  GtkWidget           *anchor,
+                  const char          *id)
+{
+  g_autofree char *text = headroom_estimator_dup_explanation (self->estimator, id);
+  GtkWidget *popover, *label;
+
+  if (text == NULL)
+    return;
+  label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "headroom-explanation");
+  popover = gtk_popover_new ();
+  gtk_popover_set_child (GTK_POPOVER (popover), label);
+  gtk_widget_set_parent (popover, anchor);
+  g_signal_connect (popover, "closed", G_CALLBACK (on_explanation_closed), NULL);
+  gtk_popover_popup (GTK_POPOVER (popover));
+}
+
+static void
+on_segment_activated (HeadroomResultsView *self,
+                      guint                index,
+                      GtkWidget           *entry,
+                      HeadroomMemoryBar   *bar)
+{
+  GPtrArray *names = bar == self->cpu_bar ? self->cpu_names : self->memory_names;
+  g_autofree char *id = NULL;
+
+  if (index >= names->len)
+    return;
+  id = g_strconcat ("memory.", (const char *) names->pdata[index], NULL);
+  show_explanation (self, entry, id);
+}
+
+static void
+on_tile_clicked (GtkButton           *tile,
+                 HeadroomResultsView *self)
+{
+  g_autofree char *id = g_strconcat ("summary.", (const char *) g_object_get_data (G_OBJECT (tile), "name"),
+                                     NULL);
+
+  show_explanation (self, GTK_WIDGET (tile), id);
+}
+
+static void
+on_component_clicked (GtkButton           *cell,
+                      HeadroomResultsView *self)
+{
+  g_autofree char *id = g_strconcat ("flops.", (const char *) g_object_get_data (G_OBJECT (cell), "name"),
+                                     NULL);
+
+  show_explanation (self, GTK_WIDGET (cell), id);
+}
+
 /* A figure and its caption on a card. */
 static GtkWidget *
-tile_new (void)
+tile_new (HeadroomResultsView *self)
 {
+  GtkWidget *button = gtk_button_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *number = gtk_label_new (NULL);
   GtkWidget *caption = gtk_label_new (NULL);
 
-  gtk_widget_add_css_class (box, "card");
-  gtk_widget_add_css_class (box, "headroom-tile");
+  /* An activatable card: it opens the figure's derivation. */
+  gtk_button_set_child (GTK_BUTTON (button), box);
+  gtk_widget_add_css_class (button, "card");
+  gtk_widget_add_css_class (button, "headroom-tile");
+  g_signal_connect_object (button, "clicked", G_CALLBACK (on_tile_clicked), self, 0);
   gtk_widget_add_css_class (number, "title-3");
   gtk_widget_add_css_class (number, "numeric");
   gtk_label_set_xalign (GTK_LABEL (number), 0);
-  gtk_label_set_selectable (GTK_LABEL (number), TRUE);
   gtk_label_set_xalign (GTK_LABEL (caption), 0);
   gtk_label_set_wrap (GTK_LABEL (caption), TRUE);
   gtk_widget_add_css_class (caption, "dim-label");
   gtk_box_append (GTK_BOX (box), number);
   gtk_box_append (GTK_BOX (box), caption);
-  g_object_set_data (G_OBJECT (box), "number", number);
-  g_object_set_data (G_OBJECT (box), "caption", caption);
-  return box;
+  g_object_set_data (G_OBJECT (button), "number", number);
+  g_object_set_data (G_OBJECT (button), "caption", caption);
+  return button;
 }
 
 /* Labels set to the text they have do nothing: an edit re-lays out the
@@ -285,9 +376,10 @@ tile_update (GtkWidget        *tile,
 
 /* Updates the tiles in place while the same quantities come back. */
 static void
-fill_tiles (GtkFlowBox *box,
-            GPtrArray  *tiles,
-            GPtrArray  *quantities)
+fill_tiles (HeadroomResultsView *self,
+            GtkFlowBox          *box,
+            GPtrArray           *tiles,
+            GPtrArray           *quantities)
 {
   gboolean same = tiles->len == quantities->len;
 
@@ -301,7 +393,7 @@ fill_tiles (GtkFlowBox *box,
       g_ptr_array_set_size (tiles, 0);
       for (guint i = 0; i < quantities->len; i++)
         {
-          GtkWidget *tile = tile_new ();
+          GtkWidget *tile = tile_new (self);
 
           gtk_flow_box_append (box, tile);
           g_ptr_array_add (tiles, tile);
@@ -320,6 +412,8 @@ refresh_memory (HeadroomResultsView *self)
 
   headroom_memory_bar_clear (self->memory_bar);
   headroom_memory_bar_clear (self->cpu_bar);
+  g_ptr_array_set_size (self->memory_names, 0);
+  g_ptr_array_set_size (self->cpu_names, 0);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(HeadroomQuantity) segment = g_list_model_get_item (segments, i);
@@ -331,12 +425,14 @@ refresh_memory (HeadroomResultsView *self)
       if (name != NULL && g_str_has_prefix (name, "cpu"))
         {
           offloaded = TRUE;
+          g_ptr_array_add (self->cpu_names, g_strdup (name));
           headroom_memory_bar_add_segment (self->cpu_bar, headroom_quantity_get_label (segment),
                                            segment_color (segment),
                                            headroom_quantity_get_value (segment),
                                            headroom_quantity_get_formula (segment));
           continue;
         }
+      g_ptr_array_add (self->memory_names, g_strdup (name));
       headroom_memory_bar_add_segment (self->memory_bar, headroom_quantity_get_label (segment),
                                        segment_color (segment),
                                        headroom_quantity_get_value (segment),
@@ -489,8 +585,8 @@ refresh_summary (HeadroomResultsView *self)
 
       g_ptr_array_add (is_limit (quantity) ? limits : figures, quantity);
     }
-  fill_tiles (self->summary_box, self->summary_tiles, figures);
-  fill_tiles (self->limits_box, self->limits_tiles, limits);
+  fill_tiles (self, self->summary_box, self->summary_tiles, figures);
+  fill_tiles (self, self->limits_box, self->limits_tiles, limits);
 }
 
 static void
@@ -697,6 +793,8 @@ headroom_results_view_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_RESULTS_VIEW);
   g_clear_pointer (&self->summary_tiles, g_ptr_array_unref);
   g_clear_pointer (&self->flops_cells, g_ptr_array_unref);
+  g_clear_pointer (&self->memory_names, g_ptr_array_unref);
+  g_clear_pointer (&self->cpu_names, g_ptr_array_unref);
   g_clear_pointer (&self->limits_tiles, g_ptr_array_unref);
   g_clear_object (&self->estimator);
 
@@ -737,6 +835,12 @@ headroom_results_view_init (HeadroomResultsView *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->summary_tiles = g_ptr_array_new ();
+  self->memory_names = g_ptr_array_new_with_free_func (g_free);
+  self->cpu_names = g_ptr_array_new_with_free_func (g_free);
+  g_signal_connect_object (self->memory_bar, "segment-activated", G_CALLBACK (on_segment_activated),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->cpu_bar, "segment-activated", G_CALLBACK (on_segment_activated),
+                           self, G_CONNECT_SWAPPED);
   self->limits_tiles = g_ptr_array_new ();
   build_flops_view (self);
 }

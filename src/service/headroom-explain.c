@@ -1,0 +1,328 @@
+/* headroom-explain.c: each figure's derivation, with the project's values
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * headroom_estimator_dup_explanation() writes three lines: the formula
+ * with the project's values substituted and the result, the assumption it
+ * rests on, and the source. The window's "show why" popovers and the CLI's
+ * --explain print the same text. Every number comes from the estimator's
+ * last result; per-parameter bytes are the figure divided back by the
+ * parameters it covers, so the line always multiplies out to the figure.
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+
+#include "headroom-estimator.h"
+#include "headroom-flops-row.h"
+#include "headroom-format.h"
+#include "headroom-quantity.h"
+
+/* The ZeRO stage in effect: FSDP full and hybrid shard like stage 3,
+ * SHARD_GRAD_OP like stage 2 (Zhao et al. 2023, §3). */
+static int
+effective_zero (HeadroomProject *project)
+{
+  const char *fsdp = headroom_project_get_string (project, "training.fsdp");
+
+  if (g_strcmp0 (fsdp, "full") == 0 || g_strcmp0 (fsdp, "hybrid") == 0)
+    return 3;
+  if (g_strcmp0 (fsdp, "grad-op") == 0)
+    return 2;
+  return (int) headroom_project_get_int (project, "training.zero_stage");
+}
+
+static HeadroomQuantity *
+find_quantity (GListModel *model,
+               const char *name)
+{
+  guint n = g_list_model_get_n_items (model);
+
+  for (guint i = 0; i < n; i++)
+    {
+      HeadroomQuantity *q = g_list_model_get_item (model, i);
+
+      if (g_strcmp0 (headroom_quantity_get_name (q), name) == 0)
+        return q;
+      g_object_unref (q);
+    }
+  return NULL;
+}
+
+/* "8 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-1 over 4 data-parallel ranks) = 7.48 GiB" */
+static char *
+state_line (HeadroomEstimator *self,
+            const char        *label,
+            double             value,
+            int                from_stage)
+{
+  HeadroomProject *project = headroom_estimator_get_project (self);
+  const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
+  double params = (double) m->rank.params + (double) m->rank.expert_params;
+  int zero = effective_zero (project);
+  double shard = (double) m->data_parallel * (double) headroom_project_get_int (project, "training.context_parallel");
+  gboolean sharded = zero >= from_stage && shard > 1;
+  g_autofree char *count = headroom_format_count (params);
+  g_autofree char *result = headroom_format_gib (value);
+  double per_param;
+
+  if (params <= 0)
+    return g_strdup_printf ("%s = %s", label, result);
+  per_param = value * (sharded ? shard : 1) / params;
+  if (sharded)
+    /* TRANSLATORS: e.g. "Optimizer states = 8 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-1 over
+     * 4 data-parallel ranks) = 7.48 GiB" */
+    return g_strdup_printf (_("%s = %.3g B × %s parameters on this GPU ÷ %.0f (ZeRO-%d over %.0f "
+                              "data-parallel ranks) = %s"),
+                            label, per_param, count, shard, zero, shard, result);
+  /* TRANSLATORS: e.g. "Weights = 2 B × 4.02 B parameters on this GPU = 7.48 GiB" */
+  return g_strdup_printf (_("%s = %.3g B × %s parameters on this GPU = %s"),
+                          label, per_param, count, result);
+}
+
+static char *
+explain_memory (HeadroomEstimator *self,
+                const char        *name,
+                HeadroomQuantity  *q)
+{
+  HeadroomProject *project = headroom_estimator_get_project (self);
+  const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
+  const char *label = headroom_quantity_get_label (q);
+  double value = headroom_quantity_get_value (q);
+  const char *optimizer = headroom_project_get_string (project, "training.optimizer");
+  const char *precision = headroom_project_get_string (project, "training.precision");
+  g_autofree char *line = NULL;
+  const char *assumption = NULL;
+  const char *source = NULL;
+  gboolean training = headroom_estimator_get_workload (self) == HEADROOM_WORKLOAD_TRAINING;
+
+  if (training && g_str_equal (name, "weights"))
+    {
+      line = state_line (self, label, value, 3);
+      assumption = _("The working copy in the compute precision; TP and PP split the "
+                     "parameters, ZeRO-3 and FSDP shard them over data parallelism.");
+      source = _("Rajbhandari et al. 2020 (ZeRO), §3.1 and §5");
+    }
+  else if (training && g_str_equal (name, "master_weights"))
+    {
+      line = state_line (self, label, value, 1);
+      assumption = g_strcmp0 (precision, "bf16-mixed") == 0 || g_strcmp0 (precision, "fp16-mixed") == 0
+                   ? _("Mixed precision keeps an fp32 copy of the weights for the update, "
+                       "4 bytes a parameter.")
+                   : _("The precision set decides whether an fp32 copy is kept.");
+      source = _("Micikevicius et al. 2018 (mixed precision); Rajbhandari et al. 2020, §3.1");
+    }
+  else if (training && g_str_equal (name, "gradients"))
+    {
+      g_autofree char *held = headroom_format_gib (value);
+
+      line = state_line (self, label, m->gradients, 2);
+      if (fabs (m->gradients - value) > 0.5)
+        {
+          g_autofree char *joined = g_strdup_printf (_("%s; %s held at the step’s peak"), line, held);
+
+          g_free (line);
+          line = g_steal_pointer (&joined);
+        }
+      assumption = _("One gradient per trained parameter in the precision’s gradient type; "
+                     "ZeRO-2 and above shard them over data parallelism.");
+      source = _("Rajbhandari et al. 2020 (ZeRO), §3.1 and §5");
+    }
+  else if (training && g_str_equal (name, "grad_accumulation_buffer"))
+    {
+      line = state_line (self, label, value, 2);
+      assumption = _("16-bit gradients summed over several micro-batches go into an fp32 "
+                     "buffer, 4 bytes a parameter.");
+      source = _("DeepSpeed bf16 optimizer (fp32 gradient accumulation)");
+    }
+  else if (training && g_str_equal (name, "optimizer"))
+    {
+      line = state_line (self, label, value, 1);
+      if (g_strcmp0 (optimizer, "adamw") == 0)
+        assumption = _("AdamW keeps two moments (m and v) a parameter in the state type "
+                       "(fp32 in mixed precision: 8 bytes); the master copy is counted apart.");
+      else if (g_strcmp0 (optimizer, "adamw-8bit") == 0)
+        assumption = _("8-bit AdamW keeps m and v in 8 bits with one fp32 scale per block.");
+      else
+        assumption = _("The optimizer’s per-parameter states in the state type.");
+      source = _("Loshchilov & Hutter 2019 (AdamW); Rajbhandari et al. 2020 (ZeRO), §5");
+    }
+  else if (training && g_str_equal (name, "activations"))
+    {
+      g_autofree char *per_layer = headroom_format_gib (m->activations_per_layer);
+      g_autofree char *result = headroom_format_gib (value);
+      g_autofree char *stored = headroom_format_gib (m->activations);
+
+      /* TRANSLATORS: e.g. "Activations = 0.71 GiB a layer × 16 layers on this GPU × 1 micro-batch
+       * in flight, plus the tensors outside the layers = 22.6 GiB (22.6 GiB at the step's peak)" */
+      line = g_strdup_printf (_("%s = %s a layer × %" G_GINT64_FORMAT " layers on this GPU × %.3g "
+                                "micro-batches in flight, plus the tensors outside the layers = %s "
+                                "(%s at the step’s peak)"),
+                              label, per_layer, m->rank.layers, m->micro_batches_in_flight, stored,
+                              result);
+      assumption = _("What the backward needs kept from the forward, with the attention kernel, "
+                     "recomputation, sequence and context parallelism set.");
+      source = _("Korthikanti et al. 2022 (reducing activation recomputation), §4 and Table 2");
+    }
+
+  if (line == NULL)
+    {
+      g_autofree char *result = headroom_format_gib (value);
+
+      line = g_strdup_printf ("%s = %s", label, result);
+      assumption = headroom_quantity_get_formula (q);
+    }
+  return g_strdup_printf ("%s\n%s%s%s%s", line,
+                          assumption ? _("Assumes: ") : "", assumption ? assumption : "",
+                          source ? _("\nSource: ") : "", source ? source : "");
+}
+
+static char *
+explain_summary (HeadroomEstimator *self,
+                 const char        *name,
+                 HeadroomQuantity  *q)
+{
+  HeadroomProject *project = headroom_estimator_get_project (self);
+  const HrTrainingTime *t = headroom_estimator_get_training_time (self);
+  const char *label = headroom_quantity_get_label (q);
+  gint64 gpus = headroom_project_get_n_gpus (project);
+  g_autofree char *line = NULL;
+  const char *assumption = headroom_quantity_get_formula (q);
+  const char *source = NULL;
+  gboolean training = headroom_estimator_get_workload (self) == HEADROOM_WORKLOAD_TRAINING;
+
+  if (training && g_str_equal (name, "step_seconds"))
+    {
+      g_autofree char *flops = headroom_format_flops (t->hardware_flops_per_step);
+      g_autofree char *peak = headroom_format_flops (t->peak_flops);
+      g_autofree char *result = headroom_format_duration (t->step_seconds);
+
+      double check = t->hardware_flops_per_step / ((double) gpus * t->peak_flops * t->hfu);
+
+      /* TRANSLATORS: e.g. "Step time = 2.09 PFLOP ÷ (8 GPUs × 989 TFLOP/s × 40 %) = 660 ms" */
+      if (gpus > 0 && t->peak_flops > 0 && t->hfu > 0 && fabs (check - t->step_seconds) <= 1e-6 * t->step_seconds)
+        line = g_strdup_printf (_("%s = %s hardware FLOPs per optimizer step ÷ (%" G_GINT64_FORMAT
+                                " GPUs × %s/s × %.0f %%) = %s"),
+                              label, flops, gpus, peak, 100 * t->hfu, result);
+      else
+        /* The step model adds time the FLOPs alone do not give (communication, dequantisation). */
+        line = g_strdup_printf (_("%s = %s (%s hardware FLOPs per optimizer step on %" G_GINT64_FORMAT
+                                  " GPUs of %s/s: %.0f %% of peak)"),
+                                label, result, flops, gpus, peak, 100 * t->hfu);
+      assumption = _("Every FLOP executed, recomputation included, runs at the utilisation set "
+                     "(Training ▸ Throughput).");
+      source = _("Chowdhery et al. 2022 (PaLM), App. B; Narayanan et al. 2021, §5");
+    }
+  else if (training && g_str_equal (name, "total_seconds"))
+    {
+      g_autofree char *steps = headroom_format_integer (t->steps);
+      g_autofree char *step = headroom_format_duration (t->step_seconds);
+      g_autofree char *result = headroom_format_duration (t->total_seconds);
+
+      line = g_strdup_printf (_("%s = %s steps × %s = %s"), label, steps, step, result);
+    }
+  else if (training && g_str_equal (name, "gpu_hours"))
+    {
+      g_autofree char *hours = headroom_format_count (t->total_seconds / 3600);
+      g_autofree char *result = headroom_format_count (t->gpu_hours);
+
+      line = g_strdup_printf (_("%s = %" G_GINT64_FORMAT " GPUs × %s hours = %s GPU-hours"),
+                              label, gpus, hours, result);
+    }
+  else if (training && g_str_equal (name, "cost"))
+    {
+      g_autofree char *hours = headroom_format_count (t->gpu_hours);
+      g_autofree char *price = headroom_format_money (headroom_project_get_double (project, "hardware.price_per_gpu_hour"));
+      g_autofree char *result = headroom_format_money (t->cost);
+
+      line = g_strdup_printf (_("%s = %s GPU-hours × %s per GPU-hour = %s"), label, hours, price, result);
+      assumption = _("The price per GPU-hour set (Hardware ▸ Cluster); no storage, network or idle time.");
+    }
+  else if (training && g_str_equal (name, "mfu"))
+    {
+      g_autofree char *flops = headroom_format_flops (t->model_flops_per_step);
+      g_autofree char *peak = headroom_format_flops (t->peak_flops);
+      g_autofree char *step = headroom_format_duration (t->step_seconds);
+
+      line = g_strdup_printf (_("%s = %s model FLOPs ÷ (%" G_GINT64_FORMAT " GPUs × %s/s × %s) = %.1f %%"),
+                              label, flops, gpus, peak, step, 100 * t->mfu);
+      source = _("Chowdhery et al. 2022 (PaLM), App. B");
+    }
+
+  if (line == NULL)
+    {
+      g_autofree char *value = headroom_format_count (headroom_quantity_get_value (q));
+
+      line = g_strdup_printf ("%s = %s %s", label, value,
+                              headroom_quantity_get_unit (q) ? headroom_quantity_get_unit (q) : "");
+    }
+  return g_strdup_printf ("%s\n%s%s%s%s", line,
+                          assumption ? _("Assumes: ") : "", assumption ? assumption : "",
+                          source ? _("\nSource: ") : "", source ? source : "");
+}
+
+static char *
+explain_flops (HeadroomEstimator *self,
+               const char        *name)
+{
+  GListModel *rows = headroom_estimator_get_flops_rows (self);
+  guint n = g_list_model_get_n_items (rows);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (rows, i);
+      g_autofree char *forward = NULL, *backward = NULL, *recompute = NULL, *total = NULL;
+
+      if (g_strcmp0 (headroom_flops_row_get_name (row), name) != 0)
+        continue;
+      forward = headroom_format_flops (headroom_flops_row_get_forward (row));
+      backward = headroom_format_flops (headroom_flops_row_get_backward (row));
+      recompute = headroom_format_flops (headroom_flops_row_get_recompute (row));
+      total = headroom_format_flops (headroom_flops_row_get_total (row));
+      /* TRANSLATORS: e.g. "MLP = 92.4 TFLOP forward + 185 TFLOP backward + 0 FLOP recomputed = 277 TFLOP (54.4 % of the micro-batch)" */
+      return g_strdup_printf (_("%s = %s forward + %s backward + %s recomputed = %s (%.1f %% of the "
+                                "micro-batch)\nAssumes: 2·m·n·k FLOPs per matrix product; the "
+                                "backward is twice the forward (gradients of inputs and weights).\n"
+                                "Source: Chowdhery et al. 2022 (PaLM), App. B; Narayanan et al. "
+                                "2021, §5.1"),
+                              headroom_flops_row_get_label (row), forward, backward, recompute,
+                              total, 100 * headroom_flops_row_get_share (row));
+    }
+  return NULL;
+}
+
+/**
+ * headroom_estimator_dup_explanation:
+ * @id: "memory.<segment>" (a memory segment's name), "flops.<component>"
+ *   or "summary.<quantity>" (a time, cost or limit tile's name)
+ *
+ * Returns: (transfer full) (nullable): the derivation, the assumption and
+ *   the source, one per line, translated; NULL for an unknown id or
+ *   before any result.
+ */
+char *
+headroom_estimator_dup_explanation (HeadroomEstimator *self,
+                                    const char        *id)
+{
+  g_autoptr(HeadroomQuantity) q = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  if (!headroom_estimator_get_has_result (self))
+    return NULL;
+  if (g_str_has_prefix (id, "memory."))
+    {
+      q = find_quantity (headroom_estimator_get_memory_segments (self), id + strlen ("memory."));
+      return q != NULL ? explain_memory (self, id + strlen ("memory."), q) : NULL;
+    }
+  if (g_str_has_prefix (id, "summary."))
+    {
+      q = find_quantity (headroom_estimator_get_summary (self), id + strlen ("summary."));
+      return q != NULL ? explain_summary (self, id + strlen ("summary."), q) : NULL;
+    }
+  if (g_str_has_prefix (id, "flops."))
+    return explain_flops (self, id + strlen ("flops."));
+  return NULL;
+}

@@ -1,0 +1,78 @@
+/* test-explain.c: each figure's derivation with the project's values
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The default project: Llama-3.1-8B (8,030,261,248 parameters) on 8 H100,
+ * TP 2 (so 4 data-parallel ranks), ZeRO-1, bf16 mixed precision, AdamW.
+ * By hand: a TP rank holds about half the parameters, 4.02 B; AdamW's m and
+ * v in fp32 are 8 B a parameter, sharded over the 4 ranks by ZeRO-1:
+ * 8 × 4.02e9 ÷ 4 = 8.03e9 B = 7.48 GiB; the fp32 master copy 4 B: 3.74 GiB;
+ * the bf16 working weights 2 B, not sharded at stage 1: 7.48 GiB
+ * (Rajbhandari et al. 2020, §3.1 and §5).
+ */
+#include "config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include "headroom-estimator.h"
+
+static void
+assert_contains (const char *text,
+                 const char *part)
+{
+  if (text == NULL || strstr (text, part) == NULL)
+    g_error ("“%s” does not contain “%s”", text ? text : "(null)", part);
+}
+
+static void
+test_memory (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autofree char *optimizer = NULL;
+  g_autofree char *master = NULL;
+  g_autofree char *weights = NULL;
+
+  headroom_estimator_recompute_now (estimator);
+  optimizer = headroom_estimator_dup_explanation (estimator, "memory.optimizer");
+  assert_contains (optimizer, "Optimizer states = 8 B × 4.02 B parameters on this GPU ÷ 4 "
+                              "(ZeRO-1 over 4 data-parallel ranks) = 7.48 GiB");
+  assert_contains (optimizer, "AdamW");
+  assert_contains (optimizer, "Rajbhandari et al. 2020");
+  master = headroom_estimator_dup_explanation (estimator, "memory.master_weights");
+  assert_contains (master, "= 4 B × 4.02 B parameters on this GPU ÷ 4");
+  assert_contains (master, "3.74 GiB");
+  weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
+  assert_contains (weights, "Weights = 2 B × 4.02 B parameters on this GPU = 7.48 GiB");
+  g_assert_null (headroom_estimator_dup_explanation (estimator, "memory.no_such_segment"));
+}
+
+static void
+test_time_and_cost (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autofree char *cost = NULL;
+  g_autofree char *flops = NULL;
+
+  headroom_estimator_recompute_now (estimator);
+  /* $2.50 per GPU-hour in the default project. */
+  cost = headroom_estimator_dup_explanation (estimator, "summary.cost");
+  assert_contains (cost, "GPU-hours × $2.50 per GPU-hour = $");
+  flops = headroom_estimator_dup_explanation (estimator, "flops.mlp");
+  assert_contains (flops, "MLP = ");
+  assert_contains (flops, "backward");
+  assert_contains (flops, "Chowdhery et al. 2022");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "C.UTF-8");
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/explain/memory", test_memory);
+  g_test_add_func ("/explain/time-and-cost", test_time_and_cost);
+  return g_test_run ();
+}
