@@ -15,7 +15,7 @@
 /* Each list is in the order of its core enum. */
 static const char * const weights_choices[] = {
   "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0", NULL };
-static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
+static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0", NULL };
 static const char * const engine_choices[] = { "hf", "vllm", "sglang", "trtllm", "llamacpp", NULL };
 
 typedef struct
@@ -392,7 +392,7 @@ headroom_cli_infer (int    argc,
     { "group-size", 0, 0, G_OPTION_ARG_STRING, &args.group_size,
       N_("Weights per quantisation group (int8, int4; default 128)"), N_("G") },
     { "kv-cache", 0, 0, G_OPTION_ARG_STRING, &args.kv_cache, N_("KV cache type"),
-      N_("fp32|bf16|fp16|fp8|int8") },
+      N_("fp32|bf16|fp16|fp8|int8|q8_0|q4_0") },
     { "paged-block", 0, 0, G_OPTION_ARG_STRING, &args.paged_block,
       N_("Tokens per KV block (default 16; 0: contiguous)"), N_("N") },
     { "overhead", 0, 0, G_OPTION_ARG_STRING, &args.overhead,

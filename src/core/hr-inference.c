@@ -36,7 +36,9 @@
 static const char *const weight_names[HR_WEIGHTS_N] = {
   "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0",
 };
-static const char *const kv_names[HR_KV_N] = { "fp32", "bf16", "fp16", "fp8", "int8" };
+static const char *const kv_names[HR_KV_N] = {
+  "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0",
+};
 
 /* Bytes of one 16-bit activation or unquantised vector element. */
 #define BYTES_16BIT 2.0
@@ -107,6 +109,12 @@ hr_kv_dtype_bytes (HrKvDtype dtype)
     case HR_KV_FP8:
     case HR_KV_INT8:
       return 1.0;
+    case HR_KV_Q8_0:
+      /* ggml block_q8_0: an f16 scale and 32 int8 (ggml-common.h). */
+      return 34.0 / 32.0;
+    case HR_KV_Q4_0:
+      /* block_q4_0: an f16 scale and 32 nibbles. */
+      return 18.0 / 32.0;
     case HR_KV_N:
     default:
       return 0.0;
@@ -244,7 +252,7 @@ hr_inference_validate (const HrModel     *model,
     return status;
   if ((unsigned) inf->kv_dtype >= HR_KV_N)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "kv_dtype", inf->kv_dtype,
-                         HR_KV_N - 1, "fp32, bf16, fp16, fp8 or int8");
+                         HR_KV_N - 1, "fp32, bf16, fp16, fp8, int8, q8_0 or q4_0");
   if (inf->paged_block < 0 || inf->paged_block > MAX_TOKENS)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "paged_block", inf->paged_block,
                          MAX_TOKENS, "0 (contiguous) or a block size in tokens");

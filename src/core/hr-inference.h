@@ -46,6 +46,8 @@ typedef enum
   HR_KV_FP16,
   HR_KV_FP8,
   HR_KV_INT8,
+  HR_KV_Q8_0,          /* llama.cpp --cache-type-k/-v q8_0: 34 B per 32 */
+  HR_KV_Q4_0,          /* llama.cpp q4_0: 18 B per 32 */
   HR_KV_N
 } HrKvDtype;
 
@@ -162,7 +164,7 @@ double   hr_weight_precision_bytes (HrWeightPrecision precision);
 double   hr_kv_dtype_bytes         (HrKvDtype         dtype);
 
 /* "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m",
- * "q5_k_m", "q6_k", "q8_0" / "fp32", "bf16", "fp16", "fp8", "int8".
+ * "q5_k_m", "q6_k", "q8_0" / "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0".
  * from_name returns false for an unknown name and leaves *out unchanged. */
 const char *hr_weight_precision_name      (HrWeightPrecision  precision);
 bool        hr_weight_precision_from_name (const char        *name,

@@ -71,9 +71,9 @@ static const char * const weights_choices[] = {
 static const char * const weights_labels[] = {
   N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), N_("INT4"), N_("AWQ"), N_("GPTQ"), N_("GGUF Q4_0"),
   N_("GGUF Q4_K_M"), N_("GGUF Q5_K_M"), N_("GGUF Q6_K"), N_("GGUF Q8_0"), NULL };
-static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", NULL };
+static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0", NULL };
 static const char * const kv_labels[] = {
-  N_("FP32"), N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), NULL };
+  N_("FP32"), N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), N_("GGUF Q8_0"), N_("GGUF Q4_0"), NULL };
 /* In the order of HrEngine (hr-serving.h). */
 static const char * const engine_choices[] = { "hf", "vllm", "sglang", "trtllm", "llamacpp", NULL };
 static const char * const engine_labels[] = {

@@ -237,6 +237,16 @@ test_llamacpp_context (void)
   g_assert_cmpint (p.kv_capacity_tokens, ==, 8192);
   g_assert_cmpfloat (p.max_concurrency, ==, 1.0);
   g_assert_true (p.fits);
+
+  /* --cache-type-k/-v q8_0: a token holds 32 × 2 × 8 × 128 = 65,536
+   * elements, at 34 B per 32: 69,632 B; q4_0, 18 B per 32: 36,864 B. */
+  inf.kv_dtype = HR_KV_Q8_0;
+  plan (&model, &inf, &serving, &gpu, &p);
+  g_assert_cmpfloat (p.kv_per_token, ==, 69632.0);
+  inf.kv_dtype = HR_KV_Q4_0;
+  plan (&model, &inf, &serving, &gpu, &p);
+  g_assert_cmpfloat (p.kv_per_token, ==, 36864.0);
+  g_assert_cmpstr (hr_kv_dtype_name (HR_KV_Q4_0), ==, "q4_0");
 }
 
 /* A model bigger than the usable memory leaves no KV cache: Llama 3 8B at
