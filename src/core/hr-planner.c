@@ -6,6 +6,7 @@
  * term; the comments here name the source of each.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hr-planner.h"
@@ -744,7 +745,59 @@ typedef struct
   HrPlanLayout        *pareto;
   size_t               pareto_size;
   HrPlanResult        *result;
+  /* Divisors of one replica's share of the batch, ascending (cached for
+   * `divisors_of`): the micro-batch sizes, found without a walk to the share. */
+  int64_t              divisors_of;
+  int64_t             *divisors;
+  size_t               n_divisors;
+  size_t               divisors_size;
 } Search;
+
+/* The batch the search takes (a replica's share is walked by its divisors,
+ * found by trial division up to its square root): docs/project-format.md. */
+#define PLAN_MAX_GLOBAL_BATCH INT64_C (1000000000000)
+
+/* Fills search->divisors with the divisors of `n` (1 ≤ n ≤ 10^12), ascending. */
+static bool
+share_divisors (Search  *search,
+                int64_t  n)
+{
+  if (search->divisors_of == n && search->divisors != NULL)
+    return true;
+  search->n_divisors = 0;
+  search->divisors_of = 0;
+  for (int pass = 0; pass < 2; pass++)
+    {
+      int64_t root = (int64_t) sqrt ((double) n);
+
+      while (root * root > n)
+        root--;
+      while ((root + 1) * (root + 1) <= n)
+        root++;
+      for (int64_t k = 0; k < root; k++)
+        {
+          /* Small divisors ascending, then their cofactors, also ascending. */
+          int64_t i = pass == 0 ? k + 1 : root - k;
+          int64_t d = pass == 0 ? i : n / i;
+
+          if (n % i != 0 || (pass == 1 && d == i))
+            continue;
+          if (search->n_divisors == search->divisors_size)
+            {
+              size_t size = search->divisors_size > 0 ? 2 * search->divisors_size : 64;
+              int64_t *grown = realloc (search->divisors, size * sizeof *grown);
+
+              if (grown == NULL)
+                return false;
+              search->divisors = grown;
+              search->divisors_size = size;
+            }
+          search->divisors[search->n_divisors++] = d;
+        }
+    }
+  search->divisors_of = n;
+  return true;
+}
 
 /* Keeps best[] sorted by step time, then memory. */
 static void
@@ -892,13 +945,15 @@ try_micro_batches (Search     *search,
   int64_t share = training->global_batch / dp;
   int64_t pp = training->pipeline_parallel;
   bool full = false;
-  int64_t mb;
 
-  for (mb = 1; mb <= share; mb++)
+  if (share < 1 || !share_divisors (search, share))
+    return;
+  for (size_t d = 0; d < search->n_divisors; d++)
     {
+      int64_t mb = search->divisors[d];
       int64_t micro_batches = share / mb;
 
-      if (share % mb != 0 || pinned_out (request->micro_batch, mb)
+      if (pinned_out (request->micro_batch, mb)
           || (training->virtual_stages > 1 && micro_batches % pp != 0))
         continue;
       if (hopeless || (full && micro_batches > 1))
@@ -1091,8 +1146,14 @@ hr_plan_search (const HrModel       *model,
   search.pareto = pareto;
   search.pareto_size = pareto != NULL ? n_pareto : 0;
   search.result = result;
+  search.divisors_of = 0;
+  search.divisors = NULL;
+  search.n_divisors = search.divisors_size = 0;
 
   tr = request->training;
+  if (tr.global_batch > PLAN_MAX_GLOBAL_BATCH)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "global_batch", tr.global_batch,
+                         PLAN_MAX_GLOBAL_BATCH, "at most 10^12 sequences for the search");
   tr.offload_optimizer = false;
   gpn = tr.gpus_per_node;
   gpus = tr.nodes * gpn;
@@ -1177,5 +1238,6 @@ hr_plan_search (const HrModel       *model,
             }
         }
     }
+  free (search.divisors);
   return HR_OK;
 }
