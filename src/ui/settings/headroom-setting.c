@@ -17,120 +17,26 @@ typedef struct
 {
   const char *key;
   const char *label;
+  const char *group;
   gboolean    boolean;
   const char *placeholder;  /* what 0 means */
 } ExtraKey;
 
 static const ExtraKey extra_keys[] = {
-  { "model.head_dim", N_("Head dimension"), FALSE, N_("Hidden size ÷ heads") },
-  { "model.attention_bias", N_("Attention biases"), TRUE, NULL },
-  { "model.mlp_bias", N_("MLP biases"), TRUE, NULL },
-  { "model.sliding_window", N_("Sliding window"), FALSE, N_("None (full attention)") },
-  { "model.num_local_experts", N_("Routed experts"), FALSE, N_("None (dense)") },
-  { "model.num_experts_per_tok", N_("Experts per token"), FALSE, N_("Preset’s") },
-  { "model.n_shared_experts", N_("Shared experts"), FALSE, N_("None") },
-  { "model.moe_intermediate_size", N_("Expert MLP size"), FALSE, N_("MLP size") },
-  { "model.first_k_dense_replace", N_("Leading dense layers"), FALSE, N_("None") },
-  { "model.q_lora_rank", N_("Query rank"), FALSE, N_("Full rank") },
-  { "model.kv_lora_rank", N_("Key/value rank"), FALSE, N_("None (no latent attention)") },
-  { "model.qk_rope_head_dim", N_("Rotary head dimension"), FALSE, N_("Preset’s") },
-  { "model.qk_nope_head_dim", N_("Non-rotary head dimension"), FALSE, N_("Preset’s") },
-  { "model.v_head_dim", N_("Value head dimension"), FALSE, N_("Preset’s") },
-};
-
-/* Where each setting is shown (page/section) and what its zero means when
- * zero is a sentinel. The key table will carry the groups; until then they
- * are listed here, in one place. */
-typedef struct
-{
-  const char *key;
-  const char *group;
-  const char *placeholder;  /* shown instead of a sentinel 0 */
-  const char *tooltip;
-} Presentation;
-
-static const Presentation presentations[] = {
-  { "model.head_dim", "model/architecture", NULL, NULL },
-  { "model.attention_bias", "model/architecture", NULL, NULL },
-  { "model.mlp_bias", "model/architecture", NULL, NULL },
-  { "model.sliding_window", "model/architecture", NULL, NULL },
-  { "model.num_local_experts", "model/moe", NULL, NULL },
-  { "model.num_experts_per_tok", "model/moe", NULL, NULL },
-  { "model.n_shared_experts", "model/moe", NULL, NULL },
-  { "model.moe_intermediate_size", "model/moe", NULL, NULL },
-  { "model.first_k_dense_replace", "model/moe", NULL, NULL },
-  { "model.q_lora_rank", "model/mla", NULL, NULL },
-  { "model.kv_lora_rank", "model/mla", NULL, NULL },
-  { "model.qk_rope_head_dim", "model/mla", NULL, NULL },
-  { "model.qk_nope_head_dim", "model/mla", NULL, NULL },
-  { "model.v_head_dim", "model/mla", NULL, NULL },
-  { "hardware.gpu", "hardware/cluster", NULL, NULL },
-  { "hardware.nodes", "hardware/cluster", NULL, NULL },
-  { "hardware.gpus_per_node", "hardware/cluster", NULL, NULL },
-  { "hardware.price_per_gpu_hour", "hardware/cluster", NULL, NULL },
-  { "hardware.inter_node_bandwidth", "hardware/cluster", N_("The GPU’s figure"), NULL },
-  { "hardware.inter_node_latency", "hardware/cluster", N_("The GPU’s figure"), NULL },
-  { "workload", "workload/workload", NULL, NULL },
-  { "training.micro_batch", "workload/batch", NULL, NULL },
-  { "training.global_batch", "workload/batch", N_("One micro-batch per GPU"), NULL },
-  { "training.seq_len", "workload/batch", NULL, NULL },
-  { "training.tokens", "workload/batch", N_("Not set"), NULL },
-  /* docs/training.md, "Frameworks" */
-  { "training.framework", "workload/numerics", NULL,
-    N_("Fills the recipe settings you have not set (precision, norm kernel, loss, "
-       "recomputation…) as that framework ships them.") },
-  { "training.precision", "workload/numerics", NULL, NULL },
-  { "training.optimizer", "workload/numerics", NULL, NULL },
-  { "training.offload_optimizer", "workload/numerics", NULL, NULL },
-  { "training.attention", "workload/numerics", NULL, NULL },
-  { "training.recompute", "workload/numerics", NULL, NULL },
-  { "training.recompute_layers", "workload/numerics", N_("All layers"), NULL },
-  { "training.recompute_every", "workload/numerics", N_("Every layer"), NULL },
-  { "training.offload_activations", "workload/numerics", NULL, NULL },
-  { "training.norm_kernel", "workload/numerics", NULL, NULL },
-  { "training.compile", "workload/numerics", NULL, NULL },
-  { "training.loss", "workload/numerics", NULL, NULL },
-  { "training.loss_chunks", "workload/numerics", NULL, NULL },
-  { "training.optimizer_in_backward", "workload/numerics", NULL, NULL },
-  { "training.dropout", "workload/numerics", NULL, NULL },
-  { "training.tensor_parallel", "workload/parallelism", NULL, NULL },
-  { "training.sequence_parallel", "workload/parallelism", NULL, NULL },
-  { "training.pipeline_parallel", "workload/parallelism", NULL, NULL },
-  { "training.pipeline_schedule", "workload/parallelism", NULL, NULL },
-  { "training.virtual_stages", "workload/parallelism", NULL, NULL },
-  { "training.pp_first_stage_layers", "workload/parallelism", N_("An even split"), NULL },
-  { "training.pp_last_stage_layers", "workload/parallelism", N_("An even split"), NULL },
-  { "training.context_parallel", "workload/parallelism", NULL, NULL },
-  { "training.expert_parallel", "workload/parallelism", NULL, NULL },
-  { "training.zero_stage", "workload/parallelism", NULL, NULL },
-  { "training.fsdp", "workload/parallelism", NULL, NULL },
-  /* docs/training.md, "Time, MFU and cost" */
-  { "training.mfu", "workload/throughput", NULL,
-    N_("The share of the GPUs’ peak at which every FLOP executed runs, recomputation "
-       "included: step time = (model FLOPs + recomputation) ÷ (GPUs × peak × this). It is "
-       "the hardware FLOPs utilisation; the model FLOPs utilisation achieved is lower when "
-       "work is recomputed (about 30 % at 40 % with full recomputation).") },
-  /* docs/conventions.md, "Causal attention" */
-  { "training.causal", "workload/throughput", NULL,
-    N_("Off: QKᵀ and attention over V count as the full s×s product, as eager attention "
-       "computes them and PaLM’s model FLOPs count them. On: both are halved, as causal "
-       "FlashAttention kernels execute them; FLOPs and step time drop accordingly.") },
-  { "training.method", "workload/finetune", NULL, NULL },
-  { "training.lora_rank", "workload/finetune", NULL, NULL },
-  { "training.lora_alpha", "workload/finetune", NULL, NULL },
-  { "training.lora_dropout", "workload/finetune", NULL, NULL },
-  { "training.lora_targets", "workload/finetune", NULL, NULL },
-  { "training.fp32_adapters", "workload/finetune", NULL, NULL },
-  { "training.freeze_layers", "workload/finetune", N_("None"), NULL },
-  { "training.quant", "workload/finetune", NULL, NULL },
-  { "training.double_quant", "workload/finetune", NULL, NULL },
-  { "training.quant_scope", "workload/finetune", NULL, NULL },
-  { "training.quant_saves_input", "workload/finetune", NULL, NULL },
-  { "inference.batch", "workload/requests", NULL, NULL },
-  { "inference.prompt", "workload/requests", NULL, NULL },
-  { "inference.generate", "workload/requests", NULL, NULL },
-  { "inference.prefill_chunk", "workload/serving", N_("Whole prompt"), NULL },
-  { "inference.paged_block", "workload/serving", N_("Contiguous cache"), NULL },
+  { "model.head_dim", N_("Head dimension"), "model/architecture", FALSE, N_("Hidden size ÷ heads") },
+  { "model.attention_bias", N_("Attention biases"), "model/architecture", TRUE, NULL },
+  { "model.mlp_bias", N_("MLP biases"), "model/architecture", TRUE, NULL },
+  { "model.sliding_window", N_("Sliding window"), "model/architecture", FALSE, N_("None (full attention)") },
+  { "model.num_local_experts", N_("Routed experts"), "model/moe", FALSE, N_("None (dense)") },
+  { "model.num_experts_per_tok", N_("Experts per token"), "model/moe", FALSE, N_("Preset’s") },
+  { "model.n_shared_experts", N_("Shared experts"), "model/moe", FALSE, N_("None") },
+  { "model.moe_intermediate_size", N_("Expert MLP size"), "model/moe", FALSE, N_("MLP size") },
+  { "model.first_k_dense_replace", N_("Leading dense layers"), "model/moe", FALSE, N_("None") },
+  { "model.q_lora_rank", N_("Query rank"), "model/mla", FALSE, N_("Full rank") },
+  { "model.kv_lora_rank", N_("Key/value rank"), "model/mla", FALSE, N_("None (no latent attention)") },
+  { "model.qk_rope_head_dim", N_("Rotary head dimension"), "model/mla", FALSE, N_("Preset’s") },
+  { "model.qk_nope_head_dim", N_("Non-rotary head dimension"), "model/mla", FALSE, N_("Preset’s") },
+  { "model.v_head_dim", N_("Value head dimension"), "model/mla", FALSE, N_("Preset’s") },
 };
 
 struct _HeadroomSetting
@@ -140,7 +46,6 @@ struct _HeadroomSetting
   char                  *key;
   const HeadroomKeyInfo *info;   /* NULL for an extra model key */
   const ExtraKey        *extra;
-  const Presentation    *presentation;
   GtkWidget             *row;    /* weak: the row owns its setting */
   HeadroomProject       *project;
   gulong                 changed_id[3];
@@ -166,15 +71,6 @@ find_extra (const char *key)
   for (guint i = 0; i < G_N_ELEMENTS (extra_keys); i++)
     if (g_str_equal (extra_keys[i].key, key))
       return &extra_keys[i];
-  return NULL;
-}
-
-static const Presentation *
-find_presentation (const char *key)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (presentations); i++)
-    if (g_str_equal (presentations[i].key, key))
-      return &presentations[i];
   return NULL;
 }
 
@@ -218,51 +114,13 @@ headroom_setting_relabel_message (const char  *message,
 }
 
 const char *
-headroom_setting_choice_label (const char *value)
+headroom_setting_choice_label (const char *key,
+                               const char *value)
 {
-  static const struct { const char *value; const char *label; } labels[] = {
-    { "training", N_("Training") },
-    { "inference", N_("Inference") },
-    { "fp32", N_("FP32") },
-    { "bf16-mixed", N_("BF16 mixed precision") },
-    { "fp16-mixed", N_("FP16 mixed precision") },
-    { "bf16", N_("BF16") },
-    { "fp16", N_("FP16") },
-    { "fp8-mixed", N_("FP8 mixed precision") },
-    { "fp8", N_("FP8") },
-    { "int8", N_("INT8") },
-    { "int4", N_("INT4") },
-    { "adamw", N_("AdamW") },
-    { "adamw-8bit", N_("AdamW, 8-bit states") },
-    { "sgd", N_("SGD") },
-    { "sgd-momentum", N_("SGD with momentum") },
-    { "lion", N_("Lion") },
-    { "adafactor", N_("Adafactor") },
-    { "1f1b", N_("1F1B") },
-    { "interleaved", N_("Interleaved 1F1B") },
-    { "gpipe", N_("GPipe") },
-    { "none", N_("None") },
-    { "full", N_("Full") },
-    { "grad-op", N_("Gradients and optimizer") },
-    { "hybrid", N_("Hybrid") },
-    { "eager", N_("Eager") },
-    { "flash", N_("FlashAttention") },
-    { "selective", N_("Selective") },
-    { "lora", N_("LoRA") },
-    { "qlora", N_("QLoRA") },
-    { "dora", N_("DoRA") },
-    { "freeze", N_("Frozen layers") },
-    { "nf4", N_("NF4") },
-    { "fp4", N_("FP4") },
-    { "linear", N_("Linear layers") },
-    { "adapted", N_("Adapted layers") },
-    { "all", N_("All") },
-  };
+  const HeadroomKeyInfo *info = headroom_project_find_key (key);
 
-  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
-    if (g_str_equal (labels[i].value, value))
-      return _(labels[i].label);
-  return value;
+  /* The table's labels are English: translated here. */
+  return info != NULL ? _(headroom_key_info_get_choice_label (info, value)) : value;
 }
 
 /* Row → project */
@@ -413,8 +271,8 @@ spin_row_new (HeadroomSetting *self,
     gtk_editable_set_width_chars (GTK_EDITABLE (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row))), 17);
   if (unit != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), unit);
-  if (self->presentation != NULL && self->presentation->placeholder != NULL)
-    placeholder = _(self->presentation->placeholder);
+  if (self->info != NULL && self->info->placeholder != NULL)
+    placeholder = _(self->info->placeholder);
   else if (self->extra != NULL && self->extra->placeholder != NULL)
     placeholder = _(self->extra->placeholder);
   if (placeholder != NULL)
@@ -461,7 +319,7 @@ row_new (HeadroomSetting *self)
 
         /* Same order as info->choices: the selected index maps back to the value. */
         for (guint i = 0; info->choices[i] != NULL; i++)
-          gtk_string_list_append (choices, headroom_setting_choice_label (info->choices[i]));
+          gtk_string_list_append (choices, headroom_setting_choice_label (info->key, info->choices[i]));
         row = adw_combo_row_new ();
         adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _(info->label));
         adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (choices));
@@ -536,11 +394,10 @@ headroom_setting_new (const char *key)
   self->key = g_strdup (key);
   self->info = info;
   self->extra = extra;
-  self->presentation = find_presentation (key);
   self->row = row_new (self);
   g_object_add_weak_pointer (G_OBJECT (self->row), (gpointer *) &self->row);
-  if (self->presentation != NULL && self->presentation->tooltip != NULL)
-    gtk_widget_set_tooltip_text (self->row, _(self->presentation->tooltip));
+  if (info != NULL && info->description != NULL)
+    gtk_widget_set_tooltip_text (self->row, _(info->description));
   /* The row keeps its setting alive: a page may hold rows only. */
   g_object_set_data_full (G_OBJECT (self->row), "headroom-setting", g_object_ref (self),
                           g_object_unref);
@@ -579,28 +436,18 @@ headroom_setting_get_label (HeadroomSetting *self)
   return headroom_setting_label_for_key (self->key);
 }
 
+/* The table says where a setting is shown ("workload/parallelism"; NULL:
+ * nowhere); the extra model keys say it here. */
 static const char *
 group_for_key (const char *key)
 {
-  const Presentation *presentation = find_presentation (key);
+  const HeadroomKeyInfo *info = headroom_project_find_key (key);
+  const ExtraKey *extra;
 
-  /* The preset has its chooser; the notes are not shown. */
-  if (g_str_equal (key, "model.preset") || g_str_equal (key, "notes"))
-    return NULL;
-  if (presentation != NULL)
-    return presentation->group;
-  if (g_str_has_prefix (key, "model."))
-    return "model/architecture";
-  if (g_str_has_prefix (key, "hardware.custom."))
-    return "hardware/custom";
-  /* Keys added since: shown in the nearest section rather than not at all. */
-  if (g_str_has_prefix (key, "inference."))
-    return "workload/serving";
-  if (g_str_has_prefix (key, "training."))
-    return "workload/numerics";
-  if (g_str_has_prefix (key, "hardware."))
-    return "hardware/cluster";
-  return NULL;
+  if (info != NULL)
+    return info->group;
+  extra = find_extra (key);
+  return extra != NULL ? extra->group : NULL;
 }
 
 const char *
@@ -700,7 +547,7 @@ headroom_setting_set_error (HeadroomSetting *self,
     gtk_widget_add_css_class (self->row, "error");
   else
     gtk_widget_remove_css_class (self->row, "error");
-  if ((self->presentation == NULL || self->presentation->tooltip == NULL)
+  if ((self->info == NULL || self->info->description == NULL)
       && g_strcmp0 (gtk_widget_get_tooltip_text (self->row), message) != 0)
     gtk_widget_set_tooltip_text (self->row, message);
 }

@@ -6,6 +6,8 @@
  * gives the row's kind (a number, a switch, a choice or a text), its range,
  * unit, label and choices. It writes the row's edits to the project and
  * reads the project back on ::changed::KEY only, so an edit refreshes one row.
+ * The table also says where the row goes (group), what a sentinel 0 means
+ * (placeholder) and what the setting does (description, the tooltip).
  * The row is a HeadroomSpinRow, HeadroomSwitchRow, AdwComboRow or AdwEntryRow;
  * headroom_setting_from_row() finds the setting again.
  */
@@ -52,8 +54,10 @@ const char * const *headroom_setting_get_extra_keys (void);
 
 /* "training.tensor_parallel" → "Tensor parallel" (translated); NULL if unknown. */
 const char      *headroom_setting_label_for_key  (const char *key);
-/* How a choice value reads ("bf16-mixed" → "BF16 mixed precision"). */
-const char      *headroom_setting_choice_label   (const char *value);
+/* How a choice value of `key` reads ("bf16-mixed" → "BF16 mixed precision"),
+ * from the key table, translated. */
+const char      *headroom_setting_choice_label   (const char *key,
+                                                  const char *value);
 /* An error message from the service with its leading "dotted.key: " replaced
  * by the setting's label; *key receives the key (free it) or NULL. */
 char            *headroom_setting_relabel_message (const char  *message,
