@@ -194,6 +194,8 @@ print_infer_json (const InferResult *r)
       headroom_cli_json_double (builder, "time_per_output_token",
                                 r->serving_latency.time_per_output_token);
       headroom_cli_json_double (builder, "tokens_per_second", r->serving_latency.tokens_per_second);
+      headroom_cli_json_double (builder, "time_to_first_token_loaded",
+                                r->serving_latency.time_to_first_token_loaded);
     }
   json_builder_end_object (builder);
 

@@ -398,6 +398,46 @@ hr_serving_latency (const HrModel       *model,
       lat->time_per_output_token = tpot;
     }
   lat->end_to_end = (double) lat->waves * l.end_to_end;
+
+  if (serving->engine != HR_ENGINE_HF && plan->max_num_batched_tokens > 0)
+    {
+      HrInference alone = *inference;
+      HrInference others = *inference;
+      HrInferenceLatency a;
+      HrInferenceLatency o = { 0 };
+      int64_t budget = plan->max_num_batched_tokens - (running - 1);
+      double steps;
+      double compute;
+      double memory;
+
+      if (budget < 1)
+        budget = 1;
+      /* The new prompt alone, chunked by what the decodes leave. */
+      alone.batch = 1;
+      alone.generate = 0;
+      alone.prefill_chunk = budget;
+      if ((status = hr_inference_latency (model, &alone, gpu, &a, err)) != HR_OK)
+        return status;
+      /* The others' mean decode step. */
+      if (running > 1)
+        {
+          others.batch = running - 1;
+          if (others.generate < 2)
+            others.generate = 2;
+          if ((status = hr_inference_latency (model, &others, gpu, &o, err)) != HR_OK)
+            return status;
+        }
+      lat->loaded_prefill_chunk = budget < inference->prompt ? budget : inference->prompt;
+      lat->loaded_prefill_steps = (inference->prompt + budget - 1) / budget;
+      steps = (double) lat->loaded_prefill_steps;
+      /* One mixed step: the FLOPs of both add up; both read the same
+       * weights once, so the step reads the larger of the two (the
+       * chunk's few KV writes beside the others' KV reads are left out). */
+      compute = a.prefill_compute_time / steps + o.decode_compute_time;
+      memory = fmax (a.prefill_memory_time / steps, o.decode_memory_time);
+      lat->time_to_first_token_loaded = steps * (fmax (compute, memory) + o.decode_allreduce_time) +
+                                        a.prefill_allreduce_time;
+    }
   if (inference->generate > 0 && lat->end_to_end > 0.0)
     lat->tokens_per_second = (double) inference->batch * (double) inference->generate /
                              lat->end_to_end;

@@ -90,6 +90,12 @@ typedef struct
   double  time_per_output_token; /* s: a decode step of `running` sequences */
   double  end_to_end;            /* s: every wave, one after the other */
   double  tokens_per_second;     /* generated tokens/s over the whole batch */
+  /* A request arriving while running − 1 others decode (Sarathi-Serve's
+   * stall-free schedule): each step carries their decode tokens and a
+   * chunk of its prompt in the rest of the step budget. */
+  int64_t loaded_prefill_chunk;  /* prompt tokens per step: budget − (running − 1) */
+  int64_t loaded_prefill_steps;  /* ⌈prompt ÷ chunk⌉ */
+  double  time_to_first_token_loaded; /* s */
 } HrServingLatency;
 
 void     hr_serving_init (HrServing *serving);

@@ -587,6 +587,11 @@ fill_summary (HeadroomEstimator *self)
                         (double) r->serving_latency.running, "sequences", NULL,
                         _("the batch, capped by the engine’s sequence limit and its KV cache; "
                           "the rest wait"));
+          if (r->serving_latency.time_to_first_token_loaded > 0)
+            add_quantity (items, "time_to_first_token_loaded", _("Time to first token under load"),
+                          r->serving_latency.time_to_first_token_loaded, "s", NULL,
+                          _("a request arriving while the others in flight decode: its prompt in "
+                            "the step budget they leave, a step at a time"));
           add_quantity (items, "engine_tokens_per_second", _("Throughput, continuous batching"),
                         r->serving_latency.tokens_per_second, "tokens/s", NULL,
                         _("the batch in waves of the requests in flight, prompts prefilled in "

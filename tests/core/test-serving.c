@@ -443,6 +443,32 @@ test_continuous_batching (void)
   g_assert_cmpfloat_with_epsilon (lat.tokens_per_second, 600.0 * 256.0 / (3.0 * direct.end_to_end),
                                   1e-9);
 
+  /* A request arriving while the other 255 decode: each 8192-token step
+   * carries their 255 decode tokens and 8192 − 255 = 7937 of its 1024-token
+   * prompt, so the prompt takes one step: its FLOPs plus the 255 decode
+   * steps' FLOPs against the larger of the two memory reads. */
+  {
+    HrInference alone = inf;
+    HrInference others = inf;
+    HrInferenceLatency a;
+    HrInferenceLatency o;
+
+    alone.batch = 1;
+    alone.generate = 0;
+    alone.prefill_chunk = 7937;
+    others.batch = 255;
+    g_assert_cmpint (hr_inference_latency (&model, &alone, &gpu, &a, &err), ==, HR_OK);
+    g_assert_cmpint (hr_inference_latency (&model, &others, &gpu, &o, &err), ==, HR_OK);
+    g_assert_cmpint (lat.loaded_prefill_chunk, ==, 1024);
+    g_assert_cmpint (lat.loaded_prefill_steps, ==, 1);
+    g_assert_cmpfloat_with_epsilon (lat.time_to_first_token_loaded,
+                                    fmax (a.prefill_compute_time + o.decode_compute_time,
+                                          fmax (a.prefill_memory_time, o.decode_memory_time)),
+                                    1e-12);
+    /* Decoding others slow the first token down. */
+    g_assert_cmpfloat (lat.time_to_first_token_loaded, >, a.time_to_first_token);
+  }
+
   serving.max_num_seqs = 1000;
   g_assert_cmpint (hr_serving_latency (&model, &inf, &serving, &gpu, &p, &lat, &err), ==, HR_OK);
   g_assert_cmpint (lat.running, ==, 354);
