@@ -23,7 +23,24 @@ void
 headroom_cli_model_clear (HeadroomCliModel *model)
 {
   g_clear_pointer (&model->name, g_free);
+  g_clear_pointer (&model->preset, g_free);
+  g_clear_pointer (&model->config, json_object_unref);
   g_clear_object (&model->project);
+}
+
+HeadroomProject *
+headroom_cli_model_dup_project (HeadroomCliModel *model)
+{
+  HeadroomProject *project;
+
+  if (model->project != NULL)
+    return g_object_ref (model->project);
+  project = headroom_project_new ();
+  if (model->preset != NULL)
+    headroom_project_set_string (project, "model.preset", model->preset, NULL);
+  else if (model->config != NULL)
+    headroom_project_set_config (project, model->config);
+  return project;
 }
 
 static gboolean
@@ -126,6 +143,7 @@ headroom_cli_resolve_model (const char        *text,
       else if (warnings & HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE)
         fprintf (stderr, _("headroom-cli: warning: %s: model_type “%s” is unknown, read as Llama-style\n"),
                  text, model_type);
+      out->config = json_object_ref (config);
       return TRUE;
     }
 
@@ -152,6 +170,7 @@ headroom_cli_resolve_model (const char        *text,
     }
 
   out->name = g_strdup (text);
+  out->preset = g_strdup (text);
   return TRUE;
 }
 

@@ -37,6 +37,8 @@ typedef struct
 {
   HrModel          model;
   char            *name;     /* preset id, file name */
+  char            *preset;   /* set when MODEL was a preset id */
+  JsonObject      *config;   /* set when MODEL was a config.json */
   HeadroomProject *project;  /* set when MODEL was a project file */
 } HeadroomCliModel;
 
@@ -163,6 +165,29 @@ void              headroom_cli_table_add_gib (HeadroomCliTable *table,
 void              headroom_cli_table_print   (HeadroomCliTable *table);
 void              headroom_cli_table_free    (HeadroomCliTable *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliTable, headroom_cli_table_free)
+
+/* Options made from the key table (headroom-cli-options.c): every key of
+ * `section` ("training", "inference") and of hardware.* */
+typedef struct _HeadroomCliKeyOptions HeadroomCliKeyOptions;
+
+HeadroomCliKeyOptions *headroom_cli_key_options_new   (GOptionContext        *context,
+                                                       const char            *section);
+void                   headroom_cli_key_options_free  (HeadroomCliKeyOptions *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliKeyOptions, headroom_cli_key_options_free)
+/* The text given for `key` ("true" for a flag), NULL when not given. */
+const char            *headroom_cli_key_options_get   (HeadroomCliKeyOptions *self,
+                                                       const char            *key);
+/* Sets every value given on `project`; an error names the option. */
+gboolean               headroom_cli_key_options_apply (HeadroomCliKeyOptions *self,
+                                                       HeadroomProject       *project,
+                                                       GError               **error);
+/* A USAGE error from a project error, naming the key's option ("--tp: …"). */
+void                   headroom_cli_set_key_error     (GError               **error,
+                                                       const GError          *key_error);
+
+/* The project a command computes on: MODEL's own project, else a new one
+ * (every key at the table's default) holding the preset or the config. */
+HeadroomProject *headroom_cli_model_dup_project (HeadroomCliModel *model);
 
 /* The commands: argv[0] is the command name. */
 int headroom_cli_params (int argc, char **argv);

@@ -1090,3 +1090,62 @@ headroom_estimator_get_usable_memory (HeadroomEstimator *self)
   return self->result.workload == HEADROOM_WORKLOAD_INFERENCE
          ? self->result.serving_plan.usable : 0;
 }
+
+const HrTrainingLimits *
+headroom_estimator_get_training_limits (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return self->result.has_training_limits ? &self->result.training_limits : NULL;
+}
+
+const HrInferenceLimits *
+headroom_estimator_get_inference_limits (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return self->result.has_inference_limits ? &self->result.inference_limits : NULL;
+}
+
+gboolean
+headroom_estimator_get_power_known (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+  return self->result.power_known;
+}
+
+gboolean
+headroom_estimator_measure_training (HeadroomEstimator      *self,
+                                     double                  tokens_per_second,
+                                     double                  step_seconds,
+                                     HrTrainingUtilization  *out,
+                                     GError                **error)
+{
+  HrError err = { 0 };
+  HrStatus status;
+  HrGpu gpu;
+
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (!self->has_result || self->result.workload != HEADROOM_WORKLOAD_TRAINING)
+    {
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                           _("training: no estimate to measure against"));
+      return FALSE;
+    }
+  if (!headroom_project_get_gpu (self->project, &gpu, error))
+    return FALSE;
+  if (tokens_per_second > 0)
+    status = hr_training_utilization_from_tokens_per_second (&self->result.model,
+                                                             &self->result.training, &gpu,
+                                                             tokens_per_second, out, &err);
+  else
+    status = hr_training_utilization_from_step_seconds (&self->result.model,
+                                                        &self->result.training, &gpu,
+                                                        step_seconds, out, &err);
+  if (status != HR_OK)
+    {
+      headroom_project_set_core_error (error, "training", &err);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -98,4 +98,18 @@ double           headroom_estimator_get_usable_memory      (HeadroomEstimator *s
 char            *headroom_estimator_dup_explanation (HeadroomEstimator *self,
                                                      const char        *id) G_GNUC_WARN_UNUSED_RESULT;
 
+/* The limits of the last result (largest micro-batch or batch, longest
+ * sequence, fewest GPUs); NULL when the core could not bound them. */
+const HrTrainingLimits  *headroom_estimator_get_training_limits  (HeadroomEstimator *self);
+const HrInferenceLimits *headroom_estimator_get_inference_limits (HeadroomEstimator *self);
+/* Whether the GPU's board power is published (energy is unknown otherwise). */
+gboolean         headroom_estimator_get_power_known (HeadroomEstimator *self);
+/* The MFU and HFU of a measured run of the last training result: from its
+ * tokens per second when above 0, else from its step time. */
+gboolean         headroom_estimator_measure_training (HeadroomEstimator      *self,
+                                                      double                  tokens_per_second,
+                                                      double                  step_seconds,
+                                                      HrTrainingUtilization  *out,
+                                                      GError                **error);
+
 G_END_DECLS

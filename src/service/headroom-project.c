@@ -83,6 +83,7 @@ static const char * const engine_labels[] = {
 static void apply_price (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_precision (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_lora_targets (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_overhead (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_gb_per_s (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 
 /* A row: the key, its type, bounds, default (as a file writes it), unit and
@@ -135,7 +136,8 @@ static const HeadroomKeyInfo keys[] = {
   INT ("hardware.nodes", 1, 1e6, "1", NULL, N_("Nodes"), GROUP ("hardware/cluster"), TRAIN (nodes)),
   INT ("hardware.gpus_per_node", 1, 1024, "8", NULL, N_("GPUs per node"), GROUP ("hardware/cluster"),
        TRAIN (gpus_per_node)),
-  DBL ("hardware.price_per_gpu_hour", 0, 1e6, "0", "USD", N_("Price per GPU-hour"),
+  /* A typical on-demand H100 price (2025); 0 leaves the cost out. */
+  DBL ("hardware.price_per_gpu_hour", 0, 1e6, "2.5", "USD", N_("Price per GPU-hour"),
        GROUP ("hardware/cluster"), OPTION ("price"), APPLY (apply_price)),
   DBL ("hardware.inter_node_bandwidth", 0, 1e6, "0", "GB/s", N_("Inter-node bandwidth per GPU"),
        GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
@@ -151,6 +153,9 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power"), GROUP ("hardware/custom")),
+  /* The core's defaults differ by workload (1 GiB training, HR_INFERENCE_DEFAULT_OVERHEAD_BYTES). */
+  DBL ("hardware.overhead", -1, 1e15, "-1", "bytes", N_("Framework memory per GPU (−1: the default)"),
+       OPTION ("overhead"), APPLY (apply_overhead)),
   DBL ("hardware.cpu_memory_bandwidth", 0.001, 1e6, "89.6", "GB/s", N_("Host memory bandwidth"),
        FIELD_OF (HEADROOM_KEY_FIELD_SERVING, HrServing, cpu_memory_bandwidth),
        APPLY (apply_gb_per_s)),
@@ -329,7 +334,74 @@ unknown_free (Unknown *unknown)
 
 G_DEFINE_FINAL_TYPE (HeadroomProject, headroom_project, G_TYPE_OBJECT)
 
-G_DEFINE_QUARK (headroom-project-error-quark, headroom_project_error)
+/* Errors carry the key at fault and the problem without it as data
+ * (headroom_project_error_get_key()), so that the window can name the
+ * setting by its label and the CLI by its option. */
+typedef struct
+{
+  char *key;
+  char *problem;
+} HeadroomProjectErrorPrivate;
+
+static void
+headroom_project_error_private_init (HeadroomProjectErrorPrivate *priv)
+{
+  priv->key = NULL;
+  priv->problem = NULL;
+}
+
+static void
+headroom_project_error_private_copy (const HeadroomProjectErrorPrivate *src,
+                                     HeadroomProjectErrorPrivate       *dest)
+{
+  dest->key = g_strdup (src->key);
+  dest->problem = g_strdup (src->problem);
+}
+
+static void
+headroom_project_error_private_clear (HeadroomProjectErrorPrivate *priv)
+{
+  g_clear_pointer (&priv->key, g_free);
+  g_clear_pointer (&priv->problem, g_free);
+}
+
+G_DEFINE_EXTENDED_ERROR (HeadroomProjectError, headroom_project_error)
+
+const char *
+headroom_project_error_get_key (const GError *error)
+{
+  if (error == NULL || error->domain != HEADROOM_PROJECT_ERROR)
+    return NULL;
+  return headroom_project_error_get_private (error)->key;
+}
+
+const char *
+headroom_project_error_get_problem (const GError *error)
+{
+  if (error == NULL || error->domain != HEADROOM_PROJECT_ERROR)
+    return NULL;
+  return headroom_project_error_get_private (error)->problem;
+}
+
+/* Records `key` on an error just set whose message is "KEY: PROBLEM". */
+static void
+error_set_key (GError     **error,
+               const char  *key)
+{
+  HeadroomProjectErrorPrivate *priv;
+  const char *message;
+  gsize len = strlen (key);
+
+  if (error == NULL || *error == NULL || (*error)->domain != HEADROOM_PROJECT_ERROR)
+    return;
+  priv = headroom_project_error_get_private (*error);
+  message = (*error)->message;
+  g_free (priv->key);
+  g_free (priv->problem);
+  priv->key = g_strdup (key);
+  priv->problem = g_strdup (strncmp (message, key, len) == 0 && strncmp (message + len, ": ", 2) == 0
+                            ? message + len + 2 : message);
+}
 
 G_LOCK_DEFINE_STATIC (derived_options);
 
@@ -790,6 +862,7 @@ set_invalid (GError     **error,
 {
   g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
                "%s: %s", key, problem);
+  error_set_key (error, key);
 }
 
 static gboolean
@@ -826,6 +899,7 @@ check_node (const char             *key,
                          info->type == HEADROOM_KEY_INT ? _("%s: expected an integer")
                                                         : _("%s: expected a number"),
                          key);
+            error_set_key (error, key);
             return FALSE;
           }
         value = json_node_get_double (node);
@@ -838,6 +912,7 @@ check_node (const char             *key,
           {
             g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
                          _("%s: expected an integer"), key);
+            error_set_key (error, key);
             return FALSE;
           }
         if (value < info->minimum || value > info->maximum)
@@ -851,6 +926,7 @@ check_node (const char             *key,
             g_ascii_formatd (hi, sizeof hi, "%.15g", info->maximum);
             g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
                          _("%s: %s is out of range (%s to %s)"), key, value_str, lo, hi);
+            error_set_key (error, key);
             return FALSE;
           }
       }
@@ -861,6 +937,7 @@ check_node (const char             *key,
         {
           g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
                        _("%s: expected true or false"), key);
+          error_set_key (error, key);
           return FALSE;
         }
       return TRUE;
@@ -872,6 +949,7 @@ check_node (const char             *key,
         {
           g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
                        _("%s: expected a string"), key);
+          error_set_key (error, key);
           return FALSE;
         }
       if (!g_utf8_validate (json_node_get_string (node), -1, NULL))
@@ -886,6 +964,7 @@ check_node (const char             *key,
 
           g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
                        _("%s: “%s” is not one of %s"), key, json_node_get_string (node), list);
+          error_set_key (error, key);
           return FALSE;
         }
       return TRUE;
@@ -1015,7 +1094,6 @@ headroom_project_new_default (void)
   headroom_project_set_int (self, "training.tensor_parallel", 2, NULL);
   headroom_project_set_boolean (self, "training.sequence_parallel", TRUE, NULL);
   headroom_project_set_string (self, "training.recompute", "selective", NULL);
-  headroom_project_set_double (self, "hardware.price_per_gpu_hour", 2.5, NULL);
   headroom_project_set_double (self, "training.tokens", 1e12, NULL);
   self->modified = FALSE;
 
@@ -1485,6 +1563,7 @@ set_node (HeadroomProject  *self,
     {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_UNKNOWN_KEY,
                    _("%s: no such setting"), key);
+      error_set_key (error, key);
       return FALSE;
     }
   if (!check_node (key, info, node, error))
@@ -1616,6 +1695,7 @@ headroom_project_set_from_string (HeadroomProject  *self,
                            : info->type == HEADROOM_KEY_INT ? _("%s: expected an integer")
                                                             : _("%s: expected a number"),
                            key);
+              error_set_key (error, key);
               return FALSE;
             }
           node = json_node_new (JSON_NODE_VALUE);
@@ -1932,6 +2012,7 @@ headroom_project_get_model (HeadroomProject  *self,
     {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_NOT_FOUND,
                    _("model.preset: no model “%s” in the catalog"), preset);
+      error_set_key (error, "model.preset");
       return FALSE;
     }
   if (preset == NULL && json_object_get_size (self->config) == 0)
@@ -1997,6 +2078,7 @@ headroom_project_get_gpu (HeadroomProject  *self,
   else if (!headroom_catalog_lookup_gpu (headroom_catalog_get_default (), id, gpu, error))
     {
       g_prefix_error (error, "hardware.gpu: ");
+      error_set_key (error, "hardware.gpu");
       return FALSE;
     }
 
@@ -2119,6 +2201,23 @@ apply_lora_targets (HeadroomProject       *self,
     training->finetune.targets = 0;
 }
 
+/* hardware.overhead: both workloads' overhead_bytes, unless -1 (the core's default). */
+static void
+apply_overhead (HeadroomProject       *self,
+                const HeadroomKeyInfo *info,
+                HeadroomKeyField       field,
+                void                  *out)
+{
+  double bytes = headroom_project_get_double (self, info->key);
+
+  if (bytes < 0)
+    return;
+  if (field == HEADROOM_KEY_FIELD_TRAINING)
+    ((HrTraining *) out)->overhead_bytes = bytes;
+  else if (field == HEADROOM_KEY_FIELD_INFERENCE)
+    ((HrInference *) out)->overhead_bytes = bytes;
+}
+
 /* A DOUBLE in GB/s into its field in bytes/s. */
 static void
 apply_gb_per_s (HeadroomProject       *self,
@@ -2178,8 +2277,11 @@ headroom_project_set_core_error (GError        **error,
   key = headroom_project_key_for_field (section, err->field);
   /* The core's line starts with the bare field name; name the full key instead. */
   if (err->field != NULL && key != NULL && g_str_has_prefix (line, err->field))
-    g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                 "%s%s", key, line + strlen (err->field));
+    {
+      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                   "%s%s", key, line + strlen (err->field));
+      error_set_key (error, key);
+    }
   else
     g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID, line);
 }
@@ -2213,6 +2315,7 @@ headroom_project_validate (HeadroomProject  *self,
           g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
                        _("training.tensor_parallel: %" G_GINT64_FORMAT " does not divide %"
                          G_GINT64_FORMAT " GPUs"), training.tensor_parallel, n_gpus);
+          error_set_key (error, "training.tensor_parallel");
           return FALSE;
         }
       if (n_gpus % model_parallel != 0)
@@ -2221,6 +2324,7 @@ headroom_project_validate (HeadroomProject  *self,
                        _("training.pipeline_parallel: tensor × pipeline × context parallel (%"
                          G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
                        model_parallel, n_gpus);
+          error_set_key (error, "training.pipeline_parallel");
           return FALSE;
         }
       if (hr_training_validate (&training, &model, &err) != HR_OK)
@@ -2240,6 +2344,7 @@ headroom_project_validate (HeadroomProject  *self,
                        _("inference.tensor_parallel: tensor × pipeline parallel (%"
                          G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
                        inference.gpus, n_gpus);
+          error_set_key (error, "inference.tensor_parallel");
           return FALSE;
         }
       if (hr_inference_validate (&model, &inference, &err) != HR_OK)

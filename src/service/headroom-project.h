@@ -41,6 +41,13 @@ typedef enum
 
 GQuark headroom_project_error_quark (void) G_GNUC_CONST;
 
+/* The key an error of HEADROOM_PROJECT_ERROR is about ("training.tensor_parallel")
+ * and its problem without the key ("3 does not divide 8 GPUs"), for a message
+ * that names the setting by its label or option; NULL when the error names no
+ * key (or is of another domain). The message itself reads "KEY: PROBLEM". */
+const char *headroom_project_error_get_key     (const GError *error);
+const char *headroom_project_error_get_problem (const GError *error);
+
 typedef enum
 {
   HEADROOM_WORKLOAD_TRAINING,

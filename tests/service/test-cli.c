@@ -434,7 +434,8 @@ test_train (void)
   double model_flops, hardware_flops, step, total;
 
   run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--tokens", "1e12", "--price", "2", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--tokens", "1e12", "--price", "2",
+           "--json", NULL);
   out = parse_output (&run);
 
   g_assert_cmpint (member_int (out, "params.total"), ==, 6738415616);
@@ -474,7 +475,7 @@ test_train (void)
 }
 
 /* Fine-tuning options (docs/training.md, Fine-tuning): Llama 2 7B on one
- * GPU in bf16-mixed. LoRA r 8 on q and v: 4,194,304 trainable parameters
+ * GPU in bf16-mixed, one micro-batch per step (no accumulation buffer). LoRA r 8 on q and v: 4,194,304 trainable parameters
  * (8 · (4096 + 4096) · 2 · 32); the frozen base in bf16, 2 · 6,738,415,616 B;
  * the adapters 2 + 4 + 2 + 8 = 16 B each. QLoRA, NF4 with double
  * quantisation on every linear but the head (6,476,005,376 parameters at
@@ -490,7 +491,7 @@ test_train_finetune (void)
   g_autoptr(JsonObject) qlora = NULL;
 
   run_cli (&lora_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
-           "--method", "lora", "--lora-rank", "8", "--lora-targets", "attention", "--json", NULL);
+           "--global-batch", "0", "--method", "lora", "--lora-rank", "8", "--lora-targets", "attention", "--json", NULL);
   lora = parse_output (&lora_run);
   g_assert_cmpint (member_int (lora, "params.trainable"), ==, 4194304);
   g_assert_cmpint (member_int (lora, "params.frozen"), ==, 6738415616);
@@ -524,12 +525,12 @@ test_train_options (void)
   g_autoptr(JsonObject) overhead = NULL;
 
   run_cli (&base_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--json", NULL);
   base = parse_output (&base_run);
 
   /* Half the MFU, twice the step. */
   run_cli (&mfu_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--mfu", "0.2", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "0.2", "--json", NULL);
   mfu = parse_output (&mfu_run);
   assert_close (member_double (mfu, "time.step_seconds"), 2 * member_double (base, "time.step_seconds"));
 
@@ -538,7 +539,7 @@ test_train_options (void)
    * gradients whole, 2Ψ = 13,476,831,232 each; master 4Ψ/8 = 3,369,207,808
    * and Adam 8Ψ/8 = 6,738,415,616 per rank. */
   run_cli (&zero_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "1", "--seq", "4096", "--json", NULL);
+           "--zero", "1", "--seq", "4096", "--global-batch", "0", "--json", NULL);
   zero = parse_output (&zero_run);
   g_assert_cmpint (member_int (zero, "memory.weights"), ==, 13476831232);
   g_assert_cmpint (member_int (zero, "memory.gradients"), ==, 13476831232);
@@ -551,7 +552,7 @@ test_train_options (void)
     g_autoptr(JsonObject) nodes = NULL;
 
     run_cli (&nodes_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--nodes", "2",
-             "--gpus-per-node", "4", "--zero", "3", "--seq", "4096",
+             "--gpus-per-node", "4", "--zero", "3", "--seq", "4096", "--global-batch", "0",
              "--inter-node-bandwidth", "50", "--json", NULL);
     nodes = parse_output (&nodes_run);
     g_assert_cmpint (member_int (nodes, "memory.weights"), ==, 1684603904);
@@ -567,7 +568,7 @@ test_train_options (void)
     g_autoptr(JsonObject) causal = NULL;
 
     run_cli (&causal_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-             "--zero", "3", "--seq", "4096", "--causal", "--json", NULL);
+             "--zero", "3", "--seq", "4096", "--global-batch", "0", "--causal", "--json", NULL);
     causal = parse_output (&causal_run);
     assert_close (member_double (base, "flops.forward") - member_double (causal, "flops.forward"),
                   4398046511104.0);
@@ -577,7 +578,7 @@ test_train_options (void)
 
   /* --overhead sets the framework reserve, byte for byte. */
   run_cli (&overhead_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--overhead", "123456789", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--overhead", "123456789", "--json", NULL);
   overhead = parse_output (&overhead_run);
   g_assert_cmpint (member_int (overhead, "memory.overhead"), ==, 123456789);
   g_assert_cmpint (member_int (overhead, "memory.total") - member_int (base, "memory.total"), ==,
@@ -590,7 +591,7 @@ test_train_table (void)
   g_auto(Run) run = { 0 };
 
   run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", NULL);
   g_assert_cmpint (run.status, ==, 0);
   /* 1,684,603,904 bytes = 1.569 GiB; 24 GiB capacity */
   g_assert_nonnull (strstr (run.out, "1.57 GiB"));
@@ -646,7 +647,8 @@ test_train_measured (void)
   double model_flops, hardware_flops;
 
   run_cli (&step_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--measured-step-seconds", "10", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--measured-step-seconds", "10",
+           "--json", NULL);
   step = parse_output (&step_run);
   model_flops = 8 * (member_double (step, "flops.forward") + member_double (step, "flops.backward"));
   hardware_flops = 8 * member_double (step, "flops.total");
@@ -659,7 +661,8 @@ test_train_measured (void)
                 member_double (step, "time.mfu") * member_double (step, "time.step_seconds") / 10);
 
   run_cli (&tokens_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--measured-tokens-per-second", "3276.8", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--measured-tokens-per-second",
+           "3276.8", "--json", NULL);
   tokens = parse_output (&tokens_run);
   assert_close (member_double (tokens, "time.measured.step_seconds"), 10);
   assert_close (member_double (tokens, "time.measured.mfu"), member_double (step, "time.measured.mfu"));
@@ -667,7 +670,7 @@ test_train_measured (void)
 
   /* The prediction itself does not move; without the options there is no "measured". */
   run_cli (&base_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--json", NULL);
   base = parse_output (&base_run);
   g_assert_false (json_object_has_member (json_node_get_object (member (base, "time")), "measured"));
   g_assert_cmpfloat (member_double (base, "time.step_seconds"), ==,
@@ -675,7 +678,7 @@ test_train_measured (void)
   g_assert_cmpfloat (member_double (base, "time.mfu"), ==, member_double (step, "time.mfu"));
 
   run_cli (&table, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--measured-step-seconds", "10", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--measured-step-seconds", "10", NULL);
   g_assert_cmpint (table.status, ==, 0);
   g_assert_nonnull (strstr (table.out, "Measured MFU"));
   g_assert_nonnull (strstr (table.out, "Measured HFU"));
@@ -1328,14 +1331,15 @@ test_import_hub (void)
   g_assert_true (strchr (offline.err, '\n')[1] == '\0');
 }
 
-/* Issue 15: no figure prints as inf, nan or -0, whatever the input (an MFU of
- * 1e-300 makes the time and energy overflow; a price of -0). */
+/* Issue 15: no figure prints as inf, nan or -0, whatever the input (the
+ * smallest MFU the key table takes, 0.001, on the largest budget; a price
+ * of -0). */
 static void
 test_no_inf_nan_negative_zero (void)
 {
   static const char * const extra[][3] = {
-    { "--mfu", "1e-300", "--json" },
-    { "--mfu", "1e-300", NULL },
+    { "--mfu", "0.001", "--json" },
+    { "--mfu", "0.001", NULL },
     { "--price", "-0", "--json" },
     { "--price", "-0", NULL },
   };
@@ -1386,7 +1390,6 @@ test_bad_input (void)
     /* train */
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--tp", "3" }, "--tp" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "no-such-gpu" }, "no-such-gpu" },
-    { { "train", "--model", LLAMA_CONFIG }, "--gpu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--zero", "4" }, "--zero" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "0" }, "--mfu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "1.5" }, "--mfu" },
@@ -1453,6 +1456,41 @@ test_bad_input (void)
       run_cli (&run, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], NULL);
       assert_bad_input (&run, cases[i].needle);
     }
+}
+
+/* Issue 13, done when: the CLI and a project give one answer. train with
+ * only a model, a GPU and a GPU count takes every other setting at the key
+ * table's defaults, as a project saved with just those keys does; report of
+ * that project prints the same figures, byte for byte (JSON and table, but
+ * for the name in the table's first line). */
+static void
+test_train_equals_project (void)
+{
+  g_auto(Run) train_json = { 0 };
+  g_auto(Run) report_json = { 0 };
+  g_auto(Run) train_table = { 0 };
+  g_auto(Run) report_table = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  const char *project = CLI_DATA "/launch-defaults.headroom.json";
+
+  run_cli (&train_json, "train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "8",
+           "--json", NULL);
+  run_cli (&report_json, "report", project, "--json", NULL);
+  out = parse_output (&train_json);
+  g_assert_cmpstr (train_json.out, ==, report_json.out);
+  g_assert_cmpstr (report_json.err, ==, "");
+
+  /* The table's defaults: sequences of 8192, ZeRO-1 (master weights and
+   * Adam states over 8 ranks), global batch 512. */
+  g_assert_cmpint (member_int (out, "flops.tokens"), ==, 8192);
+  g_assert_cmpint (member_int (out, "memory.master_weights"), ==, 4 * 8030261248 / 8);
+  g_assert_cmpint (member_int (out, "memory.optimizer"), ==, 8 * 8030261248 / 8);
+
+  run_cli (&train_table, "train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "8", NULL);
+  run_cli (&report_table, "report", project, NULL);
+  g_assert_cmpint (train_table.status, ==, 0);
+  g_assert_cmpint (report_table.status, ==, 0);
+  g_assert_cmpstr (strchr (train_table.out, '\n'), ==, strchr (report_table.out, '\n'));
 }
 
 /* Golden outputs (issue 13): tests/data/cli/golden/NAME.args holds one argument
@@ -1571,6 +1609,7 @@ main (int   argc,
   g_test_add_func ("/cli/locale", test_locale);
   g_test_add_func ("/cli/bad-input", test_bad_input);
   g_test_add_func ("/cli/golden", test_golden);
+  g_test_add_func ("/cli/train-equals-project", test_train_equals_project);
 
   return g_test_run ();
 }

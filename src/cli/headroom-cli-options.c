@@ -1,0 +1,156 @@
+/* headroom-cli-options.c: command-line options made from the project's key table
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Every row of the key table in a command's section (training.* for train and
+ * plan, inference.* for infer) and in hardware.* is an option, "--OPTION VALUE"
+ * or a "--FLAG" for a boolean, named by headroom_key_info_get_option(). A value
+ * given is set on the command's HeadroomProject with the table's own parsing
+ * and bounds, so the CLI, project files and the window read a value alike.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "headroom-cli.h"
+
+struct _HeadroomCliKeyOptions
+{
+  GPtrArray *infos;     /* const HeadroomKeyInfo *, one per entry */
+  char     **values;    /* STRING values, NULL when not given */
+  gboolean  *flags;     /* BOOLEAN flags */
+  GOptionEntry *entries;
+  GPtrArray *owned;     /* argument descriptions */
+};
+
+void
+headroom_cli_key_options_free (HeadroomCliKeyOptions *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < self->infos->len; i++)
+    g_free (self->values[i]);
+  g_free (self->values);
+  g_free (self->flags);
+  g_free (self->entries);
+  g_ptr_array_unref (self->infos);
+  g_ptr_array_unref (self->owned);
+  g_free (self);
+}
+
+static gboolean
+in_section (const HeadroomKeyInfo *info,
+            const char            *section)
+{
+  gsize len = strlen (section);
+
+  return strncmp (info->key, section, len) == 0 && info->key[len] == '.';
+}
+
+HeadroomCliKeyOptions *
+headroom_cli_key_options_new (GOptionContext *context,
+                              const char     *section)
+{
+  HeadroomCliKeyOptions *self = g_new0 (HeadroomCliKeyOptions, 1);
+  const HeadroomKeyInfo *keys;
+  guint n_keys, n = 0;
+
+  self->infos = g_ptr_array_new ();
+  self->owned = g_ptr_array_new_with_free_func (g_free);
+  keys = headroom_project_get_keys (&n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    if (in_section (&keys[i], section) || in_section (&keys[i], "hardware"))
+      g_ptr_array_add (self->infos, (gpointer) &keys[i]);
+
+  self->values = g_new0 (char *, self->infos->len);
+  self->flags = g_new0 (gboolean, self->infos->len);
+  self->entries = g_new0 (GOptionEntry, self->infos->len + 1);
+  for (guint i = 0; i < self->infos->len; i++)
+    {
+      const HeadroomKeyInfo *info = self->infos->pdata[i];
+      GOptionEntry *entry = &self->entries[n++];
+      char *arg;
+
+      entry->long_name = headroom_key_info_get_option (info);
+      entry->description = info->label;
+      if (info->type == HEADROOM_KEY_BOOLEAN)
+        {
+          entry->arg = G_OPTION_ARG_NONE;
+          entry->arg_data = &self->flags[i];
+          continue;
+        }
+      entry->arg = G_OPTION_ARG_STRING;
+      entry->arg_data = &self->values[i];
+      if (info->type == HEADROOM_KEY_CHOICE)
+        arg = g_strjoinv ("|", (char **) info->choices);
+      else if (info->unit != NULL)
+        arg = g_ascii_strup (info->unit, -1);
+      else
+        arg = g_strdup (info->type == HEADROOM_KEY_STRING ? "TEXT" : "N");
+      g_strdelimit (arg, " /", '_');
+      g_ptr_array_add (self->owned, arg);
+      entry->arg_description = arg;
+    }
+  g_option_context_add_main_entries (context, self->entries, GETTEXT_PACKAGE);
+  return self;
+}
+
+const char *
+headroom_cli_key_options_get (HeadroomCliKeyOptions *self,
+                              const char            *key)
+{
+  for (guint i = 0; i < self->infos->len; i++)
+    {
+      const HeadroomKeyInfo *info = self->infos->pdata[i];
+
+      if (strcmp (info->key, key) != 0)
+        continue;
+      if (info->type == HEADROOM_KEY_BOOLEAN)
+        return self->flags[i] ? "true" : NULL;
+      return self->values[i];
+    }
+  g_critical ("%s: not an option of this command", key);
+  return NULL;
+}
+
+void
+headroom_cli_set_key_error (GError      **error,
+                            const GError *key_error)
+{
+  const char *key = headroom_project_error_get_key (key_error);
+  const char *problem = headroom_project_error_get_problem (key_error);
+  const HeadroomKeyInfo *info = key != NULL ? headroom_project_find_key (key) : NULL;
+
+  /* Name the option that sets the key, else the key, never the label: the
+   * command line has no labels. */
+  if (info != NULL && problem != NULL && !g_str_has_prefix (key, "model."))
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "--%s: %s",
+                 headroom_key_info_get_option (info), problem);
+  else
+    g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, key_error->message);
+}
+
+gboolean
+headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
+                                HeadroomProject        *project,
+                                GError                **error)
+{
+  for (guint i = 0; i < self->infos->len; i++)
+    {
+      const HeadroomKeyInfo *info = self->infos->pdata[i];
+      g_autoptr(GError) local_error = NULL;
+      const char *text = info->type == HEADROOM_KEY_BOOLEAN ? (self->flags[i] ? "true" : NULL)
+                                                             : self->values[i];
+
+      if (text == NULL)
+        continue;
+      if (!headroom_project_set_from_string (project, info->key, text, &local_error))
+        {
+          headroom_cli_set_key_error (error, local_error);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
