@@ -193,6 +193,25 @@ hr_finetune_targets_to_string (unsigned targets,
       }
 }
 
+/* Hugging Face modules (transformers models/<type>/modeling_<type>.py) that
+ * hold q, k and v, or gate and up, in one nn.Linear (Conv1D for gpt2): PEFT
+ * wraps that one module. */
+static const char * const fused_qkv_types[] = {
+  "gpt2", "gpt_neox", "falcon", "bloom", "phi3", "gpt_bigcode", "mpt", "dbrx", "chatglm",
+};
+static const char * const fused_gate_up_types[] = { "phi3", "chatglm" };
+
+void
+hr_finetune_set_model_type (HrFinetune *f,
+                            const char *model_type)
+{
+  int v;
+
+  f->fused_qkv = index_of (fused_qkv_types, N_ELEMENTS (fused_qkv_types), model_type, &v);
+  f->fused_gate_up = index_of (fused_gate_up_types, N_ELEMENTS (fused_gate_up_types),
+                               model_type, &v);
+}
+
 /* Settings */
 
 void

@@ -188,6 +188,13 @@ double   hr_finetune_dequant_bytes (const HrModel    *model,
                                     const HrFinetune *finetune,
                                     double            compute_bytes);
 
+/* Sets fused_qkv and fused_gate_up from a Hugging Face model_type: the
+ * architectures whose attention (gpt2 c_attn, gpt_neox/falcon/bloom
+ * query_key_value, phi3 qkv_proj, …) or gated MLP (phi3 gate_up_proj, chatglm
+ * dense_h_to_4h) is one linear. */
+void        hr_finetune_set_model_type (HrFinetune *finetune,
+                                        const char *model_type);
+
 /* Names as the project file and the CLI spell them. */
 const char *hr_finetune_method_name      (HrFinetuneMethod method);
 bool        hr_finetune_method_from_name (const char *name, HrFinetuneMethod *method);

@@ -2238,6 +2238,15 @@ headroom_project_get_training (HeadroomProject *self,
 
   hr_training_init (training);
   fill_struct (self, HEADROOM_KEY_FIELD_TRAINING, training);
+  /* Fused projections are one adapted matrix: by the model's model_type. */
+  {
+    g_autoptr(JsonObject) config = headroom_project_dup_effective_config (self);
+    JsonNode *node = config != NULL ? json_object_get_member (config, "model_type") : NULL;
+
+    if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+        && json_node_get_value_type (node) == G_TYPE_STRING)
+      hr_finetune_set_model_type (&training->finetune, json_node_get_string (node));
+  }
 }
 
 void

@@ -688,6 +688,17 @@ test_names (void)
   g_assert_true (hr_finetune_method_from_name ("qlora", &method));
   g_assert_cmpstr (hr_finetune_method_name (method), ==, "qlora");
   g_assert_false (hr_finetune_method_from_name ("QLoRA", &method));
+  {
+    HrFinetune f;
+
+    hr_finetune_init (&f);
+    hr_finetune_set_model_type (&f, "phi3");
+    g_assert_true (f.fused_qkv && f.fused_gate_up);
+    hr_finetune_set_model_type (&f, "gpt_neox");
+    g_assert_true (f.fused_qkv && !f.fused_gate_up);
+    hr_finetune_set_model_type (&f, "llama");
+    g_assert_false (f.fused_qkv || f.fused_gate_up);
+  }
 }
 
 static void

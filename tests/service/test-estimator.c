@@ -198,6 +198,17 @@ test_lora_segments (void)
   g_assert_cmpfloat (segment_value (params, "trainable"), ==, 41943040.0);
   g_assert_cmpfloat (segment_value (params, "frozen"), ==, 8030261248.0);
 
+  /* Pythia's attention is one query_key_value linear (gpt_neox): adapting
+   * q adapts all three, r·(h + 3h) = 16 · 8192 per layer of h 2048, × 16
+   * layers = 2 097 152. */
+  g_assert_true (headroom_project_set_string (project, "model.preset", "pythia-1b", NULL));
+  g_assert_true (headroom_project_set_string (project, "training.lora_targets", "q", NULL));
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  params = headroom_estimator_get_params_rows (estimator);
+  g_assert_cmpfloat (segment_value (params, "trainable"), ==, 2097152.0);
+
   /* An unknown target names its key. */
   g_assert_true (headroom_project_set_string (project, "training.lora_targets", "q,x", NULL));
   headroom_estimator_recompute_now (estimator);
