@@ -17,11 +17,13 @@
 #include "headroom-hardware-page.h"
 #include "headroom-hf-config.h"
 #include "headroom-hub.h"
+#include "headroom-hub-dialog.h"
 #include "headroom-model-page.h"
 #include "headroom-plan-view.h"
 #include "headroom-report.h"
 #include "headroom-results-view.h"
 #include "headroom-setting.h"
+#include "headroom-sweep-dialog.h"
 #include "headroom-window-private.h"
 #include "headroom-workload-page.h"
 
@@ -72,6 +74,7 @@ struct _HeadroomWindow
   Pending               pending;
   GFile                *pending_file;
   GCancellable         *hub_cancellable;
+  char                 *hub_token;
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomWindow, headroom_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -516,6 +519,9 @@ headroom_window_import_hub (HeadroomWindow *self,
       return;
     }
   hub = headroom_hub_new ();
+  /* The dialog's token, else $HF_TOKEN as the hub read it. */
+  if (self->hub_token != NULL)
+    headroom_hub_set_token (hub, self->hub_token);
   g_cancellable_cancel (self->hub_cancellable);
   g_set_object (&self->hub_cancellable, g_cancellable_new ());
   headroom_hub_fetch_config_async (hub, model_id, self->hub_cancellable, on_hub_fetched,
@@ -528,35 +534,27 @@ headroom_window_import_hub (HeadroomWindow *self,
 }
 
 static void
-on_hub_response (HeadroomWindow   *self,
-                 const char       *response,
-                 AdwMessageDialog *dialog)
+on_hub_response (HeadroomWindow    *self,
+                 const char        *response,
+                 HeadroomHubDialog *dialog)
 {
-  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
+  g_autoptr(GError) error = NULL;
 
-  if (g_str_equal (response, "import"))
-    headroom_window_import_hub (self, gtk_editable_get_text (entry));
+  if (!g_str_equal (response, "import"))
+    return;
+  g_free (self->hub_token);
+  self->hub_token = g_strdup (headroom_hub_dialog_get_token (dialog));
+  /* Without a keyring the token still serves this import; say why it is not kept. */
+  if (!headroom_hub_dialog_remember_token (dialog, &error) && self->hub_token != NULL)
+    g_message ("%s", error->message);
+  headroom_window_import_hub (self, headroom_hub_dialog_get_model_id (dialog));
 }
 
 static void
 show_hub_dialog (HeadroomWindow *self)
 {
-  AdwMessageDialog *dialog;
-  GtkWidget *entry = gtk_entry_new ();
+  HeadroomHubDialog *dialog = headroom_hub_dialog_new (GTK_WINDOW (self));
 
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Import Hugging Face Model"),
-                                                       _("Reads the model’s config.json from the Hub. "
-                                                         "Gated models need a token in the HF_TOKEN variable.")));
-  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), "meta-llama/Llama-3.1-8B");
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Model id"),
-                                  -1);
-  adw_message_dialog_set_extra_child (dialog, entry);
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "import", _("_Import"), NULL);
-  adw_message_dialog_set_response_appearance (dialog, "import", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (dialog, "import");
-  adw_message_dialog_set_close_response (dialog, "cancel");
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_hub_response), self, G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
 }
@@ -999,6 +997,14 @@ export_text (HeadroomWindow *self,
   chooser = gtk_file_chooser_native_new (_("Export CSV"), GTK_WINDOW (self),
                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), suggested_name);
+  /* Next to the project, when it has a file. */
+  if (headroom_project_get_file (self->project) != NULL)
+    {
+      g_autoptr(GFile) folder = g_file_get_parent (headroom_project_get_file (self->project));
+
+      if (folder != NULL)
+        gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
+    }
   G_GNUC_END_IGNORE_DEPRECATIONS
   g_object_set_data_full (G_OBJECT (chooser), "text", text, g_free);
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
@@ -1034,20 +1040,21 @@ export_csv_action (GtkWidget  *widget,
 }
 
 static void
-on_sweep_response (HeadroomWindow   *self,
-                   const char       *response,
-                   AdwMessageDialog *dialog)
+on_sweep_response (HeadroomWindow      *self,
+                   const char          *response,
+                   HeadroomSweepDialog *dialog)
 {
   g_autoptr(GError) error = NULL;
   g_autofree gint64 *values = NULL;
   g_autofree char *name = NULL;
-  HeadroomSweep axis;
+  g_autofree char *file_name = NULL;
+  HeadroomSweep axis = headroom_sweep_dialog_get_axis (dialog);
   guint n_values;
   char *text;
 
-  if (!headroom_sweep_from_name (response, &axis))
+  if (!g_str_equal (response, "export"))
     return;
-  values = headroom_report_sweep_default_values (self->project, axis, &n_values);
+  values = headroom_sweep_dialog_dup_values (dialog, &n_values);
   text = headroom_report_sweep_to_csv (self->project, axis, values, n_values, &error);
   if (text == NULL)
     {
@@ -1055,32 +1062,19 @@ on_sweep_response (HeadroomWindow   *self,
       return;
     }
   name = g_strdup_printf ("-sweep-%s", headroom_sweep_to_name (axis));
-  {
-    g_autofree char *file_name = suggested_name (self, name);
-
-    export_text (self, text, file_name);
-  }
+  file_name = suggested_name (self, name);
+  export_text (self, text, file_name);
 }
 
+/* A dialog with the setting and its range, as `headroom-cli sweep` takes them. */
 static void
 export_sweep_action (GtkWidget  *widget,
                      const char *action_name,
                      GVariant   *parameter)
 {
   HeadroomWindow *self = HEADROOM_WINDOW (widget);
-  AdwMessageDialog *dialog;
+  HeadroomSweepDialog *dialog = headroom_sweep_dialog_new (GTK_WINDOW (self), self->project);
 
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), _("Export Sweep"),
-                                                       _("Memory per GPU, step time and throughput "
-                                                         "at powers of two of one setting, as CSV.")));
-  adw_message_dialog_add_responses (dialog,
-                                    "cancel", _("_Cancel"),
-                                    headroom_sweep_to_name (HEADROOM_SWEEP_GPUS), _("_GPUs"),
-                                    headroom_sweep_to_name (HEADROOM_SWEEP_SEQ_LEN), _("_Sequence"),
-                                    headroom_sweep_to_name (HEADROOM_SWEEP_MICRO_BATCH), _("_Batch"),
-                                    NULL);
-  adw_message_dialog_set_close_response (dialog, "cancel");
-  adw_message_dialog_set_default_response (dialog, headroom_sweep_to_name (HEADROOM_SWEEP_MICRO_BATCH));
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_sweep_response), self, G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
 }
@@ -1154,6 +1148,7 @@ headroom_window_dispose (GObject *object)
   if (self->hub_cancellable != NULL)
     g_cancellable_cancel (self->hub_cancellable);
   g_clear_object (&self->hub_cancellable);
+  g_clear_pointer (&self->hub_token, g_free);
 
   G_OBJECT_CLASS (headroom_window_parent_class)->dispose (object);
 }

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "headroom-application.h"
+#include "headroom-hub-dialog.h"
 #include "headroom-setting.h"
 #include "headroom-spin-row.h"
+#include "headroom-sweep-dialog.h"
 #include "headroom-window-private.h"
 
 static HeadroomApplication *app;
@@ -508,6 +510,81 @@ test_show_why (void)
   window_destroy (window);
 }
 
+/* Export Sweep asks for the setting and its range, as the CLI takes them. */
+static void
+test_sweep_dialog (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomSweepDialog *dialog = NULL;
+  g_autofree gint64 *values = NULL;
+  guint n = 0;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.export-sweep", NULL));
+  drain_main_loop ();
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+      {
+        g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+        if (HEADROOM_IS_SWEEP_DIALOG (w))
+          dialog = HEADROOM_SWEEP_DIALOG (w);
+      }
+  }
+  g_assert_nonnull (dialog);
+  /* The service's default range for the micro-batch: 1 to 64. */
+  g_assert_cmpint (headroom_sweep_dialog_get_axis (dialog), ==, HEADROOM_SWEEP_MICRO_BATCH);
+  values = headroom_sweep_dialog_dup_values (dialog, &n);
+  g_assert_cmpuint (n, ==, 7);
+  g_assert_cmpint (values[0], ==, 1);
+  g_assert_cmpint (values[6], ==, 64);
+  g_clear_pointer (&values, g_free);
+
+  headroom_sweep_dialog_set_axis (dialog, HEADROOM_SWEEP_SEQ_LEN);
+  headroom_sweep_dialog_set_range (dialog, 2048, 16384);
+  values = headroom_sweep_dialog_dup_values (dialog, &n);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpint (values[0], ==, 2048);
+  g_assert_cmpint (values[3], ==, 16384);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  window_destroy (window);
+}
+
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) w = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+        return GTK_WINDOW (w);
+    }
+  return NULL;
+}
+
+/* The Hub dialog has a token field (kept in the keyring by the service). */
+static void
+test_hub_dialog (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomHubDialog *dialog;
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.import-hub", NULL));
+  drain_main_loop ();
+  dialog = HEADROOM_HUB_DIALOG (find_toplevel (HEADROOM_TYPE_HUB_DIALOG));
+  g_assert_nonnull (dialog);
+  g_assert_nonnull (find_widget (GTK_WIDGET (dialog), GTK_TYPE_PASSWORD_ENTRY, TRUE));
+  gtk_editable_set_text (GTK_EDITABLE (find_widget (GTK_WIDGET (dialog), GTK_TYPE_PASSWORD_ENTRY, TRUE)),
+                         "hf_example");
+  g_assert_cmpstr (headroom_hub_dialog_get_token (dialog), ==, "hf_example");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -533,6 +610,8 @@ main (int   argc,
   g_test_add_func ("/results/not-fit-marked", test_not_fit_marked);
   g_test_add_func ("/results/context-warning", test_context_warning);
   g_test_add_func ("/results/show-why", test_show_why);
+  g_test_add_func ("/window/sweep-dialog", test_sweep_dialog);
+  g_test_add_func ("/window/hub-dialog", test_hub_dialog);
 
   status = g_test_run ();
   g_clear_object (&app);
