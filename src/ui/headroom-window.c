@@ -13,6 +13,7 @@
 #include <glib/gi18n.h>
 
 #include "headroom-catalog.h"
+#include "headroom-catalog-dialog.h"
 #include "headroom-file.h"
 #include "headroom-hardware-page.h"
 #include "headroom-hf-config.h"
@@ -729,76 +730,14 @@ open_recent_action (GtkWidget  *widget,
 
 /* Saving the custom GPU or the current model to the user's catalog */
 
-typedef enum
-{
-  CATALOG_ENTRY_GPU,
-  CATALOG_ENTRY_MODEL,
-} CatalogEntry;
-
-/* Lower-case ASCII letters and digits, every other run of characters one
- * dash: "My GPU (2)" → "my-gpu-2"; NULL when nothing is left. */
-static char *
-catalog_id_from_name (const char *name)
-{
-  GString *id = g_string_new (NULL);
-
-  for (const char *c = name; *c != '\0'; c++)
-    {
-      if (g_ascii_isalnum (*c))
-        g_string_append_c (id, g_ascii_tolower (*c));
-      else if (id->len > 0 && id->str[id->len - 1] != '-')
-        g_string_append_c (id, '-');
-    }
-  if (id->len > 0 && id->str[id->len - 1] == '-')
-    g_string_truncate (id, id->len - 1);
-
-  if (id->len == 0)
-    {
-      g_string_free (id, TRUE);
-      return NULL;
-    }
-  return g_string_free (id, FALSE);
-}
-
-static char *
-catalog_id_checked (const char  *name,
-                    GError     **error)
-{
-  char *id = catalog_id_from_name (name);
-
-  if (id == NULL)
-    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                         _("The name needs at least one letter or digit"));
-  return id;
-}
-
 gboolean
 headroom_window_save_custom_gpu (HeadroomWindow  *self,
                                  const char      *name,
                                  GError         **error)
 {
-  g_autofree char *id = NULL;
-  g_autofree char *title = g_strstrip (g_strdup (name));
-  HrGpu gpu;
-
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (name != NULL, FALSE);
 
-  if (g_strcmp0 (headroom_project_get_string (self->project, "hardware.gpu"), "custom") != 0)
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                           _("Turn on Custom GPU to save its figures"));
-      return FALSE;
-    }
-  id = catalog_id_checked (name, error);
-  /* The figures the estimate uses, inter-node overrides included. */
-  if (id == NULL
-      || !headroom_project_get_gpu (self->project, &gpu, error)
-      || !headroom_catalog_add_user_gpu (headroom_catalog_get_default (), id, title,
-                                         NULL, NULL, &gpu, error))
-    return FALSE;
-
-  return headroom_project_set_string (self->project, "hardware.gpu", id, error);
+  return headroom_catalog_dialog_save_gpu (self->project, name, error);
 }
 
 gboolean
@@ -806,88 +745,22 @@ headroom_window_save_model_preset (HeadroomWindow  *self,
                                    const char      *name,
                                    GError         **error)
 {
-  g_autoptr(JsonObject) config = NULL;
-  g_autoptr(JsonObject) empty = json_object_new ();
-  g_autofree char *id = NULL;
-  g_autofree char *title = g_strstrip (g_strdup (name));
-
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (name != NULL, FALSE);
 
-  id = catalog_id_checked (name, error);
-  if (id == NULL)
-    return FALSE;
-  config = headroom_project_dup_effective_config (self->project);
-  if (!headroom_catalog_add_user_model (headroom_catalog_get_default (), id, title,
-                                        NULL, NULL, config, error))
-    return FALSE;
-
-  /* The new preset holds the edits: the project now names it alone. */
-  headroom_project_set_config (self->project, empty);
-  return headroom_project_set_string (self->project, "model.preset", id, error);
-}
-
-/* Says where the entry goes, or why it cannot, as the name is typed. */
-static void
-on_catalog_name_changed (GtkEditable      *entry,
-                         AdwMessageDialog *dialog)
-{
-  CatalogEntry kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "catalog-entry"));
-  HeadroomCatalog *catalog = headroom_catalog_get_default ();
-  g_autofree char *id = catalog_id_from_name (gtk_editable_get_text (entry));
-  g_autofree char *path = g_build_filename (g_get_user_data_dir (), "headroom",
-                                            kind == CATALOG_ENTRY_GPU ? "gpus.json" : "models.json",
-                                            NULL);
-  gboolean builtin = FALSE, replaces = FALSE;
-
-  if (id != NULL && kind == CATALOG_ENTRY_GPU)
-    {
-      HeadroomGpuInfo *gpu = headroom_catalog_find_gpu (catalog, id);
-
-      builtin = gpu != NULL && !headroom_gpu_info_get_user_defined (gpu);
-      replaces = gpu != NULL && !builtin;
-    }
-  else if (id != NULL)
-    {
-      HeadroomModelPreset *preset = headroom_catalog_find_model (catalog, id);
-
-      builtin = preset != NULL && !headroom_model_preset_get_user_defined (preset);
-      replaces = preset != NULL && !builtin;
-    }
-
-  if (id == NULL)
-    adw_message_dialog_format_body (dialog, _("Saved in %s"), path);
-  else if (builtin)
-    adw_message_dialog_format_body (dialog, kind == CATALOG_ENTRY_GPU
-                                    ? _("A built-in GPU has the id “%s”: choose another name.")
-                                    : _("A built-in model has the id “%s”: choose another name."),
-                                    id);
-  else if (replaces)
-    adw_message_dialog_format_body (dialog, _("Replaces your entry “%s” in %s"), id, path);
-  else
-    adw_message_dialog_format_body (dialog, _("Saved as “%s” in %s"), id, path);
-
-  if (builtin)
-    gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
-  else
-    gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
-  adw_message_dialog_set_response_enabled (dialog, "save", id != NULL && !builtin);
+  return headroom_catalog_dialog_save_model (self->project, name, error);
 }
 
 static void
-on_catalog_name_response (HeadroomWindow   *self,
-                          const char       *response,
-                          AdwMessageDialog *dialog)
+on_catalog_name_response (HeadroomWindow        *self,
+                          const char            *response,
+                          HeadroomCatalogDialog *dialog)
 {
-  CatalogEntry kind = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "catalog-entry"));
-  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
-  const char *name = gtk_editable_get_text (entry);
+  const char *name = headroom_catalog_dialog_get_name (dialog);
   g_autoptr(GError) error = NULL;
 
   if (!g_str_equal (response, "save"))
     return;
-
-  if (kind == CATALOG_ENTRY_GPU)
+  if (headroom_catalog_dialog_get_kind (dialog) == HEADROOM_CATALOG_ENTRY_GPU)
     {
       if (!headroom_window_save_custom_gpu (self, name, &error))
         headroom_window_show_error (self, _("Could Not Save the GPU"), error);
@@ -897,30 +770,11 @@ on_catalog_name_response (HeadroomWindow   *self,
 }
 
 static void
-show_catalog_name_dialog (HeadroomWindow *self,
-                          CatalogEntry    kind)
+show_catalog_name_dialog (HeadroomWindow       *self,
+                          HeadroomCatalogEntry  kind)
 {
-  AdwMessageDialog *dialog;
-  GtkWidget *entry = gtk_entry_new ();
+  HeadroomCatalogDialog *dialog = headroom_catalog_dialog_new (GTK_WINDOW (self), kind);
 
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
-                                                       kind == CATALOG_ENTRY_GPU
-                                                       ? _("Save GPU to Catalog")
-                                                       : _("Save Model as Preset"),
-                                                       NULL));
-  g_object_set_data (G_OBJECT (dialog), "catalog-entry", GINT_TO_POINTER (kind));
-  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Name"));
-  gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (entry),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Name"),
-                                  -1);
-  adw_message_dialog_set_extra_child (dialog, entry);
-  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "save", _("_Save"), NULL);
-  adw_message_dialog_set_response_appearance (dialog, "save", ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (dialog, "save");
-  adw_message_dialog_set_close_response (dialog, "cancel");
-  g_signal_connect_object (entry, "changed", G_CALLBACK (on_catalog_name_changed), dialog, 0);
-  on_catalog_name_changed (GTK_EDITABLE (entry), dialog);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_catalog_name_response),
                            self, G_CONNECT_SWAPPED);
   gtk_window_present (GTK_WINDOW (dialog));
@@ -931,7 +785,7 @@ save_gpu_action (GtkWidget  *widget,
                  const char *action_name,
                  GVariant   *parameter)
 {
-  show_catalog_name_dialog (HEADROOM_WINDOW (widget), CATALOG_ENTRY_GPU);
+  show_catalog_name_dialog (HEADROOM_WINDOW (widget), HEADROOM_CATALOG_ENTRY_GPU);
 }
 
 static void
@@ -939,7 +793,7 @@ save_preset_action (GtkWidget  *widget,
                     const char *action_name,
                     GVariant   *parameter)
 {
-  show_catalog_name_dialog (HEADROOM_WINDOW (widget), CATALOG_ENTRY_MODEL);
+  show_catalog_name_dialog (HEADROOM_WINDOW (widget), HEADROOM_CATALOG_ENTRY_MODEL);
 }
 
 static void
