@@ -199,6 +199,10 @@ static const HeadroomKeyInfo keys[] = {
                           "loss, recomputation…) as that framework ships them."))),
   CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
           GROUP ("workload/numerics"), APPLY (apply_precision)),
+  BOOL ("training.fp32_gradients", "false", N_("fp32 gradients"),
+        GROUP ("workload/numerics"), TRAIN (fp32_gradients),
+        DESCRIPTION (N_("Mixed precision keeps and reduces the gradients in fp32 (Megatron’s "
+                        "main_grad, FSDP2 reduce_dtype fp32) instead of the 16-bit dtype."))),
   CHOICE ("training.optimizer", optimizer, "adamw", N_("Optimizer"),
           GROUP ("workload/numerics"), TRAIN (optimizer), ENUM (hr_optimizer_from_name)),
   BOOL ("training.offload_optimizer", "false", N_("Offload optimizer"),
@@ -755,6 +759,9 @@ static const struct
   { "megatron", "training.norm_kernel", "fused" },
   { "megatron", "training.loss", "full" },
   { "megatron", "training.recompute", "none" },
+  /* --bf16 turns on accumulate_allreduce_grads_in_fp32 (arguments.py):
+   * fp32 main_grad buffers. */
+  { "megatron", "training.fp32_gradients", "true" },
   /* DeepSpeed runs Hugging Face models: their eager RMSNorm, bf16 weights
    * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
   { "deepspeed", "training.precision", "bf16-mixed" },
@@ -775,6 +782,9 @@ static const struct
   { "torchtitan", "training.norm_kernel", "eager" },
   { "torchtitan", "training.loss", "full" },
   { "torchtitan", "training.recompute", "op-selective" },
+  /* MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32): the sharded
+   * fp32 parameters get fp32 gradients. */
+  { "torchtitan", "training.fp32_gradients", "true" },
   { "torchtitan", "training.fsdp", "full" },
   { "torchtitan", "training.zero_stage", "0" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager

@@ -230,6 +230,7 @@ test_framework_defaults (void)
   headroom_project_get_training (project, &t);
   g_assert_cmpint (t.fsdp, ==, HR_FSDP_FULL);
   g_assert_cmpint (t.zero_stage, ==, 0);
+  g_assert_true (t.fp32_gradients);
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);  /* set above */
 
   g_assert_true (headroom_project_set_string (project, "training.framework", "none", NULL));
