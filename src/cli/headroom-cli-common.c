@@ -137,12 +137,19 @@ headroom_cli_resolve_model (const char        *text,
           return FALSE;
         }
 
-      /* A warning is not bad input: one line on stderr, and the run goes on. */
+      /* An assumed architecture (the config's assume_architecture): one line
+       * on stderr, and the JSON says so too. */
+      if (warnings & (HR_CONFIG_WARN_NO_MODEL_TYPE | HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE))
+        out->assumed = "llama";
       if (warnings & HR_CONFIG_WARN_NO_MODEL_TYPE)
-        fprintf (stderr, _("headroom-cli: warning: %s: no model_type, read as Llama-style\n"), text);
+        fprintf (stderr, _("headroom-cli: warning: %s: no model_type, read as Llama-style as assumed\n"),
+                 text);
       else if (warnings & HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE)
-        fprintf (stderr, _("headroom-cli: warning: %s: model_type “%s” is unknown, read as Llama-style\n"),
-                 text, model_type);
+        fprintf (stderr, _("headroom-cli: warning: %s: model_type “%s” is unknown, read as "
+                           "Llama-style as assumed\n"), text, model_type);
+      else if (warnings & HR_CONFIG_WARN_TEXT_ONLY)
+        fprintf (stderr, _("headroom-cli: warning: %s: the text model only; the vision tower is "
+                           "not included\n"), text);
       out->config = json_object_ref (config);
       return TRUE;
     }

@@ -101,10 +101,29 @@ headroom_cli_params (int    argc,
       g_autoptr(JsonBuilder) builder = json_builder_new ();
 
       headroom_cli_json_params (builder, &params);
-      headroom_cli_print_json (builder);
+      if (model.assumed != NULL)
+        {
+          g_autoptr(JsonGenerator) generator = json_generator_new ();
+          g_autoptr(JsonNode) root = json_builder_get_root (builder);
+          g_autofree char *text = NULL;
+
+          json_object_set_string_member (json_node_get_object (root), "assumed_architecture",
+                                         model.assumed);
+          json_generator_set_root (generator, root);
+          json_generator_set_pretty (generator, TRUE);
+          text = json_generator_to_data (generator, NULL);
+          printf ("%s\n", text);
+        }
+      else
+        headroom_cli_print_json (builder);
     }
   else
-    print_params_table (model.name, &params);
+    {
+      print_params_table (model.name, &params);
+      if (model.assumed != NULL)
+        printf (_("Architecture assumed: %s-style decoder (the model_type is unknown)\n"),
+                model.assumed);
+    }
 
   return HEADROOM_CLI_EXIT_OK;
 }

@@ -40,6 +40,7 @@ typedef struct
   char            *preset;   /* set when MODEL was a preset id */
   JsonObject      *config;   /* set when MODEL was a config.json */
   HeadroomProject *project;  /* set when MODEL was a project file */
+  const char      *assumed;  /* "llama" when an unknown model_type was read as assumed */
 } HeadroomCliModel;
 
 void     headroom_cli_model_clear   (HeadroomCliModel *model);

@@ -8,6 +8,7 @@
  * modeling_<family>.py. docs/model.md lists them family by family.
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hr-config.h"
@@ -27,6 +28,7 @@ typedef struct
 {
   const HrConfigSource *source;
   HrError              *err;
+  const char           *prefix;  /* "text_config." while reading a nested text model */
 } Reader;
 
 static void
@@ -34,8 +36,16 @@ lookup (Reader     *r,
         const char *key,
         HrValue    *value)
 {
+  char nested[256];
+
   memset (value, 0, sizeof *value);
   value->type = HR_VALUE_ABSENT;
+  if (r->prefix != NULL)
+    {
+      if ((size_t) snprintf (nested, sizeof nested, "%s%s", r->prefix, key) >= sizeof nested)
+        return;
+      key = nested;
+    }
   r->source->lookup (r->source->user_data, key, value);
 }
 
@@ -63,6 +73,7 @@ read_int (Reader     *r,
 {
   HrValue v;
 
+  *out = fallback;
   lookup (r, key, &v);
   switch (v.type)
     {
@@ -101,12 +112,10 @@ read_bool (Reader     *r,
 {
   HrValue v;
 
+  *out = fallback;
   lookup (r, key, &v);
   if (v.type == HR_VALUE_ABSENT)
-    {
-      *out = fallback;
-      return HR_OK;
-    }
+    return HR_OK;
   if (v.type != HR_VALUE_BOOL)
     return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "true or false");
   *out = v.b;
@@ -368,6 +377,13 @@ typedef enum
   FAMILY_GEMMA,
   FAMILY_GEMMA2,
   FAMILY_PHI3,
+  FAMILY_QWEN3,
+  FAMILY_QWEN3_MOE,
+  FAMILY_QWEN2_MOE,
+  FAMILY_GEMMA3,
+  FAMILY_GPT_OSS,
+  FAMILY_OLMO2,
+  FAMILY_STARCODER2,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 
@@ -387,8 +403,141 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GEMMA]   = { 256000, 3072, 24576, 28, 16, 16,   256,  8192, true },
   [FAMILY_GEMMA2]  = { 256000, 2304, 9216,  26, 8,  4,    256,  8192, true },
   [FAMILY_PHI3]    = { 32064,  3072, 8192,  32, 32, NONE, NONE, 4096, false },
+  [FAMILY_QWEN3]   = { 151936, 4096, 22016, 32, 32, 32,   128,  32768, false },
+  [FAMILY_QWEN3_MOE] = { 151936, 2048, 6144, 24, 32, 4,   NONE, 32768, false },
+  [FAMILY_QWEN2_MOE] = { 151936, 2048, 5632, 24, 16, 16,  NONE, 32768, false },
+  [FAMILY_GEMMA3]  = { 262208, 2304, 9216,  26, 8,  4,    256,  131072, true },
+  [FAMILY_GPT_OSS] = { 201088, 2880, 2880,  36, 64, 8,    64,   131072, false },
+  [FAMILY_OLMO2]   = { 50304,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_STARCODER2] = { 49152, 3072, 12288, 30, 24, 2,  NONE, 4096, true },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
+
+
+/* layer_types (transformers >= 4.53): "sliding_attention" or "full_attention"
+ * for each layer. HrModel holds three patterns: no sliding layer; the first
+ * f layers global and the rest sliding (Qwen2/Qwen3 max_window_layers); or
+ * layer i global when i % p == p - 1 and the others sliding (Gemma 2/3,
+ * GPT-OSS). Anything else, chunked or linear attention included, is refused
+ * naming the key. *given tells whether the config has the list. */
+static HrStatus
+read_layer_types (Reader  *r,
+                  int64_t  window,
+                  HrModel *m,
+                  bool    *given)
+{
+  HrValue v;
+  char key[48];
+  int64_t first_sliding = -1, first_full_after = -1, n_sliding = 0, period;
+
+  *given = false;
+  lookup (r, "layer_types", &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    return HR_OK;
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "layer_types", 0, 0, "a list of strings");
+  if (v.i != m->n_layers)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "layer_types", v.i, m->n_layers,
+                         "one entry per layer (num_hidden_layers)");
+  *given = true;
+
+  for (int64_t i = 0; i < m->n_layers; i++)
+    {
+      bool sliding;
+
+      snprintf (key, sizeof key, "layer_types.%lld", (long long) i);
+      lookup (r, key, &v);
+      if (v.type != HR_VALUE_STRING || v.s == NULL)
+        return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "layer_types", 0, 0, "a list of strings");
+      if (strcmp (v.s, "sliding_attention") == 0)
+        sliding = true;
+      else if (strcmp (v.s, "full_attention") == 0)
+        sliding = false;
+      else
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "layer_types", i, 0,
+                             "a layer kind other than sliding_attention and full_attention");
+      if (sliding)
+        {
+          n_sliding++;
+          if (first_sliding < 0)
+            first_sliding = i;
+        }
+      else if (first_sliding >= 0 && first_full_after < 0)
+        first_full_after = i;
+    }
+
+  m->sliding_window = 0;
+  m->sliding_window_period = 0;
+  m->first_sliding_layer = 0;
+  if (n_sliding == 0)
+    return HR_OK;
+  if (window == NONE || window <= 0)
+    return hr_error_set (r->err, HR_ERROR_MISSING, "sliding_window", 0, 0,
+                         "layer_types has sliding_attention layers");
+  m->sliding_window = window;
+  if (first_full_after < 0)
+    {
+      /* Global layers first (maybe none), then sliding ones to the end. */
+      m->first_sliding_layer = first_sliding;
+      return HR_OK;
+    }
+  if (first_sliding != 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "layer_types", first_full_after, 0,
+                         "a mix of sliding and full layers Headroom cannot represent");
+  period = first_full_after + 1;
+  for (int64_t i = 0; i < m->n_layers; i++)
+    {
+      snprintf (key, sizeof key, "layer_types.%lld", (long long) i);
+      lookup (r, key, &v);
+      if ((strcmp (v.s, "sliding_attention") == 0) != (i % period != period - 1))
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "layer_types", i, 0,
+                             "a mix of sliding and full layers Headroom cannot represent");
+    }
+  m->sliding_window_period = period;
+  return HR_OK;
+}
+
+/* A list key Headroom does not model unless it is empty (Qwen mlp_only_layers). */
+static HrStatus
+require_empty_list (Reader     *r,
+                    const char *key)
+{
+  HrValue v;
+
+  lookup (r, key, &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    return HR_OK;
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "a list");
+  if (v.i > 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, v.i, 0,
+                         "a list of dense layers; Headroom models only an empty one");
+  return HR_OK;
+}
+
+/* Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock: a bias-free gate Linear(hidden,
+ * num_experts) and num_experts MLPs of moe_intermediate_size; the decoder layer
+ * is MoE when (layer_idx + 1) % decoder_sparse_step == 0 and it is not in
+ * mlp_only_layers. */
+static HrStatus
+read_qwen_moe (Reader  *r,
+               bool     v3,
+               HrModel *m)
+{
+  int64_t step;
+
+  TRY (read_int (r, "num_experts", v3 ? 128 : 60, POSITIVE, &m->n_experts));
+  TRY (read_int (r, "num_experts_per_tok", v3 ? 8 : 4, POSITIVE, &m->experts_per_token));
+  TRY (read_int (r, "moe_intermediate_size", v3 ? 768 : 1408, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "decoder_sparse_step", 1, POSITIVE, &step));
+  TRY (require_empty_list (r, "mlp_only_layers"));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, m->n_experts, "more than num_experts");
+  m->moe_layer_freq = step;
+  m->moe_layer_phase = step - 1;
+  return HR_OK;
+}
 
 static HrStatus
 read_llama_style (Reader  *r,
@@ -398,7 +547,7 @@ read_llama_style (Reader  *r,
   const Defaults *d = &llama_defaults[family];
   unsigned shape = POSITIVE | (family == FAMILY_UNKNOWN ? REQUIRED : 0);
   int64_t kv, head_dim, window;
-  bool attention_bias = false, mlp_bias = false;
+  bool attention_bias = false, mlp_bias = false, given;
 
   TRY (read_int (r, "hidden_size", d->hidden, shape, &m->hidden_size));
   TRY (read_int (r, "num_hidden_layers", d->layers, shape, &m->n_layers));
@@ -488,9 +637,163 @@ read_llama_style (Reader  *r,
       TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
       m->sliding_window = window == NONE ? 0 : window;
       break;
+    case FAMILY_QWEN3:
+    case FAMILY_QWEN3_MOE:
+      {
+        /* Qwen3Attention: q, k, v, o with attention_bias; q_norm and k_norm,
+         * RMSNorm(head_dim). Sliding windows as in Qwen2 (use_sliding_window,
+         * from max_window_layers on), or as layer_types says. */
+        bool use_window;
+        int64_t max_window_layers;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->qk_norm = true;
+        TRY (read_bool (r, "use_sliding_window", false, &use_window));
+        TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+        TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
+        TRY (read_layer_types (r, window, m, &given));
+        if (!given && use_window && window != NONE && max_window_layers < m->n_layers)
+          {
+            m->sliding_window = window;
+            m->first_sliding_layer = max_window_layers;
+          }
+        if (family == FAMILY_QWEN3_MOE)
+          TRY (read_qwen_moe (r, true, m));
+      }
+      break;
+    case FAMILY_QWEN2_MOE:
+      {
+        /* Qwen2MoeAttention: q, k, v with bias (qkv_bias), o_proj without;
+         * Qwen2MoeSparseMoeBlock adds one shared_expert MLP of
+         * shared_expert_intermediate_size and its shared_expert_gate. */
+        int64_t shared;
+
+        TRY (read_bool (r, "qkv_bias", true, &m->qkv_bias));
+        TRY (read_int (r, "shared_expert_intermediate_size", 5632, NON_NEG, &shared));
+        TRY (read_qwen_moe (r, false, m));
+        if (shared > 0)
+          {
+            m->n_shared_experts = 1;
+            m->shared_expert_ffn_size = shared;
+            m->shared_expert_gate = true;
+          }
+      }
+      break;
+    case FAMILY_GEMMA3:
+      {
+        /* Gemma3Attention: q, k, v, o with attention_bias; q_norm and k_norm,
+         * Gemma3RMSNorm(head_dim). Gemma3DecoderLayer: four norms (input,
+         * post_attention, pre_feedforward, post_feedforward). Layers alternate
+         * by layer_types or, in older configs, sliding_window_pattern (layer i
+         * global when (i + 1) % pattern == 0). */
+        int64_t pattern;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->qk_norm = true;
+        m->norm_placement = HR_NORM_SANDWICH;
+        m->norms_per_layer = 4;
+        TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+        TRY (read_int (r, "sliding_window_pattern", 6, POSITIVE, &pattern));
+        TRY (read_layer_types (r, window, m, &given));
+        if (!given && window != NONE)
+          {
+            m->sliding_window = window;
+            m->sliding_window_period = pattern;
+          }
+      }
+      break;
+    case FAMILY_GPT_OSS:
+      /* GptOssAttention: q, k, v, o with attention_bias (default true) and
+       * sinks (one per head). GptOssMLP: GptOssTopKRouter, weight and bias of
+       * num_local_experts × hidden; GptOssExperts: gate_up_proj (E, hidden,
+       * 2·intermediate) and down_proj (E, intermediate, hidden), each with a
+       * bias. Every layer is MoE; layers alternate sliding (even) and full. */
+      TRY (read_bool (r, "attention_bias", true, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->attention_sinks = true;
+      m->mlp_bias = true;
+      m->router_bias = true;
+      TRY (read_int (r, "num_local_experts", 128, POSITIVE, &m->n_experts));
+      TRY (read_int (r, "num_experts_per_tok", 4, POSITIVE, &m->experts_per_token));
+      m->expert_ffn_size = m->ffn_size;
+      TRY (read_int (r, "sliding_window", 128, NULLABLE | POSITIVE, &window));
+      TRY (read_layer_types (r, window, m, &given));
+      if (!given && window != NONE)
+        {
+          m->sliding_window = window;
+          m->sliding_window_period = 2;
+        }
+      break;
+    case FAMILY_OLMO2:
+      /* Olmo2Attention: q, k, v, o with attention_bias; q_norm RMSNorm over
+       * num_heads·head_dim, k_norm over num_kv_heads·head_dim. Olmo2DecoderLayer
+       * has no input norm: post_attention_layernorm and post_feedforward_layernorm
+       * after each sub-block. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm = true;
+      m->qk_norm_full = true;
+      m->norm_placement = HR_NORM_POST;
+      break;
+    case FAMILY_STARCODER2:
+      /* Starcoder2Attention: q, k, v, o with use_bias; Starcoder2MLP: c_fc and
+       * c_proj (a plain GELU MLP) with use_bias; LayerNorm with bias for
+       * input_layernorm, post_attention_layernorm and norm; every layer
+       * within sliding_window when it is set. */
+      TRY (read_bool (r, "use_bias", true, &attention_bias));
+      m->qkv_bias = m->out_bias = m->mlp_bias = attention_bias;
+      m->ffn_kind = HR_FFN_MLP;
+      m->norm_kind = HR_NORM_LAYERNORM;
+      m->norm_bias = true;
+      TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
+      m->sliding_window = window == NONE ? 0 : window;
+      break;
     default:
       break;
     }
+  return HR_OK;
+}
+
+/* GPTJConfig / modeling_gptj.py: q_proj, k_proj, v_proj, out_proj without
+ * biases; GPTJMLP fc_in and fc_out with biases (n_inner None: 4·n_embd); one
+ * ln_1 (LayerNorm with bias) shared by the parallel attention and MLP; ln_f;
+ * an untied lm_head with a bias; rotary_dim of the head dim rotated (None:
+ * all of it). */
+static HrStatus
+read_gptj (Reader  *r,
+           HrModel *m)
+{
+  const char *hidden_key = pick (r, "n_embd", "hidden_size");
+  const char *layers_key = pick (r, "n_layer", "num_hidden_layers");
+  const char *heads_key = pick (r, "n_head", "num_attention_heads");
+  const char *pos_key = pick (r, "n_positions", "max_position_embeddings");
+  int64_t inner, rotary_dim;
+
+  TRY (read_int (r, hidden_key, 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 28, POSITIVE, &m->n_layers));
+  TRY (read_int (r, heads_key, 16, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "n_inner", NONE, NULLABLE | POSITIVE, &inner));
+  TRY (read_int (r, "rotary_dim", 64, NULLABLE | POSITIVE, &rotary_dim));
+  TRY (read_int (r, "vocab_size", 50400, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, pos_key, 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, heads_key, &m->head_dim));
+  m->n_kv_heads = m->n_heads;
+  if (inner == NONE && m->hidden_size > INT64_MAX / 4)
+    return hr_error_set (r->err, HR_ERROR_OVERFLOW, hidden_key, m->hidden_size, 0, NULL);
+  m->ffn_size = inner == NONE ? 4 * m->hidden_size : inner;
+  if (rotary_dim != NONE && rotary_dim > m->head_dim)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "rotary_dim", rotary_dim, m->head_dim,
+                         "wider than a head");
+  m->positions = HR_POSITIONS_ROTARY;
+  m->rotary_fraction = rotary_dim == NONE ? 1.0 : (double) rotary_dim / (double) m->head_dim;
+  m->qkv_bias = m->out_bias = false;
+  m->mlp_bias = true;
+  m->norms_per_layer = 1;
+  m->parallel_block = true;
+  m->lm_head_bias = true;
   return HR_OK;
 }
 
@@ -567,6 +870,7 @@ typedef enum
   TYPE_FALCON,
   TYPE_DEEPSEEK_V2,
   TYPE_DEEPSEEK_V3,
+  TYPE_GPTJ,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -590,7 +894,45 @@ static const struct
   { "gemma",       TYPE_LLAMA_STYLE, FAMILY_GEMMA },
   { "gemma2",      TYPE_LLAMA_STYLE, FAMILY_GEMMA2 },
   { "phi3",        TYPE_LLAMA_STYLE, FAMILY_PHI3 },
+  { "gptj",        TYPE_GPTJ,        FAMILY_UNKNOWN },
+  { "qwen3",       TYPE_LLAMA_STYLE, FAMILY_QWEN3 },
+  { "qwen3_moe",   TYPE_LLAMA_STYLE, FAMILY_QWEN3_MOE },
+  { "qwen2_moe",   TYPE_LLAMA_STYLE, FAMILY_QWEN2_MOE },
+  { "gemma3_text", TYPE_LLAMA_STYLE, FAMILY_GEMMA3 },
+  { "gemma3",      TYPE_LLAMA_STYLE, FAMILY_GEMMA3 },   /* its text_config */
+  { "gpt_oss",     TYPE_LLAMA_STYLE, FAMILY_GPT_OSS },
+  { "olmo2",       TYPE_LLAMA_STYLE, FAMILY_OLMO2 },
+  { "starcoder2",  TYPE_LLAMA_STYLE, FAMILY_STARCODER2 },
 };
+
+/* Families whose layers are not (only) attention and MLP: refused by name,
+ * never read as a transformer. */
+static const char * const state_space_types[] = {
+  "mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2", "bamba", "falcon_h1",
+  "nemotron_h", "granitemoehybrid", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm",
+  "lfm2", "qwen3_next", "minimax",
+};
+
+bool
+hr_config_knows_model_type (const char *model_type)
+{
+  if (model_type == NULL)
+    return false;
+  for (size_t i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
+    if (strcmp (model_type, model_types[i].name) == 0)
+      return true;
+  return false;
+}
+
+int
+hr_assume_from_name (const char *name)
+{
+  if (name == NULL || *name == '\0' || strcmp (name, "none") == 0)
+    return HR_ASSUME_NONE;
+  if (strcmp (name, "llama") == 0)
+    return HR_ASSUME_LLAMA;
+  return -1;
+}
 
 HrStatus
 hr_model_from_config (const HrConfigSource *source,
@@ -598,7 +940,17 @@ hr_model_from_config (const HrConfigSource *source,
                       unsigned             *warnings,
                       HrError              *err)
 {
-  Reader r = { source, err };
+  return hr_model_from_config_assuming (source, HR_ASSUME_NONE, model, warnings, err);
+}
+
+HrStatus
+hr_model_from_config_assuming (const HrConfigSource *source,
+                               HrAssume              assume,
+                               HrModel              *model,
+                               unsigned             *warnings,
+                               HrError              *err)
+{
+  Reader r = { source, err, NULL };
   HrModel m;
   HrValue v;
   ModelType type = TYPE_LLAMA_STYLE;
@@ -613,15 +965,29 @@ hr_model_from_config (const HrConfigSource *source,
     return hr_error_set (err, HR_ERROR_MISSING, "config", 0, 0, "no configuration to read");
   hr_model_init (&m);
 
+  if (assume != HR_ASSUME_NONE && assume != HR_ASSUME_LLAMA)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "assume_architecture", assume, 0,
+                         "unknown architecture");
+
   lookup (&r, "model_type", &v);
   if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
-    warn |= HR_CONFIG_WARN_NO_MODEL_TYPE;
+    {
+      /* Never a silent guess: only when the caller assumed an architecture. */
+      if (assume == HR_ASSUME_NONE)
+        return hr_error_set (err, HR_ERROR_MISSING, "model_type", 0, 0,
+                             "pick a preset, or assume a Llama-style decoder");
+      warn |= HR_CONFIG_WARN_NO_MODEL_TYPE;
+    }
   else if (v.type != HR_VALUE_STRING || v.s == NULL)
     return hr_error_set (err, HR_ERROR_WRONG_TYPE, "model_type", 0, 0, "a string");
   else
     {
       size_t i;
 
+      for (i = 0; i < sizeof state_space_types / sizeof state_space_types[0]; i++)
+        if (strcmp (v.s, state_space_types[i]) == 0)
+          return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
+                               "a state-space or hybrid model; Headroom estimates transformers");
       for (i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
         if (strcmp (v.s, model_types[i].name) == 0)
           break;
@@ -629,7 +995,17 @@ hr_model_from_config (const HrConfigSource *source,
         {
           type = model_types[i].type;
           family = model_types[i].family;
+          /* Gemma3ForConditionalGeneration: the language model is text_config;
+           * the SigLIP vision tower and the projector are not counted. */
+          if (strcmp (v.s, "gemma3") == 0)
+            {
+              r.prefix = "text_config.";
+              warn |= HR_CONFIG_WARN_TEXT_ONLY;
+            }
         }
+      else if (assume == HR_ASSUME_NONE)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
+                             "unknown family; pick a preset, or assume a Llama-style decoder");
       else
         warn |= HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE;
     }
@@ -654,6 +1030,9 @@ hr_model_from_config (const HrConfigSource *source,
     case TYPE_DEEPSEEK_V2:
     case TYPE_DEEPSEEK_V3:
       status = read_deepseek (&r, type == TYPE_DEEPSEEK_V3, &m);
+      break;
+    case TYPE_GPTJ:
+      status = read_gptj (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

@@ -58,6 +58,10 @@ hr_model_init (HrModel *model)
     .sliding_window_period = 0,
     .qk_norm = false,
     .first_sliding_layer = 0,
+    .qk_norm_full = false,
+    .attention_sinks = false,
+    .shared_expert_gate = false,
+    .moe_layer_phase = 0,
   };
 }
 
@@ -82,14 +86,15 @@ hr_model_layer_is_moe (const HrModel *model,
                        int64_t        layer)
 {
   /* DeepSeek-V2/V3 DecoderLayer: MoE when layer_idx >= first_k_dense_replace
-   * and layer_idx % moe_layer_freq == 0 (the absolute index, not the offset). */
+   * and layer_idx % moe_layer_freq == 0 (the absolute index, not the offset);
+   * Qwen2-MoE/Qwen3-MoE: when (layer_idx + 1) % decoder_sparse_step == 0. */
   if (model->n_experts <= 0 || layer < 0 || layer >= model->n_layers)
     return false;
   if (layer < model->first_dense_layers)
     return false;
   if (model->moe_layer_freq <= 1)
     return true;
-  return layer % model->moe_layer_freq == 0;
+  return layer % model->moe_layer_freq == model->moe_layer_phase;
 }
 
 bool
@@ -178,12 +183,13 @@ hr_model_count_layers (const HrModel *model,
     }
 }
 
-/* Multiples of `freq` in [0, n). */
+/* Integers i in [0, n) with i % freq == phase (0 <= phase < freq). */
 static int64_t
 multiples_below (int64_t n,
-                 int64_t freq)
+                 int64_t freq,
+                 int64_t phase)
 {
-  return n <= 0 ? 0 : (n - 1) / freq + 1;
+  return n <= phase ? 0 : (n - 1 - phase) / freq + 1;
 }
 
 /* Layers for which hr_model_layer_is_moe() holds, without visiting each. */
@@ -192,10 +198,11 @@ count_moe_layers (const HrModel *model)
 {
   int64_t start = model->first_dense_layers > 0 ? model->first_dense_layers : 0;
   int64_t freq = model->moe_layer_freq > 1 ? model->moe_layer_freq : 1;
+  int64_t phase = freq > 1 ? model->moe_layer_phase : 0;
 
   if (model->n_experts <= 0 || start >= model->n_layers)
     return 0;
-  return multiples_below (model->n_layers, freq) - multiples_below (start, freq);
+  return multiples_below (model->n_layers, freq, phase) - multiples_below (start, freq, phase);
 }
 
 static HrStatus
@@ -292,6 +299,11 @@ hr_model_validate (const HrModel *model,
                                  "shared_expert_intermediate_size", err));
       CHECK (require_non_negative (model->first_dense_layers, "first_k_dense_replace", err));
       CHECK (require_positive (model->moe_layer_freq, "moe_layer_freq", err));
+      if (model->moe_layer_phase < 0
+          || (model->moe_layer_freq > 1 && model->moe_layer_phase >= model->moe_layer_freq))
+        return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "decoder_sparse_step",
+                             model->moe_layer_phase, model->moe_layer_freq,
+                             "MoE layer phase outside the period");
     }
   /* A dense MLP is needed by every layer that is not MoE. */
   if (count_moe_layers (model) < model->n_layers)
@@ -449,11 +461,21 @@ attention_layer (const HrModel *model,
   n = add (c, n, mul (c, 2, linear (c, h, kv_out, model->qkv_bias, "hidden_size"), "hidden_size"),
            "hidden_size");
   n = add (c, n, linear (c, q_out, h, model->out_bias, "hidden_size"), "hidden_size");
-  if (model->qk_norm)
+  if (model->qk_norm && model->qk_norm_full)
     {
-      /* PhiAttention q_layernorm and k_layernorm: one norm of head_dim each. */
+      /* Olmo2Attention q_norm over num_heads·head_dim, k_norm over num_kv_heads·head_dim. */
+      n = add (c, n, norm (model, c, q_out, "head_dim"), "head_dim");
+      n = add (c, n, norm (model, c, kv_out, "head_dim"), "head_dim");
+    }
+  else if (model->qk_norm)
+    {
+      /* PhiAttention q_layernorm and k_layernorm, Qwen3/Gemma 3 q_norm and k_norm:
+       * one norm of head_dim each, shared by the heads. */
       n = add (c, n, mul (c, 2, norm (model, c, hd, "head_dim"), "head_dim"), "head_dim");
     }
+  /* GptOssAttention.sinks: one learned logit per query head. */
+  if (model->attention_sinks)
+    n = add (c, n, model->n_heads, "num_attention_heads");
   return n;
 }
 
@@ -514,6 +536,9 @@ hr_model_params (const HrModel *model,
        * MoEGate weight is experts × hidden, plus e_score_correction_bias when
        * router_bias is set. */
       router = linear (&c, h, model->n_experts, model->router_bias, "num_local_experts");
+      /* Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(hidden, 1, bias=False). */
+      if (model->shared_expert_gate)
+        router = add (&c, router, h, "hidden_size");
     }
 
   p.attention = mul (&c, model->n_layers, attn, "num_hidden_layers");

@@ -106,6 +106,14 @@ typedef struct
                                 * across heads (Phi qk_layernorm); kind and bias as above */
   int64_t first_sliding_layer; /* layers below it attend globally whatever the window
                                 * (Qwen2 max_window_layers); 0 = none */
+
+  /* Added by models */
+  bool qk_norm_full;           /* with qk_norm: q_norm over n_heads·head_dim and k_norm over
+                                * n_kv_heads·head_dim (OLMo 2), not one head_dim each */
+  bool attention_sinks;        /* one learned logit per query head and layer (GPT-OSS sinks) */
+  bool shared_expert_gate;     /* a Linear(hidden, 1) gating the shared expert (Qwen2-MoE) */
+  int64_t moe_layer_phase;     /* with moe_layer_freq f: layer i is MoE when i % f == phase
+                                * (DeepSeek 0; Qwen decoder_sparse_step: f - 1) */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

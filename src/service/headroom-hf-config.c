@@ -2,6 +2,7 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
+#include <glib/gi18n.h>
 #include <string.h>
 
 #include "headroom-file.h"
@@ -11,21 +12,34 @@
 
 G_DEFINE_QUARK (headroom-hf-config-error-quark, headroom_hf_config_error)
 
-/* Follows a dotted key ("text_config.hidden_size") through nested objects. */
+/* Follows a dotted key ("text_config.hidden_size", "layer_types.3") through
+ * nested objects and arrays. */
 static JsonNode *
 find_member (JsonObject *config,
              const char *key)
 {
   g_auto(GStrv) parts = g_strsplit (key, ".", -1);
-  JsonObject *object = config;
   JsonNode *node = NULL;
+  JsonObject *object = config;
+  JsonArray *array = NULL;
 
   for (guint i = 0; parts[i] != NULL; i++)
     {
-      if (object == NULL || !json_object_has_member (object, parts[i]))
+      if (array != NULL)
+        {
+          guint64 index;
+
+          if (!g_ascii_string_to_unsigned (parts[i], 10, 0, G_MAXUINT, &index, NULL)
+              || index >= json_array_get_length (array))
+            return NULL;
+          node = json_array_get_element (array, (guint) index);
+        }
+      else if (object != NULL && json_object_has_member (object, parts[i]))
+        node = json_object_get_member (object, parts[i]);
+      else
         return NULL;
-      node = json_object_get_member (object, parts[i]);
       object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
     }
 
   return node;
@@ -82,10 +96,15 @@ lookup_json (void       *user_data,
         }
       break;
 
-    case JSON_NODE_OBJECT:
     case JSON_NODE_ARRAY:
+      value->type = HR_VALUE_OTHER;
+      value->i = json_array_get_length (json_node_get_array (node));
+      break;
+
+    case JSON_NODE_OBJECT:
     default:
       value->type = HR_VALUE_OTHER;
+      value->i = -1;
       break;
     }
 }
@@ -144,7 +163,8 @@ headroom_hf_config_read (JsonObject  *config,
 {
   HrConfigSource source;
   HrError err = { 0 };
-  JsonNode *type_node;
+  JsonNode *type_node, *assume_node;
+  HrAssume assume = HR_ASSUME_NONE;
 
   g_return_val_if_fail (config != NULL, FALSE);
   g_return_val_if_fail (model != NULL, FALSE);
@@ -165,10 +185,48 @@ headroom_hf_config_read (JsonObject  *config,
       return FALSE;
     }
 
+  /* Headroom's own key (project key model.assume_architecture, CLI
+   * --assume-architecture): how to read an unknown or absent model_type. */
+  assume_node = json_object_get_member (config, "assume_architecture");
+  if (assume_node != NULL && !JSON_NODE_HOLDS_NULL (assume_node))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (assume_node)
+          || json_node_get_value_type (assume_node) != G_TYPE_STRING
+          || hr_assume_from_name (json_node_get_string (assume_node)) < 0)
+        {
+          g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
+                               _("assume_architecture: must be “llama” or empty"));
+          return FALSE;
+        }
+      assume = hr_assume_from_name (json_node_get_string (assume_node));
+    }
+
   headroom_hf_config_source_init (&source, config);
-  if (hr_model_from_config (&source, model, warnings, &err) != HR_OK
+  if (hr_model_from_config_assuming (&source, assume, model, warnings, &err) != HR_OK
       || hr_model_validate (model, &err) != HR_OK)
     {
+      if (err.field != NULL && strcmp (err.field, "model_type") == 0
+          && (err.status == HR_ERROR_UNSUPPORTED || err.status == HR_ERROR_MISSING))
+        {
+          const char *name = type_node != NULL && JSON_NODE_HOLDS_VALUE (type_node)
+                             ? json_node_get_string (type_node) : NULL;
+
+          if (name == NULL)
+            g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_MISSING,
+                                 _("model_type: missing, so the architecture is unknown; pick a "
+                                   "preset, or pass --assume-architecture llama to read it as a "
+                                   "Llama-style decoder"));
+          else if (err.detail != NULL && strstr (err.detail, "state-space") != NULL)
+            g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
+                         _("model_type “%s”: a state-space or hybrid model, not supported; "
+                           "Headroom estimates transformer decoders"), name);
+          else
+            g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
+                         _("model_type “%s” is not a family Headroom knows; pick a preset, or "
+                           "pass --assume-architecture llama to read it as a Llama-style "
+                           "decoder"), name);
+          return FALSE;
+        }
       headroom_hf_config_set_error (error, &err);
       return FALSE;
     }

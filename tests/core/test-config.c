@@ -19,19 +19,39 @@ object_lookup (void       *user_data,
   g_auto(GStrv) parts = g_strsplit (key, ".", -1);
   JsonNode *node = NULL;
 
+  JsonArray *array = NULL;
+
   for (guint i = 0; parts[i] != NULL; i++)
     {
-      if (object == NULL || !json_object_has_member (object, parts[i]))
+      if (array != NULL)
+        {
+          guint index = (guint) g_ascii_strtoull (parts[i], NULL, 10);
+
+          if (index >= json_array_get_length (array))
+            return;
+          node = json_array_get_element (array, index);
+        }
+      else if (object != NULL && json_object_has_member (object, parts[i]))
+        node = json_object_get_member (object, parts[i]);
+      else
         return;
-      node = json_object_get_member (object, parts[i]);
       object = JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
     }
   if (node == NULL)
     return;
   if (JSON_NODE_HOLDS_NULL (node))
     value->type = HR_VALUE_NULL;
+  else if (array != NULL)
+    {
+      value->type = HR_VALUE_OTHER;
+      value->i = json_array_get_length (array);
+    }
   else if (!JSON_NODE_HOLDS_VALUE (node))
-    value->type = HR_VALUE_OTHER;
+    {
+      value->type = HR_VALUE_OTHER;
+      value->i = -1;
+    }
   else
     switch (json_node_get_value_type (node))
       {
@@ -58,6 +78,9 @@ object_lookup (void       *user_data,
       }
 }
 
+/* The architecture the next read_object() assumes for an unknown model_type. */
+static HrAssume assume = HR_ASSUME_NONE;
+
 static HrStatus
 read_object (JsonObject *object,
              HrModel    *model,
@@ -66,7 +89,7 @@ read_object (JsonObject *object,
 {
   HrConfigSource source = { object, object_lookup };
 
-  return hr_model_from_config (&source, model, warnings, err);
+  return hr_model_from_config_assuming (&source, assume, model, warnings, err);
 }
 
 static JsonNode *
@@ -416,7 +439,21 @@ test_unknown (void)
 {
   HrParams p;
 
-  /* Unknown model_type with Llama keys: read as Llama, with a warning. */
+  /* Never a silent guess: an unknown or absent model_type is refused, a
+   * state-space family by name. */
+  expect_error ("{\"model_type\": \"my_llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+                " \"num_attention_heads\": 32, \"intermediate_size\": 11008, \"vocab_size\": 32000}",
+                HR_ERROR_UNSUPPORTED, "model_type");
+  expect_error ("{\"hidden_size\": 4096}", HR_ERROR_MISSING, "model_type");
+  expect_error ("{\"model_type\": \"mamba\", \"hidden_size\": 2560}", HR_ERROR_UNSUPPORTED,
+                "model_type");
+  expect_error ("{\"model_type\": \"jamba\"}", HR_ERROR_UNSUPPORTED, "model_type");
+  g_assert_cmpint (hr_assume_from_name ("llama"), ==, HR_ASSUME_LLAMA);
+  g_assert_cmpint (hr_assume_from_name (NULL), ==, HR_ASSUME_NONE);
+  g_assert_cmpint (hr_assume_from_name ("gpt"), ==, -1);
+
+  /* Assumed: unknown model_type with Llama keys, read as Llama, with a warning. */
+  assume = HR_ASSUME_LLAMA;
   p = count ("{\"model_type\": \"my_llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
              " \"num_attention_heads\": 32, \"intermediate_size\": 11008, \"vocab_size\": 32000}",
              HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE);
@@ -431,6 +468,191 @@ test_unknown (void)
                 " \"num_attention_heads\": 32, \"vocab_size\": 32000}",
                 HR_ERROR_MISSING, "intermediate_size");
   expect_error ("{}", HR_ERROR_MISSING, "hidden_size");
+  /* Assumed or not, a state-space model is never read as a transformer. */
+  expect_error ("{\"model_type\": \"mamba\", \"hidden_size\": 2560}", HR_ERROR_UNSUPPORTED,
+                "model_type");
+  assume = HR_ASSUME_NONE;
+}
+
+
+/* wild-models.json: families beyond known-models.json, each count derived by
+ * hand from its modeling file (tensor shapes summed), and checked there:
+ *
+ * Qwen3-0.6B (Qwen3Attention q_norm/k_norm RMSNorm(head_dim), no biases, tied):
+ *   embed 151,936·1024 = 155,582,464; per layer q 1024·2048 + k, v 2·1024·1024
+ *   + o 2048·1024 = 6,291,456, q/k norms 2·128, MLP 3·1024·3072 = 9,437,184,
+ *   norms 2·1024: 15,730,944 × 28 = 440,466,432; + final 1024 = 596,049,920.
+ * Qwen3-30B-A3B (128 experts of 3·2048·768 = 4,718,592, top 8, gate 2048·128,
+ *   untied): per layer attention 2048·4096·2 + 2048·512·2 = 18,874,368 + 256,
+ *   experts 603,979,776, gate 262,144, norms 4096: 623,120,640 × 48 =
+ *   29,909,790,720; + 2048 + 2 · 151,936·2048 = 30,532,122,624; active less
+ *   48·120·4,718,592 = 3,353,032,704.
+ * Gemma 3 1B (four norms per layer, q/k norms of 256, tied, 262,144 vocab):
+ *   embed 301,989,888; per layer q 1152·1024 + k, v 2·1152·256 + o 1024·1152
+ *   = 2,949,120, + 512, MLP 3·1152·6912 = 23,887,872, norms 4·1152:
+ *   26,842,112 × 26 = 697,894,912; + 1152 + embed = 999,885,952.
+ * OLMo 2 7B (q_norm/k_norm over 4096, no input norm, untied): per layer
+ *   4·4096² + 8192 + 3·4096·11008 + 8192 = 202,391,552 × 32 = 6,476,529,664;
+ *   + 4096 + 2·100,352·4096 = 7,298,617,344.
+ * StarCoder2-7B (biases everywhere, plain GELU MLP, LayerNorm with bias,
+ *   tied): per layer q, o 2·(4608² + 4608), k, v 2·(4608·512 + 512), MLP
+ *   2·4608·18432 + 18432 + 4608, norms 2·2·4608: 217,106,944 × 32 =
+ *   6,947,422,208; + 2·4608 + 49,152·4608 = 7,173,923,840.
+ * GPT-J-6B (no attention biases, MLP with biases, one ln_1, lm_head with a
+ *   bias, untied): per layer 4·4096² + 2·4096·16384 + 16384 + 4096 + 2·4096
+ *   = 201,355,264 × 28 = 5,637,947,392; + 8192 + 2·50,400·4096 + 50,400
+ *   = 6,050,882,784.
+ * GPT-OSS-120B (q, k, v, o biases, 64 sinks; 128 experts of gate_up 2880·5760
+ *   + 5760 and down 2880·2880 + 2880 = 24,891,840; router 2880·128 + 128;
+ *   untied): per layer 26,550,144 + 3,186,155,520 + 368,768 + 5760 =
+ *   3,213,080,192 × 36 = 115,670,886,912; + 2880 + 2·201,088·2880 =
+ *   116,829,156,672; active less 36·124·24,891,840 = 5,711,982,912.
+ * Mamba: refused by name.
+ * KV bytes per token at bf16: 2 (K and V) · kv heads · head_dim · 2 bytes · layers. */
+static void
+test_wild_models (void)
+{
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "reference", "wild-models.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *models;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  models = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                         "models");
+  g_assert_cmpuint (json_array_get_length (models), >=, 8);
+
+  for (guint i = 0; i < json_array_get_length (models); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (models, i);
+      JsonObject *expected = json_object_get_object_member (entry, "expected");
+      HrModel model;
+      HrParams params;
+      HrError err = { 0 };
+      unsigned warnings;
+      HrStatus status;
+
+      g_test_message ("%s", json_object_get_string_member (entry, "name"));
+      status = read_object (json_object_get_object_member (entry, "config"), &model, &warnings, &err);
+      if (json_object_get_boolean_member (entry, "refuse"))
+        {
+          g_assert_cmpint (status, ==, HR_ERROR_UNSUPPORTED);
+          g_assert_cmpstr (err.field, ==, "model_type");
+          continue;
+        }
+      g_assert_cmpint (status, ==, HR_OK);
+      g_assert_cmpuint (warnings, ==, HR_CONFIG_WARN_NONE);
+      g_assert_cmpint (hr_model_params (&model, &params, &err), ==, HR_OK);
+      g_assert_cmpint (params.total, ==, json_object_get_int_member (expected, "total"));
+      g_assert_cmpint (params.active, ==, json_object_get_int_member (expected, "active"));
+      g_assert_cmpint (2 * model.n_kv_heads * hr_model_head_dim (&model) * 2 * model.n_layers, ==,
+                       json_object_get_int_member (expected, "kv_bytes_per_token_bf16"));
+    }
+}
+
+/* Layer kinds: Gemma 3 1B (sliding_window_pattern 6) has layers 5, 11, 17, 23
+ * global and 22 sliding within 512; GPT-OSS alternates from layer_types (even
+ * sliding, odd full); the same list spelled out reads the same; a pattern
+ * HrModel cannot hold is refused naming layer_types. */
+static void
+test_layer_types (void)
+{
+  HrModel m;
+  int64_t sliding = 0;
+
+  m = model_of ("{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152, \"num_hidden_layers\": 26,"
+                " \"num_attention_heads\": 4, \"num_key_value_heads\": 1, \"head_dim\": 256,"
+                " \"intermediate_size\": 6912, \"vocab_size\": 262144, \"sliding_window\": 512,"
+                " \"sliding_window_pattern\": 6}");
+  for (int64_t i = 0; i < m.n_layers; i++)
+    sliding += hr_model_layer_is_sliding (&m, i);
+  g_assert_cmpint (sliding, ==, 22);
+  g_assert_false (hr_model_layer_is_sliding (&m, 5));
+  g_assert_true (hr_model_layer_is_sliding (&m, 6));
+  g_assert_cmpint (m.sliding_window, ==, 512);
+
+  m = model_of ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 4, \"layer_types\":"
+                " [\"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\"]}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+  g_assert_cmpint (m.sliding_window, ==, 128);
+
+  /* Qwen3 with max_window_layers spelled as layer_types: 2 global, then sliding. */
+  m = model_of ("{\"model_type\": \"qwen3\", \"num_hidden_layers\": 4, \"sliding_window\": 1024,"
+                " \"layer_types\": [\"full_attention\", \"full_attention\", \"sliding_attention\","
+                " \"sliding_attention\"]}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+
+  expect_error ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 3, \"layer_types\":"
+                " [\"full_attention\", \"sliding_attention\", \"full_attention\"]}",
+                HR_ERROR_UNSUPPORTED, "layer_types");
+  expect_error ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 2, \"layer_types\":"
+                " [\"chunked_attention\", \"full_attention\"]}",
+                HR_ERROR_UNSUPPORTED, "layer_types");
+  expect_error ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 3, \"layer_types\":"
+                " [\"full_attention\"]}",
+                HR_ERROR_OUT_OF_RANGE, "layer_types");
+}
+
+/* More families, each derived by hand from its modeling file. */
+static void
+test_families (void)
+{
+  HrParams p;
+
+  /* GPT-OSS-20B: as 120B above with 24 layers of 32 experts: per layer
+   * 26,550,144 + 32·24,891,840 + (2880·32 + 32) + 5760 = 823,186,976 × 24 =
+   * 19,756,487,424; + 2880 + 1,158,266,880 = 20,914,757,184 (OpenAI's model
+   * card: 20.91 B); active less 24·28·24,891,840 = 4,187,440,704 (the card's
+   * 3.61 B leaves out the 579,133,440 of the input embedding). */
+  p = count ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 24, \"num_local_experts\": 32}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 20914757184);
+  g_assert_cmpint (p.active, ==, 4187440704);
+
+  /* Qwen1.5-MoE-A2.7B (qwen2_moe): q, k, v with biases 3·(2048² + 2048), o
+   * 2048²: 16,783,360; 60 experts of 3·2048·1408 = 8,650,752: 519,045,120;
+   * shared expert 3·2048·5632 = 34,603,008 and its gate 2048; router
+   * 2048·60 = 122,880; norms 4096: 570,560,512 × 24 = 13,693,452,288; + 2048
+   * + 2·151,936·2048 = 14,315,784,192 (Qwen: 14.3 B); active less
+   * 24·56·8,650,752 = 2,689,173,504 (Qwen: 2.7 B). */
+  p = count ("{\"model_type\": \"qwen2_moe\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"intermediate_size\": 5632,"
+             " \"moe_intermediate_size\": 1408, \"shared_expert_intermediate_size\": 5632,"
+             " \"num_experts\": 60, \"num_experts_per_tok\": 4, \"vocab_size\": 151936,"
+             " \"tie_word_embeddings\": false, \"decoder_sparse_step\": 1, \"mlp_only_layers\": []}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 14315784192);
+  g_assert_cmpint (p.active, ==, 2689173504);
+
+  /* decoder_sparse_step 2: layers 1, 3, … are MoE ((i + 1) % 2 == 0), 12 of 24. */
+  {
+    HrModel m = model_of ("{\"model_type\": \"qwen3_moe\", \"decoder_sparse_step\": 2}");
+
+    g_assert_false (hr_model_layer_is_moe (&m, 0));
+    g_assert_true (hr_model_layer_is_moe (&m, 1));
+    g_assert_cmpint (hr_model_params (&m, &p, NULL), ==, HR_OK);
+    g_assert_cmpint (p.n_moe_layers, ==, 12);
+  }
+  /* mlp_only_layers is read by Qwen3MoeDecoderLayer: a non-empty list is refused. */
+  expect_error ("{\"model_type\": \"qwen3_moe\", \"mlp_only_layers\": [0, 1]}",
+                HR_ERROR_UNSUPPORTED, "mlp_only_layers");
+
+  /* Gemma 3 4B, the multimodal config: text_config holds the text model,
+   * defaults of Gemma3TextConfig elsewhere (8 heads, 4 kv heads, head_dim
+   * 256, vocab 262,208, tied). Per layer q 2560·2048 + k, v 2·2560·1024 + o
+   * 2048·2560 = 15,728,640, + 512, MLP 3·2560·10240 = 78,643,200, norms
+   * 4·2560: 94,382,592 × 34 = 3,209,008,128; + 2560 + 262,208·2560 =
+   * 3,880,263,168; the SigLIP tower is not counted (a warning says so). */
+  p = count ("{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 2560,"
+             " \"intermediate_size\": 10240, \"model_type\": \"gemma3_text\","
+             " \"num_hidden_layers\": 34, \"sliding_window\": 1024},"
+             " \"vision_config\": {\"hidden_size\": 1152}}",
+             HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 3880263168);
 }
 
 static void
@@ -608,6 +830,9 @@ main (int   argc,
   g_test_add_func ("/config/llama-style", test_llama_style_traps);
   g_test_add_func ("/config/deepseek", test_deepseek);
   g_test_add_func ("/config/unknown", test_unknown);
+  g_test_add_func ("/config/wild-models", test_wild_models);
+  g_test_add_func ("/config/layer-types", test_layer_types);
+  g_test_add_func ("/config/families", test_families);
   g_test_add_func ("/config/errors", test_errors);
   g_test_add_func ("/config/presets", test_presets);
 

@@ -260,22 +260,34 @@ test_params_table (void)
  *   MLP (3 matrices)     3 · 2 · 8 · 64 · 128        = 393,216 per layer
  *   LM head              2 · 8 · 64 · 100            = 102,400 once
  * forward = 2 · 671,744 + 102,400 = 1,445,888; backward = 2 × forward. */
-/* An unknown model_type is read as Llama-style with one warning line. */
+/* An unknown model_type is refused: exit status 2, nothing on stdout, one
+ * stderr line naming it and what to do. Assumed (the config's Headroom key
+ * assume_architecture), it is read as Llama-style, and the JSON says so. */
 static void
 test_params_warning (void)
 {
   g_auto(Run) run = { 0 };
+  g_auto(Run) assumed = { 0 };
   g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *out;
 
   run_cli (&run, "params", "--model", CLI_DATA "/unknown-type.json", "--json", NULL);
-  g_assert_cmpint (run.status, ==, 0);
-  g_assert_true (g_str_has_prefix (run.err, "headroom-cli: warning: "));
+  g_assert_cmpint (run.status, ==, 2);
+  g_assert_cmpstr (run.out, ==, "");
   g_assert_nonnull (strstr (run.err, "mystery"));
+  g_assert_nonnull (strstr (run.err, "--assume-architecture llama"));
   g_assert_true (strchr (run.err, '\n')[1] == '\0');
-  g_assert_true (json_parser_load_from_data (parser, run.out, -1, NULL));
+
+  run_cli (&assumed, "params", "--model", CLI_DATA "/assumed-type.json", "--json", NULL);
+  g_assert_cmpint (assumed.status, ==, 0);
+  g_assert_true (g_str_has_prefix (assumed.err, "headroom-cli: warning: "));
+  g_assert_nonnull (strstr (assumed.err, "mystery"));
+  g_assert_true (strchr (assumed.err, '\n')[1] == '\0');
+  g_assert_true (json_parser_load_from_data (parser, assumed.out, -1, NULL));
+  out = json_node_get_object (json_parser_get_root (parser));
   /* the tiny-llama.json count: 95,040 */
-  g_assert_cmpint (json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)),
-                                               "total"), ==, 95040);
+  g_assert_cmpint (json_object_get_int_member (out, "total"), ==, 95040);
+  g_assert_cmpstr (json_object_get_string_member (out, "assumed_architecture"), ==, "llama");
 }
 
 static void
