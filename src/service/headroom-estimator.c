@@ -48,6 +48,7 @@ struct _HeadroomEstimator
   GListStore *flops_rows;
   GListStore *summary;
   char *error;
+  GError *error_detail;  /* the error itself: its key (headroom_project_error_get_key()) */
   Result result;
   gulong changed_id;
   guint idle_id;
@@ -645,11 +646,19 @@ headroom_estimator_recompute_now (HeadroomEstimator *self)
 
   g_object_freeze_notify (G_OBJECT (self));
   if (self->project == NULL)
-    set_error (self, _("No project"));
+    {
+      g_clear_error (&self->error_detail);
+      set_error (self, _("No project"));
+    }
   else if (!compute (self->project, &result, &error))
-    set_error (self, error->message);
+    {
+      g_clear_error (&self->error_detail);
+      self->error_detail = g_error_copy (error);
+      set_error (self, error->message);
+    }
   else
     {
+      g_clear_error (&self->error_detail);
       self->result = result;
       self->has_result = TRUE;
       fill_params_rows (self);
@@ -715,6 +724,7 @@ headroom_estimator_finalize (GObject *object)
   HeadroomEstimator *self = (HeadroomEstimator *)object;
 
   g_clear_pointer (&self->error, g_free);
+  g_clear_error (&self->error_detail);
 
   G_OBJECT_CLASS (headroom_estimator_parent_class)->finalize (object);
 }
@@ -1148,4 +1158,11 @@ headroom_estimator_measure_training (HeadroomEstimator      *self,
       return FALSE;
     }
   return TRUE;
+}
+
+const GError *
+headroom_estimator_get_error_detail (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return self->error != NULL ? self->error_detail : NULL;
 }

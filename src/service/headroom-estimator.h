@@ -44,6 +44,9 @@ void             headroom_estimator_recompute_now (HeadroomEstimator *self);
 
 /* One line naming the key at fault, translated; NULL when the project is valid. */
 const char      *headroom_estimator_get_error      (HeadroomEstimator *self);
+/* The same error as a GError, whose key headroom_project_error_get_key()
+ * gives (NULL when it names none); NULL when the project is valid. */
+const GError    *headroom_estimator_get_error_detail (HeadroomEstimator *self);
 /* Whether any valid result has been computed (the getters below hold it). */
 gboolean         headroom_estimator_get_has_result (HeadroomEstimator *self);
 

@@ -314,6 +314,7 @@ struct _HeadroomProject
   GHashTable *values;        /* table key → JsonNode, keys explicitly set */
   GPtrArray *unknown;        /* Unknown, in file order, kept for saving */
   GPtrArray *unknown_paths;  /* their dotted paths, NULL-terminated */
+  char *model_name;          /* an imported model's name: the title until saved */
 
   guint modified : 1;
 };
@@ -991,6 +992,7 @@ headroom_project_finalize (GObject *object)
   g_clear_pointer (&self->values, g_hash_table_unref);
   g_clear_pointer (&self->unknown, g_ptr_array_unref);
   g_clear_pointer (&self->unknown_paths, g_ptr_array_unref);
+  g_clear_pointer (&self->model_name, g_free);
 
   G_OBJECT_CLASS (headroom_project_parent_class)->finalize (object);
 }
@@ -1337,16 +1339,60 @@ headroom_project_new_from_config (JsonObject  *config,
                                   GError     **error)
 {
   g_autoptr(HeadroomProject) self = headroom_project_new ();
-  HrModel model;
 
   g_return_val_if_fail (config != NULL, NULL);
 
-  headroom_project_set_config (self, config);
-  if (!headroom_project_get_model (self, &model, error))
+  if (!headroom_project_import_config (self, config, NULL, error))
     return NULL;
   self->modified = FALSE;
 
   return g_steal_pointer (&self);
+}
+
+static void changed (HeadroomProject *self,
+                     const char      *key);
+
+/* The name a config gives itself: the last part of "_name_or_path"
+ * ("meta-llama/Llama-3.1-8B" → "Llama-3.1-8B"), as transformers writes it. */
+static char *
+config_name (JsonObject *config)
+{
+  JsonNode *node = json_object_get_member (config, "_name_or_path");
+  const char *path, *slash;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
+      || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  path = json_node_get_string (node);
+  slash = strrchr (path, '/');
+  path = slash != NULL ? slash + 1 : path;
+  return *path != '\0' && g_utf8_validate (path, -1, NULL) ? g_strdup (path) : NULL;
+}
+
+gboolean
+headroom_project_import_config (HeadroomProject  *self,
+                                JsonObject       *config,
+                                const char       *name,
+                                GError          **error)
+{
+  HrModel model;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  /* Refused before anything changes. */
+  if (!headroom_hf_config_read (config, &model, NULL, NULL, error))
+    {
+      g_prefix_error (error, "model.");
+      return FALSE;
+    }
+
+  if (g_hash_table_remove (self->values, "model.preset"))
+    changed (self, "model.preset");
+  g_free (self->model_name);
+  self->model_name = name != NULL && *name != '\0' ? g_strdup (name) : config_name (config);
+  headroom_project_set_config (self, config);
+  return TRUE;
 }
 
 /* The object at a dotted section path under `root` (NULL = root), created as needed. */
@@ -1506,6 +1552,8 @@ headroom_project_dup_title (HeadroomProject *self)
 
   if (self->file != NULL)
     return g_file_get_basename (self->file);
+  if (self->model_name != NULL)
+    return g_strdup (self->model_name);
   preset = headroom_project_get_preset (self);
   if (preset != NULL && *preset != '\0')
     return g_strdup (preset);
@@ -1516,6 +1564,9 @@ static void
 changed (HeadroomProject *self,
          const char      *key)
 {
+  /* Another model: the imported one's name no longer titles the project. */
+  if (strcmp (key, "model.preset") == 0)
+    g_clear_pointer (&self->model_name, g_free);
   g_signal_emit (self, signals[SIGNAL_CHANGED], g_quark_from_string (key), key);
   headroom_project_set_modified (self, TRUE);
 }

@@ -157,6 +157,15 @@ HeadroomProject *headroom_project_new_from_bytes (GBytes     *bytes,
  * other keys at their defaults; fails if the config does not describe a model. */
 HeadroomProject *headroom_project_new_from_config (JsonObject *config,
                                                    GError    **error) G_GNUC_WARN_UNUSED_RESULT;
+/* Import: `config` becomes the model (the preset and any model overrides
+ * go); hardware, workload and every other key stay. The title becomes
+ * `name` (the model's, "Llama-3.1-8B"), else the config's _name_or_path,
+ * until the project is saved. Fails, changing nothing, if the config does
+ * not describe a model. */
+gboolean         headroom_project_import_config   (HeadroomProject  *self,
+                                                   JsonObject       *config,
+                                                   const char       *name,
+                                                   GError          **error);
 
 /* The file as it would be saved: stable key order, UTF-8, ends in a newline. */
 GBytes          *headroom_project_to_bytes      (HeadroomProject  *self) G_GNUC_WARN_UNUSED_RESULT;
@@ -171,7 +180,7 @@ GFile           *headroom_project_get_file      (HeadroomProject  *self);
 gboolean         headroom_project_get_modified  (HeadroomProject  *self);
 void             headroom_project_set_modified  (HeadroomProject  *self,
                                                  gboolean          modified);
-/* File basename, or the model's name, or "Untitled Project" (translated). */
+/* File basename, or an imported model's name, or the preset, or "Untitled Project" (translated). */
 char            *headroom_project_dup_title     (HeadroomProject  *self) G_GNUC_WARN_UNUSED_RESULT;
 
 /* Setters check type and bounds (not cross-key consistency: see

@@ -114,9 +114,9 @@ mark_row (HeadroomWindow *self,
 static void
 refresh_error (HeadroomWindow *self)
 {
-  const char *error = headroom_estimator_get_error (self->estimator);
+  const GError *error = headroom_estimator_get_error_detail (self->estimator);
   g_autofree char *key = NULL;
-  g_autofree char *message = headroom_setting_relabel_message (error, &key);
+  g_autofree char *message = headroom_setting_relabel_error (error, &key);
 
   gtk_label_set_label (self->error_label, message ? message : "");
   gtk_revealer_set_reveal_child (self->error_revealer, message != NULL);
@@ -264,11 +264,20 @@ headroom_window_load_file (HeadroomWindow  *self,
           g_propagate_error (error, g_steal_pointer (&local_error));
           return FALSE;
         }
-      project = headroom_project_new_from_config (config, error);
-      if (project == NULL)
-        return FALSE;
-      /* An imported config is a new, unsaved document. */
-      headroom_project_set_modified (project, TRUE);
+      /* Import replaces the model only: the hardware and workload stay
+       * (issue 13); the title becomes the model's directory name. */
+      {
+        g_autofree char *base = g_file_get_basename (file);
+        g_autoptr(GFile) parent = g_file_get_parent (file);
+        g_autofree char *name = g_str_equal (base, "config.json") && parent != NULL
+                                ? g_file_get_basename (parent) : NULL;
+
+        if (!headroom_project_import_config (self->project, config, name, error))
+          return FALSE;
+        headroom_project_set_modified (self->project, TRUE);
+        refresh_title (self);
+        return TRUE;
+      }
     }
   else if (project == NULL)
     {
@@ -311,7 +320,7 @@ headroom_window_show_error (HeadroomWindow *self,
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
   g_return_val_if_fail (heading != NULL && error != NULL, NULL);
 
-  message = headroom_setting_relabel_message (error->message, NULL);
+  message = headroom_setting_relabel_error (error, NULL);
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), heading, NULL));
   /* Plain text: a message may hold "<", "&" or a file name with them. */
   adw_message_dialog_set_body (dialog, message);
@@ -486,20 +495,18 @@ on_hub_fetched (GObject      *source,
   g_autoptr(HeadroomWindow) self = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) config = headroom_hub_fetch_config_finish (HEADROOM_HUB (source), result, &error);
-  g_autoptr(HeadroomProject) project = NULL;
 
   g_clear_object (&self->hub_cancellable);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  if (config != NULL)
-    project = headroom_project_new_from_config (config, &error);
-  if (project == NULL)
+  /* Import replaces the model only: the hardware and workload stay (issue 13). */
+  if (config == NULL || !headroom_project_import_config (self->project, config, NULL, &error))
     {
       headroom_window_show_error (self, _("Could Not Import the Model"), error);
       return;
     }
-  headroom_project_set_modified (project, TRUE);
-  set_project (self, project);
+  headroom_project_set_modified (self->project, TRUE);
+  refresh_title (self);
 }
 
 void

@@ -725,6 +725,103 @@ test_mistyped_key (void)
   g_test_trap_assert_stderr ("*training.tensor_paralel*not a key*");
 }
 
+/* Issue 13: importing a config.json into an open project replaces the model
+ * only; the hardware and the workload stay, and the title becomes the
+ * model's name. A config that is not a model changes nothing. A new project
+ * from a config keeps its own path, every other key at the table's default. */
+static void
+test_import_config (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomProject) fresh = NULL;
+  g_autoptr(JsonObject) config = json_object_new ();
+  g_autoptr(JsonObject) bad = json_object_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *fresh_title = NULL;
+  HrModel model;
+
+  json_object_set_string_member (config, "model_type", "llama");
+  json_object_set_string_member (config, "_name_or_path", "meta-llama/Llama-3.2-1B");
+  json_object_set_int_member (config, "hidden_size", 2048);
+  json_object_set_int_member (config, "intermediate_size", 8192);
+  json_object_set_int_member (config, "num_attention_heads", 32);
+  json_object_set_int_member (config, "num_key_value_heads", 8);
+  json_object_set_int_member (config, "num_hidden_layers", 16);
+  json_object_set_int_member (config, "vocab_size", 128256);
+  json_object_set_int_member (config, "max_position_embeddings", 131072);
+
+  g_assert_true (headroom_project_set_int (project, "hardware.nodes", 4, NULL));
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "a100-80gb-sxm", NULL));
+  g_assert_true (headroom_project_set_int (project, "training.seq_len", 4096, NULL));
+
+  /* 3 heads do not divide a hidden size of 64 */
+  json_object_set_string_member (bad, "model_type", "llama");
+  json_object_set_int_member (bad, "hidden_size", 64);
+  json_object_set_int_member (bad, "intermediate_size", 128);
+  json_object_set_int_member (bad, "num_attention_heads", 3);
+  json_object_set_int_member (bad, "num_hidden_layers", 2);
+  json_object_set_int_member (bad, "vocab_size", 100);
+  g_assert_false (headroom_project_import_config (project, bad, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_cmpstr (headroom_project_get_preset (project), ==, "llama-3.1-8b");
+  g_clear_error (&error);
+
+  g_assert_true (headroom_project_import_config (project, config, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (headroom_project_get_preset (project));
+  g_assert_true (headroom_project_get_model (project, &model, NULL));
+  g_assert_cmpint (model.hidden_size, ==, 2048);
+  g_assert_cmpint (headroom_project_get_int (project, "hardware.nodes"), ==, 4);
+  g_assert_cmpstr (headroom_project_get_string (project, "hardware.gpu"), ==, "a100-80gb-sxm");
+  g_assert_cmpint (headroom_project_get_int (project, "training.seq_len"), ==, 4096);
+  g_assert_cmpint (headroom_project_get_int (project, "training.tensor_parallel"), ==, 2);
+  g_assert_cmpfloat (headroom_project_get_double (project, "training.tokens"), ==, 1e12);
+  title = headroom_project_dup_title (project);
+  g_assert_cmpstr (title, ==, "Llama-3.2-1B");
+
+  /* A name given wins; choosing a preset again drops it. */
+  g_assert_true (headroom_project_import_config (project, config, "My model", NULL));
+  g_clear_pointer (&title, g_free);
+  title = headroom_project_dup_title (project);
+  g_assert_cmpstr (title, ==, "My model");
+  g_assert_true (headroom_project_set_string (project, "model.preset", "llama-3.1-8b", NULL));
+  g_clear_pointer (&title, g_free);
+  title = headroom_project_dup_title (project);
+  g_assert_cmpstr (title, ==, "llama-3.1-8b");
+
+  fresh = headroom_project_new_from_config (config, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (headroom_project_get_int (fresh, "hardware.nodes"), ==, 1);
+  g_assert_cmpint (headroom_project_get_int (fresh, "training.seq_len"), ==, 8192);
+  g_assert_false (headroom_project_get_modified (fresh));
+  fresh_title = headroom_project_dup_title (fresh);
+  g_assert_cmpstr (fresh_title, ==, "Llama-3.2-1B");
+}
+
+/* Issue 13: an error carries its key as data, and the problem without it. */
+static void
+test_error_key (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) copy = NULL;
+
+  g_assert_false (headroom_project_set_int (project, "training.zero_stage", 4, &error));
+  g_assert_cmpstr (headroom_project_error_get_key (error), ==, "training.zero_stage");
+  g_assert_cmpstr (headroom_project_error_get_problem (error), ==, "4 is out of range (0 to 3)");
+  g_clear_error (&error);
+
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 3, NULL));
+  g_assert_false (headroom_project_validate (project, &error));
+  g_assert_cmpstr (error->message, ==, "training.tensor_parallel: 3 does not divide 8 GPUs");
+  copy = g_error_copy (error);
+  g_assert_cmpstr (headroom_project_error_get_key (copy), ==, "training.tensor_parallel");
+  g_assert_cmpstr (headroom_project_error_get_problem (copy), ==, "3 does not divide 8 GPUs");
+
+  g_assert_null (headroom_project_error_get_key (NULL));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -736,6 +833,8 @@ main (int   argc,
   g_test_add_func ("/project/key-table", test_key_table);
   g_test_add_func ("/project/key-rows", test_key_rows);
   g_test_add_func ("/project/mistyped-key", test_mistyped_key);
+  g_test_add_func ("/project/import-config", test_import_config);
+  g_test_add_func ("/project/error-key", test_error_key);
   g_test_add_func ("/project/setters", test_setters);
   g_test_add_func ("/project/framework-defaults", test_framework_defaults);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);

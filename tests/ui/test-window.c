@@ -291,8 +291,8 @@ test_window_unsaved_changes (void)
   g_unlink (path);
 }
 
-/* A Hugging Face config.json, as dropped on the window or imported, opens as
- * a new unsaved project. GPT-2 (124M) has 124,439,808 parameters
+/* A Hugging Face config.json, as dropped on the window or imported, becomes
+ * the open project's model, unsaved. GPT-2 (124M) has 124,439,808 parameters
  * (known-models.json): embeddings 50257·768 + 1024·768, twelve layers of
  * 7,087,872, final LayerNorm 1,536, LM head tied. */
 static void
@@ -398,18 +398,6 @@ serve_hub (SoupServer        *server,
                                     g_steal_pointer (&contents), length);
 }
 
-static void
-wait_for_project_change (HeadroomWindow  *window,
-                         HeadroomProject *project)
-{
-  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-
-  while (headroom_window_get_project (window) == project && g_get_monotonic_time () < deadline)
-    if (!g_main_context_iteration (NULL, FALSE))
-      g_usleep (1000);
-  drain_main_loop ();
-}
-
 /* tiny-llama: hidden 256, 4 layers, 4 heads of 64, 2 KV heads, SwiGLU 688,
  * vocabulary 1000, untied. Embedding and LM head 256,000 each; a layer has
  * q and o 65,536 each, k and v 32,768 each, MLP 3·256·688 = 528,384 and two
@@ -424,6 +412,7 @@ test_window_import_hub (void)
   GSList *uris;
   HeadroomWindow *window;
   HeadroomProject *before;
+  gint64 deadline;
 
   soup_server_add_handler (server, NULL, serve_hub, NULL, NULL);
   g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
@@ -435,20 +424,35 @@ test_window_import_hub (void)
   endpoint[strlen (endpoint) - 1] = '\0';
   g_setenv ("HF_ENDPOINT", endpoint, TRUE);
 
+  /* Import replaces the model of the open project only (issue 13): the
+   * hardware set before stays. */
   window = window_new ();
   before = headroom_window_get_project (window);
+  g_assert_true (headroom_project_set_int (before, "hardware.nodes", 2, NULL));
   headroom_window_import_hub (window, "hf:tiny-org/tiny-llama");
-  wait_for_project_change (window, before);
-  g_assert_true (headroom_window_get_project (window) != before);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (headroom_estimator_get_total_params (headroom_window_get_estimator (window)) != 3414272.0
+         && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  drain_main_loop ();
+  g_assert_true (headroom_window_get_project (window) == before);
   g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
                      ==, 3414272.0);
-  g_assert_true (headroom_project_get_modified (headroom_window_get_project (window)));
+  g_assert_cmpint (headroom_project_get_int (before, "hardware.nodes"), ==, 2);
+  g_assert_null (headroom_project_get_preset (before));
+  g_assert_true (headroom_project_get_modified (before));
 
-  /* A model the Hub does not have: a toast, and the document stays. */
-  before = headroom_window_get_project (window);
+  /* A model the Hub does not have: an error, and the model stays. */
   headroom_window_import_hub (window, "tiny-org/missing");
-  wait_for_project_change (window, before);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (headroom_window_get_error_dialog (window) == NULL && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  g_assert_nonnull (headroom_window_get_error_dialog (window));
   g_assert_true (headroom_window_get_project (window) == before);
+  g_assert_cmpfloat (headroom_estimator_get_total_params (headroom_window_get_estimator (window)),
+                     ==, 3414272.0);
 
   g_unsetenv ("HF_ENDPOINT");
   window_destroy (window);

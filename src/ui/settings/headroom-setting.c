@@ -90,6 +90,30 @@ headroom_setting_label_for_key (const char *key)
 }
 
 char *
+headroom_setting_relabel_error (const GError  *error,
+                                char         **key)
+{
+  const char *error_key = headroom_project_error_get_key (error);
+  const char *problem = headroom_project_error_get_problem (error);
+  const char *label;
+
+  if (key != NULL)
+    *key = NULL;
+  if (error == NULL)
+    return NULL;
+  /* The key travels as data (issue 13): "Tensor parallel: 3 does not divide 8 GPUs". */
+  label = error_key != NULL ? headroom_setting_label_for_key (error_key) : NULL;
+  if (label != NULL && problem != NULL)
+    {
+      if (key != NULL)
+        *key = g_strdup (error_key);
+      return g_strconcat (label, ": ", problem, NULL);
+    }
+  /* Errors from outside the project (a config's own keys) name no key as data. */
+  return headroom_setting_relabel_message (error->message, key);
+}
+
+char *
 headroom_setting_relabel_message (const char  *message,
                                   char       **key)
 {
@@ -137,7 +161,7 @@ report (HeadroomSetting *self,
       headroom_setting_set_error (self, NULL);
       return;
     }
-  message = headroom_setting_relabel_message (error->message, NULL);
+  message = headroom_setting_relabel_error (error, NULL);
   headroom_setting_set_error (self, message);
 }
 

@@ -60,6 +60,10 @@ const char      *headroom_setting_choice_label   (const char *key,
                                                   const char *value);
 /* An error message from the service with its leading "dotted.key: " replaced
  * by the setting's label; *key receives the key (free it) or NULL. */
+/* An error's message naming its setting by label, from the key the error
+ * carries; *key (when asked) is that key, or NULL. */
+char            *headroom_setting_relabel_error   (const GError  *error,
+                                                   char         **key);
 char            *headroom_setting_relabel_message (const char  *message,
                                                    char       **key);
 
