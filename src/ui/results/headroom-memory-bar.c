@@ -334,8 +334,6 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
     {
       Segment *segment = &g_array_index (self->segments, Segment, i);
       double w = width * segment->bytes / scale;
-      g_autofree char *size = NULL;
-      GdkRGBA text_color;
 
       if (segment->bytes <= 0)
         continue;
@@ -345,9 +343,6 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       if (x > bounds.origin.x)
         gtk_snapshot_append_color (snapshot, &self->trough_color,
                                    &GRAPHENE_RECT_INIT (x, top, 1, BAR_HEIGHT));
-      size = headroom_format_gib (segment->bytes);
-      text_color = text_color_on (&segment->color);
-      append_text (self, snapshot, size, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color, FALSE);
       x += w;
     }
 
@@ -364,6 +359,36 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
           gtk_snapshot_append_color (snapshot, &hatch,
                                      &GRAPHENE_RECT_INIT (stripe + dy, top + dy, 3, 2));
       gtk_snapshot_pop (snapshot);
+    }
+
+  /* The sizes last, over the hatching, each on a pill of its segment's
+   * colour: legible in every state and both styles. */
+  x = bounds.origin.x;
+  for (guint i = 0; i < self->segments->len; i++)
+    {
+      Segment *segment = &g_array_index (self->segments, Segment, i);
+      double w = width * segment->bytes / scale;
+      g_autofree char *size = NULL;
+      GdkRGBA text_color;
+      double text_w;
+
+      if (segment->bytes <= 0)
+        continue;
+      size = headroom_format_gib (segment->bytes);
+      text_w = text_width (self, size);
+      if (text_w <= w - 12)
+        {
+          GskRoundedRect pill;
+
+          gsk_rounded_rect_init_from_rect (&pill, &GRAPHENE_RECT_INIT (x + 3, top + 3, text_w + 6,
+                                                                       BAR_HEIGHT - 6), 4);
+          gtk_snapshot_push_rounded_clip (snapshot, &pill);
+          gtk_snapshot_append_color (snapshot, &segment->color, &pill.bounds);
+          gtk_snapshot_pop (snapshot);
+        }
+      text_color = text_color_on (&segment->color);
+      append_text (self, snapshot, size, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color, FALSE);
+      x += w;
     }
   gtk_snapshot_pop (snapshot);
 
