@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "headroom-cli.h"
+#include "headroom-estimator.h"
 #include "hr-inference.h"
 #include "hr-serving.h"
 
@@ -16,113 +17,58 @@
 static const char * const weights_choices[] = {
   "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0", NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0", NULL };
-static const char * const engine_choices[] = { "hf", "vllm", "sglang", "trtllm", "llamacpp", NULL };
 
+/* The options of infer that are not project keys; every key of inference.*
+ * and hardware.* is an option too (headroom-cli-options.c). */
 typedef struct
 {
   char    *model;
-  char    *gpu;
   char    *gpus;
-  char    *tp;
-  char    *pp;
-  char    *batch;
-  char    *prompt;
-  char    *generate;
-  char    *weights;
-  char    *group_size;
-  char    *kv_cache;
-  char    *paged_block;
-  char    *overhead;
-  char    *price;
-  char    *engine;
-  char    *gpu_memory_utilization;
-  char    *max_model_len;
-  char    *max_num_batched_tokens;
-  char    *gpu_layers;
-  gboolean fp8_keep_attention;
   gboolean json;
 } InferArgs;
 
 static void
 infer_args_clear (InferArgs *args)
 {
-  char **strings[] = {
-    &args->model, &args->gpu, &args->gpus, &args->tp, &args->pp, &args->batch, &args->prompt,
-    &args->generate, &args->weights, &args->group_size, &args->kv_cache, &args->paged_block,
-    &args->overhead, &args->price, &args->engine, &args->gpu_memory_utilization,
-    &args->max_model_len, &args->max_num_batched_tokens, &args->gpu_layers,
-  };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (strings); i++)
-    g_clear_pointer (strings[i], g_free);
+  g_clear_pointer (&args->model, g_free);
+  g_clear_pointer (&args->gpus, g_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (InferArgs, infer_args_clear)
 
 /* GPUs = TP × PP: --gpus alone means tensor parallelism over them all; with
- * --tp and --pp the core checks that they multiply to --gpus. */
+ * --tp or --pp they must multiply to --gpus. The hardware holds them (one
+ * node, or nodes of the project's size when --gpus is a multiple of it). */
 static gboolean
-apply_serving_args (HrServing  *serving,
-                    InferArgs  *args,
-                    GError    **error)
+apply_gpu_count (HeadroomProject        *project,
+                 HeadroomCliKeyOptions  *options,
+                 InferArgs              *args,
+                 GError                **error)
 {
-  if (!headroom_cli_parse_optional_choice ("--engine", args->engine, engine_choices,
-                                           (int *) &serving->engine, error)
-      || !headroom_cli_parse_optional_int ("--max-model-len", args->max_model_len,
-                                           0, &serving->max_model_len, error)
-      || !headroom_cli_parse_optional_int ("--max-num-batched-tokens", args->max_num_batched_tokens,
-                                           0, &serving->max_num_batched_tokens, error)
-      || !headroom_cli_parse_optional_int ("--gpu-layers", args->gpu_layers,
-                                           -1, &serving->gpu_layers, error))
-    return FALSE;
-  if (args->gpu_memory_utilization != NULL
-      && !headroom_cli_parse_double ("--gpu-memory-utilization", args->gpu_memory_utilization,
-                                     0, 1, TRUE, &serving->gpu_memory_utilization, error))
-    return FALSE;
-  return TRUE;
-}
+  gboolean tp_given = headroom_cli_key_options_get (options, "inference.tensor_parallel") != NULL;
+  gboolean pp_given = headroom_cli_key_options_get (options, "inference.pipeline_parallel") != NULL;
+  gint64 gpus = 0, per_node, model_parallel;
 
-static gboolean
-apply_args (HrInference  *inference,
-            InferArgs    *args,
-            GError      **error)
-{
-  if (!headroom_cli_parse_optional_int ("--gpus", args->gpus, 1, &inference->gpus, error)
-      || !headroom_cli_parse_optional_int ("--tp", args->tp, 1, &inference->tensor_parallel, error)
-      || !headroom_cli_parse_optional_int ("--pp", args->pp,
-                                           1, &inference->pipeline_parallel, error)
-      || !headroom_cli_parse_optional_int ("--batch", args->batch, 1, &inference->batch, error)
-      || !headroom_cli_parse_optional_int ("--prompt", args->prompt, 1, &inference->prompt, error)
-      || !headroom_cli_parse_optional_int ("--generate", args->generate,
-                                           0, &inference->generate, error)
-      || !headroom_cli_parse_optional_choice ("--weights", args->weights,
-                                              weights_choices, (int *) &inference->weights, error)
-      || !headroom_cli_parse_optional_int ("--group-size", args->group_size,
-                                           1, &inference->group_size, error)
-      || !headroom_cli_parse_optional_choice ("--kv-cache", args->kv_cache,
-                                              kv_choices, (int *) &inference->kv_dtype, error)
-      || !headroom_cli_parse_optional_int ("--paged-block", args->paged_block,
-                                           0, &inference->paged_block, error))
+  if (args->gpus == NULL)
+    return TRUE;
+  if (!headroom_cli_parse_int ("--gpus", args->gpus, 1, &gpus, error))
     return FALSE;
-
-  if (args->overhead != NULL
-      && !headroom_cli_parse_double ("--overhead", args->overhead, 0, G_MAXDOUBLE, FALSE,
-                                     &inference->overhead_bytes, error))
-    return FALSE;
-  if (args->price != NULL
-      && !headroom_cli_parse_double ("--price", args->price, 0, G_MAXDOUBLE, FALSE,
-                                     &inference->price_per_gpu_hour, error))
-    return FALSE;
-
-  if (args->fp8_keep_attention)
-    inference->fp8_keep_attention = TRUE;
-
-  if (args->gpus != NULL && args->tp == NULL && args->pp == NULL)
-    inference->tensor_parallel = inference->gpus;
-  else if (args->gpus == NULL && (args->tp != NULL || args->pp != NULL))
-    inference->gpus = inference->tensor_parallel * inference->pipeline_parallel;
-
-  return TRUE;
+  if (!tp_given && !pp_given)
+    headroom_project_set_int (project, "inference.tensor_parallel", gpus, NULL);
+  model_parallel = headroom_project_get_int (project, "inference.tensor_parallel")
+                   * headroom_project_get_int (project, "inference.pipeline_parallel");
+  if (model_parallel != gpus)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--gpus: %" G_GINT64_FORMAT " is not --tp × --pp (%" G_GINT64_FORMAT ")"),
+                   gpus, model_parallel);
+      return FALSE;
+    }
+  per_node = headroom_project_get_int (project, "hardware.gpus_per_node");
+  if (gpus >= per_node && gpus % per_node == 0)
+    return headroom_project_set_int (project, "hardware.nodes", gpus / per_node, error);
+  return headroom_project_set_int (project, "hardware.nodes", 1, error)
+         && headroom_project_set_int (project, "hardware.gpus_per_node", gpus, error);
 }
 
 typedef struct
@@ -317,53 +263,69 @@ print_infer_table (const char        *name,
   headroom_cli_table_print (table);
 }
 
+/* The options given pick the option's name for an error; the others (a
+ * project file's) keep the key. */
+static void
+set_project_error (GError                **error,
+                   HeadroomCliKeyOptions  *options,
+                   HeadroomCliModel       *model,
+                   const GError           *project_error)
+{
+  const char *key = headroom_project_error_get_key (project_error);
+
+  if (key != NULL && !g_str_has_prefix (key, "model.")
+      && (model->project == NULL || headroom_cli_key_options_get (options, key) != NULL))
+    headroom_cli_set_key_error (error, project_error);
+  else if (model->project != NULL)
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s",
+                 model->name, project_error->message);
+  else
+    g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                         project_error->message);
+}
+
+/* Runs infer on `project` (already holding the options), by the estimator
+ * the window uses. */
 static int
-run_infer (HeadroomCliModel *model,
-           InferArgs        *args)
+run_infer (HeadroomCliModel       *model,
+           HeadroomCliKeyOptions  *options,
+           HeadroomProject        *project,
+           InferArgs              *args)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(GError) project_error = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  const HrInferenceLimits *limits;
   HrInference inference;
-  InferResult result;
-  HrError err = { 0 };
-  HrGpu gpu;
+  InferResult result = { 0 };
 
-  hr_inference_init (&inference);
-  hr_serving_init (&result.serving);
-  if (model->project != NULL)
+  if (!headroom_project_validate (project, &project_error))
     {
-      headroom_project_get_inference (model->project, &inference);
-      headroom_project_get_serving (model->project, &result.serving);
+      set_project_error (&error, options, model, project_error);
+      return headroom_cli_report_error (error);
     }
-
-  if (!apply_args (&inference, args, &error)
-      || !apply_serving_args (&result.serving, args, &error))
-    return headroom_cli_report_error (error);
-
-  if (args->gpu != NULL || model->project == NULL)
+  estimator = headroom_estimator_new (project);
+  headroom_estimator_recompute_now (estimator);
+  if (headroom_estimator_get_error_detail (estimator) != NULL)
     {
-      if (!headroom_cli_resolve_gpu ("--gpu", args->gpu, &gpu, &error))
-        return headroom_cli_report_error (error);
-    }
-  else if (!headroom_project_get_gpu (model->project, &gpu, &error))
-    {
-      g_prefix_error (&error, "%s: ", model->name);
+      set_project_error (&error, options, model, headroom_estimator_get_error_detail (estimator));
       return headroom_cli_report_error (error);
     }
 
-  if (hr_inference_validate (&model->model, &inference, &err) != HR_OK
-      || hr_model_params (&model->model, &result.params, &err) != HR_OK
-      || hr_inference_memory (&model->model, &inference, &gpu, &result.memory, &err) != HR_OK
-      || hr_inference_latency (&model->model, &inference, &gpu, &result.latency, &err) != HR_OK
-      || hr_inference_limits (&model->model, &inference, &gpu, &result.limits, &err) != HR_OK
-      || hr_serving_plan (&model->model, &inference, &result.serving, &gpu, &result.plan, &err) != HR_OK)
+  headroom_project_get_inference (project, &inference);
+  headroom_project_get_serving (project, &result.serving);
+  result.params = *headroom_estimator_get_params (estimator);
+  result.memory = *headroom_estimator_get_inference_memory (estimator);
+  result.latency = *headroom_estimator_get_inference_latency (estimator);
+  limits = headroom_estimator_get_inference_limits (estimator);
+  if (limits != NULL)
+    result.limits = *limits;
+  result.plan = *headroom_estimator_get_serving_plan (estimator);
+  if (headroom_estimator_get_serving_latency (estimator) != NULL)
     {
-      headroom_cli_set_core_error (&error, &err);
-      return headroom_cli_report_error (error);
+      result.serving_latency = *headroom_estimator_get_serving_latency (estimator);
+      result.has_serving_latency = TRUE;
     }
-
-  result.has_serving_latency =
-    hr_serving_latency (&model->model, &inference, &result.serving, &gpu, &result.plan,
-                        &result.serving_latency, NULL) == HR_OK;
 
   if (args->json)
     print_infer_json (&result);
@@ -381,54 +343,30 @@ headroom_cli_infer (int    argc,
   const GOptionEntry entries[] = {
     { "model", 'm', 0, G_OPTION_ARG_STRING, &args.model,
       N_("Preset id, Hugging Face config.json or project file"), N_("MODEL") },
-    { "gpu", 0, 0, G_OPTION_ARG_STRING, &args.gpu, N_("GPU id (see “headroom-cli gpus”)"), N_("GPU") },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &args.gpus, N_("Number of GPUs (= TP × PP)"), N_("N") },
-    { "tp", 0, 0, G_OPTION_ARG_STRING, &args.tp, N_("Tensor-parallel degree"), N_("N") },
-    { "pp", 0, 0, G_OPTION_ARG_STRING, &args.pp, N_("Pipeline-parallel degree"), N_("N") },
-    { "batch", 0, 0, G_OPTION_ARG_STRING, &args.batch, N_("Concurrent sequences"), N_("B") },
-    { "prompt", 0, 0, G_OPTION_ARG_STRING, &args.prompt, N_("Prompt tokens per sequence"), N_("N") },
-    { "generate", 0, 0, G_OPTION_ARG_STRING, &args.generate,
-      N_("Generated tokens per sequence (0: prefill only)"), N_("N") },
-    { "weights", 0, 0, G_OPTION_ARG_STRING, &args.weights, N_("Weight precision or format"),
-      N_("bf16|fp16|fp8|int8|int4|awq|gptq|q4_0|q4_k_m|q5_k_m|q6_k|q8_0") },
-    { "group-size", 0, 0, G_OPTION_ARG_STRING, &args.group_size,
-      N_("Weights per quantisation group (int8, int4; default 128)"), N_("G") },
-    { "kv-cache", 0, 0, G_OPTION_ARG_STRING, &args.kv_cache, N_("KV cache type"),
-      N_("fp32|bf16|fp16|fp8|int8|q8_0|q4_0") },
-    { "paged-block", 0, 0, G_OPTION_ARG_STRING, &args.paged_block,
-      N_("Tokens per KV block (default 16; 0: contiguous)"), N_("N") },
-    { "overhead", 0, 0, G_OPTION_ARG_STRING, &args.overhead,
-      N_("Framework memory per GPU in bytes"), N_("BYTES") },
-    { "price", 0, 0, G_OPTION_ARG_STRING, &args.price, N_("Price of one GPU-hour"),
-      N_("USD_PER_GPU_HOUR") },
-    { "fp8-keep-attention", 0, 0, G_OPTION_ARG_NONE, &args.fp8_keep_attention,
-      N_("With fp8 weights, keep attention and the first and last layers 16-bit (Llama 3 FP8)"), NULL },
-    { "engine", 0, 0, G_OPTION_ARG_STRING, &args.engine,
-      N_("Serving engine whose memory plan to follow (default vllm)"),
-      N_("vllm|sglang|trtllm|llamacpp|hf") },
-    { "gpu-memory-utilization", 0, 0, G_OPTION_ARG_STRING, &args.gpu_memory_utilization,
-      N_("Fraction of the GPU’s memory the engine may use (vLLM; SGLang mem_fraction_static; default the engine’s, 0.9 for vLLM)"),
-      N_("F") },
-    { "max-model-len", 0, 0, G_OPTION_ARG_STRING, &args.max_model_len,
-      N_("Longest request in tokens (default prompt + generate)"), N_("N") },
-    { "max-num-batched-tokens", 0, 0, G_OPTION_ARG_STRING, &args.max_num_batched_tokens,
-      N_("Tokens per engine step (default max(max-model-len, 2048))"), N_("N") },
-    { "gpu-layers", 0, 0, G_OPTION_ARG_STRING, &args.gpu_layers,
-      N_("llama.cpp layers on the GPU (-1: all)"), N_("N") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, N_("Print one JSON object"), NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("");
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
+  g_autoptr(HeadroomCliKeyOptions) options = NULL;
+  g_autoptr(HeadroomProject) project = NULL;
 
   g_option_context_set_summary (context, _("Estimate the memory per GPU, latency and cost of serving a model."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  options = headroom_cli_key_options_new (context, "inference");
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
       || !headroom_cli_resolve_model (args.model, &model, &error))
     return headroom_cli_report_error (error);
 
-  return run_infer (&model, &args);
+  project = headroom_cli_model_dup_project (&model);
+  if (!headroom_project_set_string (project, "workload", "inference", &error)
+      || !headroom_cli_key_options_apply (options, project, &error)
+      || !apply_gpu_count (project, options, &args, &error))
+    return headroom_cli_report_error (error);
+
+  return run_infer (&model, options, project, &args);
 }
 
 int
@@ -436,6 +374,8 @@ headroom_cli_report_inference (HeadroomCliModel *model,
                                gboolean          json)
 {
   InferArgs args = { .json = json };
+  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(HeadroomCliKeyOptions) options = headroom_cli_key_options_new (context, "inference");
 
-  return run_infer (model, &args);
+  return run_infer (model, options, model->project, &args);
 }

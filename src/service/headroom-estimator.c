@@ -1166,3 +1166,10 @@ headroom_estimator_get_error_detail (HeadroomEstimator *self)
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
   return self->error != NULL ? self->error_detail : NULL;
 }
+
+const HrServingLatency *
+headroom_estimator_get_serving_latency (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  return self->result.has_serving_latency ? &self->result.serving_latency : NULL;
+}

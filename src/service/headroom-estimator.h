@@ -105,6 +105,8 @@ char            *headroom_estimator_dup_explanation (HeadroomEstimator *self,
  * sequence, fewest GPUs); NULL when the core could not bound them. */
 const HrTrainingLimits  *headroom_estimator_get_training_limits  (HeadroomEstimator *self);
 const HrInferenceLimits *headroom_estimator_get_inference_limits (HeadroomEstimator *self);
+/* Continuous batching of the inference batch; NULL when one request does not fit. */
+const HrServingLatency  *headroom_estimator_get_serving_latency  (HeadroomEstimator *self);
 /* Whether the GPU's board power is published (energy is unknown otherwise). */
 gboolean         headroom_estimator_get_power_known (HeadroomEstimator *self);
 /* The MFU and HFU of a measured run of the last training result: from its
