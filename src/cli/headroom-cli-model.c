@@ -358,7 +358,9 @@ headroom_cli_gpus (int    argc,
                                    g_strdup (headroom_gpu_info_get_name (info)),
                                    headroom_cli_format_gib (gpu->memory_bytes),
                                    g_strdup_printf ("%s GB/s", bandwidth),
-                                   g_strdup_printf ("%s/s", peak),
+                                   /* No figure for the dtype: a dash, not "0 FLOP/s" (issue 16). */
+                                   gpu->peak_flops[HR_DTYPE_BF16] > 0 ? g_strdup_printf ("%s/s", peak)
+                                                                      : g_strdup ("—"),
                                    gpu->power_watts > 0 ? g_strdup_printf ("%.0f W", gpu->power_watts)
                                                         : g_strdup (_("unknown")),
                                    NULL);

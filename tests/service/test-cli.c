@@ -412,6 +412,16 @@ test_gpus (void)
   g_assert_cmpint (table.status, ==, 0);
   g_assert_nonnull (strstr (table.out, "test-gpu"));
   g_assert_nonnull (strstr (table.out, "24.00 GiB"));
+  /* The V100 has no BF16 (its catalog entry gives 0): a dash, never "0 FLOP/s". */
+  {
+    const char *v100 = strstr (table.out, "v100-sxm2-32gb");
+    g_autofree char *line = NULL;
+
+    g_assert_nonnull (v100);
+    line = g_strndup (v100, strcspn (v100, "\n"));
+    g_assert_nonnull (strstr (line, "—"));
+    g_assert_null (strstr (line, "0 FLOP/s"));
+  }
 }
 
 
