@@ -99,23 +99,24 @@ headroom_cli_params (int    argc,
   if (json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
+      g_autoptr(JsonGenerator) generator = json_generator_new ();
+      g_autoptr(JsonNode) root = NULL;
+      g_autofree char *text = NULL;
+      char structure[512];
 
+      /* total and active, their breakdown, the structure read from the
+       * config in one line, and the architecture assumed, if any. */
       headroom_cli_json_params (builder, &params);
+      root = json_builder_get_root (builder);
+      hr_model_describe (&model.model, structure, sizeof structure);
+      json_object_set_string_member (json_node_get_object (root), "structure", structure);
       if (model.assumed != NULL)
-        {
-          g_autoptr(JsonGenerator) generator = json_generator_new ();
-          g_autoptr(JsonNode) root = json_builder_get_root (builder);
-          g_autofree char *text = NULL;
-
-          json_object_set_string_member (json_node_get_object (root), "assumed_architecture",
-                                         model.assumed);
-          json_generator_set_root (generator, root);
-          json_generator_set_pretty (generator, TRUE);
-          text = json_generator_to_data (generator, NULL);
-          printf ("%s\n", text);
-        }
-      else
-        headroom_cli_print_json (builder);
+        json_object_set_string_member (json_node_get_object (root), "assumed_architecture",
+                                       model.assumed);
+      json_generator_set_root (generator, root);
+      json_generator_set_pretty (generator, TRUE);
+      text = json_generator_to_data (generator, NULL);
+      printf ("%s\n", text);
     }
   else
     {
@@ -267,7 +268,6 @@ headroom_cli_flops (int    argc,
   if (json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
-
       headroom_cli_json_flops (builder, &flops);
       headroom_cli_print_json (builder);
     }

@@ -7,6 +7,8 @@
  * counts; every product and sum is checked against 64-bit overflow.
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hr-limits.h"
@@ -587,3 +589,124 @@ hr_model_params (const HrModel *model,
   *params = p;
   return HR_OK;
 }
+
+/* Appends to buf as snprintf would, keeping the would-be length in *len. */
+static void append (char *buf, size_t size, size_t *len, const char *format, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+static void
+append (char       *buf,
+        size_t      size,
+        size_t     *len,
+        const char *format,
+        ...)
+{
+  va_list args;
+  int n;
+
+  va_start (args, format);
+  n = vsnprintf (*len < size ? buf + *len : NULL, *len < size ? size - *len : 0, format, args);
+  va_end (args);
+  if (n > 0)
+    *len += (size_t) n;
+}
+
+size_t
+hr_model_describe (const HrModel *model,
+                   char          *buf,
+                   size_t         size)
+{
+  size_t len = 0;
+  const char *norm_name = model->norm_kind == HR_NORM_RMSNORM ? "RMSNorm"
+                          : model->norm_bias ? "LayerNorm" : "LayerNorm without bias";
+  int64_t n_sliding = 0;
+
+  if (buf != NULL && size > 0)
+    buf[0] = '\0';
+  else
+    size = 0;
+
+  if (model->n_experts > 0)
+    {
+      append (buf, size, &len, "%lld experts, %lld active, ", (long long) model->n_experts,
+              (long long) model->experts_per_token);
+      if (model->n_shared_experts > 0)
+        append (buf, size, &len, "%lld shared expert%s%s", (long long) model->n_shared_experts,
+                model->n_shared_experts > 1 ? "s" : "",
+                model->shared_expert_gate ? " with a gate" : "");
+      else
+        append (buf, size, &len, "no shared expert");
+      if (model->first_dense_layers > 0)
+        append (buf, size, &len, ", first %lld layers dense", (long long) model->first_dense_layers);
+      if (model->moe_layer_freq > 1)
+        append (buf, size, &len, ", MoE every %lld layers", (long long) model->moe_layer_freq);
+      if (model->router_bias)
+        append (buf, size, &len, ", router bias");
+      append (buf, size, &len, "; ");
+    }
+
+  if (hr_model_uses_mla (model))
+    append (buf, size, &len, "multi-head latent attention, kv rank %lld",
+            (long long) model->kv_lora_rank);
+  else if (model->n_kv_heads == model->n_heads)
+    append (buf, size, &len, "multi-head attention, %lld heads", (long long) model->n_heads);
+  else if (model->n_kv_heads == 1)
+    append (buf, size, &len, "multi-query attention, %lld heads", (long long) model->n_heads);
+  else
+    append (buf, size, &len, "GQA, %lld query heads over %lld kv heads",
+            (long long) model->n_heads, (long long) model->n_kv_heads);
+  if (model->attention_sinks)
+    append (buf, size, &len, ", attention sinks");
+  if (model->sliding_window > 0)
+    {
+      for (int64_t i = 0; i < model->n_layers; i++)
+        n_sliding += hr_model_layer_is_sliding (model, i);
+      if (n_sliding == model->n_layers)
+        append (buf, size, &len, ", sliding window of %lld on every layer",
+                (long long) model->sliding_window);
+      else
+        append (buf, size, &len, ", sliding window of %lld on %lld of %lld layers",
+                (long long) model->sliding_window, (long long) n_sliding,
+                (long long) model->n_layers);
+    }
+  if (model->qk_norm)
+    append (buf, size, &len, "; q/k %s %s", norm_name,
+            model->qk_norm_full ? "over the whole width" : "per head");
+
+  append (buf, size, &len, "; %s %s",
+          model->norm_placement == HR_NORM_POST ? "post-norm"
+          : model->norm_placement == HR_NORM_SANDWICH ? "sandwich" : "pre-norm", norm_name);
+  if (model->parallel_block)
+    append (buf, size, &len, ", attention and MLP in parallel");
+  append (buf, size, &len, "; %s MLP", model->ffn_kind == HR_FFN_GATED ? "gated" : "plain");
+  if (model->qkv_bias || model->out_bias || model->mlp_bias)
+    append (buf, size, &len, "; biases on%s%s%s", model->qkv_bias ? " q/k/v" : "",
+            model->out_bias ? (model->qkv_bias ? ", output" : " output") : "",
+            model->mlp_bias ? (model->qkv_bias || model->out_bias ? ", MLP" : " MLP") : "");
+  else
+    append (buf, size, &len, "; no linear biases");
+
+  switch (model->positions)
+    {
+    case HR_POSITIONS_ROTARY:
+      if (model->rotary_fraction < 1.0)
+        append (buf, size, &len, "; rotary on %.0f%% of each head",
+                model->rotary_fraction * 100.0);
+      else
+        append (buf, size, &len, "; rotary");
+      break;
+    case HR_POSITIONS_ALIBI:
+      append (buf, size, &len, "; ALiBi");
+      break;
+    case HR_POSITIONS_LEARNED:
+      append (buf, size, &len, "; learned positions");
+      break;
+    case HR_POSITIONS_NONE:
+    default:
+      append (buf, size, &len, "; no positions");
+      break;
+    }
+  append (buf, size, &len, "; %s embeddings", model->tied_embeddings ? "tied" : "untied");
+  return len;
+}
+

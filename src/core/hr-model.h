@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hr-error.h"
@@ -170,3 +171,14 @@ void     hr_model_count_layers     (const HrModel *model,
 
 /* head_dim, or hidden_size / n_heads when head_dim is 0 (0 if n_heads is not positive). */
 int64_t  hr_model_head_dim         (const HrModel *model);
+
+/* Added by models */
+
+/* One English line naming the structure read from a config, for a user to
+ * check against the model card: "128 experts, 8 active, no shared expert;
+ * GQA, 32 query heads over 4 kv heads; q/k RMSNorm per head; pre-norm
+ * RMSNorm; gated MLP; rotary; untied embeddings". Returns the length that
+ * snprintf would have written. */
+size_t   hr_model_describe         (const HrModel *model,
+                                    char          *buf,
+                                    size_t         size);

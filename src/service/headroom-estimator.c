@@ -12,6 +12,7 @@
 #include "headroom-estimator.h"
 #include "headroom-flops-row.h"
 #include "headroom-quantity.h"
+#include "hr-config.h"
 #include "hr-inference.h"
 #include "hr-training.h"
 
@@ -36,6 +37,8 @@ typedef struct
   HrServingLatency serving_latency;
   gboolean has_serving_latency; /* FALSE when one request does not fit the KV cache */
   gboolean power_known;   /* the GPU's board power is published (TPUs: not) */
+  const char *assumed;    /* "llama" when an unknown model_type was read as assumed */
+  char structure[512];    /* hr_model_describe() */
 } Result;
 
 struct _HeadroomEstimator
@@ -75,6 +78,8 @@ enum {
   PROP_KV_CAPACITY_TOKENS,
   PROP_MAX_CONCURRENCY,
   PROP_USABLE_MEMORY,
+  PROP_STRUCTURE,
+  PROP_ASSUMED_ARCHITECTURE,
   N_PROPS
 };
 
@@ -250,6 +255,20 @@ compute (HeadroomProject  *project,
       headroom_project_set_core_error (error, NULL, &err);
       return FALSE;
     }
+  hr_model_describe (&r->model, r->structure, sizeof r->structure);
+  {
+    /* The config was read as assumed only when its model_type is not a known family. */
+    g_autoptr(JsonObject) config = headroom_project_dup_effective_config (project);
+    const char *assume = json_object_has_member (config, "assume_architecture")
+                         && JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "assume_architecture"))
+                         ? json_object_get_string_member (config, "assume_architecture") : NULL;
+    const char *type = json_object_has_member (config, "model_type")
+                       && JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "model_type"))
+                       ? json_object_get_string_member (config, "model_type") : NULL;
+
+    r->assumed = hr_assume_from_name (assume) == HR_ASSUME_LLAMA
+                 && !hr_config_knows_model_type (type) ? "llama" : NULL;
+  }
 
   r->workload = headroom_project_get_workload (project);
   if (r->workload == HEADROOM_WORKLOAD_TRAINING)
@@ -781,6 +800,12 @@ headroom_estimator_get_property (GObject    *object,
     case PROP_MAX_CONCURRENCY:
       g_value_set_double (value, headroom_estimator_get_max_concurrency (self));
       break;
+    case PROP_STRUCTURE:
+      g_value_set_string (value, headroom_estimator_get_structure (self));
+      break;
+    case PROP_ASSUMED_ARCHITECTURE:
+      g_value_set_string (value, headroom_estimator_get_assumed_architecture (self));
+      break;
     case PROP_USABLE_MEMORY:
       g_value_set_double (value, headroom_estimator_get_usable_memory (self));
       break;
@@ -846,6 +871,13 @@ headroom_estimator_class_init (HeadroomEstimatorClass *klass)
   properties[PROP_KV_CAPACITY_TOKENS] = result_param ("kv-capacity-tokens");
   properties[PROP_MAX_CONCURRENCY] = result_param ("max-concurrency");
   properties[PROP_USABLE_MEMORY] = result_param ("usable-memory");
+  /* The model's structure in one line, as read from its config (Architecture section). */
+  properties[PROP_STRUCTURE] =
+    g_param_spec_string ("structure", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* "llama" when an unknown model_type was read as assumed (a banner binds to it); else NULL. */
+  properties[PROP_ASSUMED_ARCHITECTURE] =
+    g_param_spec_string ("assumed-architecture", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -1173,3 +1205,32 @@ headroom_estimator_get_serving_latency (HeadroomEstimator *self)
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
   return self->result.has_serving_latency ? &self->result.serving_latency : NULL;
 }
+
+/**
+ * headroom_estimator_get_structure:
+ *
+ * Returns: (nullable): the model's structure in one line ("128 experts, 8
+ * active, no shared expert; …; tied embeddings"), NULL without a result.
+ */
+const char *
+headroom_estimator_get_structure (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+
+  return self->has_result ? self->result.structure : NULL;
+}
+
+/**
+ * headroom_estimator_get_assumed_architecture:
+ *
+ * Returns: (nullable): "llama" when the config's model_type is unknown and was
+ * read as a Llama-style decoder because model.assume_architecture said so.
+ */
+const char *
+headroom_estimator_get_assumed_architecture (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+
+  return self->has_result ? self->result.assumed : NULL;
+}
+

@@ -81,6 +81,8 @@ GListModel      *headroom_estimator_get_summary         (HeadroomEstimator *self
 
 double           headroom_estimator_get_total_params     (HeadroomEstimator *self);
 double           headroom_estimator_get_active_params    (HeadroomEstimator *self);
+const char      *headroom_estimator_get_structure        (HeadroomEstimator *self);
+const char      *headroom_estimator_get_assumed_architecture (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_bytes     (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_capacity  (HeadroomEstimator *self);
 gboolean         headroom_estimator_get_fits             (HeadroomEstimator *self);

@@ -131,6 +131,11 @@ static const HeadroomKeyInfo keys[] = {
   INT ("model.vocab_size", 1, 1e8, NULL, NULL, N_("Vocabulary"), GROUP ("model/architecture")),
   INT ("model.max_position_embeddings", 1, 1e9, NULL, NULL, N_("Context length"), GROUP ("model/architecture")),
   BOOL ("model.tie_word_embeddings", NULL, N_("Tied embeddings"), GROUP ("model/architecture")),
+  /* Read into the config as Headroom's "assume_architecture" (headroom-hf-config.c):
+   * "llama" reads an unknown model_type as a Llama-style decoder ("generic decoder"). */
+  STR ("model.assume_architecture", NULL, N_("Assumed architecture"), GROUP ("model/architecture"),
+       DESCRIPTION (N_("“llama” reads a config whose model_type Headroom does not know as a "
+                       "Llama-style decoder; every result then says so"))),
 
   STR ("hardware.gpu", "h100-sxm", N_("GPU"), GROUP ("hardware/cluster")),
   INT ("hardware.nodes", 1, 1e6, "1", NULL, N_("Nodes"), GROUP ("hardware/cluster"), TRAIN (nodes)),

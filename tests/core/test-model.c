@@ -8,6 +8,8 @@
 #include <glib.h>
 #include <math.h>
 
+#include <string.h>
+
 #include "hr-model.h"
 
 #include "test-models.h"
@@ -477,6 +479,44 @@ test_bad (void)
   expect_error (&m, HR_ERROR_OUT_OF_RANGE, "hidden_size");
 }
 
+
+/* The structure line: each feature read, in words. */
+static void
+test_describe (void)
+{
+  HrModel m;
+  char line[512];
+  char tiny[8];
+
+  hr_model_init (&m);
+  hr_model_describe (&m, line, sizeof line);
+  /* GPT-2 small. */
+  g_assert_cmpstr (line, ==, "multi-head attention, 12 heads; pre-norm LayerNorm; plain MLP; "
+                   "biases on q/k/v, output, MLP; learned positions; tied embeddings");
+
+  /* Qwen3-30B-A3B's structure. */
+  m.n_heads = 32;
+  m.n_kv_heads = 4;
+  m.head_dim = 128;
+  m.hidden_size = 2048;
+  m.ffn_kind = HR_FFN_GATED;
+  m.norm_kind = HR_NORM_RMSNORM;
+  m.qkv_bias = m.out_bias = m.mlp_bias = false;
+  m.positions = HR_POSITIONS_ROTARY;
+  m.qk_norm = true;
+  m.tied_embeddings = false;
+  m.n_experts = 128;
+  m.experts_per_token = 8;
+  m.expert_ffn_size = 768;
+  g_assert_cmpuint (hr_model_describe (&m, line, sizeof line), ==, strlen (line));
+  g_assert_cmpstr (line, ==, "128 experts, 8 active, no shared expert; GQA, 32 query heads over "
+                   "4 kv heads; q/k RMSNorm per head; pre-norm RMSNorm; gated MLP; no linear "
+                   "biases; rotary; untied embeddings");
+  /* Truncated, as snprintf does, with the full length returned. */
+  g_assert_cmpuint (hr_model_describe (&m, tiny, sizeof tiny), ==, strlen (line));
+  g_assert_cmpstr (tiny, ==, "128 exp");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -495,6 +535,7 @@ main (int   argc,
   g_test_add_func ("/model/falcon", test_falcon);
   g_test_add_func ("/model/deepseek", test_deepseek);
   g_test_add_func ("/model/bad", test_bad);
+  g_test_add_func ("/model/describe", test_describe);
 
   return g_test_run ();
 }

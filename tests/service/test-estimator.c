@@ -376,6 +376,43 @@ test_default_fits (void)
   g_assert_true (isfinite (headroom_estimator_get_cost (estimator)));
 }
 
+
+/* An unknown model_type: refused (the error names it), until
+ * model.assume_architecture says "llama"; then the result says it was
+ * assumed. The structure line names what was read. */
+static void
+test_assumed_architecture (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autoptr(JsonObject) config = json_object_new ();
+
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_null (headroom_estimator_get_assumed_architecture (estimator));
+  g_assert_nonnull (headroom_estimator_get_structure (estimator));
+  g_assert_nonnull (strstr (headroom_estimator_get_structure (estimator), "embeddings"));
+
+  json_object_set_string_member (config, "model_type", "mystery");
+  json_object_set_int_member (config, "hidden_size", 64);
+  json_object_set_int_member (config, "intermediate_size", 128);
+  json_object_set_int_member (config, "num_attention_heads", 4);
+  json_object_set_int_member (config, "num_hidden_layers", 2);
+  json_object_set_int_member (config, "vocab_size", 100);
+  headroom_project_unset (project, "model.preset");
+  headroom_project_set_config (project, config);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_nonnull (headroom_estimator_get_error (estimator));
+  g_assert_nonnull (strstr (headroom_estimator_get_error (estimator), "mystery"));
+
+  g_assert_true (headroom_project_set_string (project, "model.assume_architecture", "llama", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_cmpstr (headroom_estimator_get_assumed_architecture (estimator), ==, "llama");
+  g_assert_nonnull (strstr (headroom_estimator_get_structure (estimator),
+                            "multi-head attention, 4 heads"));
+}
+
 static void
 test_no_model (void)
 {
@@ -542,6 +579,7 @@ main (int   argc,
   g_test_add_func ("/estimator/lora-segments", test_lora_segments);
   g_test_add_func ("/estimator/utilisation", test_utilisation);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
+  g_test_add_func ("/estimator/assumed-architecture", test_assumed_architecture);
   g_test_add_func ("/estimator/default-fits", test_default_fits);
   g_test_add_func ("/estimator/no-model", test_no_model);
   g_test_add_func ("/estimator/inference-result", test_inference_result);
