@@ -288,6 +288,9 @@ print_train_json (const TrainResult *r)
   /* null, not 0, where the board power is unpublished (TPUs) */
   headroom_cli_json_double (builder, "energy_kwh", r->power_known ? t->energy_kwh : NAN);
   headroom_cli_json_double (builder, "mfu", t->mfu);
+  /* false: the times come from the utilisation set (--mfu), not the prediction */
+  json_builder_set_member_name (builder, "predicted");
+  json_builder_add_boolean_value (builder, t->predicted);
   if (r->has_measured)
     {
       json_builder_set_member_name (builder, "measured");
@@ -358,6 +361,15 @@ print_train_table (const char       *name,
   table = headroom_cli_table_new (2);
   printf ("\n%s\n", _("Time"));
   headroom_cli_table_take (table, g_strdup (_("Step")), headroom_cli_format_duration (t->step_seconds), NULL);
+  if (t->predicted)
+    headroom_cli_table_take (table, g_strdup (_("Times")), g_strdup (_("Predicted from the hardware")), NULL);
+  else
+    {
+      g_autofree char *set = headroom_cli_format_number (100 * training->mfu, 3);
+
+      headroom_cli_table_take (table, g_strdup (_("Times")),
+                               g_strdup_printf (_("From the utilisation set (%s%%)"), set), NULL);
+    }
   headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
                            headroom_cli_format_count (t->tokens_per_second), NULL);
   headroom_cli_table_take (table, g_strdup (_("MFU")), g_strdup_printf ("%s%%", mfu), NULL);

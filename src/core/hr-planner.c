@@ -916,7 +916,7 @@ try_layout (Search     *search,
   memset (&layout, 0, sizeof layout);
   layout.step = step;
   layout.training = *training;
-  layout.training.mfu = step.mfu;
+  layout.training.mfu = 0;              /* predicted: hr_training_time() gives `step` */
   layout.data_parallel = memory.data_parallel;
   layout.grad_accumulation = step.micro_batches;
   layout.memory_total = memory.total;

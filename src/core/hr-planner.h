@@ -118,7 +118,8 @@ typedef struct
 
 typedef struct
 {
-  HrTraining training;          /* the whole setting of this layout; mfu = the prediction */
+  HrTraining training;          /* the whole setting of this layout; mfu = 0, predicted:
+                                 * hr_training_time() of it gives step.step_seconds */
   int64_t    data_parallel;
   int64_t    grad_accumulation; /* micro-batches per pipeline per step */
   double     memory_total;      /* bytes on the most loaded GPU (hr_training_memory) */

@@ -13,6 +13,7 @@
  * docs/training.md explains every formula and its assumptions.
  */
 #include "hr-training.h"
+#include "hr-planner.h"
 
 #include <math.h>
 #include <string.h>
@@ -185,8 +186,9 @@ hr_training_init (HrTraining *training)
   /* CUDA context (287 MB lazy, 667 MB eager: pytorch/pytorch PR #86509),
    * cuBLAS workspaces, NCCL buffers and allocator slack: docs/training.md. */
   training->overhead_bytes = 1.0 * GIB;
-  /* PaLM reports 46.2% MFU, Megatron-LM 42-54% with [SP]: docs/training.md. */
-  training->mfu = 0.40;
+  /* Predicted from the hardware (hr_plan_step(), docs/planner.md); a
+   * measured utilisation overrides it (docs/training.md). */
+  training->mfu = 0;
   training->price_per_gpu_hour = 0;
   training->fp32_residual = false;
   hr_finetune_init (&training->finetune);
@@ -388,10 +390,11 @@ validate_settings (const HrTraining *t,
       || (status = check_amount (t->price_per_gpu_hour, "price_per_gpu_hour", err)) != HR_OK)
     return status;
   if (!isfinite (t->mfu))
-    return hr_error_set (err, HR_ERROR_WRONG_TYPE, "mfu", 0, 0, "a finite fraction in (0, 1]");
-  if (t->mfu <= 0 || t->mfu > 1)
+    return hr_error_set (err, HR_ERROR_WRONG_TYPE, "mfu", 0, 0,
+                         "0 (predicted) or a finite fraction in (0, 1]");
+  if (t->mfu < 0 || t->mfu > 1)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "mfu", (int64_t) floor (t->mfu * 100), 100,
-                         "MFU is a fraction in (0, 1]; the value shown is in percent");
+                         "MFU is 0 (predicted) or a fraction in (0, 1]; the value shown is in percent");
   if (t->fp32_residual && !is_mixed (t))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp32_residual", 1, 0,
                          "autocast applies to the mixed-precision recipes only");
@@ -1964,6 +1967,7 @@ hr_training_time (const HrModel    *model,
   double pp = (double) training->pipeline_parallel;
   HrStatus status;
   HrFlops flops;
+  HrPlanStep step;
 
   memset (time, 0, sizeof *time);
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
@@ -1973,27 +1977,48 @@ hr_training_time (const HrModel    *model,
   if ((status = step_flops (model, training, &flops, err)) != HR_OK)
     return status;
 
-  /* The set utilisation applies to every FLOP the GPUs execute, the
-   * recomputation included, so that recomputing costs time:
-   * step = (model + recompute FLOPs) / (GPUs · peak · utilisation). The
-   * achieved MFU ([PaLM] App. B: model FLOPs per second over peak) is then
-   * the setting × model / hardware FLOPs; the HFU is the setting. */
   time->tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
   time->model_flops_per_step = flops.model_flops;
   time->hardware_flops_per_step = flops.total;
   time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
-  time->step_seconds = time->hardware_flops_per_step / (gpus * time->peak_flops * training->mfu);
-  /* QLoRA: each micro-batch dequantises the rank's frozen weights in the
-   * forward, again in the backward and in a recomputed forward; memory-bound,
-   * at the GPU's bandwidth, on top of the products. */
-  if (gpu->memory_bandwidth > 0)
-    time->dequant_seconds = m * (training->recompute == HR_RECOMPUTE_FULL ? 3 : 2)
-                            * hr_finetune_dequant_bytes (model, &training->finetune,
-                                                         hr_training_compute_dtype (training)
-                                                         == HR_DTYPE_FP32 ? 4 : 2)
-                            / (double) (training->tensor_parallel * training->pipeline_parallel)
-                            / gpu->memory_bandwidth;
-  time->step_seconds += time->dequant_seconds;
+  if (training->mfu == 0)
+    {
+      /* One step-time model: the planner's prediction from the hardware
+       * (docs/planner.md), so that a layout's step is the same number in the
+       * plan and in the estimate. QLoRA's dequantisation is in its split.
+       * It does not time a CPU optimizer step: ZeRO-Offload needs a measured
+       * utilisation. */
+      if (training->offload_optimizer)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "mfu", 0, 0,
+                             "the predicted step time does not cover an optimizer step on "
+                             "the CPU (ZeRO-Offload); set a measured utilisation");
+      if ((status = hr_plan_step (model, training, gpu, NULL, &step, err)) != HR_OK)
+        return status;
+      time->step_seconds = step.step_seconds;
+      time->predicted = true;
+    }
+  else
+    {
+      /* A measured utilisation applies to every FLOP the GPUs execute, the
+       * recomputation included, so that recomputing costs time:
+       * step = (model + recompute FLOPs) / (GPUs · peak · utilisation). The
+       * achieved MFU ([PaLM] App. B: model FLOPs per second over peak) is
+       * then the setting × model / hardware FLOPs; the HFU is the setting. */
+      time->step_seconds = time->hardware_flops_per_step
+                           / (gpus * time->peak_flops * training->mfu);
+      /* QLoRA: each micro-batch dequantises the rank's frozen weights in the
+       * forward, again in the backward and in a recomputed forward;
+       * memory-bound, at the GPU's bandwidth, on top of the products. */
+      if (gpu->memory_bandwidth > 0)
+        time->dequant_seconds = m * (training->recompute == HR_RECOMPUTE_FULL ? 3 : 2)
+                                * hr_finetune_dequant_bytes (model, &training->finetune,
+                                                             hr_training_compute_dtype (training)
+                                                             == HR_DTYPE_FP32 ? 4 : 2)
+                                / (double) (training->tensor_parallel
+                                            * training->pipeline_parallel)
+                                / gpu->memory_bandwidth;
+      time->step_seconds += time->dequant_seconds;
+    }
   time->mfu = time->model_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->hfu = time->hardware_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->tokens_per_second = time->tokens_per_step / time->step_seconds;
@@ -2015,8 +2040,10 @@ hr_training_time (const HrModel    *model,
                  ? (double) training->virtual_stages : 1;
 
       time->bubble_fraction = (pp - 1) / (v * m);
-      time->bubble_seconds = time->step_seconds * time->bubble_fraction
-                             / (1 + time->bubble_fraction);
+      time->bubble_seconds = time->predicted
+                             ? step.split.bubble
+                             : time->step_seconds * time->bubble_fraction
+                               / (1 + time->bubble_fraction);
     }
   communication (model, training, gpu, time, err);
   return HR_OK;

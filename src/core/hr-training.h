@@ -108,8 +108,11 @@ typedef struct
 
   /* Costs and rates */
   double  overhead_bytes;         /* CUDA context, NCCL and allocator reserve per GPU */
-  double  mfu;                    /* utilisation of the GPUs' peak, (0, 1], applied to every
-                                   * FLOP executed (recomputation included) */
+  double  mfu;                    /* 0 (the default): the step time is predicted from the
+                                   * hardware by the planner's step model (hr_plan_step());
+                                   * (0, 1]: a measured utilisation of the GPUs' peak that
+                                   * overrides it, applied to every FLOP executed
+                                   * (recomputation included) */
   double  price_per_gpu_hour;     /* currency units; 0 = no cost */
 
   /* Mixed precision as PyTorch autocast runs it (HF Trainer --bf16): fp32
@@ -217,7 +220,10 @@ typedef struct
   double  model_flops_per_step;   /* forward + backward of the whole model (what MFU counts) */
   double  hardware_flops_per_step;/* model FLOPs + recomputation (what HFU counts) */
   double  peak_flops;             /* one GPU, compute dtype, dense */
-  double  step_seconds;           /* hardware FLOPs / (GPUs × peak × training mfu) */
+  double  step_seconds;           /* hr_plan_step()'s prediction; with a set mfu:
+                                   * hardware FLOPs / (GPUs × peak × mfu) + dequantisation */
+  bool    predicted;              /* step_seconds is the hardware prediction (mfu 0), not the
+                                   * utilisation set */
   double  tokens_per_second;
   double  steps;                  /* ceil (tokens budget / tokens_per_step); 0 without budget */
   double  total_seconds;
@@ -226,7 +232,8 @@ typedef struct
   double  energy_kwh;             /* GPUs × board power × time */
   double  mfu;                    /* achieved: model FLOPs / (GPUs × peak × step) */
   double  hfu;                    /* hardware FLOPs / (GPUs × peak × step): the setting */
-  double  dequant_seconds;        /* QLoRA: memory-bound dequantisation, inside step_seconds */
+  double  dequant_seconds;        /* QLoRA: memory-bound dequantisation, inside step_seconds
+                                   * (with a set mfu; the prediction has it in its split) */
 
   /* Information, already inside the utilisation (not added to step_seconds) */
   double  bubble_fraction;        /* (p − 1)/m, or /(v·m) interleaved: idle over ideal time */

@@ -11,6 +11,7 @@
 
 #include "headroom-estimator.h"
 #include "headroom-flops-row.h"
+#include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "hr-config.h"
 #include "hr-inference.h"
@@ -80,6 +81,7 @@ enum {
   PROP_USABLE_MEMORY,
   PROP_STRUCTURE,
   PROP_ASSUMED_ARCHITECTURE,
+  PROP_MFU_OVERRIDE,
   N_PROPS
 };
 
@@ -540,15 +542,19 @@ fill_summary (HeadroomEstimator *self)
                     t->model_flops_per_step, "FLOP", NULL,
                     _("forward + backward of every micro-batch of the global batch, whole model"));
       add_quantity (items, "step_seconds", _("Step time"), t->step_seconds, "s", NULL,
-                    _("(model FLOPs + recomputation) ÷ (GPUs × peak × FLOPs utilisation set)"));
+                    t->predicted
+                    ? _("Predicted from the hardware: matrix products, memory-bound kernels, "
+                        "exposed communication, pipeline bubble and optimizer step (the planner’s "
+                        "step model)")
+                    : _("Utilisation set: (model FLOPs + recomputation) ÷ (GPUs × peak × "
+                        "FLOPs utilisation set)"));
       add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,
                     "tokens/s", NULL, _("tokens per step ÷ step time"));
       add_quantity (items, "mfu", _("Model FLOPs utilisation"), t->mfu, "ratio", NULL,
                     _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, "
-                      "Chowdhery et al. 2022, App. B); below the setting when work is recomputed"));
+                      "Chowdhery et al. 2022, App. B)"));
       add_quantity (items, "hfu", _("Hardware FLOPs utilisation"), t->hfu, "ratio", NULL,
-                    _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time); "
-                      "the FLOPs utilisation set, which applies to every FLOP executed"));
+                    _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time)"));
       add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
                     NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
       add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
@@ -809,6 +815,9 @@ headroom_estimator_get_property (GObject    *object,
     case PROP_USABLE_MEMORY:
       g_value_set_double (value, headroom_estimator_get_usable_memory (self));
       break;
+    case PROP_MFU_OVERRIDE:
+      g_value_set_boolean (value, headroom_estimator_get_mfu_override (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -878,6 +887,9 @@ headroom_estimator_class_init (HeadroomEstimatorClass *klass)
   properties[PROP_ASSUMED_ARCHITECTURE] =
     g_param_spec_string ("assumed-architecture", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MFU_OVERRIDE] =
+    g_param_spec_boolean ("mfu-override", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -1060,6 +1072,29 @@ headroom_estimator_get_memory_capacity (HeadroomEstimator *self)
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
   return self->result.workload == HEADROOM_WORKLOAD_TRAINING
          ? self->result.training_memory.capacity : self->result.inference_memory.capacity;
+}
+
+gboolean
+headroom_estimator_get_mfu_override (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+  return self->has_result && self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         && !self->result.training_time.predicted;
+}
+
+char *
+headroom_estimator_dup_time_basis (HeadroomEstimator *self)
+{
+  g_autofree char *percent = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+  if (!self->has_result || self->result.workload != HEADROOM_WORKLOAD_TRAINING)
+    return NULL;
+  if (self->result.training_time.predicted)
+    return g_strdup (_("Predicted from the hardware"));
+  percent = headroom_format_count (100 * self->result.training.mfu);
+  /* TRANSLATORS: the times shown come from a measured utilisation, e.g. "40 %" */
+  return g_strdup_printf (_("From the utilisation set (%s %%)"), percent);
 }
 
 gboolean

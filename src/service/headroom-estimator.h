@@ -11,7 +11,9 @@
  * error (string, NULL when valid), has-result (boolean), total-params,
  * active-params (double), memory-bytes (double, per GPU), memory-capacity
  * (double, bytes of one GPU), fits (boolean), step-seconds, total-seconds,
- * cost, tokens-per-second (double). For inference, step-seconds is the time
+ * cost, tokens-per-second (double), mfu-override (boolean: a training time
+ * comes from the utilisation set, training.mfu > 0, not from the hardware
+ * prediction; every place that shows a time says so). For inference, step-seconds is the time
  * per output token, total-seconds the end-to-end latency and cost the cost
  * of one million generated tokens.
  */
@@ -95,6 +97,14 @@ const HrServingPlan *headroom_estimator_get_serving_plan (HeadroomEstimator *sel
 double           headroom_estimator_get_kv_capacity_tokens (HeadroomEstimator *self);
 double           headroom_estimator_get_max_concurrency    (HeadroomEstimator *self);
 double           headroom_estimator_get_usable_memory      (HeadroomEstimator *self);
+/* Training: TRUE when the step time (and MFU, training time, GPU-hours,
+ * cost) comes from the utilisation set (training.mfu > 0) rather than the
+ * hardware prediction, the planner's step model. */
+gboolean         headroom_estimator_get_mfu_override       (HeadroomEstimator *self);
+/* Training: where the times come from, for a label next to them:
+ * "Predicted from the hardware" or "From the utilisation set (40 %)";
+ * NULL for inference or without a result. */
+char            *headroom_estimator_dup_time_basis         (HeadroomEstimator *self) G_GNUC_WARN_UNUSED_RESULT;
 
 /* A figure's derivation with the project's values substituted, the
  * assumption it rests on and its source, one per line (headroom-explain.c):

@@ -200,18 +200,31 @@ explain_summary (HeadroomEstimator *self,
 
       double check = t->hardware_flops_per_step / ((double) gpus * t->peak_flops * t->hfu);
 
+      if (t->predicted)
+        {
+          /* TRANSLATORS: e.g. "Step time = 27.6 s (2.09 PFLOP hardware FLOPs … : 58 % of peak)" */
+          line = g_strdup_printf (_("%s = %s predicted from the hardware (%s hardware FLOPs per "
+                                    "optimizer step on %" G_GINT64_FORMAT " GPUs of %s/s: %.0f %% "
+                                    "of peak)"),
+                                  label, result, flops, gpus, peak, 100 * t->hfu);
+          assumption = _("The planner’s step model: matrix products at a shape-dependent share of "
+                         "peak, memory-bound kernels at memory bandwidth, exposed communication, "
+                         "the pipeline bubble and the optimizer step (docs/planner.md). Set a "
+                         "measured utilisation (Training ▸ Throughput) to override it.");
+        }
       /* TRANSLATORS: e.g. "Step time = 2.09 PFLOP ÷ (8 GPUs × 989 TFLOP/s × 40 %) = 660 ms" */
-      if (gpus > 0 && t->peak_flops > 0 && t->hfu > 0 && fabs (check - t->step_seconds) <= 1e-6 * t->step_seconds)
+      else if (gpus > 0 && t->peak_flops > 0 && t->hfu > 0 && fabs (check - t->step_seconds) <= 1e-6 * t->step_seconds)
         line = g_strdup_printf (_("%s = %s hardware FLOPs per optimizer step ÷ (%" G_GINT64_FORMAT
                                 " GPUs × %s/s × %.0f %%) = %s"),
                               label, flops, gpus, peak, 100 * t->hfu, result);
       else
-        /* The step model adds time the FLOPs alone do not give (communication, dequantisation). */
+        /* The set utilisation plus the QLoRA dequantisation the FLOPs alone do not give. */
         line = g_strdup_printf (_("%s = %s (%s hardware FLOPs per optimizer step on %" G_GINT64_FORMAT
                                   " GPUs of %s/s: %.0f %% of peak)"),
                                 label, result, flops, gpus, peak, 100 * t->hfu);
-      assumption = _("Every FLOP executed, recomputation included, runs at the utilisation set "
-                     "(Training ▸ Throughput).");
+      if (!t->predicted)
+        assumption = _("Every FLOP executed, recomputation included, runs at the measured "
+                       "utilisation set (Training ▸ Throughput), not at the hardware prediction.");
       source = _("Chowdhery et al. 2022 (PaLM), App. B; Narayanan et al. 2021, §5");
     }
   else if (training && g_str_equal (name, "total_seconds"))

@@ -262,13 +262,12 @@ static const HeadroomKeyInfo keys[] = {
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input)),
   /* docs/training.md, "Time, MFU and cost" */
-  DBL ("training.mfu", 0.001, 1, "0.4", NULL, N_("FLOPs utilisation (of peak, on every FLOP executed)"),
-       GROUP ("workload/throughput"), TRAIN (mfu),
-       DESCRIPTION (N_("The share of the GPUs’ peak at which every FLOP executed runs, "
-                       "recomputation included: step time = (model FLOPs + recomputation) ÷ "
-                       "(GPUs × peak × this). It is the hardware FLOPs utilisation; the model "
-                       "FLOPs utilisation achieved is lower when work is recomputed (about 30 % "
-                       "at 40 % with full recomputation)."))),
+  DBL ("training.mfu", 0, 1, "0", NULL, N_("Measured FLOPs utilisation"),
+       GROUP ("workload/throughput"), PLACEHOLDER (N_("Predicted")), TRAIN (mfu),
+       DESCRIPTION (N_("0: the step time is predicted from the hardware (docs/planner.md), the "
+                       "same figure the planner shows. Above 0: a utilisation you measured, which "
+                       "overrides the prediction: step time = (model FLOPs + recomputation) ÷ "
+                       "(GPUs × peak × this); every time shown then says so."))),
 
   INT ("inference.tensor_parallel", 1, 1e6, "1", NULL, N_("Tensor parallel"),
        GROUP ("workload/parallelism"), OPTION ("tp"), INFER (tensor_parallel)),

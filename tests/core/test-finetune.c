@@ -522,6 +522,7 @@ test_qlora_time_and_buffer (void)
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &lora_mem, &err), ==, HR_OK);
   t.finetune.method = HR_FINETUNE_QLORA;
   t.finetune.double_quant = true;
+  t.mfu = 0.4;   /* a set utilisation: the dequantisation is added on top */
   g_assert_cmpint (hr_training_time (&m, &t, &gpu, &time, &err), ==, HR_OK);
   assert_near (4 * 2 * 6476005376.0 * 2.515869140625 / 2e12, time.dequant_seconds, 1e-12);
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);

@@ -126,6 +126,43 @@ test_compute (void)
   g_assert_cmpint (step.bound, ==, HR_PLAN_BOUND_COMPUTE);
 }
 
+/* One step-time model: hr_training_time() with no utilisation set (mfu 0)
+ * is the prediction. By hand, on the toy (every product tile-aligned,
+ * compute-bound at 1e18 B/s): forward = T·(L·(24h² + 4sh) + 2hV) =
+ * 1024·(2·(25,165,824 + 4,194,304) + 67,108,864) = 128,849,018,880 FLOPs;
+ * step = 3 · forward / (100e12 · 0.75) = 386,547,056,640 / 7.5e13
+ * = 0.0051539607552 s; the memory-bound kernels and the optimizer (under
+ * 3 GB at 8e17 B/s, < 4e-9 s) stay below 1e-6 of it. MFU = 3·forward /
+ * (peak · step) ≈ 0.75. A measured utilisation of 0.5 overrides it:
+ * 386,547,056,640 / 5e13 = 0.0077309411328 s. */
+static void
+test_estimate_is_prediction (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  HrTrainingTime time;
+  HrError err = { 0 };
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  g_assert_cmpfloat (t.mfu, ==, 0);
+  g_assert_cmpint (hr_training_time (&model, &t, &gpu, &time, &err), ==, HR_OK);
+  g_assert_true (time.predicted);
+  assert_close (time.step_seconds, 0.0051539607552, 1e-6);
+  assert_close (time.mfu, 0.75, 1e-6);
+  step_ok (&model, &t, &gpu, NULL, &step);
+  g_assert_cmpfloat (time.step_seconds, ==, step.step_seconds);
+  g_assert_cmpfloat (time.tokens_per_second, ==, 1024 / step.step_seconds);
+
+  t.mfu = 0.5;
+  g_assert_cmpint (hr_training_time (&model, &t, &gpu, &time, &err), ==, HR_OK);
+  g_assert_false (time.predicted);
+  assert_close (time.step_seconds, 0.0077309411328, 1e-12);
+}
+
 /* Tile quantization: 16 heads of 64 make attention over V an m×64 product,
  * padded to 128 columns, so it runs at half the rate: its FLOPs (2·s·h per
  * token, forward, ×3 with the backward) count twice. */
@@ -726,7 +763,16 @@ test_search (void)
         g_assert_cmpfloat (best[i - 1].step.step_seconds, <=, best[i].step.step_seconds);
       step_ok (&model, &best[i].training, &gpu, &request.assumptions, &again);
       assert_close (again.step_seconds, best[i].step.step_seconds, 1e-12);
-      assert_close (best[i].training.mfu, best[i].step.mfu, 1e-12);
+      /* The layout is predicted (mfu 0): its estimate is its step, to the last digit. */
+      g_assert_cmpfloat (best[i].training.mfu, ==, 0);
+      {
+        HrTrainingTime time;
+        HrError err = { 0 };
+
+        g_assert_cmpint (hr_training_time (&model, &best[i].training, &gpu, &time, &err), ==, HR_OK);
+        g_assert_true (time.predicted);
+        g_assert_cmpfloat (time.step_seconds, ==, best[i].step.step_seconds);
+      }
     }
   g_assert_cmpint (result.n_pareto, >, 0);
   for (i = 0; i < result.n_pareto; i++)
@@ -916,6 +962,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/planner/step/compute", test_compute);
+  g_test_add_func ("/planner/step/estimate", test_estimate_is_prediction);
   g_test_add_func ("/planner/step/tile", test_tile);
   g_test_add_func ("/planner/step/roofline", test_roofline);
   g_test_add_func ("/planner/step/memory-bound", test_memory_bound);

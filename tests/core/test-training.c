@@ -1386,6 +1386,7 @@ test_bubble_and_communication (void)
   t.seq_len = 128;
   t.pipeline_parallel = 4;
   t.global_batch = 16;
+  t.mfu = 0.4;   /* a set utilisation; the prediction has the bubble in its split */
   round_gpu (&gpu);
   time_ok (&model, &t, &gpu, &time);
   g_assert_cmpfloat (time.bubble_fraction, ==, 0.375);
@@ -1701,7 +1702,9 @@ test_validation (void)
   t.fsdp = HR_FSDP_FULL;
   expect_error (&t, &model, HR_ERROR_UNSUPPORTED, "zero_stage");
   hr_training_init (&t);
-  t.mfu = 0;
+  t.mfu = -0.1;   /* 0 is "predicted"; a measured utilisation lies in (0, 1] */
+  expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "mfu");
+  t.mfu = 1.01;
   expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "mfu");
   t.mfu = NAN;
   expect_error (&t, &model, HR_ERROR_WRONG_TYPE, "mfu");
@@ -1792,7 +1795,7 @@ test_defaults (void)
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);
   g_assert_cmpint (t.micro_batch, ==, 1);
   g_assert_cmpint (t.seq_len, ==, 4096);
-  g_assert_cmpfloat (t.mfu, ==, 0.40);
+  g_assert_cmpfloat (t.mfu, ==, 0);   /* predicted from the hardware */
   g_assert_cmpint (hr_training_compute_dtype (&t), ==, HR_DTYPE_BF16);
 }
 

@@ -517,7 +517,8 @@ test_train_framework (void)
  * parameters split over N_d = 8 ranks as the ZeRO paper (Rajbhandari et al.
  * 2020, §5.3) counts them: 2Ψ/8 bf16 weights = 1,684,603,904; 4Ψ/8 fp32
  * master weights = 3,369,207,808; 2Ψ/8 bf16 gradients = 1,684,603,904; 8Ψ/8
- * fp32 Adam m and v = 6,738,415,616. Time at the default utilisation 0.4:
+ * fp32 Adam m and v = 6,738,415,616. Time at a measured utilisation of 0.4
+ * (--mfu, which overrides the prediction from the hardware):
  * the global batch defaults to micro batch × DP = 8 sequences of 4096, so a
  * step runs 8 micro-steps of FLOPs (flash attention's recomputation included)
  * at 8 × 2e14 × 0.4 FLOP/s, and the achieved MFU counts only the model FLOPs
@@ -532,8 +533,10 @@ test_train (void)
 
   run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
            "--zero", "3", "--seq", "4096", "--global-batch", "0", "--tokens", "1e12", "--price", "2",
+           "--mfu", "0.4",
            "--json", NULL);
   out = parse_output (&run);
+  g_assert_false (json_node_get_boolean (member (out, "time.predicted")));
 
   g_assert_cmpint (member_int (out, "params.total"), ==, 6738415616);
   g_assert_cmpint (member_int (out, "flops.tokens"), ==, 4096);
@@ -622,7 +625,7 @@ test_train_options (void)
   g_autoptr(JsonObject) overhead = NULL;
 
   run_cli (&base_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--json", NULL);
+           "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "0.4", "--json", NULL);
   base = parse_output (&base_run);
 
   /* Half the MFU, twice the step. */
@@ -892,6 +895,71 @@ test_infer_engines (void)
 
 /* Every layout of 8 GPUs multiplies out to 8, fits, and comes fastest first;
  * a pinned --tp holds in every layout. */
+/* One step-time model: `train` of a layout `plan` found predicts the same
+ * step, to the last digit (both print 17 significant digits). */
+static void
+test_plan_train_agree (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  JsonArray *layouts;
+
+  run_cli (&run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--top", "5", "--json", NULL);
+  out = parse_output (&run);
+  layouts = json_node_get_array (member (out, "layouts"));
+  g_assert_cmpuint (json_array_get_length (layouts), >, 0);
+  for (guint i = 0; i < json_array_get_length (layouts); i++)
+    {
+      JsonObject *l = json_array_get_object_element (layouts, i);
+      g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+      g_auto(Run) train = { 0 };
+      g_autoptr(JsonObject) t = NULL;
+      const char *fsdp = json_object_get_string_member (l, "fsdp");
+      const char * const fixed[] = {
+        "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+        "--global-batch", "64", "--seq", "2048", "--json",
+      };
+
+      for (guint k = 0; k < G_N_ELEMENTS (fixed); k++)
+        g_ptr_array_add (argv, g_strdup (fixed[k]));
+#define ADD_INT(option, member_name) \
+      g_ptr_array_add (argv, g_strdup (option)); \
+      g_ptr_array_add (argv, g_strdup_printf ("%" G_GINT64_FORMAT, member_int (l, member_name)))
+      ADD_INT ("--tp", "tp");
+      ADD_INT ("--pp", "pp");
+      ADD_INT ("--cp", "cp");
+      ADD_INT ("--ep", "ep");
+      ADD_INT ("--micro-batch", "micro_batch");
+      if (member_int (l, "vpp") > 1)
+        {
+          g_ptr_array_add (argv, g_strdup ("--pp-schedule"));
+          g_ptr_array_add (argv, g_strdup ("interleaved"));
+          ADD_INT ("--vpp", "vpp");
+        }
+      if (g_strcmp0 (fsdp, "none") != 0)
+        g_ptr_array_add (argv, g_strdup_printf ("--fsdp=%s", fsdp));
+      else
+        {
+          ADD_INT ("--zero", "zero");
+        }
+#undef ADD_INT
+      if (json_object_get_boolean_member (l, "sequence_parallel"))
+        g_ptr_array_add (argv, g_strdup ("--sequence-parallel"));
+      g_ptr_array_add (argv, g_strdup_printf ("--recompute=%s",
+                                              json_object_get_string_member (l, "recompute")));
+      g_ptr_array_add (argv, NULL);
+
+      run_cli_argv (&train, (const char * const *) argv->pdata);
+      t = parse_output (&train);
+      g_assert_true (json_node_get_boolean (member (t, "time.predicted")));
+      g_assert_cmpfloat (member_double (t, "time.step_seconds"), ==, member_double (l, "step_seconds"));
+      g_assert_cmpfloat (member_double (t, "time.mfu"), ==, member_double (l, "mfu"));
+      g_assert_cmpfloat (member_double (t, "time.tokens_per_second"), ==,
+                         member_double (l, "tokens_per_second"));
+    }
+}
+
 static void
 test_plan (void)
 {
@@ -1488,7 +1556,7 @@ test_bad_input (void)
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--tp", "3" }, "--tp" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "no-such-gpu" }, "no-such-gpu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--zero", "4" }, "--zero" },
-    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "0" }, "--mfu" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "-0.1" }, "--mfu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "1.5" }, "--mfu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8x" }, "--gpus" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--nodes", "2" }, "--gpus" },
@@ -1699,6 +1767,7 @@ main (int   argc,
   g_test_add_func ("/cli/infer/kv-cache", test_infer_kv_cache);
   g_test_add_func ("/cli/infer/engines", test_infer_engines);
   g_test_add_func ("/cli/plan", test_plan);
+  g_test_add_func ("/cli/plan/train-agree", test_plan_train_agree);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/project-model", test_project_model);
   g_test_add_func ("/cli/report", test_report);

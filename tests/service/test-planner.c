@@ -8,6 +8,7 @@
  */
 #include <math.h>
 
+#include "headroom-estimator.h"
 #include "headroom-planner.h"
 
 #define GIB 1073741824.0
@@ -91,6 +92,82 @@ test_default_project (void)
       g_assert_cmpfloat (headroom_plan_row_get_mfu (row), >, 0);
       g_assert_cmpfloat (headroom_plan_row_get_mfu (row), <, 1);
     }
+}
+
+/* One step-time model: the estimate of a layout the planner shows is the
+ * planner's figure to the last digit, step time, MFU and throughput; the
+ * launch project's own layout included. */
+static void
+test_estimate_agrees (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  GListModel *layouts = headroom_planner_get_layouts (planner);
+  gboolean seen_own = FALSE;
+  guint n;
+
+  drain ();
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_false (headroom_estimator_get_mfu_override (estimator));
+  {
+    g_autofree char *basis = headroom_estimator_dup_time_basis (estimator);
+
+    g_assert_cmpstr (basis, ==, "Predicted from the hardware");
+  }
+  g_test_message ("launch project: step %.4f s, MFU %.2f %%",
+                  headroom_estimator_get_step_seconds (estimator),
+                  100 * headroom_estimator_get_training_time (estimator)->mfu);
+  n = g_list_model_get_n_items (layouts);
+  g_assert_cmpuint (n, >, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      HeadroomPlanRow *row = row_at (layouts, i);
+      g_autoptr(GError) error = NULL;
+      const HrTrainingTime *t;
+
+      /* The project's own layout is among them; it is what Estimate shows. */
+      if (headroom_plan_row_get_tensor_parallel (row) == 2
+          && headroom_plan_row_get_pipeline_parallel (row) == 1
+          && headroom_plan_row_get_context_parallel (row) == 1
+          && headroom_plan_row_get_micro_batch (row)
+             == headroom_project_get_int (project, "training.micro_batch")
+          && headroom_plan_row_get_zero_stage (row) == 1
+          && g_str_equal (headroom_plan_row_get_fsdp (row), "none")
+          && headroom_plan_row_get_sequence_parallel (row)
+          && g_str_equal (headroom_plan_row_get_recompute (row), "selective"))
+        {
+          headroom_estimator_recompute_now (estimator);
+          g_assert_cmpfloat (headroom_estimator_get_step_seconds (estimator), ==,
+                             headroom_plan_row_get_step_seconds (row));
+          seen_own = TRUE;
+        }
+      if (i >= 10)
+        continue;
+      g_assert_true (headroom_planner_apply (planner, row, &error));
+      g_assert_no_error (error);
+      headroom_estimator_recompute_now (estimator);
+      g_assert_null (headroom_estimator_get_error (estimator));
+      t = headroom_estimator_get_training_time (estimator);
+      g_assert_true (t->predicted);
+      g_assert_cmpfloat (t->step_seconds, ==, headroom_plan_row_get_step_seconds (row));
+      g_assert_cmpfloat (t->mfu, ==, headroom_plan_row_get_mfu (row));
+      g_assert_cmpfloat (t->tokens_per_second, ==, headroom_plan_row_get_tokens_per_second (row));
+      while (headroom_planner_get_can_undo (planner))
+        g_assert_true (headroom_planner_undo (planner, NULL));
+    }
+  g_assert_true (seen_own);
+
+  /* A measured utilisation overrides the prediction, and says so. */
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_true (headroom_estimator_get_mfu_override (estimator));
+  {
+    g_autofree char *basis = headroom_estimator_dup_time_basis (estimator);
+
+    g_assert_cmpstr (basis, ==, "From the utilisation set (40 %)");
+  }
 }
 
 static void
@@ -379,6 +456,7 @@ main (int   argc,
 
   g_test_add_func ("/planner/default-project", test_default_project);
   g_test_add_func ("/planner/row-getters", test_row_getters);
+  g_test_add_func ("/planner/estimate-agrees", test_estimate_agrees);
   g_test_add_func ("/planner/pareto", test_pareto);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);

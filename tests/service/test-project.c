@@ -505,7 +505,7 @@ static const Malformed malformed[] = {
     "training.seq_len: -8192 is out of range" },
   { "huge", "\"micro_batch\": 1", "\"micro_batch\": 1e300", HEADROOM_PROJECT_ERROR_INVALID,
     "training.micro_batch: 1e+300 is out of range" },
-  { "infinite", "\"mfu\": 0.4", "\"mfu\": 1e999", HEADROOM_PROJECT_ERROR_INVALID,
+  { "infinite", "\"mfu\": 0.0", "\"mfu\": 1e999", HEADROOM_PROJECT_ERROR_INVALID,
     "training.mfu: not a finite number" },
   { "bool-as-int", "\"dropout\": false", "\"dropout\": 0", HEADROOM_PROJECT_ERROR_TYPE,
     "training.dropout: expected true or false" },
