@@ -11,6 +11,8 @@
 
 #include "headroom-cli.h"
 #include "headroom-estimator.h"
+#include "headroom-plan-row.h"
+#include "headroom-planner.h"
 #include "hr-planner.h"
 #include "hr-training.h"
 
@@ -642,12 +644,6 @@ print_plan_table (const char          *name,
 /* Points of the memory/throughput front plan keeps (more are noted as cut). */
 #define PARETO_SIZE 256
 
-/* Smallest multiple of the GPU count that is at least 512 sequences. */
-static gint64
-default_global_batch (gint64 gpus)
-{
-  return gpus >= 512 ? gpus : ((512 + gpus - 1) / gpus) * gpus;
-}
 
 /* An option given pins the planner's dimension to the project's value. */
 static gboolean
@@ -672,7 +668,6 @@ headroom_cli_plan (int    argc,
   g_autofree HrPlanLayout *pareto = g_new0 (HrPlanLayout, PARETO_SIZE);
   HrPlanRequest request;
   HrPlanResult result = { 0 };
-  HrError err = { 0 };
   HrGpu gpu;
   HrModel hr_model;
   gint64 top = 10;
@@ -707,48 +702,62 @@ headroom_cli_plan (int    argc,
       return headroom_cli_report_error (error);
     }
 
-  hr_plan_request_init (&request);
-  headroom_project_get_training (project, &request.training);
-  /* The layout options given pin their dimension; the others are searched. */
-  if (pinned (options, "training.tensor_parallel"))
-    request.tensor_parallel = request.training.tensor_parallel;
-  if (pinned (options, "training.pipeline_parallel"))
-    request.pipeline_parallel = request.training.pipeline_parallel;
-  if (pinned (options, "training.virtual_stages"))
-    request.virtual_stages = request.training.virtual_stages;
-  if (pinned (options, "training.context_parallel"))
-    request.context_parallel = request.training.context_parallel;
-  if (pinned (options, "training.expert_parallel"))
-    request.expert_parallel = request.training.expert_parallel;
-  if (pinned (options, "training.micro_batch"))
-    request.micro_batch = request.training.micro_batch;
-  if (pinned (options, "training.zero_stage"))
-    request.zero_stage = request.training.zero_stage;
-  /* A pinned ZeRO stage means no FSDP unless --fsdp says otherwise. */
-  if (pinned (options, "training.fsdp"))
-    request.fsdp = request.training.fsdp;
-  else if (pinned (options, "training.zero_stage"))
-    request.fsdp = HR_FSDP_NONE;
-  if (pinned (options, "training.recompute"))
-    request.recompute = request.training.recompute;
-  if (pinned (options, "training.sequence_parallel"))
-    request.sequence_parallel = 1;
-  if (request.training.global_batch == 0)
-    request.training.global_batch = default_global_batch (request.training.nodes
-                                                          * request.training.gpus_per_node);
+  /* The window's planner, with the layout options given pinned. */
+  {
+    static const char * const layout_keys_pinnable[] = {
+      "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
+      "training.context_parallel", "training.expert_parallel", "training.micro_batch",
+      "training.zero_stage", "training.fsdp", "training.recompute", "training.sequence_parallel",
+    };
+    g_autoptr(GPtrArray) pins = g_ptr_array_new ();
+    g_autoptr(HeadroomPlanner) planner = NULL;
+    GListModel *best_rows, *pareto_rows;
 
-  if (top > 1000)
-    top = 1000;
-  layouts = g_new0 (HrPlanLayout, top);
+    for (gsize i = 0; i < G_N_ELEMENTS (layout_keys_pinnable); i++)
+      if (pinned (options, layout_keys_pinnable[i]))
+        g_ptr_array_add (pins, (gpointer) layout_keys_pinnable[i]);
+    g_ptr_array_add (pins, NULL);
 
-  started = g_get_monotonic_time ();
-  if (hr_plan_search (&hr_model, &gpu, &request, layouts, (size_t) top, pareto, PARETO_SIZE,
-                      &result, &err) != HR_OK)
-    {
-      headroom_cli_set_core_error (&error, &err);
-      return headroom_cli_report_error (error);
-    }
-  seconds = (g_get_monotonic_time () - started) / 1e6;
+    if (top > 1000)
+      top = 1000;
+    planner = headroom_planner_new (project);
+    headroom_planner_set_search (planner, (guint) top, PARETO_SIZE,
+                                 (const char * const *) pins->pdata);
+    started = g_get_monotonic_time ();
+    headroom_planner_refresh (planner);
+    seconds = (g_get_monotonic_time () - started) / 1e6;
+    if (headroom_planner_get_status (planner) != HEADROOM_PLANNER_STATUS_LAYOUTS
+        && headroom_planner_get_status (planner) != HEADROOM_PLANNER_STATUS_NOTHING_FITS)
+      {
+        g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                             headroom_planner_get_message (planner));
+        return headroom_cli_report_error (error);
+      }
+
+    best_rows = headroom_planner_get_layouts (planner);
+    pareto_rows = headroom_planner_get_pareto (planner);
+    result.n_best = g_list_model_get_n_items (best_rows);
+    result.n_pareto = g_list_model_get_n_items (pareto_rows);
+    result.searched = headroom_planner_get_searched (planner);
+    result.fitting = headroom_planner_get_fitting (planner);
+    result.pareto_truncated = headroom_planner_get_pareto_truncated (planner);
+    layouts = g_new0 (HrPlanLayout, MAX (result.n_best, 1));
+    for (guint i = 0; i < result.n_best; i++)
+      {
+        g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (best_rows, i);
+
+        layouts[i] = *headroom_plan_row_get_layout (row);
+      }
+    for (guint i = 0; i < result.n_pareto && i < PARETO_SIZE; i++)
+      {
+        g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (pareto_rows, i);
+
+        pareto[i] = *headroom_plan_row_get_layout (row);
+      }
+    memset (&request, 0, sizeof request);
+    headroom_project_get_training (project, &request.training);
+    request.training.global_batch = headroom_planner_get_global_batch (planner);
+  }
 
   if (args.json)
     {

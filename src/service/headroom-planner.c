@@ -33,6 +33,15 @@ struct _HeadroomPlanner
 
   /* Of GStrv: key, value it replaced, key, value, … for each applied layout. */
   GPtrArray             *undo_stack;
+
+  /* The CLI's plan: how many layouts and front points to keep, and the
+   * layout keys held at the project's value instead of searched. */
+  guint                  max_layouts;
+  guint                  max_pareto;
+  char                 **pinned;
+  gboolean               pareto_truncated;
+  gint64                 global_batch;   /* the global batch searched for (resolved) */
+  gboolean               search_set;     /* headroom_planner_set_search() was called */
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomPlanner, headroom_planner, G_TYPE_OBJECT)
@@ -121,6 +130,50 @@ fill (GListStore         *store,
                        rows->pdata, rows->len);
 }
 
+static gboolean
+is_pinned (HeadroomPlanner *self,
+           const char      *key)
+{
+  return self->pinned != NULL && g_strv_contains ((const char * const *) self->pinned, key);
+}
+
+/* Pinned layout keys take the project's value; the others are searched.
+ * A pinned ZeRO stage alone also pins FSDP off. A global batch of 0 is the
+ * smallest multiple of the GPU count that is at least 512 (the CLI's plan;
+ * the window's search keeps the project's 0). */
+static void
+pin (HeadroomPlanner *self,
+     HrPlanRequest   *request)
+{
+  HrTraining *t = &request->training;
+  gint64 gpus = t->nodes * t->gpus_per_node;
+
+  if (is_pinned (self, "training.tensor_parallel"))
+    request->tensor_parallel = t->tensor_parallel;
+  if (is_pinned (self, "training.pipeline_parallel"))
+    request->pipeline_parallel = t->pipeline_parallel;
+  if (is_pinned (self, "training.virtual_stages"))
+    request->virtual_stages = t->virtual_stages;
+  if (is_pinned (self, "training.context_parallel"))
+    request->context_parallel = t->context_parallel;
+  if (is_pinned (self, "training.expert_parallel"))
+    request->expert_parallel = t->expert_parallel;
+  if (is_pinned (self, "training.micro_batch"))
+    request->micro_batch = t->micro_batch;
+  if (is_pinned (self, "training.zero_stage"))
+    request->zero_stage = t->zero_stage;
+  if (is_pinned (self, "training.fsdp"))
+    request->fsdp = t->fsdp;
+  else if (is_pinned (self, "training.zero_stage"))
+    request->fsdp = HR_FSDP_NONE;
+  if (is_pinned (self, "training.recompute"))
+    request->recompute = t->recompute;
+  if (is_pinned (self, "training.sequence_parallel"))
+    request->sequence_parallel = t->sequence_parallel ? 1 : 0;
+  if (self->search_set && t->global_batch == 0 && gpus > 0)
+    t->global_batch = gpus >= 512 ? gpus : ((512 + gpus - 1) / gpus) * gpus;
+}
+
 /* Runs the search and sets the status, message, counts and lists (not yet
  * notified). */
 static void
@@ -137,6 +190,8 @@ search (HeadroomPlanner *self)
 
   self->searched = 0;
   self->fitting = 0;
+  self->pareto_truncated = FALSE;
+  self->global_batch = 0;
   g_clear_pointer (&self->message, g_free);
   g_list_store_remove_all (self->layouts);
   g_list_store_remove_all (self->pareto);
@@ -164,9 +219,11 @@ search (HeadroomPlanner *self)
 
   hr_plan_request_init (&request);
   headroom_project_get_training (self->project, &request.training);
-  best = g_new0 (HrPlanLayout, MAX_LAYOUTS);
-  pareto = g_new0 (HrPlanLayout, MAX_PARETO);
-  if (hr_plan_search (&model, &gpu, &request, best, MAX_LAYOUTS, pareto, MAX_PARETO,
+  pin (self, &request);
+  self->global_batch = request.training.global_batch;
+  best = g_new0 (HrPlanLayout, self->max_layouts);
+  pareto = g_new0 (HrPlanLayout, self->max_pareto);
+  if (hr_plan_search (&model, &gpu, &request, best, self->max_layouts, pareto, self->max_pareto,
                       &result, &err) != HR_OK)
     {
       /* Named by project key, "training.global_batch: …", to say where to fix it. */
@@ -178,6 +235,7 @@ search (HeadroomPlanner *self)
 
   self->searched = result.searched;
   self->fitting = result.fitting;
+  self->pareto_truncated = result.pareto_truncated;
   if (result.n_best == 0)
     {
       self->status = HEADROOM_PLANNER_STATUS_NOTHING_FITS;
@@ -260,6 +318,7 @@ headroom_planner_finalize (GObject *object)
 
   g_ptr_array_unref (self->undo_stack);
   g_free (self->message);
+  g_strfreev (self->pinned);
 
   G_OBJECT_CLASS (headroom_planner_parent_class)->finalize (object);
 }
@@ -370,6 +429,8 @@ headroom_planner_init (HeadroomPlanner *self)
   self->layouts = g_list_store_new (HEADROOM_TYPE_PLAN_ROW);
   self->pareto = g_list_store_new (HEADROOM_TYPE_PLAN_ROW);
   self->undo_stack = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  self->max_layouts = MAX_LAYOUTS;
+  self->max_pareto = MAX_PARETO;
 }
 
 HeadroomPlanner *
@@ -623,4 +684,35 @@ headroom_planner_undo (HeadroomPlanner  *self,
   if (self->undo_stack->len == 0)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
   return restore (self->project, previous, error);
+}
+
+void
+headroom_planner_set_search (HeadroomPlanner    *self,
+                             guint               max_layouts,
+                             guint               max_pareto,
+                             const char * const *pinned)
+{
+  g_return_if_fail (HEADROOM_IS_PLANNER (self));
+  g_return_if_fail (max_layouts > 0 && max_pareto > 0);
+
+  self->search_set = TRUE;
+  self->max_layouts = max_layouts;
+  self->max_pareto = max_pareto;
+  g_strfreev (self->pinned);
+  self->pinned = g_strdupv ((char **) pinned);
+  queue_search (self);
+}
+
+gboolean
+headroom_planner_get_pareto_truncated (HeadroomPlanner *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PLANNER (self), FALSE);
+  return self->pareto_truncated;
+}
+
+gint64
+headroom_planner_get_global_batch (HeadroomPlanner *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PLANNER (self), 0);
+  return self->global_batch;
 }

@@ -82,4 +82,19 @@ guint                 headroom_planner_get_n_undo   (HeadroomPlanner *self);
 gboolean              headroom_planner_undo         (HeadroomPlanner *self,
                                                      GError         **error);
 
+/* The search itself (the CLI's plan): keep `max_layouts` layouts and
+ * `max_pareto` front points (the window's: 100 and 64), and hold the layout
+ * keys in `pinned` ("training.tensor_parallel", …; NULL: none) at the
+ * project's value instead of searching them. A pinned ZeRO stage alone also
+ * pins FSDP off. */
+void                  headroom_planner_set_search   (HeadroomPlanner    *self,
+                                                     guint               max_layouts,
+                                                     guint               max_pareto,
+                                                     const char * const *pinned);
+/* Whether the front had more points than were kept. */
+gboolean              headroom_planner_get_pareto_truncated (HeadroomPlanner *self);
+/* The global batch searched for: the project's, or for 0 the smallest
+ * multiple of the GPU count that is at least 512. */
+gint64                headroom_planner_get_global_batch     (HeadroomPlanner *self);
+
 G_END_DECLS
