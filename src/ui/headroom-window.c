@@ -57,6 +57,8 @@ struct _HeadroomWindow
   AdwViewSwitcherBar   *switcher_bar;
   AdwViewSwitcherTitle *section_title;
   GtkMenuButton        *folded_menu_button;
+  GtkWidget            *content_open_button;
+  GtkWidget            *export_button;
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
   HeadroomResultsView  *results_view;
@@ -131,6 +133,9 @@ refresh_switchers (HeadroomWindow *self)
   gboolean two = adw_view_stack_page_get_visible (self->plan_stack_page);
 
   adw_view_switcher_title_set_view_switcher_enabled (self->window_title, two);
+  /* Folded, Open and Export CSV are in the main menu: the title keeps its room. */
+  gtk_widget_set_visible (self->content_open_button, !adw_leaflet_get_folded (self->leaflet));
+  gtk_widget_set_visible (self->export_button, !adw_leaflet_get_folded (self->leaflet));
   adw_view_switcher_bar_set_reveal (self->switcher_bar,
                                     two && adw_view_switcher_title_get_title_visible (self->window_title));
 }
@@ -1043,6 +1048,8 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, switcher_bar);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, section_title);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, folded_menu_button);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, content_open_button);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, export_button);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_view);

@@ -346,11 +346,12 @@ headroom_spin_row_set_zero_text (HeadroomSpinRow *self,
 
   g_free (self->zero_text);
   self->zero_text = g_strdup (text);
-  /* Room for the placeholder: "Default (25 GB/s)". */
+  /* Room for a short placeholder ("Default (25 GB/s)"); a longer one is
+   * cut rather than squeezing the row's title in a 360 px column. */
   if (text != NULL)
     gtk_editable_set_width_chars (GTK_EDITABLE (self->spin_button),
-                                  MAX (gtk_editable_get_width_chars (GTK_EDITABLE (self->spin_button)),
-                                       (int) g_utf8_strlen (text, -1)));
+                                  CLAMP ((int) g_utf8_strlen (text, -1),
+                                         gtk_editable_get_width_chars (GTK_EDITABLE (self->spin_button)), 16));
   delegate = gtk_editable_get_delegate (GTK_EDITABLE (self->spin_button));
   if (GTK_IS_TEXT (delegate))
     gtk_text_set_placeholder_text (GTK_TEXT (delegate), text);
