@@ -384,6 +384,14 @@ typedef enum
   FAMILY_GPT_OSS,
   FAMILY_OLMO2,
   FAMILY_STARCODER2,
+  FAMILY_COHERE,
+  FAMILY_STABLELM,
+  FAMILY_GRANITE,
+  FAMILY_GRANITEMOE,
+  FAMILY_OLMOE,
+  FAMILY_SMOLLM3,
+  FAMILY_PHIMOE,
+  FAMILY_LLAMA4,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 
@@ -410,6 +418,14 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GPT_OSS] = { 201088, 2880, 2880,  36, 64, 8,    64,   131072, false },
   [FAMILY_OLMO2]   = { 50304,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
   [FAMILY_STARCODER2] = { 49152, 3072, 12288, 30, 24, 2,  NONE, 4096, true },
+  [FAMILY_COHERE]  = { 256000, 8192, 22528, 40, 64, NONE, NONE, 8192, true },
+  [FAMILY_STABLELM] = { 50304, 2560, 6912,  32, 32, 32,   NONE, 4096, false },
+  [FAMILY_GRANITE] = { 32000,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_GRANITEMOE] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_OLMOE]   = { 50304,  2048, 2048,  16, 16, NONE, NONE, 4096, false },
+  [FAMILY_SMOLLM3] = { 128256, 2048, 11008, 36, 16, 4,    NONE, 32768, true },
+  [FAMILY_PHIMOE]  = { 32064,  4096, 6400,  32, 32, 8,    NONE, 131072, false },
+  [FAMILY_LLAMA4]  = { 202048, 5120, 8192,  48, 40, 8,    128,  131072, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -750,6 +766,175 @@ read_llama_style (Reader  *r,
       TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
       m->sliding_window = window == NONE ? 0 : window;
       break;
+    case FAMILY_COHERE:
+      /* CohereAttention: q, k, v, o with attention_bias; with use_qk_norm,
+       * q_norm and k_norm are CohereLayerNorms of (heads, head_dim), weight
+       * only. CohereDecoderLayer: one input_layernorm for the parallel
+       * attention and MLP; CohereLayerNorm has no bias. Tied by default. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      TRY (read_bool (r, "use_qk_norm", false, &m->qk_norm));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm_full = true;
+      m->norm_kind = HR_NORM_LAYERNORM;
+      m->norm_bias = false;
+      m->norms_per_layer = 1;
+      m->parallel_block = true;
+      break;
+    case FAMILY_STABLELM:
+      {
+        /* StableLmAttention: q, k, v with use_qkv_bias, o_proj without;
+         * qk_layernorm: one LayerNorm(head_dim, bias=False) per head for q and
+         * for k. LayerNorm with bias elsewhere; one input_layernorm with
+         * use_parallel_residual; partial_rotary_factor of each head rotated. */
+        bool parallel;
+
+        TRY (read_bool (r, "use_qkv_bias", false, &m->qkv_bias));
+        TRY (read_bool (r, "qk_layernorm", false, &m->qk_norm));
+        TRY (read_bool (r, "use_parallel_residual", false, &parallel));
+        TRY (read_fraction (r, "partial_rotary_factor", 0.25, &m->rotary_fraction));
+        m->qk_norm_full = true;
+        m->qk_norm_unbiased = true;
+        m->norm_kind = HR_NORM_LAYERNORM;
+        m->norm_bias = true;
+        m->parallel_block = parallel;
+        m->norms_per_layer = parallel ? 1 : 2;
+      }
+      break;
+    case FAMILY_GRANITE:
+    case FAMILY_SMOLLM3:
+      /* GraniteAttention/SmolLM3Attention: attention_bias on q, k, v, o;
+       * the MLP with mlp_bias. Granite's multipliers and SmolLM3's
+       * no_rope_layers hold no parameters. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      TRY (read_bool (r, "mlp_bias", false, &mlp_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->mlp_bias = mlp_bias;
+      if (family == FAMILY_SMOLLM3)
+        {
+          bool use_window;
+
+          TRY (read_bool (r, "use_sliding_window", false, &use_window));
+          if (use_window)
+            return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_sliding_window", 1, 0,
+                                 "SmolLM3 sliding windows");
+        }
+      break;
+    case FAMILY_GRANITEMOE:
+      /* GraniteMoeMoE: router Linear(hidden, num_local_experts, bias=False);
+       * ParallelExperts input_linear (E, 2·intermediate, hidden) and
+       * output_linear (E, hidden, intermediate), no biases; every layer. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      TRY (read_int (r, "num_local_experts", 8, POSITIVE, &m->n_experts));
+      TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+      m->expert_ffn_size = m->ffn_size;
+      break;
+    case FAMILY_OLMOE:
+      /* OlmoeAttention: q, k, v, o with attention_bias; q_norm RMSNorm over
+       * hidden_size, k_norm over num_kv_heads·head_dim. OlmoeSparseMoeBlock:
+       * gate Linear(hidden, num_experts, bias=False), num_experts MLPs of
+       * intermediate_size; every layer. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm = true;
+      m->qk_norm_full = true;
+      TRY (read_int (r, "num_experts", 64, POSITIVE, &m->n_experts));
+      TRY (read_int (r, "num_experts_per_tok", 8, POSITIVE, &m->experts_per_token));
+      m->expert_ffn_size = m->ffn_size;
+      break;
+    case FAMILY_PHIMOE:
+      {
+        /* PhimoeAttention: q, k, v, o with attention_bias; LayerNorms with
+         * bias (input, post_attention, final); PhimoeSparseMoeBlock as
+         * Mixtral's (gate without bias, w1, w2, w3 of intermediate_size);
+         * lm_head with lm_head_bias. */
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        TRY (read_bool (r, "lm_head_bias", false, &m->lm_head_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->norm_kind = HR_NORM_LAYERNORM;
+        m->norm_bias = true;
+        TRY (read_int (r, "num_local_experts", 16, POSITIVE, &m->n_experts));
+        TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+        TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
+        m->expert_ffn_size = m->ffn_size;
+        m->sliding_window = window == NONE ? 0 : window;
+      }
+      break;
+    case FAMILY_LLAMA4:
+      {
+        /* Llama4TextAttention: q, k, v, o with attention_bias; use_qk_norm is
+         * an L2 norm without weights. Llama4TextDecoderLayer: MoE on
+         * moe_layers (default every interleave_moe_layer_step-th layer,
+         * from step - 1), else Llama4TextMLP of intermediate_size_mlp.
+         * Llama4TextMoe: router Linear(hidden, E, bias=False), experts
+         * gate_up_proj (E, hidden, 2·intermediate_size) and down_proj (E,
+         * intermediate_size, hidden), one shared_expert MLP of
+         * intermediate_size. Layers with rope (not every
+         * no_rope_layer_interval-th) attend within attention_chunk_size. */
+        int64_t step, dense, chunk, interval;
+        HrValue list;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        TRY (read_int (r, "num_local_experts", 16, POSITIVE, &m->n_experts));
+        TRY (read_int (r, "num_experts_per_tok", 1, POSITIVE, &m->experts_per_token));
+        TRY (read_int (r, "interleave_moe_layer_step", 1, POSITIVE, &step));
+        TRY (read_int (r, "intermediate_size_mlp", 16384, POSITIVE, &dense));
+        TRY (read_int (r, "attention_chunk_size", 8192, NULLABLE | POSITIVE, &chunk));
+        TRY (read_int (r, "no_rope_layer_interval", 4, POSITIVE, &interval));
+        m->expert_ffn_size = m->ffn_size;
+        m->n_shared_experts = 1;
+        m->shared_expert_ffn_size = m->ffn_size;
+        m->ffn_size = dense;
+        m->moe_layer_freq = step;
+        m->moe_layer_phase = step - 1;
+        /* An explicit moe_layers or no_rope_layers must be the default pattern. */
+        lookup (r, "moe_layers", &list);
+        if (list.type == HR_VALUE_OTHER && list.i >= 0)
+          {
+            int64_t n = m->n_layers <= step - 1 ? 0 : (m->n_layers - step) / step + 1;
+
+            if (list.i != n)
+              return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_layers", list.i, n,
+                                   "MoE layers other than every interleave_moe_layer_step-th");
+            for (int64_t i = 0; i < list.i; i++)
+              {
+                char key[48];
+                HrValue v;
+
+                snprintf (key, sizeof key, "moe_layers.%lld", (long long) i);
+                lookup (r, key, &v);
+                if (v.type != HR_VALUE_INT || v.i != step - 1 + i * step)
+                  return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_layers", i, 0,
+                                       "MoE layers other than every interleave_moe_layer_step-th");
+              }
+          }
+        lookup (r, "no_rope_layers", &list);
+        if (list.type == HR_VALUE_OTHER && list.i > 0)
+          {
+            if (list.i != m->n_layers)
+              return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "no_rope_layers", list.i,
+                                   m->n_layers, "one entry per layer (num_hidden_layers)");
+            for (int64_t i = 0; i < list.i; i++)
+              {
+                char key[48];
+                HrValue v;
+
+                snprintf (key, sizeof key, "no_rope_layers.%lld", (long long) i);
+                lookup (r, key, &v);
+                if (v.type != HR_VALUE_INT || v.i != ((i + 1) % interval != 0))
+                  return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "no_rope_layers", i, 0,
+                                       "global layers other than every no_rope_layer_interval-th");
+              }
+          }
+        if (chunk != NONE)
+          {
+            m->sliding_window = chunk;
+            m->sliding_window_period = interval;
+            m->chunked_attention = true;
+          }
+      }
+      break;
     default:
       break;
     }
@@ -903,6 +1088,15 @@ static const struct
   { "gpt_oss",     TYPE_LLAMA_STYLE, FAMILY_GPT_OSS },
   { "olmo2",       TYPE_LLAMA_STYLE, FAMILY_OLMO2 },
   { "starcoder2",  TYPE_LLAMA_STYLE, FAMILY_STARCODER2 },
+  { "cohere",      TYPE_LLAMA_STYLE, FAMILY_COHERE },
+  { "stablelm",    TYPE_LLAMA_STYLE, FAMILY_STABLELM },
+  { "granite",     TYPE_LLAMA_STYLE, FAMILY_GRANITE },
+  { "granitemoe",  TYPE_LLAMA_STYLE, FAMILY_GRANITEMOE },
+  { "olmoe",       TYPE_LLAMA_STYLE, FAMILY_OLMOE },
+  { "smollm3",     TYPE_LLAMA_STYLE, FAMILY_SMOLLM3 },
+  { "phimoe",      TYPE_LLAMA_STYLE, FAMILY_PHIMOE },
+  { "llama4_text", TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },
+  { "llama4",      TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },     /* its text_config */
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
@@ -995,9 +1189,10 @@ hr_model_from_config_assuming (const HrConfigSource *source,
         {
           type = model_types[i].type;
           family = model_types[i].family;
-          /* Gemma3ForConditionalGeneration: the language model is text_config;
-           * the SigLIP vision tower and the projector are not counted. */
-          if (strcmp (v.s, "gemma3") == 0)
+          /* Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration:
+           * the language model is text_config; the vision tower and the
+           * projector are not counted. */
+          if (strcmp (v.s, "gemma3") == 0 || strcmp (v.s, "llama4") == 0)
             {
               r.prefix = "text_config.";
               warn |= HR_CONFIG_WARN_TEXT_ONLY;

@@ -64,6 +64,8 @@ hr_model_init (HrModel *model)
     .attention_sinks = false,
     .shared_expert_gate = false,
     .moe_layer_phase = 0,
+    .qk_norm_unbiased = false,
+    .chunked_attention = false,
   };
 }
 
@@ -393,6 +395,16 @@ norm (const HrModel *model,
   return mul (c, size, bias ? 2 : 1, field);
 }
 
+/* A q or k norm: as the block's norms, or without bias (StableLM's per-head LayerNorms). */
+static int64_t
+qk_norm (const HrModel *model,
+         Checked       *c,
+         int64_t        size,
+         const char    *field)
+{
+  return model->qk_norm_unbiased ? size : norm (model, c, size, field);
+}
+
 /* One feed-forward block of width `width`. HR_FFN_MLP: c_fc/c_proj (GPT-2),
  * dense_h_to_4h/dense_4h_to_h (NeoX, Falcon), fc1/fc2 (OPT, Phi).
  * HR_FFN_GATED: gate_proj, up_proj, down_proj (LlamaMLP and its kin;
@@ -466,14 +478,14 @@ attention_layer (const HrModel *model,
   if (model->qk_norm && model->qk_norm_full)
     {
       /* Olmo2Attention q_norm over num_heads·head_dim, k_norm over num_kv_heads·head_dim. */
-      n = add (c, n, norm (model, c, q_out, "head_dim"), "head_dim");
-      n = add (c, n, norm (model, c, kv_out, "head_dim"), "head_dim");
+      n = add (c, n, qk_norm (model, c, q_out, "head_dim"), "head_dim");
+      n = add (c, n, qk_norm (model, c, kv_out, "head_dim"), "head_dim");
     }
   else if (model->qk_norm)
     {
       /* PhiAttention q_layernorm and k_layernorm, Qwen3/Gemma 3 q_norm and k_norm:
        * one norm of head_dim each, shared by the heads. */
-      n = add (c, n, mul (c, 2, norm (model, c, hd, "head_dim"), "head_dim"), "head_dim");
+      n = add (c, n, mul (c, 2, qk_norm (model, c, hd, "head_dim"), "head_dim"), "head_dim");
     }
   /* GptOssAttention.sinks: one learned logit per query head. */
   if (model->attention_sinks)
@@ -659,18 +671,23 @@ hr_model_describe (const HrModel *model,
     append (buf, size, &len, ", attention sinks");
   if (model->sliding_window > 0)
     {
+      const char *kind = model->chunked_attention ? "chunks" : "sliding window";
+
       for (int64_t i = 0; i < model->n_layers; i++)
         n_sliding += hr_model_layer_is_sliding (model, i);
+
       if (n_sliding == model->n_layers)
-        append (buf, size, &len, ", sliding window of %lld on every layer",
+        append (buf, size, &len, ", %s of %lld on every layer", kind,
                 (long long) model->sliding_window);
       else
-        append (buf, size, &len, ", sliding window of %lld on %lld of %lld layers",
+        append (buf, size, &len, ", %s of %lld on %lld of %lld layers", kind,
                 (long long) model->sliding_window, (long long) n_sliding,
                 (long long) model->n_layers);
     }
   if (model->qk_norm)
-    append (buf, size, &len, "; q/k %s %s", norm_name,
+    append (buf, size, &len, "; q/k %s %s",
+            model->qk_norm_unbiased && model->norm_kind == HR_NORM_LAYERNORM
+            ? "LayerNorm without bias" : norm_name,
             model->qk_norm_full ? "over the whole width" : "per head");
 
   append (buf, size, &len, "; %s %s",

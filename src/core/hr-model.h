@@ -115,6 +115,11 @@ typedef struct
   bool shared_expert_gate;     /* a Linear(hidden, 1) gating the shared expert (Qwen2-MoE) */
   int64_t moe_layer_phase;     /* with moe_layer_freq f: layer i is MoE when i % f == phase
                                 * (DeepSeek 0; Qwen decoder_sparse_step: f - 1) */
+  bool qk_norm_unbiased;       /* q/k norms are LayerNorms without bias whatever norm_bias
+                                * says (StableLM qk_layernorm) */
+  bool chunked_attention;      /* the windowed layers attend within chunks of sliding_window
+                                * tokens (Llama 4 attention_chunk_size), not a sliding window;
+                                * either way their cache holds at most that many */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

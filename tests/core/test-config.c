@@ -655,6 +655,124 @@ test_families (void)
   g_assert_cmpint (p.total, ==, 3880263168);
 }
 
+
+/* More families, with the published sizes their cards give. */
+static void
+test_more_families (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* Aya 23 8B (cohere: tied by default, one weight-only LayerNorm per layer,
+   * no biases): per layer q, o 2·4096² + k, v 2·4096·1024 = 41,943,040, MLP
+   * 3·4096·14336 = 176,160,768, norm 4096: 218,107,904 × 32 = 6,979,452,928;
+   * + 4096 + 256,000·4096 = 8,028,033,024 (Cohere: 8.0 B). */
+  p = count ("{\"model_type\": \"cohere\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336,"
+             " \"vocab_size\": 256000}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8028033024);
+  /* use_qk_norm adds (32 + 8)·128 weights per layer. */
+  p = count ("{\"model_type\": \"cohere\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336,"
+             " \"vocab_size\": 256000, \"use_qk_norm\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8028033024 + 32 * 40 * 128);
+
+  /* OLMoE-1B-7B (q_norm over 2048, k_norm over 2048; 64 experts of
+   * 3·2048·1024 = 6,291,456, top 8; gate 2048·64; untied): per layer 4·2048²
+   * + 4096 + 402,653,184 + 131,072 + 4096 = 419,569,664 × 16 = 6,713,114,624;
+   * + 2048 + 2·50,304·2048 = 6,919,161,856 (AI2: 6.9 B); active less
+   * 16·56·6,291,456 = 1,282,017,280 (AI2: 1.3 B). */
+  p = count ("{\"model_type\": \"olmoe\", \"hidden_size\": 2048, \"num_hidden_layers\": 16,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"intermediate_size\": 1024,"
+             " \"num_experts\": 64, \"num_experts_per_tok\": 8, \"vocab_size\": 50304}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 6919161856);
+  g_assert_cmpint (p.active, ==, 1282017280);
+
+  /* SmolLM3-3B (tied, GQA 16/4): per layer 2·2048² + 2·2048·512 +
+   * 3·2048·11008 + 2·2048 = 78,123,008 × 36 = 2,812,428,288; + 2048 +
+   * 128,256·2048 = 3,075,098,624 (Hugging Face: 3.08 B). */
+  p = count ("{\"model_type\": \"smollm3\", \"hidden_size\": 2048, \"num_hidden_layers\": 36,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 4, \"intermediate_size\": 11008,"
+             " \"vocab_size\": 128256, \"no_rope_layers\": [1, 1, 1, 0]}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 3075098624);
+
+  /* Phi-3.5-MoE (biases on q, k, v, o; LayerNorms with bias; 16 experts of
+   * 3·4096·6400 = 78,643,200, top 2; lm_head with a bias): per layer
+   * 2·(4096² + 4096) + 2·(4096·1024 + 1024) + 1,258,291,200 + 4096·16 +
+   * 2·2·4096 = 1,300,326,400 × 32 = 41,610,444,800; + 2·4096 + 2·32,064·4096
+   * + 32,064 = 41,873,153,344 (Microsoft: 41.9 B); active less 32·14·78,643,200
+   * = 6,640,999,744 (6.6 B). */
+  p = count ("{\"model_type\": \"phimoe\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 6400,"
+             " \"vocab_size\": 32064, \"num_local_experts\": 16, \"num_experts_per_tok\": 2,"
+             " \"attention_bias\": true, \"lm_head_bias\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 41873153344);
+  g_assert_cmpint (p.active, ==, 6640999744);
+
+  /* Granite 3.0 1B-A400M (granitemoe, tied; 32 experts of 3·1024·512 =
+   * 1,572,864, top 8): per layer 2·1024² + 2·1024·512 + 50,331,648 +
+   * 1024·32 + 2·1024 = 53,512,192 × 24 = 1,284,292,608; + 1024 +
+   * 49,155·1024 = 1,334,628,352 (IBM: 1.3 B); active less 24·24·1,572,864 =
+   * 428,658,688 (IBM: 400 M). */
+  p = count ("{\"model_type\": \"granitemoe\", \"hidden_size\": 1024, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 8, \"intermediate_size\": 512,"
+             " \"vocab_size\": 49155, \"num_local_experts\": 32, \"num_experts_per_tok\": 8,"
+             " \"tie_word_embeddings\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1334628352);
+  g_assert_cmpint (p.active, ==, 428658688);
+
+  /* StableLM 2 1.6B (q, k, v biases, LayerNorms with bias, untied): per layer
+   * 3·(2048² + 2048) + 2048² + 3·2048·5632 + 2·2·2048 = 51,394,560 × 24 =
+   * 1,233,469,440; + 2·2048 + 2·100,352·2048 = 1,644,515,328. qk_layernorm
+   * adds (32 + 32)·64 bias-free weights per layer. */
+  p = count ("{\"model_type\": \"stablelm\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 32, \"intermediate_size\": 5632,"
+             " \"vocab_size\": 100352, \"use_qkv_bias\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1644515328);
+  p = count ("{\"model_type\": \"stablelm\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 32, \"intermediate_size\": 5632,"
+             " \"vocab_size\": 100352, \"use_qkv_bias\": true, \"qk_layernorm\": true}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1644515328 + 24 * 64 * 64);
+
+  /* Llama 4 Scout, the multimodal config's text_config (untied; every layer
+   * MoE of 16 experts of 3·5120·8192 = 125,829,120, top 1, one shared expert
+   * the same size; router 5120·16): per layer q, o 2·5120² + k, v
+   * 2·5120·1024 = 62,914,560, + 2,013,265,920 + 125,829,120 + 81,920 +
+   * 2·5120 = 2,202,101,760 × 48 = 105,700,884,480; + 5120 + 2·202,048·5120 =
+   * 107,769,861,120 (Meta: 109 B with the vision encoder); active less
+   * 48·15·125,829,120 = 17,172,894,720 (Meta: 17 B). Layers 3, 7, … attend
+   * globally, the others within chunks of 8192. */
+  p = count ("{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\","
+             " \"hidden_size\": 5120, \"num_hidden_layers\": 48, \"num_attention_heads\": 40,"
+             " \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 8192,"
+             " \"intermediate_size_mlp\": 16384, \"num_local_experts\": 16,"
+             " \"num_experts_per_tok\": 1, \"interleave_moe_layer_step\": 1,"
+             " \"vocab_size\": 202048, \"attention_chunk_size\": 8192},"
+             " \"vision_config\": {\"hidden_size\": 1408}}", HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 107769861120);
+  g_assert_cmpint (p.active, ==, 17172894720);
+  m = model_of ("{\"model_type\": \"llama4_text\"}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+  g_assert_cmpint (m.sliding_window, ==, 8192);
+
+  /* Llama 4 Maverick: MoE every 2nd layer (1, 3, …) of 128 experts, dense
+   * layers of intermediate_size_mlp 16384: dense layer 62,914,560 +
+   * 3·5120·16384 + 2·5120 = 314,583,040; MoE layer 62,914,560 +
+   * 128·125,829,120 + 125,829,120 + 5120·128 + 2·5120 = 16,295,536,640;
+   * 24 of each + 5120 + 2,068,971,520 = 400,711,848,960 (Meta: 400 B);
+   * active less 24·127·125,829,120 = 17,184,691,200 (17 B). */
+  p = count ("{\"model_type\": \"llama4_text\", \"num_local_experts\": 128,"
+             " \"interleave_moe_layer_step\": 2, \"moe_layers\": [1, 3, 5, 7, 9, 11, 13, 15, 17,"
+             " 19, 21, 23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 43, 45, 47]}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 400711848960);
+  g_assert_cmpint (p.active, ==, 17184691200);
+  expect_error ("{\"model_type\": \"llama4_text\", \"interleave_moe_layer_step\": 2,"
+                " \"moe_layers\": [0, 2]}", HR_ERROR_UNSUPPORTED, "moe_layers");
+}
+
 static void
 test_errors (void)
 {
@@ -833,6 +951,7 @@ main (int   argc,
   g_test_add_func ("/config/wild-models", test_wild_models);
   g_test_add_func ("/config/layer-types", test_layer_types);
   g_test_add_func ("/config/families", test_families);
+  g_test_add_func ("/config/more-families", test_more_families);
   g_test_add_func ("/config/errors", test_errors);
   g_test_add_func ("/config/presets", test_presets);
 
