@@ -1645,7 +1645,7 @@ phases (const HrModel     *model,
   const HrTrainingActivations *act = &memory->activation;
   double states = memory->frozen_weights + memory->weights + memory->master_weights
                   + memory->optimizer + memory->grad_accumulation_buffer;
-  double grads = memory->gradients, grads_forward, head_grad = 0;
+  double grads = memory->gradients, grads_forward, head_grad = 0, step_temp = 0;
   double n_tensors;
   StateBytes b;
 
@@ -1675,6 +1675,14 @@ phases (const HrModel     *model,
    * DeepSpeed's and Megatron's ZeRO buffers. */
   grads_forward = (grad_accumulation (training) > 1 || training->pipeline_parallel > 1
                    || training->zero_stage > 0) ? grads : 0;
+  /* torch.optim.AdamW's foreach implementation (_multi_tensor_adamw) makes
+   * exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs) for all the
+   * parameters at once: one more state-sized buffer during the step. The
+   * fused implementations (fused=True, Apex/Transformer Engine FusedAdam,
+   * DeepSpeed) update in place. */
+  if (training->optimizer_foreach && training->optimizer == HR_OPTIMIZER_ADAMW
+      && !training->optimizer_in_backward)
+    step_temp = memory->optimizer / 2;
   /* Chunked, the LM head's weight gradient is allocated at the first
    * chunk's backward and summed into over the others: it is live beside the
    * chunk's buffers (full: the fp32 buffers are gone by the time it is made;
@@ -1691,7 +1699,7 @@ phases (const HrModel     *model,
       { grads, (memory->micro_batches_in_flight - 1) * act->micro_batch
                + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding,
         memory->temporary },
-      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary },
+      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
                         &memory->peak_layer_backward, &memory->peak_optimizer };

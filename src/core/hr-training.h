@@ -136,6 +136,7 @@ typedef struct
                                    * selective_ac_option = k); 0 or 1 = every layer */
   bool    offload_activations;    /* saved layer activations kept on the CPU */
   bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
+  bool    optimizer_foreach;      /* torch.optim's foreach step: a state-sized temporary */
 } HrTraining;
 
 /* Parameters that one rank owns, before ZeRO/FSDP sharding. */

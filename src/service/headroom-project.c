@@ -231,6 +231,10 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/numerics"), TRAIN (loss_chunks)),
   BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward"),
         GROUP ("workload/numerics"), TRAIN (optimizer_in_backward)),
+  BOOL ("training.optimizer_foreach", "false", N_("Optimizer step over lists (foreach)"),
+        GROUP ("workload/numerics"), TRAIN (optimizer_foreach),
+        DESCRIPTION (N_("torch.optim.AdamW’s default foreach step, which holds one more "
+                        "state-sized buffer; off: a fused step in place."))),
   BOOL ("training.dropout", "false", N_("Dropout"), GROUP ("workload/numerics"), TRAIN (dropout)),
   /* docs/conventions.md, "Causal attention" */
   BOOL ("training.causal", "false", N_("Causal attention FLOPs"), GROUP ("workload/throughput"),
@@ -780,6 +784,7 @@ static const struct
   { "fsdp", "training.loss", "full" },
   { "fsdp", "training.fsdp", "full" },
   { "fsdp", "training.zero_stage", "0" },
+  { "fsdp", "training.optimizer_foreach", "true" },
   /* torchtitan: FSDP2 (fp32 shards, bf16 param_dtype), nn.RMSNorm run
    * eagerly, cross_entropy on fp32 logits, selective op-level AC
    * (train_configs/llama3_8b.toml: mode "selective", option "op"). */
@@ -798,6 +803,8 @@ static const struct
   { "hf", "training.norm_kernel", "eager" },
   { "hf", "training.loss", "full" },
   { "hf", "training.recompute", "none" },
+  /* optim "adamw_torch": torch.optim.AdamW, foreach by default on CUDA. */
+  { "hf", "training.optimizer_foreach", "true" },
   /* PEFT's get_peft_model(autocast_adapter_dtype=True) keeps adapters in
    * fp32 over a 16-bit base; bitsandbytes quantises every linear but the
    * head (transformers get_keys_to_not_convert). */

@@ -1153,6 +1153,14 @@ test_peak_phases (void)
   g_assert_cmpfloat (m.total, ==, 916992 + GIB);
   g_assert_cmpfloat (m.activations, ==, 166016);
 
+  /* torch.optim.AdamW's foreach step holds sqrt(v) for every parameter,
+   * 213,632 more: the step, 1,068,160, becomes the peak. */
+  t.optimizer_foreach = true;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.peak_optimizer, ==, 854528 + 213632);
+  g_assert_cmpfloat (m.allocated_peak, ==, 1068160);
+  t.optimizer_foreach = false;
+
   /* The optimizer step in the backward (torchtune optimizer_in_bwd) holds
    * one gradient at a time, the largest: the LM head's 256·64·2 = 32,768.
    * First layer's backward 640,896 + 32,768 + 62,464 = 736,128; the loss's
