@@ -55,7 +55,7 @@ struct _HeadroomEstimator
   GError *error_detail;  /* the error itself: its key (headroom_project_error_get_key()) */
   Result result;
   gulong changed_id;
-  guint idle_id;
+  GSource *idle_source;          /* on the thread-default context of the estimator's thread */
 
   guint has_result : 1;
 };
@@ -659,6 +659,15 @@ set_error (HeadroomEstimator *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ERROR]);
 }
 
+static void
+cancel_idle (HeadroomEstimator *self)
+{
+  if (self->idle_source == NULL)
+    return;
+  g_source_destroy (self->idle_source);
+  g_clear_pointer (&self->idle_source, g_source_unref);
+}
+
 void
 headroom_estimator_recompute_now (HeadroomEstimator *self)
 {
@@ -667,7 +676,7 @@ headroom_estimator_recompute_now (HeadroomEstimator *self)
 
   g_return_if_fail (HEADROOM_IS_ESTIMATOR (self));
 
-  g_clear_handle_id (&self->idle_id, g_source_remove);
+  cancel_idle (self);
 
   g_object_freeze_notify (G_OBJECT (self));
   if (self->project == NULL)
@@ -704,7 +713,6 @@ recompute_idle_cb (gpointer user_data)
 {
   HeadroomEstimator *self = user_data;
 
-  self->idle_id = 0;
   headroom_estimator_recompute_now (self);
   return G_SOURCE_REMOVE;
 }
@@ -712,10 +720,20 @@ recompute_idle_cb (gpointer user_data)
 static void
 queue_recompute (HeadroomEstimator *self)
 {
+  g_autoptr(GMainContext) context = NULL;
+
+  if (self->idle_source != NULL)
+    return;
   /* Before GTK's layout and redraw (G_PRIORITY_HIGH_IDLE + 10 and + 20), so
-   * that an edit is drawn in the next frame, not the one after it. */
-  if (self->idle_id == 0)
-    self->idle_id = g_idle_add_full (G_PRIORITY_HIGH_IDLE, recompute_idle_cb, self, NULL);
+   * that an edit is drawn in the next frame, not the one after it. On the
+   * thread-default context, so that an estimator a worker thread owns
+   * (HeadroomSweeper) never runs on the main loop. */
+  context = g_main_context_ref_thread_default ();
+  self->idle_source = g_idle_source_new ();
+  g_source_set_priority (self->idle_source, G_PRIORITY_HIGH_IDLE);
+  g_source_set_callback (self->idle_source, recompute_idle_cb, self, NULL);
+  g_source_set_static_name (self->idle_source, "[headroom] estimator recompute");
+  g_source_attach (self->idle_source, context);
 }
 
 static void
@@ -731,7 +749,7 @@ headroom_estimator_dispose (GObject *object)
 {
   HeadroomEstimator *self = (HeadroomEstimator *)object;
 
-  g_clear_handle_id (&self->idle_id, g_source_remove);
+  cancel_idle (self);
   if (self->project != NULL)
     g_clear_signal_handler (&self->changed_id, self->project);
   g_clear_object (&self->project);

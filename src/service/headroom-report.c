@@ -15,6 +15,7 @@
 #include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "headroom-report.h"
+#include "headroom-sweeper.h"
 
 /* Every row of the report has this many fields (RFC 4180 §2.4). */
 #define REPORT_COLUMNS 8
@@ -347,82 +348,22 @@ headroom_sweep_from_name (const char    *name,
   return FALSE;
 }
 
-/* Sets the swept quantity on `project`. */
-static gboolean
-apply_sweep_value (HeadroomProject  *project,
-                   HeadroomSweep     axis,
-                   gint64            value,
-                   gint64            gpus_per_node,
-                   GError          **error)
-{
-  gboolean training = headroom_project_get_workload (project) == HEADROOM_WORKLOAD_TRAINING;
-
-  switch (axis)
-    {
-    case HEADROOM_SWEEP_MICRO_BATCH:
-      return headroom_project_set_int (project, training ? "training.micro_batch" : "inference.batch",
-                                       value, error);
-    case HEADROOM_SWEEP_SEQ_LEN:
-      return headroom_project_set_int (project, training ? "training.seq_len" : "inference.prompt",
-                                       value, error);
-    case HEADROOM_SWEEP_GPUS:
-      /* Fill one node first, then add whole nodes. */
-      if (value <= gpus_per_node)
-        return headroom_project_set_int (project, "hardware.nodes", 1, error)
-               && headroom_project_set_int (project, "hardware.gpus_per_node", value, error);
-      if (value % gpus_per_node != 0)
-        {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("hardware.nodes: %" G_GINT64_FORMAT " GPUs are not whole nodes of %"
-                         G_GINT64_FORMAT), value, gpus_per_node);
-          return FALSE;
-        }
-      return headroom_project_set_int (project, "hardware.gpus_per_node", gpus_per_node, error)
-             && headroom_project_set_int (project, "hardware.nodes", value / gpus_per_node, error);
-    default:
-      g_return_val_if_reached (FALSE);
-    }
-}
-
 char *
-headroom_report_sweep_to_csv (HeadroomProject  *project,
-                              HeadroomSweep     axis,
-                              const gint64     *values,
-                              guint             n_values,
-                              GError          **error)
+headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
 {
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(HeadroomProject) copy = NULL;
-  g_autoptr(HeadroomEstimator) estimator = NULL;
-  Csv csv = { NULL, 0, 0 };
-  GListModel *segments;
-  gint64 gpus_per_node;
+  const char * const *names;
   gboolean training;
+  Csv csv = { NULL, 0, 0 };
+  guint n_segments;
 
-  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
-  g_return_val_if_fail (values != NULL || n_values == 0, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  g_return_val_if_fail (HEADROOM_IS_SWEEPER (sweeper), NULL);
 
-  /* Work on a copy; the base must be valid to name the columns. */
-  bytes = headroom_project_to_bytes (project);
-  copy = headroom_project_new_from_bytes (bytes, error);
-  if (copy == NULL)
-    return NULL;
-  estimator = headroom_estimator_new (copy);
-  headroom_estimator_recompute_now (estimator);
-  if (headroom_estimator_get_error (estimator) != NULL)
-    {
-      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                           headroom_estimator_get_error (estimator));
-      return NULL;
-    }
-
-  training = headroom_project_get_workload (copy) == HEADROOM_WORKLOAD_TRAINING;
-  gpus_per_node = headroom_project_get_int (copy, "hardware.gpus_per_node");
-  segments = headroom_estimator_get_memory_segments (estimator);
+  names = headroom_sweeper_get_segment_names (sweeper);
+  n_segments = g_strv_length ((char **) names);
+  training = headroom_sweeper_get_training (sweeper);
   csv.out = g_string_new (NULL);
 
-  switch (axis)
+  switch (headroom_sweeper_get_axis (sweeper))
     {
     case HEADROOM_SWEEP_MICRO_BATCH:
       csv_field (&csv, training ? "micro_batch (sequences)" : "batch (sequences)");
@@ -435,10 +376,9 @@ headroom_report_sweep_to_csv (HeadroomProject  *project,
       csv_field (&csv, "gpus");
       break;
     }
-  for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
+  for (guint i = 0; i < n_segments; i++)
     {
-      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
-      g_autofree char *name = g_strdup_printf ("%s (B)", headroom_quantity_get_name (q));
+      g_autofree char *name = g_strdup_printf ("%s (B)", names[i]);
 
       csv_field (&csv, name);
     }
@@ -451,43 +391,49 @@ headroom_report_sweep_to_csv (HeadroomProject  *project,
   csv.n_columns = csv.n_fields;
   csv_end_row (&csv);
 
-  for (guint v = 0; v < n_values; v++)
+  for (guint v = 0; v < headroom_sweeper_get_n_points (sweeper); v++)
     {
-      g_autoptr(GError) local_error = NULL;
-      const char *problem = NULL;
+      const HeadroomSweepPoint *point = headroom_sweeper_get_point (sweeper, v);
 
-      if (!apply_sweep_value (copy, axis, values[v], gpus_per_node, &local_error))
-        problem = local_error->message;
-      else
-        {
-          headroom_estimator_recompute_now (estimator);
-          problem = headroom_estimator_get_error (estimator);
-        }
-
-      csv_integer (&csv, (double) values[v]);
-      if (problem != NULL)
+      csv_integer (&csv, (double) point->value);
+      if (point->error != NULL)
         {
           while (csv.n_fields < csv.n_columns - 1)
             csv_field (&csv, NULL);
-          csv_field (&csv, problem);
+          csv_field (&csv, point->error);
           csv_end_row (&csv);
           continue;
         }
-      for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
-        {
-          g_autoptr(HeadroomQuantity) q = g_list_model_get_item (segments, i);
-
-          csv_integer (&csv, headroom_quantity_get_value (q));
-        }
-      csv_integer (&csv, headroom_estimator_get_memory_bytes (estimator));
-      csv_integer (&csv, headroom_estimator_get_memory_capacity (estimator));
-      csv_field (&csv, headroom_estimator_get_fits (estimator) ? "true" : "false");
-      csv_number (&csv, headroom_estimator_get_step_seconds (estimator));
-      csv_number (&csv, headroom_estimator_get_tokens_per_second (estimator));
+      for (guint i = 0; i < n_segments; i++)
+        csv_integer (&csv, point->segments[i]);
+      csv_integer (&csv, point->memory);
+      csv_integer (&csv, point->capacity);
+      csv_field (&csv, point->fits ? "true" : "false");
+      csv_number (&csv, point->step_seconds);
+      csv_number (&csv, point->tokens_per_second);
       csv_end_row (&csv);
     }
 
   return g_string_free (csv.out, FALSE);
+}
+
+char *
+headroom_report_sweep_to_csv (HeadroomProject  *project,
+                              HeadroomSweep     axis,
+                              const gint64     *values,
+                              guint             n_values,
+                              GError          **error)
+{
+  g_autoptr(HeadroomSweeper) sweeper = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
+  g_return_val_if_fail (values != NULL || n_values == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  sweeper = headroom_sweeper_new (project, axis, values, n_values);
+  if (!headroom_sweeper_compute (sweeper, NULL, error))
+    return NULL;
+  return headroom_report_sweeper_to_csv (sweeper);
 }
 
 gint64 *

@@ -31,7 +31,7 @@ typedef enum
 char    *headroom_report_to_csv      (HeadroomEstimator  *estimator,
                                       GError            **error) G_GNUC_WARN_UNUSED_RESULT;
 
-/* One row per value of `axis`: memory per GPU by component, whether it fits,
+/* One row per value of `axis` (a HeadroomSweeper computed at once): memory per GPU by component, whether it fits,
  * step time (time per output token for inference) and throughput. A value the
  * project cannot take gives a row with the error and empty figures. The
  * project itself is not changed. */
@@ -40,6 +40,12 @@ char    *headroom_report_sweep_to_csv (HeadroomProject   *project,
                                        const gint64      *values,
                                        guint              n_values,
                                        GError           **error) G_GNUC_WARN_UNUSED_RESULT;
+
+typedef struct _HeadroomSweeper HeadroomSweeper;
+
+/* The same CSV from a sweeper's points (headroom-sweeper.h), computed
+ * beforehand, e.g. off the main thread. */
+char    *headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper) G_GNUC_WARN_UNUSED_RESULT;
 
 /* Powers of two around the project's current value (micro-batch 1–64,
  * sequence 1024–131072 tokens, GPUs from one node up to 128 nodes); free with g_free. */

@@ -25,6 +25,7 @@
 #include "headroom-results-view.h"
 #include "headroom-setting.h"
 #include "headroom-sweep-dialog.h"
+#include "headroom-sweeper.h"
 #include "headroom-window-private.h"
 #include "headroom-workload-page.h"
 
@@ -905,31 +906,43 @@ export_csv_action (GtkWidget  *widget,
     export_text (self, text, name);
 }
 
+/* The service's sweep finished off the main thread: export its CSV. */
+static void
+sweep_computed_cb (GObject      *source,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(HeadroomWindow) self = user_data;
+  HeadroomSweeper *sweeper = HEADROOM_SWEEPER (source);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *file_name = NULL;
+
+  if (!headroom_sweeper_compute_finish (sweeper, result, &error))
+    {
+      headroom_window_show_error (self, _("Could Not Export"), error);
+      return;
+    }
+  name = g_strdup_printf ("-sweep-%s", headroom_sweep_to_name (headroom_sweeper_get_axis (sweeper)));
+  file_name = suggested_name (self, name);
+  export_text (self, headroom_report_sweeper_to_csv (sweeper), file_name);
+}
+
 static void
 on_sweep_response (HeadroomWindow      *self,
                    const char          *response,
                    HeadroomSweepDialog *dialog)
 {
-  g_autoptr(GError) error = NULL;
   g_autofree gint64 *values = NULL;
-  g_autofree char *name = NULL;
-  g_autofree char *file_name = NULL;
-  HeadroomSweep axis = headroom_sweep_dialog_get_axis (dialog);
+  g_autoptr(HeadroomSweeper) sweeper = NULL;
   guint n_values;
-  char *text;
 
   if (!g_str_equal (response, "export"))
     return;
   values = headroom_sweep_dialog_dup_values (dialog, &n_values);
-  text = headroom_report_sweep_to_csv (self->project, axis, values, n_values, &error);
-  if (text == NULL)
-    {
-      headroom_window_show_error (self, _("Could Not Export"), error);
-      return;
-    }
-  name = g_strdup_printf ("-sweep-%s", headroom_sweep_to_name (axis));
-  file_name = suggested_name (self, name);
-  export_text (self, text, file_name);
+  sweeper = headroom_sweeper_new (self->project, headroom_sweep_dialog_get_axis (dialog),
+                                  values, n_values);
+  headroom_sweeper_compute_async (sweeper, NULL, sweep_computed_cb, g_object_ref (self));
 }
 
 /* A dialog with the setting and its range, as `headroom-cli sweep` takes them. */

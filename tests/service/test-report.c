@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "headroom-report.h"
+#include "headroom-sweeper.h"
 
 static HeadroomProject *
 custom_gpu_project (void)
@@ -257,6 +258,74 @@ test_sweep (void)
 }
 
 static void
+computed_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (headroom_sweeper_compute_finish (HEADROOM_SWEEPER (source), result, &error));
+  g_assert_no_error (error);
+  *done = TRUE;
+}
+
+/* One sweep: computed in a worker thread it gives the points computed at
+ * once, and the CSV of either is the report's; a point is the estimate of
+ * the project set to that value. Edits after the sweeper was made do not
+ * reach it (a snapshot). */
+static void
+test_sweeper (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  const gint64 micro_batches[] = { 1, 2, 4, 3 };
+  g_autoptr(HeadroomSweeper) now = headroom_sweeper_new (project, HEADROOM_SWEEP_MICRO_BATCH,
+                                                         micro_batches, G_N_ELEMENTS (micro_batches));
+  g_autoptr(HeadroomSweeper) later = headroom_sweeper_new (project, HEADROOM_SWEEP_MICRO_BATCH,
+                                                           micro_batches, G_N_ELEMENTS (micro_batches));
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *csv_now = NULL;
+  g_autofree char *csv_later = NULL;
+  g_autofree char *csv_report = NULL;
+  const HeadroomSweepPoint *two;
+  gboolean done = FALSE;
+
+  g_assert_true (headroom_sweeper_compute (now, NULL, &error));
+  g_assert_no_error (error);
+  /* Changing the project now changes neither sweeper. */
+  g_assert_true (headroom_project_set_int (project, "training.seq_len", 1024, NULL));
+  headroom_sweeper_compute_async (later, NULL, computed_cb, &done);
+  while (!done)
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_cmpuint (headroom_sweeper_get_n_points (later), ==, 4);
+  csv_now = headroom_report_sweeper_to_csv (now);
+  csv_later = headroom_report_sweeper_to_csv (later);
+  g_assert_cmpstr (csv_now, ==, csv_later);
+  g_assert_true (headroom_project_set_int (project, "training.seq_len", 8192, NULL));
+  csv_report = headroom_report_sweep_to_csv (project, HEADROOM_SWEEP_MICRO_BATCH, micro_batches,
+                                             G_N_ELEMENTS (micro_batches), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (csv_now, ==, csv_report);
+
+  /* 3 does not divide the global batch's share: a point with the key named. */
+  g_assert_nonnull (headroom_sweeper_get_point (later, 3)->error);
+  g_assert_true (g_str_has_prefix (headroom_sweeper_get_point (later, 3)->error, "training."));
+  /* The point at 2 is the estimate at micro-batch 2, step time included. */
+  two = headroom_sweeper_get_point (later, 1);
+  g_assert_null (two->error);
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 2, NULL));
+  estimator = headroom_estimator_new (project);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_cmpfloat (two->memory, ==, headroom_estimator_get_memory_bytes (estimator));
+  g_assert_cmpfloat (two->step_seconds, ==, headroom_estimator_get_step_seconds (estimator));
+  g_assert_cmpfloat (two->tokens_per_second, ==, headroom_estimator_get_tokens_per_second (estimator));
+  g_assert_cmpstr (headroom_sweeper_get_segment_names (later)[0], !=, NULL);
+}
+
+static void
 test_sweep_names (void)
 {
   g_autoptr(HeadroomProject) project = custom_gpu_project ();
@@ -284,6 +353,7 @@ main (int   argc,
   g_test_add_func ("/report/invalid", test_report_invalid);
   g_test_add_func ("/report/sweep", test_sweep);
   g_test_add_func ("/report/sweep-names", test_sweep_names);
+  g_test_add_func ("/report/sweeper", test_sweeper);
 
   return g_test_run ();
 }

@@ -16,6 +16,7 @@
 #include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "headroom-results-view.h"
+#include "headroom-sweeper.h"
 
 struct _HeadroomResultsView
 {
@@ -43,9 +44,7 @@ struct _HeadroomResultsView
   GPtrArray         *summary_tiles;  /* of the boxes in summary_box, in order */
   GPtrArray         *limits_tiles;
   guint              sweep_source;
-  HeadroomProject   *sweep_copy;
-  HeadroomEstimator *sweep_estimator;
-  gint64             sweep_value;
+  GCancellable      *sweep_cancellable;
   double             sweep_x[10];
   double             sweep_memory[10];
   guint              sweep_n;
@@ -597,7 +596,8 @@ sweep_finish (HeadroomResultsView *self)
 
   if (training)
     {
-      gint64 seq_len = headroom_project_get_int (self->sweep_copy, "training.seq_len");
+      gint64 seq_len = headroom_project_get_int (headroom_estimator_get_project (self->estimator),
+                                                 "training.seq_len");
       g_autofree char *tokens = headroom_format_integer ((double) seq_len);
 
       /* TRANSLATORS: caption of the plot; %s is a token count */
@@ -620,68 +620,65 @@ sweep_finish (HeadroomResultsView *self)
   gtk_label_set_label (self->plot_caption, caption);
 }
 
-/* Memory against micro-batch (training) or batch (inference), at powers of
- * two, computed on a copy of the project so the document stays untouched,
- * one point per idle dispatch so that typing never waits for the curve.
- * Settings the project refuses (a micro-batch that does not divide the
- * global batch) are left out of the plot. */
+/* The service's sweep (HeadroomSweeper) finished in its worker thread:
+ * memory against micro-batch (training) or batch (inference). Values the
+ * project refuses (a micro-batch that does not divide the global batch)
+ * are left out of the plot; past twice the capacity the curve only
+ * squashes the interesting part. */
+static void
+sweep_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(HeadroomResultsView) self = user_data;
+  HeadroomSweeper *sweeper = HEADROOM_SWEEPER (source);
+  g_autoptr(GError) error = NULL;
+
+  if (!headroom_sweeper_compute_finish (sweeper, result, &error) || self->estimator == NULL)
+    return;
+  self->sweep_n = 0;
+  for (guint i = 0; i < headroom_sweeper_get_n_points (sweeper)
+                    && self->sweep_n < G_N_ELEMENTS (self->sweep_x); i++)
+    {
+      const HeadroomSweepPoint *point = headroom_sweeper_get_point (sweeper, i);
+
+      if (point->error != NULL)
+        continue;
+      self->sweep_x[self->sweep_n] = (double) point->value;
+      self->sweep_memory[self->sweep_n] = point->memory;
+      self->sweep_n++;
+      if (point->memory > 2 * point->capacity)
+        break;
+    }
+  sweep_finish (self);
+}
+
+/* Starts the sweep once a burst of changes is over, off the main thread. */
 static gboolean
-sweep_step (gpointer data)
+sweep_start (gpointer data)
 {
   HeadroomResultsView *self = data;
-  gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
-  const char *key = training ? "training.micro_batch" : "inference.batch";
-  gint64 value;
+  g_autoptr(HeadroomSweeper) sweeper = NULL;
+  gint64 values[G_N_ELEMENTS (self->sweep_x)];
 
-  if (self->sweep_copy == NULL)
-    {
-      g_autoptr(GBytes) bytes = headroom_project_to_bytes (headroom_estimator_get_project (self->estimator));
-
-      self->sweep_copy = headroom_project_new_from_bytes (bytes, NULL);
-      self->sweep_n = 0;
-      self->sweep_value = 1;
-      if (self->sweep_copy == NULL)
-        goto done;
-      g_clear_object (&self->sweep_estimator);
-      self->sweep_estimator = headroom_estimator_new (self->sweep_copy);
-      return G_SOURCE_CONTINUE;
-    }
-
-  value = self->sweep_value;
-  self->sweep_value *= 2;
-  if (self->sweep_n >= G_N_ELEMENTS (self->sweep_x)
-      || !headroom_project_set_int (self->sweep_copy, key, value, NULL))
-    {
-      sweep_finish (self);
-      goto done;
-    }
-  headroom_estimator_recompute_now (self->sweep_estimator);
-  if (headroom_estimator_get_error (self->sweep_estimator) != NULL)
-    return G_SOURCE_CONTINUE;
-  self->sweep_x[self->sweep_n] = value;
-  self->sweep_memory[self->sweep_n] = headroom_estimator_get_memory_bytes (self->sweep_estimator);
-  self->sweep_n++;
-  /* Past twice the capacity the curve only squashes the interesting part. */
-  if (self->sweep_memory[self->sweep_n - 1] > 2 * headroom_estimator_get_memory_capacity (self->estimator))
-    {
-      sweep_finish (self);
-      goto done;
-    }
-  return G_SOURCE_CONTINUE;
-
-done:
   self->sweep_source = 0;
-  g_clear_object (&self->sweep_copy);
-  g_clear_object (&self->sweep_estimator);
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    values[i] = G_GINT64_CONSTANT (1) << i;
+  sweeper = headroom_sweeper_new (headroom_estimator_get_project (self->estimator),
+                                  HEADROOM_SWEEP_MICRO_BATCH, values, G_N_ELEMENTS (values));
+  g_clear_object (&self->sweep_cancellable);
+  self->sweep_cancellable = g_cancellable_new ();
+  headroom_sweeper_compute_async (sweeper, self->sweep_cancellable, sweep_done_cb,
+                                  g_object_ref (self));
   return G_SOURCE_REMOVE;
 }
 
 static void
 sweep_restart (HeadroomResultsView *self)
 {
-  g_clear_object (&self->sweep_copy);
+  g_cancellable_cancel (self->sweep_cancellable);
   if (self->sweep_source == 0)
-    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep_step, self, NULL);
+    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep_start, self, NULL);
 }
 
 static void
@@ -788,8 +785,8 @@ headroom_results_view_dispose (GObject *object)
 
   g_clear_handle_id (&self->sweep_source, g_source_remove);
   g_clear_handle_id (&self->fit_source, g_source_remove);
-  g_clear_object (&self->sweep_copy);
-  g_clear_object (&self->sweep_estimator);
+  g_cancellable_cancel (self->sweep_cancellable);
+  g_clear_object (&self->sweep_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_RESULTS_VIEW);
   g_clear_pointer (&self->summary_tiles, g_ptr_array_unref);
   g_clear_pointer (&self->flops_cells, g_ptr_array_unref);
