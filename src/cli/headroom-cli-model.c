@@ -10,9 +10,8 @@
 
 #include "headroom-catalog.h"
 #include "headroom-cli.h"
+#include "headroom-estimator.h"
 
-static const char * const attention_choices[] = { "eager", "flash", NULL };
-static const char * const recompute_choices[] = { "none", "selective", "full", NULL };
 
 static GOptionContext *
 command_context (const char *usage,
@@ -131,6 +130,7 @@ headroom_cli_params (int    argc,
 
 static void
 print_flops_table (const char           *name,
+                   HeadroomProject      *project,
                    const HrFlopsOptions *options,
                    const HrFlops        *flops,
                    const HrParams       *params)
@@ -144,7 +144,8 @@ print_flops_table (const char           *name,
 
   printf ("%s\n", heading);
   printf (_("Attention %s, recompute %s, %s attention FLOPs\n"),
-          attention_choices[options->attention], recompute_choices[options->recompute],
+          headroom_project_get_string (project, "training.attention"),
+          headroom_project_get_string (project, "training.recompute"),
           options->causal ? _("causal (half)") : _("full s×s"));
   printf ("\n");
 
@@ -186,24 +187,10 @@ headroom_cli_flops (int    argc,
                     char **argv)
 {
   g_autofree char *model_text = NULL;
-  g_autofree char *seq_text = NULL;
-  g_autofree char *micro_batch_text = NULL;
-  g_autofree char *attention_text = NULL;
-  g_autofree char *recompute_text = NULL;
-  gboolean causal = FALSE;
   gboolean json = FALSE;
   const GOptionEntry entries[] = {
     { "model", 'm', 0, G_OPTION_ARG_STRING, &model_text,
       N_("Preset id, Hugging Face config.json or project file"), N_("MODEL") },
-    { "seq", 0, 0, G_OPTION_ARG_STRING, &seq_text, N_("Sequence length (default 2048)"), N_("N") },
-    { "micro-batch", 0, 0, G_OPTION_ARG_STRING, &micro_batch_text,
-      N_("Sequences per step (default 1)"), N_("B") },
-    { "attention", 0, 0, G_OPTION_ARG_STRING, &attention_text,
-      N_("Attention implementation: eager (default) or flash"), N_("eager|flash") },
-    { "recompute", 0, 0, G_OPTION_ARG_STRING, &recompute_text,
-      N_("Activation recomputation (default none)"), N_("none|selective|full") },
-    { "causal", 0, 0, G_OPTION_ARG_NONE, &causal,
-      N_("Count causal attention as half the s×s product"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
     { NULL }
   };
@@ -211,68 +198,60 @@ headroom_cli_flops (int    argc,
     command_context ("", _("Count the FLOPs of one training step."));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
-  HrFlopsOptions options = {
-    .seq_len = 2048,
-    .micro_batch = 1,
-    .attention = HR_ATTENTION_EAGER,
-    .recompute = HR_RECOMPUTE_NONE,
-  };
-  HrFlops flops;
-  HrParams params;
-  HrError err = { 0 };
-  int choice;
+  g_autoptr(HeadroomCliKeyOptions) key_options = NULL;
+  g_autoptr(HeadroomProject) project = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  HrFlopsOptions options = { 0 };
+  HrTraining training;
 
+  /* The step of train: every training.* option, the key table's defaults. */
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  key_options = headroom_cli_key_options_new (context, "training");
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
       || !headroom_cli_resolve_model (model_text, &model, &error))
     return headroom_cli_report_error (error);
 
-  if (model.project != NULL)
-    {
-      options.seq_len = headroom_project_get_int (model.project, "training.seq_len");
-      options.micro_batch = headroom_project_get_int (model.project, "training.micro_batch");
-      headroom_cli_project_choice (model.project, "training.attention", attention_choices,
-                                   (int *) &options.attention);
-      headroom_cli_project_choice (model.project, "training.recompute", recompute_choices,
-                                   (int *) &options.recompute);
-    }
-
-  if (seq_text != NULL
-      && !headroom_cli_parse_int ("--seq", seq_text, 1, &options.seq_len, &error))
+  project = headroom_cli_model_dup_project (&model);
+  /* One micro-batch step: the global batch does not change its FLOPs, so
+   * one that the layout cannot split is no reason to refuse them. */
+  if (!headroom_project_set_string (project, "workload", "training", &error)
+      || !headroom_project_set_int (project, "training.global_batch", 0, &error)
+      || !headroom_cli_key_options_apply (key_options, project, &error))
     return headroom_cli_report_error (error);
-  if (micro_batch_text != NULL
-      && !headroom_cli_parse_int ("--micro-batch", micro_batch_text, 1, &options.micro_batch, &error))
-    return headroom_cli_report_error (error);
-  if (attention_text != NULL)
-    {
-      if (!headroom_cli_parse_choice ("--attention", attention_text, attention_choices, &choice, &error))
-        return headroom_cli_report_error (error);
-      options.attention = choice;
-    }
-  if (recompute_text != NULL)
-    {
-      if (!headroom_cli_parse_choice ("--recompute", recompute_text, recompute_choices, &choice, &error))
-        return headroom_cli_report_error (error);
-      options.recompute = choice;
-    }
-  if (causal)
-    options.causal = TRUE;
 
-  if (hr_flops_training (&model.model, &options, &flops, &err) != HR_OK
-      || hr_model_params (&model.model, &params, &err) != HR_OK)
+  /* The estimator the window uses: its FLOPs are the same step's. */
+  estimator = headroom_estimator_new (project);
+  headroom_estimator_recompute_now (estimator);
+  if (headroom_estimator_get_error_detail (estimator) != NULL)
     {
-      headroom_cli_set_core_error (&error, &err);
+      const GError *detail = headroom_estimator_get_error_detail (estimator);
+      const char *key = headroom_project_error_get_key (detail);
+
+      if (key != NULL && headroom_cli_key_options_get (key_options, key) != NULL)
+        headroom_cli_set_key_error (&error, detail);
+      else
+        g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s",
+                     model.name, detail->message);
       return headroom_cli_report_error (error);
     }
+
+  headroom_project_get_training (project, &training);
+  options.seq_len = training.seq_len;
+  options.micro_batch = training.micro_batch;
+  options.attention = training.attention;
+  options.recompute = training.recompute;
+  options.causal = training.causal;
 
   if (json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
-      headroom_cli_json_flops (builder, &flops);
+
+      headroom_cli_json_flops (builder, headroom_estimator_get_flops (estimator));
       headroom_cli_print_json (builder);
     }
   else
-    print_flops_table (model.name, &options, &flops, &params);
+    print_flops_table (model.name, project, &options, headroom_estimator_get_flops (estimator),
+                       headroom_estimator_get_params (estimator));
 
   return HEADROOM_CLI_EXIT_OK;
 }

@@ -1755,7 +1755,19 @@ headroom_project_set_from_string (HeadroomProject  *self,
     {
       /* A JSON scalar: 4, 0.5, true; a model key outside the table takes any. */
       g_autoptr(GError) parse_error = NULL;
+      gint64 integer;
 
+      /* json-glib wraps an integer past 2^63 around; say so instead. */
+      if (info != NULL && info->type == HEADROOM_KEY_INT && strpbrk (text, ".eE") == NULL
+          && !g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &integer, &parse_error)
+          && g_error_matches (parse_error, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
+        {
+          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                       _("%s: %s does not fit in 64 bits"), key, text);
+          error_set_key (error, key);
+          return FALSE;
+        }
+      g_clear_error (&parse_error);
       node = json_from_string (text, &parse_error);
       if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
         {

@@ -297,7 +297,7 @@ test_flops_tiny (void)
   g_autoptr(JsonObject) out = NULL;
 
   run_cli (&run, "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8",
-           "--micro-batch", "1", "--json", NULL);
+           "--micro-batch", "1", "--attention", "eager", "--json", NULL);
   out = parse_output (&run);
   g_assert_cmpint (member_int (out, "tokens"), ==, 8);
   g_assert_cmpfloat (member_double (out, "forward"), ==, 1445888);
@@ -332,7 +332,8 @@ test_flops_options (void)
       g_auto(Run) run = { 0 };
       g_autoptr(JsonObject) out = NULL;
 
-      run_cli (&run, "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8", "--json",
+      run_cli (&run, "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8",
+               "--attention", cases[i].option[2] == 'a' ? "flash" : "eager", "--json",
                cases[i].option, cases[i].value, NULL);
       out = parse_output (&run);
       g_test_message ("%s %s", cases[i].option, cases[i].value);
@@ -345,7 +346,8 @@ test_flops_table (void)
 {
   g_auto(Run) run = { 0 };
 
-  run_cli (&run, "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8", NULL);
+  run_cli (&run, "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8", "--attention",
+           "eager", NULL);
   g_assert_cmpint (run.status, ==, 0);
   /* forward 1,445,888 FLOP = 1.446 MFLOP; total 4.338 MFLOP */
   g_assert_nonnull (strstr (run.out, "1.446 MFLOP"));
