@@ -10,8 +10,6 @@
 
 #include "headroom-cli.h"
 #include "headroom-estimator.h"
-#include "hr-inference.h"
-#include "hr-serving.h"
 
 /* Each list is in the order of its core enum. */
 static const char * const weights_choices[] = {

@@ -81,19 +81,30 @@ headroom_cli_params (int    argc,
   g_autoptr(GOptionContext) context = command_context ("", _("Count the parameters of a model."));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
+  g_autoptr(HeadroomProject) project = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
   HrParams params;
-  HrError err = { 0 };
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
       || !headroom_cli_resolve_model (model_text, &model, &error))
     return headroom_cli_report_error (error);
 
-  if (hr_model_params (&model.model, &params, &err) != HR_OK)
+  /* The counts the window shows, by its estimator; a model's counts do
+   * not depend on the workload, which is set to the one least likely to
+   * refuse an odd model (one GPU, the table's other defaults). */
+  project = headroom_cli_model_dup_project (&model);
+  estimator = headroom_estimator_new (project);
+  headroom_estimator_recompute_now (estimator);
+  if (!headroom_estimator_get_has_result (estimator))
     {
-      headroom_cli_set_core_error (&error, &err);
+      const GError *detail = headroom_estimator_get_error_detail (estimator);
+
+      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s", model.name,
+                   detail != NULL ? detail->message : headroom_estimator_get_error (estimator));
       return headroom_cli_report_error (error);
     }
+  params = *headroom_estimator_get_params (estimator);
 
   if (json)
     {

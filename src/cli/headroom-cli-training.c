@@ -13,8 +13,6 @@
 #include "headroom-estimator.h"
 #include "headroom-plan-row.h"
 #include "headroom-planner.h"
-#include "hr-planner.h"
-#include "hr-training.h"
 
 /* The options of train and plan that are not project keys, as typed; every
  * key of training.* and hardware.* is an option too (headroom-cli-options.c). */
