@@ -182,30 +182,6 @@ headroom_cli_resolve_model (const char        *text,
 }
 
 gboolean
-headroom_cli_resolve_gpu (const char  *option,
-                          const char  *text,
-                          HrGpu       *out,
-                          GError     **error)
-{
-  if (text == NULL || *text == '\0')
-    {
-      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("%s: missing (see “headroom-cli gpus”)"), option);
-      return FALSE;
-    }
-
-  if (!headroom_catalog_lookup_gpu (headroom_catalog_get_default (), text, out, NULL))
-    {
-      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("%s: unknown GPU “%s” (see “headroom-cli gpus”)%s"), option, text,
-                   catalog_trouble (headroom_catalog_get_default ()));
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
-gboolean
 headroom_cli_parse_int (const char  *option,
                         const char  *text,
                         gint64       minimum,
@@ -327,19 +303,6 @@ headroom_cli_parse_optional_choice (const char         *option,
   return text == NULL || headroom_cli_parse_choice (option, text, choices, out, error);
 }
 
-void
-headroom_cli_project_choice (HeadroomProject    *project,
-                             const char         *key,
-                             const char * const *choices,
-                             int                *out)
-{
-  const char *value = headroom_project_get_string (project, key);
-
-  for (int i = 0; value != NULL && choices[i] != NULL; i++)
-    if (g_str_equal (value, choices[i]))
-      *out = i;
-}
-
 gboolean
 headroom_cli_parse_options (GOptionContext  *context,
                             int             *argc,
@@ -378,65 +341,6 @@ headroom_cli_report_error (const GError *error)
   if (error->domain == HEADROOM_CLI_ERROR && error->code == HEADROOM_CLI_ERROR_FAILED)
     return HEADROOM_CLI_EXIT_FAILURE;
   return HEADROOM_CLI_EXIT_USAGE;
-}
-
-/* Core field names of the workload and the options that set them. */
-static const struct
-{
-  const char *field;
-  const char *option;
-} field_options[] = {
-  { "nodes", "--nodes" },
-  { "gpus_per_node", "--gpus-per-node" },
-  { "gpus", "--gpus" },
-  { "tensor_parallel", "--tp" },
-  { "sequence_parallel", "--sequence-parallel" },
-  { "pipeline_parallel", "--pp" },
-  { "pipeline_schedule", "--pp-schedule" },
-  { "virtual_stages", "--vpp" },
-  { "context_parallel", "--cp" },
-  { "expert_parallel", "--ep" },
-  { "zero_stage", "--zero" },
-  { "fsdp", "--fsdp" },
-  { "micro_batch", "--micro-batch" },
-  { "global_batch", "--global-batch" },
-  { "seq_len", "--seq" },
-  { "tokens", "--tokens" },
-  { "precision", "--precision" },
-  { "optimizer", "--optimizer" },
-  { "offload_optimizer", "--offload-optimizer" },
-  { "attention", "--attention" },
-  { "recompute", "--recompute" },
-  { "overhead_bytes", "--overhead" },
-  { "mfu", "--mfu" },
-  { "price_per_gpu_hour", "--price" },
-  { "inter_node_bandwidth", "--inter-node-bandwidth" },
-  { "inter_node_latency", "--inter-node-latency" },
-  { "batch", "--batch" },
-  { "prompt", "--prompt" },
-  { "generate", "--generate" },
-  { "weights", "--weights" },
-  { "group_size", "--group-size" },
-  { "kv_dtype", "--kv-cache" },
-  { "paged_block", "--paged-block" },
-};
-
-void
-headroom_cli_set_core_error (GError        **error,
-                             const HrError  *err)
-{
-  HrError named = *err;
-  char message[256];
-
-  for (gsize i = 0; i < G_N_ELEMENTS (field_options); i++)
-    if (g_strcmp0 (err->field, field_options[i].field) == 0)
-      {
-        named.field = field_options[i].option;
-        break;
-      }
-
-  hr_error_format (&named, message, sizeof message);
-  g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, message);
 }
 
 void

@@ -50,11 +50,6 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HeadroomCliModel, headroom_cli_model_clear)
 gboolean headroom_cli_resolve_model (const char        *text,
                                      HeadroomCliModel  *out,
                                      GError           **error);
-/* GPU id from the catalog. */
-gboolean headroom_cli_resolve_gpu   (const char  *option,
-                                     const char  *text,
-                                     HrGpu       *out,
-                                     GError     **error);
 
 /* Strict number parsing; errors name `option`. */
 gboolean headroom_cli_parse_int     (const char  *option,
@@ -87,13 +82,6 @@ gboolean headroom_cli_parse_choice  (const char         *option,
                                      int                *out,
                                      GError            **error);
 
-/* Sets *out to the index in `choices` of the project's value of `key`;
- * leaves it unchanged when the value is unset or not a choice. */
-void     headroom_cli_project_choice (HeadroomProject    *project,
-                                      const char         *key,
-                                      const char * const *choices,
-                                      int                *out);
-
 /* Parses argv with `context`; a non-option argument left over is an error. */
 gboolean headroom_cli_parse_options (GOptionContext  *context,
                                      int             *argc,
@@ -102,11 +90,6 @@ gboolean headroom_cli_parse_options (GOptionContext  *context,
 
 /* Prints "headroom-cli: MESSAGE" as one line and returns the exit status. */
 int      headroom_cli_report_error  (const GError *error);
-
-/* Sets a USAGE error from a core error; a workload field is named by its
- * option ("tensor_parallel" becomes "--tp"), a model field by its config key. */
-void     headroom_cli_set_core_error (GError        **error,
-                                      const HrError  *err);
 
 /* JSON output */
 void     headroom_cli_json_int      (JsonBuilder *builder,
