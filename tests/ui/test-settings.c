@@ -433,6 +433,13 @@ test_context_warning (void)
   g_assert_true (headroom_project_set_int (project, "training.seq_len", 8192, NULL));
   drain_main_loop ();
   g_assert_null (find_label (GTK_WIDGET (window), warning));
+  g_assert_null (find_label (GTK_WIDGET (window), "beyond the model’s context"));
+  /* A model of 4,096 positions: 8,192 tokens exceed it, and so does the
+   * longest sequence that fits (8,192 fits already). */
+  g_assert_true (headroom_project_set_int (project, "model.max_position_embeddings", 4096, NULL));
+  drain_main_loop ();
+  g_assert_nonnull (find_label (GTK_WIDGET (window), warning));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "beyond the model’s context of 4,096"));
   window_destroy (window);
 }
 

@@ -399,7 +399,26 @@ fill_tiles (HeadroomResultsView *self,
         }
     }
   for (guint i = 0; i < tiles->len; i++)
-    tile_update (tiles->pdata[i], quantities->pdata[i]);
+    {
+      HeadroomQuantity *quantity = quantities->pdata[i];
+      const char *name = headroom_quantity_get_name (quantity);
+      gint64 context = headroom_project_get_int (headroom_estimator_get_project (self->estimator),
+                                                 "model.max_position_embeddings");
+
+      tile_update (tiles->pdata[i], quantity);
+      /* A longest sequence past the model's context says so (issue 16). */
+      if ((g_strcmp0 (name, "max_seq_len") == 0 || g_strcmp0 (name, "max_context") == 0)
+          && context > 0 && headroom_quantity_get_value (quantity) > (double) context)
+        {
+          g_autofree char *c = headroom_format_integer ((double) context);
+          /* TRANSLATORS: a tile's caption, e.g. "Longest sequence that fits, beyond the
+           * model’s context of 8,192" */
+          g_autofree char *caption = g_strdup_printf (_("%s, beyond the model’s context of %s"),
+                                                      headroom_quantity_get_label (quantity), c);
+
+          gtk_label_set_label (g_object_get_data (G_OBJECT (tiles->pdata[i]), "caption"), caption);
+        }
+    }
 }
 
 static void
