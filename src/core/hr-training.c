@@ -16,6 +16,7 @@
 #include "hr-planner.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MIB (1024.0 * 1024.0)
@@ -2118,48 +2119,127 @@ hr_training_utilization_from_step_seconds (const HrModel         *model,
 
 /* Limits */
 
+/* Bytes the GPU must hold, or +inf when the setting is invalid. */
+static double
+total_bytes (const HrModel    *model,
+             const HrTraining *training,
+             const HrGpu      *gpu)
+{
+  HrTrainingMemory memory;
+
+  if (hr_training_memory (model, training, gpu, &memory, NULL) != HR_OK)
+    return INFINITY;
+  return memory.total;
+}
+
 static bool
 fits (const HrModel    *model,
       const HrTraining *training,
       const HrGpu      *gpu)
 {
-  HrTrainingMemory memory;
-
-  return hr_training_memory (model, training, gpu, &memory, NULL) == HR_OK && memory.fits;
+  return total_bytes (model, training, gpu) <= gpu->memory_bytes;
 }
 
-/* Largest n in [1, max] with ok(n), for ok monotone (true, then false);
- * 0 when ok(1) is false. Memory grows with batch and sequence, so each
- * probe is one closed-form estimate. */
-typedef bool (*Probe) (const HrModel *, const HrTraining *, const HrGpu *, int64_t);
+/* Bytes at n (micro-batch or sequence units), +inf when invalid; memory is
+ * nondecreasing in n. */
+typedef double (*Probe) (const HrModel *, const HrTraining *, const HrGpu *, int64_t);
 
+/* Largest n in [1, max] with probe(n) <= capacity, for probe nondecreasing;
+ * 0 when n = 1 does not fit. The memory is affine in the micro-batch and at
+ * most quadratic in the sequence (eager attention's s² scores), so a secant
+ * step through the last two probes lands on or next to the answer: a few
+ * closed-form estimates instead of a bisection's log2(max). Each probe only
+ * narrows the bracket [lo, hi) (lo fits, hi does not), so the result is the
+ * bisection's whatever the shape; a bisection closes a bracket the secant
+ * has not closed in a few steps. */
 static int64_t
-largest (Probe             ok,
+largest (Probe             probe,
          const HrModel    *model,
          const HrTraining *training,
          const HrGpu      *gpu,
          int64_t           max)
 {
-  int64_t lo = 0, hi = max;
+  double capacity = gpu->memory_bytes;
+  int64_t lo, hi = max + 1;
+  int64_t n0 = 1, n1;
+  double m0, m1;
 
-  while (lo < hi)
+  if (max < 1)
+    return 0;
+  m0 = probe (model, training, gpu, 1);
+  if (!(m0 <= capacity))
+    return 0;
+  lo = 1;
+  if (max == 1)
+    return 1;
+  n1 = 2;
+  m1 = probe (model, training, gpu, n1);
+  if (m1 <= capacity)
+    lo = n1;
+  else
+    return 1;
+
+  for (int step = 0; step < 6 && hi - lo > 1; step++)
     {
-      int64_t mid = lo + (hi - lo + 1) / 2;
+      double slope = (m1 - m0) / (double) (n1 - n0);
+      double guess = slope > 0 && isfinite (m0) && isfinite (m1)
+                     ? (double) n1 + (capacity - m1) / slope : (double) hi;
+      int64_t g;
+      double mg;
 
-      if (ok (model, training, gpu, mid))
+      if (!(guess < (double) hi))
+        guess = (double) (hi - 1);
+      g = guess > (double) lo ? (int64_t) floor (guess) : lo + 1;
+      if (g <= lo)
+        g = lo + 1;
+      if (g >= hi)
+        g = hi - 1;
+      mg = probe (model, training, gpu, g);
+      if (mg <= capacity)
+        {
+          lo = g;
+          /* The answer is often the guess itself: try the next one at once. */
+          if (g + 1 < hi)
+            {
+              double next = probe (model, training, gpu, g + 1);
+
+              if (next <= capacity)
+                lo = g + 1;
+              else
+                hi = g + 1;
+              n0 = g;
+              m0 = mg;
+              n1 = g + 1;
+              m1 = next;
+              continue;
+            }
+        }
+      else
+        hi = g;
+      n0 = n1;
+      m0 = m1;
+      n1 = g;
+      m1 = mg;
+    }
+
+  while (hi - lo > 1)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+
+      if (probe (model, training, gpu, mid) <= capacity)
         lo = mid;
       else
-        hi = mid - 1;
+        hi = mid;
     }
   return lo;
 }
 
 /* Keeps the gradient-accumulation steps: global = micro × dp × steps. */
-static bool
-micro_batch_fits (const HrModel    *model,
-                  const HrTraining *training,
-                  const HrGpu      *gpu,
-                  int64_t           micro_batch)
+static double
+micro_batch_bytes (const HrModel    *model,
+                   const HrTraining *training,
+                   const HrGpu      *gpu,
+                   int64_t           micro_batch)
 {
   HrTraining t = *training;
 
@@ -2167,7 +2247,7 @@ micro_batch_fits (const HrModel    *model,
   if (training->global_batch > 0)
     t.global_batch = micro_batch * hr_training_data_parallel (training)
                      * grad_accumulation (training);
-  return fits (model, &t, gpu);
+  return total_bytes (model, &t, gpu);
 }
 
 /* The sequence in units of what CP and SP must divide. */
@@ -2178,16 +2258,16 @@ seq_unit (const HrTraining *training)
          * (training->sequence_parallel ? training->tensor_parallel : 1);
 }
 
-static bool
-seq_fits (const HrModel    *model,
-          const HrTraining *training,
-          const HrGpu      *gpu,
-          int64_t           units)
+static double
+seq_bytes (const HrModel    *model,
+           const HrTraining *training,
+           const HrGpu      *gpu,
+           int64_t           units)
 {
   HrTraining t = *training;
 
   t.seq_len = units * seq_unit (training);
-  return fits (model, &t, gpu);
+  return total_bytes (model, &t, gpu);
 }
 
 /* The same layout (tp, pp, cp, ep, schedule) with data-parallel degree dp,
@@ -2213,6 +2293,104 @@ with_data_parallel (const HrTraining *training,
   return true;
 }
 
+/* The data-parallel degrees up to LIMIT_MAX_DATA_PARALLEL the layout can
+ * take, ascending: whole nodes once it outgrows one, and with a global batch
+ * set, the divisors of global ÷ micro-batch (hr_training_validate()). */
+typedef struct
+{
+  int64_t *divisors;            /* global batch set: the degrees; else NULL */
+  int64_t  n;
+  int64_t  in_node;             /* no global batch: degrees 1..in_node fit one node */
+  int64_t  step;                /* then multiples of step from first_j on */
+  int64_t  first_j;
+} DpCandidates;
+
+static int64_t
+gcd64 (int64_t a,
+       int64_t b)
+{
+  while (b != 0)
+    {
+      int64_t r = a % b;
+
+      a = b;
+      b = r;
+    }
+  return a;
+}
+
+static int
+compare_int64 (const void *a,
+               const void *b)
+{
+  int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
+
+  return (x > y) - (x < y);
+}
+
+static void
+dp_candidates_init (DpCandidates     *c,
+                    const HrTraining *training)
+{
+  int64_t unit = training->tensor_parallel * training->pipeline_parallel
+                 * training->context_parallel;
+  int64_t gpn = training->gpus_per_node;
+  HrTraining t;
+
+  memset (c, 0, sizeof *c);
+  c->in_node = unit <= gpn ? gpn / unit : 0;
+  c->step = gpn / gcd64 (unit, gpn);
+  c->first_j = c->in_node / c->step + 1;
+  if (training->global_batch <= 0)
+    {
+      c->n = c->in_node + (LIMIT_MAX_DATA_PARALLEL / c->step - c->first_j + 1);
+      return;
+    }
+  {
+    int64_t q = training->global_batch / training->micro_batch;
+    size_t size = 64;
+
+    c->divisors = malloc (size * sizeof *c->divisors);
+    for (int64_t i = 1; c->divisors != NULL && i <= LIMIT_MAX_DATA_PARALLEL && i <= q / i; i++)
+      {
+        int64_t pair[2] = { i, q / i };
+
+        if (q % i != 0)
+          continue;
+        for (int k = 0; k < (pair[0] == pair[1] ? 1 : 2); k++)
+          {
+            if (pair[k] > LIMIT_MAX_DATA_PARALLEL || !with_data_parallel (training, pair[k], &t))
+              continue;
+            if ((size_t) c->n == size)
+              {
+                int64_t *grown = realloc (c->divisors, 2 * size * sizeof *grown);
+
+                if (grown == NULL)
+                  break;
+                c->divisors = grown;
+                size *= 2;
+              }
+            c->divisors[c->n++] = pair[k];
+          }
+      }
+    if (c->divisors == NULL)
+      c->n = 0;
+    else
+      qsort (c->divisors, (size_t) c->n, sizeof *c->divisors, compare_int64);
+  }
+}
+
+static int64_t
+dp_candidate (const DpCandidates *c,
+              int64_t             index)
+{
+  if (c->divisors != NULL)
+    return c->divisors[index];
+  if (index < c->in_node)
+    return index + 1;
+  return (c->first_j + index - c->in_node) * c->step;
+}
+
 HrStatus
 hr_training_limits (const HrModel    *model,
                     const HrTraining *training,
@@ -2229,30 +2407,48 @@ hr_training_limits (const HrModel    *model,
   if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
     return status;
 
-  limits->max_micro_batch = largest (micro_batch_fits, model, training, gpu,
+  limits->max_micro_batch = largest (micro_batch_bytes, model, training, gpu,
                                      LIMIT_MAX_MICRO_BATCH);
 
   /* A learned position table bounds the sequence too. */
   max_units = LIMIT_MAX_SEQ_LEN;
   if (model->positions == HR_POSITIONS_LEARNED && model->max_positions < max_units)
     max_units = model->max_positions;
-  limits->max_seq_len = largest (seq_fits, model, training, gpu,
+  limits->max_seq_len = largest (seq_bytes, model, training, gpu,
                                  max_units / seq_unit (training)) * seq_unit (training);
 
-  for (int64_t dp = 1; dp <= LIMIT_MAX_DATA_PARALLEL; dp++)
-    {
-      HrTraining t;
+  {
+    DpCandidates c;
+    HrTraining t;
+    int64_t lo, hi, dp;
 
-      if (!with_data_parallel (training, dp, &t))
-        continue;
-      if (fits (model, &t, gpu))
-        {
-          limits->min_gpus = hr_training_gpus (&t);
-          limits->min_gpus_tensor_parallel = t.tensor_parallel;
-          limits->min_gpus_pipeline_parallel = t.pipeline_parallel;
-          limits->min_gpus_data_parallel = dp;
-          break;
-        }
-    }
+    /* Memory does not grow with the data-parallel degree (more sharding,
+     * fewer micro-batches in flight), so the fewest GPUs is a bisection over
+     * the degrees the layout can take, after one probe at the largest. */
+    dp_candidates_init (&c, training);
+    if (c.n > 0 && (dp = dp_candidate (&c, c.n - 1)) > 0
+        && with_data_parallel (training, dp, &t) && fits (model, &t, gpu))
+      {
+        lo = -1;
+        hi = c.n - 1;                 /* fits */
+        while (hi - lo > 1)
+          {
+            int64_t mid = lo + (hi - lo) / 2;
+
+            dp = dp_candidate (&c, mid);
+            if (with_data_parallel (training, dp, &t) && fits (model, &t, gpu))
+              hi = mid;
+            else
+              lo = mid;
+          }
+        dp = dp_candidate (&c, hi);
+        with_data_parallel (training, dp, &t);
+        limits->min_gpus = hr_training_gpus (&t);
+        limits->min_gpus_tensor_parallel = t.tensor_parallel;
+        limits->min_gpus_pipeline_parallel = t.pipeline_parallel;
+        limits->min_gpus_data_parallel = dp;
+      }
+    free (c.divisors);
+  }
   return HR_OK;
 }

@@ -3,7 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Full estimates (parameters and a training step's FLOPs) per second over a
- * mix of models. A benchmark to run by hand, not a test:
+ * mix of models, then a training estimate (memory and the predicted step
+ * time) and the same with its limits (largest micro-batch, longest
+ * sequence, fewest GPUs) on 8 GPUs of 80 GiB. A benchmark to run by hand,
+ * not a test:
  *   bench-core [SECONDS]
  */
 #include <glib.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 
 #include "hr-flops.h"
+#include "hr-training.h"
 
 #include "test-models.h"
 
@@ -84,5 +88,49 @@ main (int   argc,
   printf ("%" G_GINT64_FORMAT " estimates in %.3f s: %.0f estimates per second "
           "(%.2f µs each; checksum %g)\n",
           done, elapsed / 1e6, done / (elapsed / 1e6), elapsed / (double) done, checksum);
+
+  /* Training: memory + time, then memory + time + limits. */
+  for (int with_limits = 0; with_limits <= 1; with_limits++)
+    {
+      HrGpu gpu = { 0 };
+
+      gpu.memory_bytes = 80.0 * (1 << 30);
+      gpu.memory_bandwidth = 3.35e12;
+      gpu.peak_flops[HR_DTYPE_BF16] = 989e12;
+      gpu.intra_node_bandwidth = 450e9;
+      gpu.inter_node_bandwidth = 50e9;
+      gpu.inter_node_latency = 5e-6;
+      done = 0;
+      checksum = 0;
+      start = g_get_monotonic_time ();
+      do
+        {
+          for (int i = 0; i < 1000; i++)
+            {
+              const HrModel *m = &models[done % G_N_ELEMENTS (models)];
+              HrTraining t;
+              HrTrainingMemory memory;
+              HrTrainingTime time;
+              HrTrainingLimits limits;
+
+              hr_training_init (&t);
+              t.zero_stage = 1 + done % 3;
+              t.seq_len = 2048 << (done % 3);
+              t.recompute = HR_RECOMPUTE_SELECTIVE;
+              if (hr_training_memory (m, &t, &gpu, &memory, NULL) != HR_OK
+                  || hr_training_time (m, &t, &gpu, &time, NULL) != HR_OK
+                  || (with_limits && hr_training_limits (m, &t, &gpu, &limits, NULL) != HR_OK))
+                return EXIT_FAILURE;
+              checksum += memory.total + time.step_seconds
+                          + (with_limits ? (double) limits.max_micro_batch : 0);
+              done++;
+            }
+          elapsed = g_get_monotonic_time () - start;
+        }
+      while (elapsed < seconds * G_USEC_PER_SEC);
+      printf ("training estimate%s: %" G_GINT64_FORMAT " in %.3f s, %.2f µs each (checksum %g)\n",
+              with_limits ? " with limits" : "", done, elapsed / 1e6, elapsed / (double) done,
+              checksum);
+    }
   return EXIT_SUCCESS;
 }

@@ -1479,6 +1479,102 @@ test_utilization_from_throughput (void)
 
 /* Limits */
 
+static bool
+brute_fits (const HrModel    *model,
+            const HrTraining *t,
+            const HrGpu      *gpu)
+{
+  HrTrainingMemory m;
+
+  return hr_training_memory (model, t, gpu, &m, NULL) == HR_OK && m.fits;
+}
+
+/* The limits' searches (secant steps, a bisection over the data-parallel
+ * degrees a layout can take) give what a walk gives: the largest
+ * micro-batch and sequence fit and one more does not; the fewest GPUs is
+ * the first degree, walking up from 1, whose layout is valid and fits. */
+static void
+test_limits_match_walk (void)
+{
+  HrModel models[3];
+  HrGpu gpu;
+
+  llama2_7b (&models[0]);
+  llama_like (&models[1], 80, 8192, 64, 8, 28672, 128256);
+  gpt_like (&models[2], 8, 256, 4, 1024, 2048);
+  round_gpu (&gpu);
+  for (guint mi = 0; mi < G_N_ELEMENTS (models); mi++)
+    for (int zero = 0; zero <= 3; zero++)
+      for (int variant = 0; variant < 4; variant++)
+        {
+          HrTrainingLimits limits;
+          HrTraining t;
+          HrError err = { 0 };
+          int64_t walk = 0;
+
+          hr_training_init (&t);
+          t.zero_stage = zero;
+          t.global_batch = variant % 2 ? 0 : 96;
+          t.tensor_parallel = variant >= 2 ? 2 : 1;
+          t.attention = variant == 3 ? HR_ATTENTION_EAGER : HR_ATTENTION_FLASH;
+          t.recompute = HR_RECOMPUTE_SELECTIVE;
+          gpu.memory_bytes = (mi == 2 ? 2.0 : 40.0) * GIB;
+          g_assert_cmpint (hr_training_limits (&models[mi], &t, &gpu, &limits, &err), ==, HR_OK);
+
+          if (limits.max_micro_batch > 0)
+            {
+              HrTraining u = t;
+              /* The accumulation steps stay: global = micro × dp × steps. */
+              int64_t steps = t.global_batch / hr_training_data_parallel (&t);
+
+              u.micro_batch = limits.max_micro_batch;
+              if (t.global_batch > 0)
+                u.global_batch = u.micro_batch * hr_training_data_parallel (&t) * steps;
+              g_assert_true (brute_fits (&models[mi], &u, &gpu));
+              u.micro_batch++;
+              if (t.global_batch > 0)
+                u.global_batch = u.micro_batch * hr_training_data_parallel (&t) * steps;
+              g_assert_false (brute_fits (&models[mi], &u, &gpu));
+            }
+          if (limits.max_seq_len > 0)
+            {
+              HrTraining u = t;
+              int64_t unit = t.sequence_parallel ? t.tensor_parallel : 1;
+
+              u.seq_len = limits.max_seq_len;
+              g_assert_true (brute_fits (&models[mi], &u, &gpu));
+              u.seq_len += unit;
+              /* A learned position table caps the sequence. */
+              if (!(models[mi].positions == HR_POSITIONS_LEARNED
+                    && limits.max_seq_len + unit > models[mi].max_positions))
+                {
+                  if (brute_fits (&models[mi], &u, &gpu))
+                    g_error ("model %u zero %d variant %d: seq %" G_GINT64_FORMAT " + 1 fits",
+                             mi, zero, variant, limits.max_seq_len);
+                }
+            }
+          for (int64_t dp = 1; dp <= 4096 && walk == 0; dp++)
+            {
+              HrTraining u = t;
+              int64_t gpus = t.tensor_parallel * dp;
+
+              if (gpus <= t.gpus_per_node)
+                {
+                  u.nodes = 1;
+                  u.gpus_per_node = gpus;
+                }
+              else if (gpus % t.gpus_per_node == 0)
+                u.nodes = gpus / t.gpus_per_node;
+              else
+                continue;
+              if (brute_fits (&models[mi], &u, &gpu))
+                walk = gpus;
+            }
+          if (walk > 0 || limits.min_gpus <= 4096 * t.tensor_parallel)
+            g_assert_cmpint (limits.min_gpus, ==, walk);
+        }
+}
+
 static void
 test_limits (void)
 {
@@ -1852,6 +1948,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/offload-activations", test_offload_activations);
   g_test_add_func ("/training/recipes/torchtune-rows", test_torchtune_rows);
   g_test_add_func ("/training/limits", test_limits);
+  g_test_add_func ("/training/limits/match-walk", test_limits_match_walk);
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
