@@ -982,6 +982,214 @@ read_gptj (Reader  *r,
   return HR_OK;
 }
 
+/* DeepseekConfig / modeling_deepseek.py (DeepSeek-MoE v1, remote code): Llama
+ * attention with attention_bias; dense LlamaMLP-like layers of
+ * intermediate_size before first_k_dense_replace and off moe_layer_freq,
+ * else n_routed_experts experts of moe_intermediate_size, one shared MLP of
+ * n_shared_experts × moe_intermediate_size and a bias-free gate. */
+static HrStatus
+read_deepseek_moe (Reader  *r,
+                   HrModel *m)
+{
+  int64_t kv, routed, shared;
+
+  TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 30, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "intermediate_size", 11008, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 102400, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
+  m->out_bias = m->qkv_bias;
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  TRY (read_int (r, "n_routed_experts", NONE, NULLABLE | POSITIVE, &routed));
+  TRY (read_int (r, "n_shared_experts", NONE, NULLABLE | NON_NEG, &shared));
+  TRY (read_int (r, "moe_intermediate_size", 1407, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "first_k_dense_replace", 0, NON_NEG, &m->first_dense_layers));
+  TRY (read_int (r, "moe_layer_freq", 1, POSITIVE, &m->moe_layer_freq));
+  if (routed != NONE)
+    {
+      m->n_experts = routed;
+      TRY (read_int (r, "num_experts_per_tok", NONE, POSITIVE | NULLABLE, &m->experts_per_token));
+      if (m->experts_per_token == NONE)
+        return hr_error_set (r->err, HR_ERROR_MISSING, "num_experts_per_tok", 0, 0, NULL);
+      m->n_shared_experts = shared == NONE ? 0 : shared;
+      m->shared_expert_ffn_size = m->expert_ffn_size;
+    }
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->mlp_bias = false;
+  return HR_OK;
+}
+
+/* MptConfig / modeling_mpt.py: Wqkv and out_proj, up_proj and down_proj (a
+ * plain MLP of expansion_ratio·d_model), all without bias; norm_1, norm_2 and
+ * norm_f LayerNorms whose bias is removed; ALiBi; tied. attn_config is
+ * nested; transformers builds multi-head attention only. */
+static HrStatus
+read_mpt (Reader  *r,
+          HrModel *m)
+{
+  int64_t expansion;
+  HrValue v;
+
+  TRY (read_int (r, "d_model", 2048, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "n_layers", 24, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "n_heads", 16, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "expansion_ratio", 4, POSITIVE, &expansion));
+  TRY (read_int (r, "vocab_size", 50368, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_seq_len", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "n_heads", &m->head_dim));
+  lookup (r, "attn_config.attn_type", &v);
+  if (v.type == HR_VALUE_STRING && strcmp (v.s, "multihead_attention") != 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "attn_config.attn_type", 0, 0,
+                         "MPT attention other than multihead_attention");
+  if (m->hidden_size > INT64_MAX / expansion)
+    return hr_error_set (r->err, HR_ERROR_OVERFLOW, "expansion_ratio", expansion, 0, NULL);
+  m->ffn_size = expansion * m->hidden_size;
+  m->n_kv_heads = m->n_heads;
+  m->positions = HR_POSITIONS_ALIBI;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  return HR_OK;
+}
+
+/* BloomConfig / modeling_bloom.py: word_embeddings_layernorm after the
+ * embedding; query_key_value and dense with biases; dense_h_to_4h and
+ * dense_4h_to_h (4·hidden) with biases; LayerNorms with bias; ALiBi; tied. */
+static HrStatus
+read_bloom (Reader  *r,
+            HrModel *m)
+{
+  const char *hidden_key = pick (r, "hidden_size", "n_embed");
+  const char *layers_key = pick (r, "n_layer", "num_hidden_layers");
+  const char *heads_key = pick (r, "n_head", "num_attention_heads");
+
+  TRY (read_int (r, hidden_key, 64, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 2, POSITIVE, &m->n_layers));
+  TRY (read_int (r, heads_key, 8, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "vocab_size", 250880, POSITIVE, &m->vocab_size));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, heads_key, &m->head_dim));
+  if (m->hidden_size > INT64_MAX / 4)
+    return hr_error_set (r->err, HR_ERROR_OVERFLOW, hidden_key, m->hidden_size, 0, NULL);
+  m->ffn_size = 4 * m->hidden_size;
+  m->n_kv_heads = m->n_heads;
+  m->positions = HR_POSITIONS_ALIBI;
+  m->embedding_norm = true;
+  return HR_OK;
+}
+
+/* DbrxConfig / modeling_dbrx.py: d_model, n_heads, n_layers; attn_config
+ * kv_n_heads; Wqkv and out_proj without bias; norm_1, norm_2, norm_f
+ * LayerNorms without bias; ffn_config: moe_num_experts experts of w1, v1, w2
+ * (gated, ffn_hidden_size), moe_top_k, router Linear(d_model, experts,
+ * bias=False); untied. */
+static HrStatus
+read_dbrx (Reader  *r,
+           HrModel *m)
+{
+  TRY (read_int (r, "d_model", 2048, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "n_heads", 16, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "n_layers", 24, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "vocab_size", 32000, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_seq_len", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_int (r, "attn_config.kv_n_heads", 1, POSITIVE, &m->n_kv_heads));
+  TRY (read_int (r, "ffn_config.ffn_hidden_size", 3584, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "ffn_config.moe_num_experts", 4, POSITIVE, &m->n_experts));
+  TRY (read_int (r, "ffn_config.moe_top_k", 1, POSITIVE, &m->experts_per_token));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "n_heads", &m->head_dim));
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "attn_config.kv_n_heads"));
+  m->expert_ffn_size = m->ffn_size;
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  return HR_OK;
+}
+
+/* InternLM2Config / modeling_internlm2.py (remote code): fused wqkv and wo
+ * with `bias`; feed_forward w1, w3, w2 without bias; attention_norm and
+ * ffn_norm RMSNorms; untied output. */
+static HrStatus
+read_internlm2 (Reader  *r,
+                HrModel *m)
+{
+  int64_t kv;
+  bool bias;
+
+  TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 32, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "intermediate_size", 11008, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 103168, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_bool (r, "bias", true, &bias));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  m->qkv_bias = m->out_bias = bias;
+  m->mlp_bias = false;
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  return HR_OK;
+}
+
+/* ChatGLMConfig / modeling_chatglm.py (remote code): query_key_value of
+ * heads·kv_channels + 2·multi_query_group_num·kv_channels (with
+ * multi_query_attention) with add_qkv_bias; dense, dense_h_to_4h (2 ×
+ * ffn_hidden_size, SwiGLU) and dense_4h_to_h with add_bias_linear;
+ * input_layernorm, post_attention_layernorm and final_layernorm (RMSNorm
+ * with rmsnorm, else LayerNorm with bias; final one with post_layer_norm);
+ * rotary on half of each head; untied output_layer of padded_vocab_size. */
+static HrStatus
+read_chatglm (Reader  *r,
+              HrModel *m)
+{
+  const char *layers_key = pick (r, "num_layers", "num_hidden_layers");
+  bool mqa, qkv_bias, linear_bias, rmsnorm, post_ln;
+  int64_t groups;
+
+  TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 28, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "kv_channels", 128, POSITIVE, &m->head_dim));
+  TRY (read_int (r, "ffn_hidden_size", 13696, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "padded_vocab_size", 65024, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "seq_length", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "multi_query_attention", false, &mqa));
+  TRY (read_int (r, "multi_query_group_num", 1, POSITIVE, &groups));
+  TRY (read_bool (r, "add_qkv_bias", false, &qkv_bias));
+  TRY (read_bool (r, "add_bias_linear", false, &linear_bias));
+  TRY (read_bool (r, "rmsnorm", true, &rmsnorm));
+  TRY (read_bool (r, "post_layer_norm", true, &post_ln));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  m->n_kv_heads = mqa ? groups : m->n_heads;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "multi_query_group_num"));
+  /* SelfAttention: query_key_value bias = add_bias_linear or add_qkv_bias. */
+  m->qkv_bias = qkv_bias || linear_bias;
+  m->out_bias = m->mlp_bias = linear_bias;
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->rotary_fraction = 0.5;
+  m->norm_kind = rmsnorm ? HR_NORM_RMSNORM : HR_NORM_LAYERNORM;
+  m->norm_bias = !rmsnorm;
+  m->final_norm = post_ln;
+  return HR_OK;
+}
+
 /* DeepseekV2Config / DeepseekV3Config and their modeling files: multi-head
  * latent attention (q_proj when q_lora_rank is null, else q_a_proj,
  * q_a_layernorm, q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj;
@@ -1056,6 +1264,12 @@ typedef enum
   TYPE_DEEPSEEK_V2,
   TYPE_DEEPSEEK_V3,
   TYPE_GPTJ,
+  TYPE_DEEPSEEK_MOE,
+  TYPE_MPT,
+  TYPE_BLOOM,
+  TYPE_DBRX,
+  TYPE_INTERNLM2,
+  TYPE_CHATGLM,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -1080,6 +1294,12 @@ static const struct
   { "gemma2",      TYPE_LLAMA_STYLE, FAMILY_GEMMA2 },
   { "phi3",        TYPE_LLAMA_STYLE, FAMILY_PHI3 },
   { "gptj",        TYPE_GPTJ,        FAMILY_UNKNOWN },
+  { "deepseek",    TYPE_DEEPSEEK_MOE, FAMILY_UNKNOWN },
+  { "mpt",         TYPE_MPT,         FAMILY_UNKNOWN },
+  { "bloom",       TYPE_BLOOM,       FAMILY_UNKNOWN },
+  { "dbrx",        TYPE_DBRX,        FAMILY_UNKNOWN },
+  { "internlm2",   TYPE_INTERNLM2,   FAMILY_UNKNOWN },
+  { "chatglm",     TYPE_CHATGLM,     FAMILY_UNKNOWN },
   { "qwen3",       TYPE_LLAMA_STYLE, FAMILY_QWEN3 },
   { "qwen3_moe",   TYPE_LLAMA_STYLE, FAMILY_QWEN3_MOE },
   { "qwen2_moe",   TYPE_LLAMA_STYLE, FAMILY_QWEN2_MOE },
@@ -1228,6 +1448,24 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_GPTJ:
       status = read_gptj (&r, &m);
+      break;
+    case TYPE_DEEPSEEK_MOE:
+      status = read_deepseek_moe (&r, &m);
+      break;
+    case TYPE_MPT:
+      status = read_mpt (&r, &m);
+      break;
+    case TYPE_BLOOM:
+      status = read_bloom (&r, &m);
+      break;
+    case TYPE_DBRX:
+      status = read_dbrx (&r, &m);
+      break;
+    case TYPE_INTERNLM2:
+      status = read_internlm2 (&r, &m);
+      break;
+    case TYPE_CHATGLM:
+      status = read_chatglm (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

@@ -66,6 +66,7 @@ hr_model_init (HrModel *model)
     .moe_layer_phase = 0,
     .qk_norm_unbiased = false,
     .chunked_attention = false,
+    .embedding_norm = false,
   };
 }
 
@@ -560,6 +561,9 @@ hr_model_params (const HrModel *model,
   /* Final norm: ln_f (GPT-2, Falcon), final_layer_norm (NeoX, OPT, Phi), norm (Llama). */
   if (model->final_norm)
     p.norm = add (&c, p.norm, norm (model, &c, h, "hidden_size"), "hidden_size");
+  /* BloomModel.word_embeddings_layernorm. */
+  if (model->embedding_norm)
+    p.norm = add (&c, p.norm, norm (model, &c, h, "hidden_size"), "hidden_size");
   p.routed_experts = mul (&c, p.n_moe_layers, experts, "num_hidden_layers");
   p.mlp = add (&c, mul (&c, p.n_dense_layers, dense_mlp, "num_hidden_layers"),
                add (&c, p.routed_experts, mul (&c, p.n_moe_layers, shared, "num_hidden_layers"),
@@ -723,7 +727,8 @@ hr_model_describe (const HrModel *model,
       append (buf, size, &len, "; no positions");
       break;
     }
-  append (buf, size, &len, "; %s embeddings", model->tied_embeddings ? "tied" : "untied");
+  append (buf, size, &len, "; %s embeddings%s", model->tied_embeddings ? "tied" : "untied",
+          model->embedding_norm ? ", normed" : "");
   return len;
 }
 

@@ -117,6 +117,8 @@ typedef struct
                                 * (DeepSeek 0; Qwen decoder_sparse_step: f - 1) */
   bool qk_norm_unbiased;       /* q/k norms are LayerNorms without bias whatever norm_bias
                                 * says (StableLM qk_layernorm) */
+  bool embedding_norm;         /* a norm over hidden_size after the token embedding
+                                * (BLOOM word_embeddings_layernorm) */
   bool chunked_attention;      /* the windowed layers attend within chunks of sliding_window
                                 * tokens (Llama 4 attention_chunk_size), not a sliding window;
                                 * either way their cache holds at most that many */

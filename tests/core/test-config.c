@@ -773,6 +773,79 @@ test_more_families (void)
                 " \"moe_layers\": [0, 2]}", HR_ERROR_UNSUPPORTED, "moe_layers");
 }
 
+
+/* Families outside transformers' Llama kin, each against its published size. */
+static void
+test_other_families (void)
+{
+  HrParams p;
+
+  /* DeepSeek-MoE 16B (deepseek, remote code; untied): attention 4·2048²,
+   * norms 2·2048; layer 0 dense: 3·2048·10944 = 67,239,936 → 84,021,248;
+   * 27 MoE layers: 64 experts of 3·2048·1408 = 8,650,752, shared
+   * 3·2048·2816 = 17,301,504, gate 2048·64 → 587,862,016; + 2048 +
+   * 2·102,400·2048 = 16,375,728,128 (DeepSeek: 16.4 B); active less
+   * 27·58·8,650,752 = 2,828,650,496 (2.8 B). */
+  p = count ("{\"model_type\": \"deepseek\", \"hidden_size\": 2048, \"num_hidden_layers\": 28,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"intermediate_size\": 10944,"
+             " \"moe_intermediate_size\": 1408, \"n_routed_experts\": 64, \"n_shared_experts\": 2,"
+             " \"num_experts_per_tok\": 6, \"first_k_dense_replace\": 1, \"moe_layer_freq\": 1,"
+             " \"vocab_size\": 102400}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 16375728128);
+  g_assert_cmpint (p.active, ==, 2828650496);
+
+  /* MPT-7B (no biases anywhere, bias-free LayerNorms, tied, ALiBi): per layer
+   * 4·4096² + 2·4096·16384 + 2·4096 = 201,334,784 × 32 = 6,442,713,088; +
+   * 4096 + 50,432·4096 = 6,649,286,656 (MosaicML: 6.7 B). */
+  p = count ("{\"model_type\": \"mpt\", \"d_model\": 4096, \"n_layers\": 32, \"n_heads\": 32,"
+             " \"expansion_ratio\": 4, \"vocab_size\": 50432, \"max_seq_len\": 2048,"
+             " \"attn_config\": {\"alibi\": true, \"attn_type\": \"multihead_attention\"}}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 6649286656);
+  expect_error ("{\"model_type\": \"mpt\", \"attn_config\": {\"attn_type\": \"multiquery_attention\"}}",
+                HR_ERROR_UNSUPPORTED, "attn_config.attn_type");
+
+  /* BLOOM-560m (LayerNorm after the embedding; biases everywhere; tied):
+   * per layer 4·1024² + 4·1024 + 2·1024·4096 + 4096 + 1024 + 2·2·1024 =
+   * 12,596,224 × 24 = 302,309,376; + 2·2048 + 250,880·1024 = 559,214,592
+   * (BigScience: 559 M). */
+  p = count ("{\"model_type\": \"bloom\", \"hidden_size\": 1024, \"n_layer\": 24, \"n_head\": 16,"
+             " \"vocab_size\": 250880}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 559214592);
+
+  /* DBRX (nested attn_config/ffn_config; bias-free LayerNorms; 16 experts of
+   * 3·6144·10752 = 198,180,864, top 4; untied): per layer 2·6144² +
+   * 2·6144·1024 + 3,170,893,824 + 6144·16 + 2·6144 = 3,259,084,800 × 40 =
+   * 130,363,392,000; + 6144 + 2·100,352·6144 = 131,596,523,520 (Databricks:
+   * 132 B); active less 40·12·198,180,864 = 36,469,708,800 (36 B). */
+  p = count ("{\"model_type\": \"dbrx\", \"d_model\": 6144, \"n_heads\": 48, \"n_layers\": 40,"
+             " \"vocab_size\": 100352, \"max_seq_len\": 32768,"
+             " \"attn_config\": {\"kv_n_heads\": 8, \"clip_qkv\": 8},"
+             " \"ffn_config\": {\"ffn_hidden_size\": 10752, \"moe_num_experts\": 16, \"moe_top_k\": 4}}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 131596523520);
+  g_assert_cmpint (p.active, ==, 36469708800);
+
+  /* InternLM2-7B (bias false; untied): per layer 2·4096² + 2·4096·1024 +
+   * 3·4096·14336 + 2·4096 = 218,112,000 × 32 = 6,979,584,000; + 4096 +
+   * 2·92,544·4096 = 7,737,708,544 (Shanghai AI Lab: 7.74 B). */
+  p = count ("{\"model_type\": \"internlm2\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336,"
+             " \"vocab_size\": 92544, \"bias\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 7737708544);
+
+  /* ChatGLM3-6B (2 query groups of 128, q, k, v biases only, SwiGLU of 13696,
+   * RMSNorm, untied): per layer 4096·4608 + 4608 + 4096² + 4096·27392 +
+   * 13696·4096 + 2·4096 = 203,960,832 × 28 = 5,710,903,296; + 4096 +
+   * 2·65,024·4096 = 6,243,584,000 (Zhipu: 6.24 B). */
+  p = count ("{\"model_type\": \"chatglm\", \"hidden_size\": 4096, \"num_layers\": 28,"
+             " \"num_attention_heads\": 32, \"kv_channels\": 128, \"multi_query_attention\": true,"
+             " \"multi_query_group_num\": 2, \"ffn_hidden_size\": 13696, \"padded_vocab_size\": 65024,"
+             " \"add_bias_linear\": false, \"add_qkv_bias\": true, \"rmsnorm\": true,"
+             " \"post_layer_norm\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 6243584000);
+}
+
 static void
 test_errors (void)
 {
@@ -986,6 +1059,7 @@ main (int   argc,
   g_test_add_func ("/config/layer-types", test_layer_types);
   g_test_add_func ("/config/families", test_families);
   g_test_add_func ("/config/more-families", test_more_families);
+  g_test_add_func ("/config/other-families", test_other_families);
   g_test_add_func ("/config/errors", test_errors);
   g_test_add_func ("/config/presets", test_presets);
 
