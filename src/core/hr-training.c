@@ -2425,12 +2425,60 @@ hr_training_limits (const HrModel    *model,
     /* Memory does not grow with the data-parallel degree (more sharding,
      * fewer micro-batches in flight), so the fewest GPUs is a bisection over
      * the degrees the layout can take, after one probe at the largest. */
+    double m_last, m_first;
+
     dp_candidates_init (&c, training);
     if (c.n > 0 && (dp = dp_candidate (&c, c.n - 1)) > 0
-        && with_data_parallel (training, dp, &t) && fits (model, &t, gpu))
+        && with_data_parallel (training, dp, &t)
+        && (m_last = total_bytes (model, &t, gpu)) <= gpu->memory_bytes)
       {
         lo = -1;
         hi = c.n - 1;                 /* fits */
+        /* The sharded states fall as 1/dp: M(dp) ≈ A + B/dp through the
+         * first and last degrees guesses the edge; it and the degree
+         * before it are probed, and the bisection closes what is left. */
+        if (c.n > 2 && with_data_parallel (training, dp_candidate (&c, 0), &t))
+          {
+            double d0 = (double) dp_candidate (&c, 0), d1 = (double) dp_candidate (&c, c.n - 1);
+
+            m_first = total_bytes (model, &t, gpu);
+            if (m_first <= gpu->memory_bytes)
+              hi = 0;
+            else
+              {
+                lo = 0;
+                if (isfinite (m_first))
+                  {
+                    double b = (m_first - m_last) / (1.0 / d0 - 1.0 / d1);
+                    double a = m_last - b / d1;
+                    double guess = gpu->memory_bytes > a && b > 0
+                                   ? b / (gpu->memory_bytes - a) : d1;
+                    int64_t at_lo = lo, at_hi = hi;
+
+                    /* The first candidate at or above the guess. */
+                    while (at_hi - at_lo > 1)
+                      {
+                        int64_t mid = at_lo + (at_hi - at_lo) / 2;
+
+                        if ((double) dp_candidate (&c, mid) >= guess)
+                          at_hi = mid;
+                        else
+                          at_lo = mid;
+                      }
+                    if (with_data_parallel (training, dp_candidate (&c, at_hi), &t)
+                        && fits (model, &t, gpu))
+                      {
+                        hi = at_hi;
+                        if (at_hi - 1 > lo
+                            && !(with_data_parallel (training, dp_candidate (&c, at_hi - 1), &t)
+                                 && fits (model, &t, gpu)))
+                          lo = at_hi - 1;
+                      }
+                    else
+                      lo = at_hi;
+                  }
+              }
+          }
         while (hi - lo > 1)
           {
             int64_t mid = lo + (hi - lo) / 2;
