@@ -98,6 +98,10 @@ print_infer_json (const InferResult *r)
   headroom_cli_json_bytes (builder, "kv_cache", m->kv_cache);
   headroom_cli_json_bytes (builder, "kv_cache_per_token", m->kv_cache_per_token);
   headroom_cli_json_bytes (builder, "kv_cache_uncapped", m->kv_cache_uncapped);
+  /* The split between layer kinds: global layers hold the whole context,
+   * windowed (or chunked) ones at most their window. */
+  headroom_cli_json_bytes (builder, "kv_cache_global", m->kv_cache - m->kv_cache_windowed);
+  headroom_cli_json_bytes (builder, "kv_cache_windowed", m->kv_cache_windowed);
   headroom_cli_json_bytes (builder, "activations", m->activations);
   headroom_cli_json_bytes (builder, "overhead", m->overhead);
   headroom_cli_json_bytes (builder, "total", m->total);
@@ -193,6 +197,11 @@ print_infer_table (const char        *name,
   headroom_cli_table_add_gib (table, _("Weights"), m->weights);
   headroom_cli_table_add_gib (table, _("KV cache"), m->kv_cache);
   headroom_cli_table_take (table, g_strdup (_("  per token (bytes)")), g_strdup (per_token), NULL);
+  if (m->kv_cache_windowed > 0)
+    {
+      headroom_cli_table_add_gib (table, _("  in global layers"), m->kv_cache - m->kv_cache_windowed);
+      headroom_cli_table_add_gib (table, _("  in windowed layers"), m->kv_cache_windowed);
+    }
   if (m->kv_cache_uncapped != m->kv_cache)
     headroom_cli_table_add_gib (table, _("  without window capping"), m->kv_cache_uncapped);
   headroom_cli_table_add_gib (table, _("Activations"), m->activations);

@@ -612,6 +612,7 @@ stage_memory (const HrModel      *model,
   double weights = 0.0;
   double kv = 0.0;
   double kv_uncapped = 0.0;
+  double kv_windowed = 0.0;  /* the part of kv held by windowed or chunked layers */
   double activations;
   HrLayerCounts counts;
 
@@ -670,8 +671,13 @@ stage_memory (const HrModel      *model,
         {
           double n = (double) counts.n[moe][sliding];
 
-          kv += n * batch * (double) cached_tokens (model, inf, sliding, context,
-                                                    inf->cap_sliding_window) * kv_token_layer;
+          double layer_kv = n * batch * (double) cached_tokens (model, inf, sliding, context,
+                                                                inf->cap_sliding_window) *
+                            kv_token_layer;
+
+          kv += layer_kv;
+          if (sliding)
+            kv_windowed += layer_kv;
           kv_uncapped += n * batch * (double) cached_tokens (model, inf, sliding, context, false) *
                          kv_token_layer;
         }
@@ -707,6 +713,7 @@ stage_memory (const HrModel      *model,
     .kv_cache = kv,
     .kv_cache_per_token = (double) per_stage * kv_token_layer,
     .kv_cache_uncapped = kv_uncapped,
+    .kv_cache_windowed = kv_windowed,
     .activations = activations,
     .overhead = inf->overhead_bytes,
     .capacity = gpu->memory_bytes,

@@ -106,6 +106,8 @@ typedef struct
   int64_t stage;               /* the pipeline stage described (the most loaded), from 0 */
   int64_t stage_layers;        /* layers on that stage */
   int64_t kv_heads_per_gpu;    /* KV heads each TP rank caches (1 for MLA: the latent) */
+  double  kv_cache_windowed;   /* the part of kv_cache in sliding-window or chunked layers;
+                                * the rest is in global layers */
 } HrInferenceMemory;
 
 typedef struct

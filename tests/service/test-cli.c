@@ -853,6 +853,25 @@ test_infer_kv_cache (void)
       out = parse_output (&run);
       g_assert_cmpint (member_int (out, cases[i].path), ==, cases[i].expected);
     }
+
+  /* Gemma 3 1B at 8,192 tokens, contiguous: 26 layers of 1 kv head × 256 ×
+   * 2 (K, V) × 2 B = 1,024 B per token; layers 5, 11, 17, 23 global:
+   * 4 × 8192 × 1024 = 33,554,432; the other 22 hold their 512-token window:
+   * 22 × 512 × 1024 = 11,534,336; 45,088,768 in all, not the 218,103,808 of
+   * a full cache on every layer. */
+  {
+    g_auto(Run) run = { 0 };
+    g_autoptr(JsonObject) out = NULL;
+
+    run_cli (&run, "infer", "--model", CLI_DATA "/gemma-3-1b.json", "--gpu", "test-gpu",
+             "--batch", "1", "--prompt", "8191", "--generate", "1", "--paged-block", "0",
+             "--json", NULL);
+    out = parse_output (&run);
+    g_assert_cmpint (member_int (out, "memory.kv_cache"), ==, 45088768);
+    g_assert_cmpint (member_int (out, "memory.kv_cache_global"), ==, 33554432);
+    g_assert_cmpint (member_int (out, "memory.kv_cache_windowed"), ==, 11534336);
+    g_assert_cmpint (member_int (out, "memory.kv_cache_uncapped"), ==, 218103808);
+  }
 }
 
 /* The serving engines' plans on the same model and the 24 GiB test GPU (no
