@@ -208,8 +208,10 @@ headroom_hf_config_read (JsonObject  *config,
       if (err.field != NULL && strcmp (err.field, "model_type") == 0
           && (err.status == HR_ERROR_UNSUPPORTED || err.status == HR_ERROR_MISSING))
         {
-          const char *name = type_node != NULL && JSON_NODE_HOLDS_VALUE (type_node)
+          const char *type = type_node != NULL && JSON_NODE_HOLDS_VALUE (type_node)
                              ? json_node_get_string (type_node) : NULL;
+          /* The name is quoted from the file: escaped, one line. */
+          g_autofree char *name = type != NULL ? headroom_format_one_line (type) : NULL;
 
           if (name == NULL)
             g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_MISSING,

@@ -673,8 +673,9 @@ test_csv_injection (void)
     }
 }
 
-/* Item 10: a key quoted from a config stays on one line, escaped (the
- * config fuzzer's `{"a` newline `b":- 1}`), and json-glib's messages too. */
+/* Item 10: a key or a model_type quoted from a config stays on one line,
+ * escaped (the config fuzzer's `{"a` newline `b":- 1}`), and json-glib's
+ * messages too. */
 static void
 test_messages_one_line (void)
 {
@@ -682,6 +683,8 @@ test_messages_one_line (void)
     "{\"a\nb\":- 1}",
     "{\"a\": \"\033[31m\007\n\" x}",
     "{\"hidden_size\": 1, \"\033]0;x\007\": 99999999999999999999}",
+    /* The config fuzzer's: an unknown model_type is named in the refusal. */
+    "{\"model_type\":\"gemma\022\",\"num_hidden_layers\":99999,\"sliding_window\":4096}",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
