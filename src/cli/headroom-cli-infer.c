@@ -13,7 +13,8 @@
 
 /* Each list is in the order of its core enum. */
 static const char * const weights_choices[] = {
-  "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0", NULL };
+  "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0",
+  "iq2_xxs", "iq2_xs", "iq3_xxs", "iq4_nl", "iq4_xs", NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0", NULL };
 
 /* The options of infer that are not project keys; every key of inference.*

@@ -35,6 +35,7 @@
 
 static const char *const weight_names[HR_WEIGHTS_N] = {
   "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0",
+  "iq2_xxs", "iq2_xs", "iq3_xxs", "iq4_nl", "iq4_xs",
 };
 static const char *const kv_names[HR_KV_N] = {
   "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0",
@@ -89,6 +90,11 @@ hr_weight_precision_bytes (HrWeightPrecision precision)
     case HR_WEIGHTS_Q5_K_M:
     case HR_WEIGHTS_Q6_K:
     case HR_WEIGHTS_Q8_0:
+    case HR_WEIGHTS_IQ2_XXS:
+    case HR_WEIGHTS_IQ2_XS:
+    case HR_WEIGHTS_IQ3_XXS:
+    case HR_WEIGHTS_IQ4_NL:
+    case HR_WEIGHTS_IQ4_XS:
       return hr_gguf_bytes_per_weight (precision);
     case HR_WEIGHTS_N:
     default:
@@ -630,7 +636,7 @@ stage_memory (const HrModel      *model,
         {
           /* llama.cpp types some tensors richer in some layers: those
            * layers' share of this kind (exact when the stage has one kind). */
-          double rich = floor (n_kind * (double) hr_gguf_rich_layers (model, first, first + per_stage) /
+          double rich = floor (n_kind * (double) hr_gguf_rich_layers (model, inf->weights, first, first + per_stage) /
                                (double) per_stage + 0.5);
           double tp = (double) inf->tensor_parallel;
           double matrices = s.split_matrices / tp + s.replicated_matrices;
@@ -792,6 +798,11 @@ peak_flops (const HrGpu       *gpu,
     case HR_WEIGHTS_Q5_K_M:
     case HR_WEIGHTS_Q6_K:
     case HR_WEIGHTS_Q8_0:
+    case HR_WEIGHTS_IQ2_XXS:
+    case HR_WEIGHTS_IQ2_XS:
+    case HR_WEIGHTS_IQ3_XXS:
+    case HR_WEIGHTS_IQ4_NL:
+    case HR_WEIGHTS_IQ4_XS:
       return fp16 > 0.0 ? fp16 : bf16;
     case HR_WEIGHTS_BF16:
     case HR_WEIGHTS_N:

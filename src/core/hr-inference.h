@@ -36,6 +36,11 @@ typedef enum
   HR_WEIGHTS_Q5_K_M,
   HR_WEIGHTS_Q6_K,
   HR_WEIGHTS_Q8_0,
+  HR_WEIGHTS_IQ2_XXS,
+  HR_WEIGHTS_IQ2_XS,
+  HR_WEIGHTS_IQ3_XXS,
+  HR_WEIGHTS_IQ4_NL,
+  HR_WEIGHTS_IQ4_XS,
   HR_WEIGHTS_N
 } HrWeightPrecision;
 
@@ -166,7 +171,8 @@ double   hr_weight_precision_bytes (HrWeightPrecision precision);
 double   hr_kv_dtype_bytes         (HrKvDtype         dtype);
 
 /* "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m",
- * "q5_k_m", "q6_k", "q8_0" / "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0".
+ * "q5_k_m", "q6_k", "q8_0", "iq2_xxs", "iq2_xs", "iq3_xxs", "iq4_nl", "iq4_xs" /
+ * "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0".
  * from_name returns false for an unknown name and leaves *out unchanged. */
 const char *hr_weight_precision_name      (HrWeightPrecision  precision);
 bool        hr_weight_precision_from_name (const char        *name,

@@ -450,13 +450,22 @@ hr_serving_latency (const HrModel       *model,
  * block and weights per block. */
 typedef enum
 {
-  GGML_Q4_0,  /* d (f16) + 16 B of nibbles: 18 B / 32 */
-  GGML_Q5_0,  /* d + qh[4] + qs[16]: 22 B / 32 */
-  GGML_Q5_1,  /* d, m + qh[4] + qs[16]: 24 B / 32 */
-  GGML_Q8_0,  /* d + qs[32]: 34 B / 32 */
-  GGML_Q4_K,  /* d, dmin + scales[12] + qs[128]: 144 B / 256 */
-  GGML_Q5_K,  /* d, dmin + scales[12] + qh[32] + qs[128]: 176 B / 256 */
-  GGML_Q6_K,  /* ql[128] + qh[64] + scales[16] + d: 210 B / 256 */
+  GGML_Q4_0,    /* d (f16) + 16 B of nibbles: 18 B / 32 */
+  GGML_Q5_0,    /* d + qh[4] + qs[16]: 22 B / 32 */
+  GGML_Q5_1,    /* d, m + qh[4] + qs[16]: 24 B / 32 */
+  GGML_Q8_0,    /* d + qs[32]: 34 B / 32 */
+  GGML_Q2_K,    /* scales[16] + qs[64] + d, dmin: 84 B / 256 */
+  GGML_Q3_K,    /* hmask[32] + qs[64] + scales[12] + d: 110 B / 256 */
+  GGML_Q4_K,    /* d, dmin + scales[12] + qs[128]: 144 B / 256 */
+  GGML_Q5_K,    /* d, dmin + scales[12] + qh[32] + qs[128]: 176 B / 256 */
+  GGML_Q6_K,    /* ql[128] + qh[64] + scales[16] + d: 210 B / 256 */
+  GGML_IQ2_XXS, /* d + uint16 qs[32]: 66 B / 256 (2.0625 bits) */
+  GGML_IQ2_XS,  /* d + uint16 qs[32] + scales[8]: 74 B / 256 (2.3125) */
+  GGML_IQ2_S,   /* d + qs[64] + qh[8] + scales[8]: 82 B / 256 (2.5625) */
+  GGML_IQ3_XXS, /* d + qs[96]: 98 B / 256 (3.0625) */
+  GGML_IQ3_S,   /* d + qs[64] + qh[8] + signs[32] + scales[4]: 110 B / 256 (3.4375) */
+  GGML_IQ4_NL,  /* d + qs[16]: 18 B / 32 (4.5) */
+  GGML_IQ4_XS,  /* d + scales_h (2) + scales_l[4] + qs[128]: 136 B / 256 (4.25) */
   GGML_F16,
 } GgmlType;
 
@@ -469,9 +478,18 @@ static const struct
   [GGML_Q5_0] = { 22, 32 },
   [GGML_Q5_1] = { 24, 32 },
   [GGML_Q8_0] = { 34, 32 },
+  [GGML_Q2_K] = { 84, 256 },
+  [GGML_Q3_K] = { 110, 256 },
   [GGML_Q4_K] = { 144, 256 },
   [GGML_Q5_K] = { 176, 256 },
   [GGML_Q6_K] = { 210, 256 },
+  [GGML_IQ2_XXS] = { 66, 256 },
+  [GGML_IQ2_XS] = { 74, 256 },
+  [GGML_IQ2_S] = { 82, 256 },
+  [GGML_IQ3_XXS] = { 98, 256 },
+  [GGML_IQ3_S] = { 110, 256 },
+  [GGML_IQ4_NL] = { 18, 32 },
+  [GGML_IQ4_XS] = { 136, 256 },
   [GGML_F16] = { 2, 1 },
 };
 
@@ -481,9 +499,7 @@ static const struct
 bool
 hr_weights_is_gguf (HrWeightPrecision weights)
 {
-  return weights == HR_WEIGHTS_Q4_0 || weights == HR_WEIGHTS_Q4_K_M ||
-         weights == HR_WEIGHTS_Q5_K_M || weights == HR_WEIGHTS_Q6_K ||
-         weights == HR_WEIGHTS_Q8_0;
+  return weights >= HR_WEIGHTS_Q4_0 && weights < HR_WEIGHTS_N;
 }
 
 /* The file type's default tensor type (llama_model_quantize_impl). */
@@ -500,6 +516,16 @@ gguf_default_type (HrWeightPrecision weights)
       return GGML_Q5_K;
     case HR_WEIGHTS_Q6_K:
       return GGML_Q6_K;
+    case HR_WEIGHTS_IQ2_XXS:
+      return GGML_IQ2_XXS;
+    case HR_WEIGHTS_IQ2_XS:
+      return GGML_IQ2_XS;
+    case HR_WEIGHTS_IQ3_XXS:
+      return GGML_IQ3_XXS;
+    case HR_WEIGHTS_IQ4_NL:
+      return GGML_IQ4_NL;
+    case HR_WEIGHTS_IQ4_XS:
+      return GGML_IQ4_XS;
     case HR_WEIGHTS_Q8_0:
     default:
       return GGML_Q8_0;
@@ -507,7 +533,8 @@ gguf_default_type (HrWeightPrecision weights)
 }
 
 /* tensor_type_fallback: rows whose length (ne[0]) is not a multiple of the
- * block take the nearest 32-weight type, else F16. */
+ * block take the nearest 32-weight type (IQ4_NL for the IQ types, Q4_0 for
+ * Q2_K and Q3_K), else F16. */
 static GgmlType
 gguf_fallback (GgmlType type,
                int64_t  columns)
@@ -525,6 +552,19 @@ gguf_fallback (GgmlType type,
     case GGML_Q6_K:
       type = GGML_Q8_0;
       break;
+    case GGML_Q2_K:
+    case GGML_Q3_K:
+      type = GGML_Q4_0;
+      break;
+    case GGML_IQ2_XXS:
+    case GGML_IQ2_XS:
+    case GGML_IQ2_S:
+    case GGML_IQ3_XXS:
+    case GGML_IQ3_S:
+    case GGML_IQ4_XS:
+      type = GGML_IQ4_NL;
+      break;
+    case GGML_IQ4_NL:
     case GGML_Q4_0:
     case GGML_Q5_0:
     case GGML_Q5_1:
@@ -566,12 +606,98 @@ rich_below (int64_t n,
   return lo + (hi - lo) / 3 + (x - hi);
 }
 
-int64_t
-hr_gguf_rich_layers (const HrModel *model,
-                     int64_t        first,
-                     int64_t        last)
+static bool
+is_mixed_k (HrWeightPrecision weights)
 {
-  return rich_below (model->n_layers, last) - rich_below (model->n_layers, first);
+  return weights == HR_WEIGHTS_Q4_K_M || weights == HR_WEIGHTS_Q5_K_M;
+}
+
+static bool
+is_iq2 (HrWeightPrecision weights)
+{
+  return weights == HR_WEIGHTS_IQ2_XXS || weights == HR_WEIGHTS_IQ2_XS;
+}
+
+int64_t
+hr_gguf_rich_layers (const HrModel    *model,
+                     HrWeightPrecision weights,
+                     int64_t           first,
+                     int64_t           last)
+{
+  int64_t eighth = model->n_layers / 8;
+
+  if (is_mixed_k (weights))
+    return rich_below (model->n_layers, last) - rich_below (model->n_layers, first);
+  /* The IQ2 mixes: ffn_down of the first eighth of the layers. */
+  if (is_iq2 (weights))
+    return (last < eighth ? last : eighth) - (first < eighth ? first : eighth);
+  return 0;
+}
+
+/* The types llama_tensor_get_type_impl (src/llama-quant.cpp) gives one
+ * layer's matrices. The IQ files are taken as published, quantised with an
+ * importance matrix (IQ1 and IQ2 require one; IQ3_XXS and IQ4 pick other
+ * types without). */
+typedef struct
+{
+  GgmlType q, k, v, o, down, rest;
+} LayerTypes;
+
+static void
+gguf_layer_types (const HrModel    *model,
+                  HrWeightPrecision weights,
+                  bool              rich,
+                  LayerTypes       *t)
+{
+  GgmlType base = gguf_default_type (weights);
+  bool eight_experts = model->n_experts == 8;
+  int64_t gqa = model->n_kv_heads > 0 ? model->n_heads / model->n_kv_heads : 1;
+
+  *t = (LayerTypes) { base, base, base, base, base, base };
+  if (is_iq2 (weights))
+    {
+      /* Their own branch: attn_v Q4_K with GQA ≥ 4 or ≥ 4 experts, else
+       * Q2_K; attn_k Q4_K and attn_output Q5_K with eight experts; ffn_down
+       * Q2_K in the first eighth. No 70B or eight-expert lifts beyond. */
+      t->v = gqa >= 4 || model->n_experts >= 4 ? GGML_Q4_K : GGML_Q2_K;
+      if (eight_experts)
+        {
+          t->k = GGML_Q4_K;
+          t->o = GGML_Q5_K;
+        }
+      if (rich)
+        t->down = GGML_Q2_K;
+      return;
+    }
+  /* attn_v: Q6_K where use_more_bits in the _M mixes; IQ3_XXS Q4_K with
+   * GQA ≥ 4; IQ4 Q5_K with GQA ≥ 4; a 70B (80 layers) lifts Q4_K to Q5_K;
+   * eight experts (Mixtral) take Q8_0 for attn_v and attn_k. */
+  if (is_mixed_k (weights) && rich)
+    t->v = GGML_Q6_K;
+  if (weights == HR_WEIGHTS_IQ3_XXS && gqa >= 4)
+    t->v = GGML_Q4_K;
+  if ((weights == HR_WEIGHTS_IQ4_XS || weights == HR_WEIGHTS_IQ4_NL) && gqa >= 4)
+    t->v = GGML_Q5_K;
+  if (model->n_layers == 80 && t->v == GGML_Q4_K)
+    t->v = GGML_Q5_K;
+  if (eight_experts)
+    t->v = t->k = GGML_Q8_0;
+  /* IQ3_XXS: attn_q and attn_k IQ2_S, attn_output IQ3_S. */
+  if (weights == HR_WEIGHTS_IQ3_XXS)
+    {
+      t->q = GGML_IQ2_S;
+      if (!eight_experts)
+        t->k = GGML_IQ2_S;
+      t->o = GGML_IQ3_S;
+    }
+  /* attn_output with eight experts: Q5_K in Q4_K_M, IQ3_XXS and the IQ4s. */
+  if (eight_experts && (weights == HR_WEIGHTS_Q4_K_M || weights == HR_WEIGHTS_IQ3_XXS ||
+                        weights == HR_WEIGHTS_IQ4_XS || weights == HR_WEIGHTS_IQ4_NL))
+    t->o = GGML_Q5_K;
+  /* ffn_down (dense, experts and shared experts alike): Q6_K where
+   * use_more_bits in the _M mixes. */
+  if (is_mixed_k (weights) && rich)
+    t->down = GGML_Q6_K;
 }
 
 double
@@ -583,38 +709,17 @@ hr_gguf_layer_bytes (const HrModel    *model,
                      double            matrices,
                      double            vectors)
 {
-  GgmlType base = gguf_default_type (weights);
-  GgmlType v_type = base;
-  GgmlType k_type = base;
-  GgmlType o_type = base;
-  GgmlType down_type = base;
-  bool mixed = weights == HR_WEIGHTS_Q4_K_M || weights == HR_WEIGHTS_Q5_K_M;
-  bool eight_experts = model->n_experts == 8;
+  LayerTypes t;
   double tp = (double) tensor_parallel;
   double h = (double) model->hidden_size;
   double hd = (double) hr_model_head_dim (model);
   double kv = 0.0;
+  double q = 0.0;
   double o = 0.0;
   double down;
   int64_t down_columns;
 
-  /* llama_tensor_get_type_impl, for these file types. attn_v (attn_kv_b
-   * for MLA): Q6_K where use_more_bits in the _M mixes; a 70B (80 layers)
-   * lifts the rest from Q4_K to Q5_K; eight experts (Mixtral) take Q8_0
-   * for attn_v and attn_k and Q5_K for attn_output in Q4_K_M. */
-  if (mixed && rich)
-    v_type = GGML_Q6_K;
-  if (model->n_layers == 80 && v_type == GGML_Q4_K)
-    v_type = GGML_Q5_K;
-  if (eight_experts)
-    v_type = k_type = GGML_Q8_0;
-  if (eight_experts && weights == HR_WEIGHTS_Q4_K_M)
-    o_type = GGML_Q5_K;
-  /* ffn_down (dense, experts and shared experts alike): Q6_K where
-   * use_more_bits in the _M mixes. */
-  if (mixed && rich)
-    down_type = GGML_Q6_K;
-
+  gguf_layer_types (model, weights, rich, &t);
   if (hr_model_uses_mla (model))
     kv = (double) model->kv_lora_rank * (double) model->n_heads *
          (double) (model->qk_nope_head_dim + model->v_head_dim) / tp;
@@ -623,7 +728,7 @@ hr_gguf_layer_bytes (const HrModel    *model,
       /* One of K or V, this rank's share (a replicated head when tp > kv). */
       kv = h * hd * (model->n_kv_heads >= tensor_parallel ?
                      (double) model->n_kv_heads / tp : 1.0);
-      o = (double) model->n_heads * hd * h / tp;
+      q = o = (double) model->n_heads * hd * h / tp;
     }
 
   if (moe)
@@ -642,19 +747,20 @@ hr_gguf_layer_bytes (const HrModel    *model,
       /* kv_b is the only attn_v-like tensor; K is inside kv_a, left at base. */
       double rest = fmax (matrices - kv - down, 0.0);
 
-      return ggml_bytes (gguf_fallback (base, model->hidden_size), rest) +
-             ggml_bytes (gguf_fallback (v_type, model->kv_lora_rank), kv) +
-             ggml_bytes (gguf_fallback (down_type, down_columns), down) +
+      return ggml_bytes (gguf_fallback (t.rest, model->hidden_size), rest) +
+             ggml_bytes (gguf_fallback (t.v, model->kv_lora_rank), kv) +
+             ggml_bytes (gguf_fallback (t.down, down_columns), down) +
              vectors * GGUF_VECTOR_BYTES;
     }
   {
-    double rest = fmax (matrices - 2.0 * kv - o - down, 0.0);
+    double rest = fmax (matrices - q - 2.0 * kv - o - down, 0.0);
 
-    return ggml_bytes (gguf_fallback (base, model->hidden_size), rest) +
-           ggml_bytes (gguf_fallback (k_type, model->hidden_size), kv) +
-           ggml_bytes (gguf_fallback (v_type, model->hidden_size), kv) +
-           ggml_bytes (gguf_fallback (o_type, model->n_heads * hr_model_head_dim (model)), o) +
-           ggml_bytes (gguf_fallback (down_type, down_columns), down) +
+    return ggml_bytes (gguf_fallback (t.rest, model->hidden_size), rest) +
+           ggml_bytes (gguf_fallback (t.q, model->hidden_size), q) +
+           ggml_bytes (gguf_fallback (t.k, model->hidden_size), kv) +
+           ggml_bytes (gguf_fallback (t.v, model->hidden_size), kv) +
+           ggml_bytes (gguf_fallback (t.o, model->n_heads * hr_model_head_dim (model)), o) +
+           ggml_bytes (gguf_fallback (t.down, down_columns), down) +
            vectors * GGUF_VECTOR_BYTES;
   }
 }
@@ -669,15 +775,21 @@ hr_gguf_vocab_bytes (const HrModel    *model,
   int64_t columns = model->embed_proj_dim > 0 ? model->embed_proj_dim : model->hidden_size;
   GgmlType type = base;
 
-  /* output.weight, and token_embd when it doubles as the output: Q8_0
-   * stays Q8_0, every other type takes Q6_K (Q8_0 if the rows do not
-   * split into its blocks); an untied token_embd keeps the default. */
   if (head || model->tied_embeddings)
     {
-      if (base != GGML_Q8_0)
-        type = columns % (int64_t) ggml_types[GGML_Q6_K].block == 0 ? GGML_Q6_K : GGML_Q8_0;
+      /* output.weight, and token_embd when it doubles as the output: Q8_0
+       * if the rows do not split into the base type's blocks; Q5_K in the
+       * IQ2 and IQ3_XXS mixes; Q8_0 stays Q8_0; every other type Q6_K. */
+      if (columns % (int64_t) ggml_types[base].block != 0)
+        type = GGML_Q8_0;
+      else if (is_iq2 (weights) || weights == HR_WEIGHTS_IQ3_XXS)
+        type = GGML_Q5_K;
+      else if (base != GGML_Q8_0)
+        type = GGML_Q6_K;
     }
-  else
-    type = gguf_fallback (base, columns);
-  return ggml_bytes (type, elements);
+  else if (is_iq2 (weights))
+    type = GGML_Q2_K;      /* an untied token_embd: Q2_K in the IQ2 mixes, */
+  else if (weights == HR_WEIGHTS_IQ3_XXS)
+    type = GGML_IQ3_S;     /* IQ3_S in IQ3_XXS, else the base type */
+  return ggml_bytes (gguf_fallback (type, columns), elements);
 }

@@ -130,15 +130,17 @@ bool        hr_engine_from_name  (const char *name,
 
 /* ---- GGUF files (llama.cpp) ------------------------------------------------ */
 
-/* Whether the weights are one of the GGUF types (q4_0 … q8_0). */
+/* Whether the weights are one of the GGUF types (q4_0 … iq4_xs). */
 bool   hr_weights_is_gguf       (HrWeightPrecision weights);
 /* Block bytes per weight of the type's main tensor type (ggml-common.h):
- * Q4_0 18/32, Q4_K 144/256, Q5_K 176/256, Q6_K 210/256, Q8_0 34/32. */
+ * Q4_0 18/32, Q4_K 144/256, Q5_K 176/256, Q6_K 210/256, Q8_0 34/32,
+ * IQ2_XXS 66/256, IQ2_XS 74/256, IQ3_XXS 98/256, IQ4_NL 18/32, IQ4_XS 136/256. */
 double hr_gguf_bytes_per_weight (HrWeightPrecision weights);
 /* Bytes of one layer of a GGUF file: `matrices` elements (this rank's
  * share) at the types llama-quant.cpp picks tensor by tensor, `vectors` in
- * F32. `rich`: a layer where use_more_bits holds (attn_v and ffn_down get
- * Q6_K in the _M mixes); `moe`: an MoE layer. */
+ * F32. `rich`: a layer the file type lifts (use_more_bits in the _M mixes:
+ * attn_v and ffn_down Q6_K; the first eighth in the IQ2 mixes: ffn_down
+ * Q2_K); `moe`: an MoE layer. */
 double  hr_gguf_layer_bytes     (const HrModel    *model,
                                  HrWeightPrecision weights,
                                  bool              moe,
@@ -146,8 +148,9 @@ double  hr_gguf_layer_bytes     (const HrModel    *model,
                                  int64_t           tensor_parallel,
                                  double            matrices,
                                  double            vectors);
-/* How many of layers [first, last) use_more_bits picks (llama-quant.cpp). */
+/* How many of layers [first, last) the file type lifts (llama-quant.cpp). */
 int64_t hr_gguf_rich_layers     (const HrModel    *model,
+                                 HrWeightPrecision weights,
                                  int64_t           first,
                                  int64_t           last);
 /* Bytes of `elements` of the token embedding (head false) or the output

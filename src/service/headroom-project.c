@@ -67,10 +67,12 @@ static const char * const quant_scope_labels[] = {
   N_("Linear layers"), N_("Adapted layers"), N_("All"), NULL };
 /* In the order of HrWeightPrecision (hr-inference.h). */
 static const char * const weights_choices[] = {
-  "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0", NULL };
+  "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0",
+  "iq2_xxs", "iq2_xs", "iq3_xxs", "iq4_nl", "iq4_xs", NULL };
 static const char * const weights_labels[] = {
   N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), N_("INT4"), N_("AWQ"), N_("GPTQ"), N_("GGUF Q4_0"),
-  N_("GGUF Q4_K_M"), N_("GGUF Q5_K_M"), N_("GGUF Q6_K"), N_("GGUF Q8_0"), NULL };
+  N_("GGUF Q4_K_M"), N_("GGUF Q5_K_M"), N_("GGUF Q6_K"), N_("GGUF Q8_0"),
+  N_("GGUF IQ2_XXS"), N_("GGUF IQ2_XS"), N_("GGUF IQ3_XXS"), N_("GGUF IQ4_NL"), N_("GGUF IQ4_XS"), NULL };
 static const char * const kv_choices[] = { "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0", NULL };
 static const char * const kv_labels[] = {
   N_("FP32"), N_("BF16"), N_("FP16"), N_("FP8"), N_("INT8"), N_("GGUF Q8_0"), N_("GGUF Q4_0"), NULL };

@@ -311,8 +311,8 @@ test_gguf_llama2 (void)
   llama2_7b (&model);
   /* use_more_bits over 32 layers: 0–3, 6, 9, …, 27 and 28–31 = 16; of the
    * first 16: 0–3 and 6, 9, 12, 15 = 8. */
-  g_assert_cmpint (hr_gguf_rich_layers (&model, 0, 32), ==, 16);
-  g_assert_cmpint (hr_gguf_rich_layers (&model, 0, 16), ==, 8);
+  g_assert_cmpint (hr_gguf_rich_layers (&model, HR_WEIGHTS_Q4_K_M, 0, 32), ==, 16);
+  g_assert_cmpint (hr_gguf_rich_layers (&model, HR_WEIGHTS_Q4_K_M, 0, 16), ==, 8);
   g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q4_0), ==, 3825065984.0);
   g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q4_K_M), ==, 4080263168.0);
   g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q5_K_M), ==, 4782415872.0);
@@ -330,6 +330,46 @@ test_gguf_llama3 (void)
 
   llama3_8b (&model);
   g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_Q4_K_M), ==, 4912898048.0);
+}
+
+/* IQ files (imatrix-quantised, as published), block sizes from
+ * ggml-common.h and types from llama_tensor_get_type_impl.
+ * Llama 3 8B (GQA 4) per layer: q and o 16,777,216; k and v 4,194,304;
+ * gate, up and down 176,160,768 (218,103,808 in all); 32 layers; tables
+ * 128,256 × 4096 = 525,336,576 each; norms 65 × 4096 × 4 B = 1,064,960.
+ *   IQ4_XS (136/256): attn_v Q5_K (176/256) for GQA ≥ 4:
+ *     (213,909,504 × 0.53125 + 4,194,304 × 0.6875) × 32 = 3,728,736,256;
+ *     token_embd IQ4_XS 279,085,056; output Q6_K 430,940,160;
+ *     total 4,439,826,432 B (4.14 GiB).
+ *   IQ3_XXS (98/256): attn_q and attn_k IQ2_S (82/256), attn_v Q4_K,
+ *     attn_output IQ3_S (110/256): per layer 5,373,952 + 1,343,488 +
+ *     2,359,296 + 7,208,960 + 176,160,768 × 0.3828125 (67,436,544) =
+ *     83,722,240, × 32 = 2,679,111,680; token_embd IQ3_S 225,730,560,
+ *     output Q5_K 361,168,896; total 3,267,076,096 B (3.04 GiB).
+ * Llama 2 7B (no GQA) IQ2_XXS (66/256): attn_v Q2_K (84/256), ffn_down Q2_K
+ *   in layers 0–3 (the first eighth): a layer 16,777,216 × 0.328125 +
+ *   185,597,952 × 0.2578125 = 53,354,496, the first four 3,170,304 more;
+ *   28 × 53,354,496 + 4 × 56,524,800 = 1,720,025,088; token_embd Q2_K
+ *   43,008,000; output Q5_K 90,112,000; total 1,854,210,048 B (1.73 GiB). */
+static void
+test_gguf_iq (void)
+{
+  HrModel model;
+
+  llama3_8b (&model);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_IQ4_XS), ==, 4439826432.0);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_IQ3_XXS), ==, 3267076096.0);
+  llama2_7b (&model);
+  g_assert_cmpint (hr_gguf_rich_layers (&model, HR_WEIGHTS_IQ2_XXS, 0, 32), ==, 4);
+  g_assert_cmpint (hr_gguf_rich_layers (&model, HR_WEIGHTS_IQ2_XXS, 2, 32), ==, 2);
+  g_assert_cmpint (hr_gguf_rich_layers (&model, HR_WEIGHTS_IQ4_XS, 0, 32), ==, 0);
+  g_assert_cmpfloat (weights_of (&model, HR_WEIGHTS_IQ2_XXS), ==, 1854210048.0);
+  /* Bytes per weight of the main types: 2.0625, 2.3125, 3.0625, 4.5, 4.25 bits. */
+  g_assert_cmpfloat (hr_weight_precision_bytes (HR_WEIGHTS_IQ2_XXS) * 8.0, ==, 2.0625);
+  g_assert_cmpfloat (hr_weight_precision_bytes (HR_WEIGHTS_IQ2_XS) * 8.0, ==, 2.3125);
+  g_assert_cmpfloat (hr_weight_precision_bytes (HR_WEIGHTS_IQ3_XXS) * 8.0, ==, 3.0625);
+  g_assert_cmpfloat (hr_weight_precision_bytes (HR_WEIGHTS_IQ4_NL) * 8.0, ==, 4.5);
+  g_assert_cmpfloat (hr_weight_precision_bytes (HR_WEIGHTS_IQ4_XS) * 8.0, ==, 4.25);
 }
 
 /* AWQ and GPTQ are int4 in groups of 128 with an fp16 scale and a 4-bit
@@ -560,6 +600,7 @@ main (int   argc,
   g_test_add_func ("/serving/llamacpp/context", test_llamacpp_context);
   g_test_add_func ("/serving/gguf/llama2", test_gguf_llama2);
   g_test_add_func ("/serving/gguf/llama3", test_gguf_llama3);
+  g_test_add_func ("/serving/gguf/iq", test_gguf_iq);
   g_test_add_func ("/serving/awq-gptq", test_awq_gptq);
   g_test_add_func ("/serving/llamacpp/offload", test_llamacpp_offload);
   g_test_add_func ("/serving/continuous-batching", test_continuous_batching);
