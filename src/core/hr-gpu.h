@@ -20,6 +20,11 @@ typedef enum
   HR_DTYPE_N
 } HrDtype;
 
+/* Sequence lengths of the attention rate tables below: 512, 1k, 2k, 4k, 8k
+ * and 16k tokens, the grid of the FlashAttention-2 and -3 papers' benchmarks
+ * (Dao 2023 §4.1; Shah et al. 2024 §4.1). */
+#define HR_GPU_ATTENTION_POINTS 6
+
 typedef struct
 {
   double memory_bytes;          /* usable device memory, bytes */
@@ -31,4 +36,14 @@ typedef struct
   double inter_node_bandwidth;  /* network per GPU, one direction, bytes/s */
   double inter_node_latency;    /* seconds per message */
   double power_watts;           /* board power */
+
+  /* Sustained rates, measured (the catalog cites each source); 0 = not
+   * measured, and the planner falls back on peak × its gemm_efficiency. */
+  double gemm_sustained_flops[HR_DTYPE_N];  /* large dense matrix products, FLOP/s */
+  /* The 16-bit FlashAttention kernel that PyTorch's SDPA runs, at each
+   * sequence length of the grid (queries = keys, head dim 128), FLOP/s as
+   * the papers count them (a causal mask counts half the product). */
+  double attention_fwd_flops[HR_GPU_ATTENTION_POINTS];         /* forward, no mask */
+  double attention_fwd_causal_flops[HR_GPU_ATTENTION_POINTS];  /* forward, causal */
+  double attention_bwd_flops[HR_GPU_ATTENTION_POINTS];         /* backward, no mask */
 } HrGpu;

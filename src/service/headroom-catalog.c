@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <json-glib/json-glib.h>
@@ -115,6 +116,77 @@ member_number (JsonObject  *object,
   return TRUE;
 }
 
+/* The attention tables of HrGpu, in file order. */
+static const struct
+{
+  const char *key;
+  size_t      offset;
+} attention_tables[] = {
+  { "attention_fwd_flops", offsetof (HrGpu, attention_fwd_flops) },
+  { "attention_fwd_causal_flops", offsetof (HrGpu, attention_fwd_causal_flops) },
+  { "attention_bwd_flops", offsetof (HrGpu, attention_bwd_flops) },
+};
+
+/* Reads the optional sustained rates (docs/planner.md, "Sustained rates"):
+ * gemm_sustained_flops by dtype, and each attention table as exactly
+ * HR_GPU_ATTENTION_POINTS numbers >= 0. */
+static gboolean
+member_rates (JsonObject  *entry,
+              HrGpu       *gpu,
+              const char  *id,
+              GError     **error)
+{
+  JsonNode *node = json_object_get_member (entry, "gemm_sustained_flops");
+
+  if (node != NULL)
+    {
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                       "%s: gemm_sustained_flops: must be an object", id);
+          return FALSE;
+        }
+      for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+        if (!member_number (json_node_get_object (node), dtype_keys[dtype], FALSE,
+                            &gpu->gemm_sustained_flops[dtype], id, error))
+          return FALSE;
+    }
+  for (size_t t = 0; t < G_N_ELEMENTS (attention_tables); t++)
+    {
+      double *table = (double *) ((char *) gpu + attention_tables[t].offset);
+      JsonArray *array;
+
+      node = json_object_get_member (entry, attention_tables[t].key);
+      if (node == NULL)
+        continue;
+      array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+      if (array == NULL || json_array_get_length (array) != HR_GPU_ATTENTION_POINTS)
+        {
+          g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                       "%s: %s: must be a list of %d rates (512 to 16384 tokens)", id,
+                       attention_tables[t].key, HR_GPU_ATTENTION_POINTS);
+          return FALSE;
+        }
+      for (guint i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+          GType type = JSON_NODE_HOLDS_VALUE (element) ? json_node_get_value_type (element)
+                                                      : G_TYPE_INVALID;
+
+          table[i] = type == G_TYPE_INT64 || type == G_TYPE_DOUBLE
+                     ? json_node_get_double (element) : -1;
+          if (!isfinite (table[i]) || table[i] < 0)
+            {
+              g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                           "%s: %s: must hold numbers, zero or positive", id,
+                           attention_tables[t].key);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
 static HeadroomGpuInfo *
 gpu_from_json (JsonObject  *entry,
                gboolean     user_defined,
@@ -152,6 +224,8 @@ gpu_from_json (JsonObject  *entry,
   for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
     if (!member_number (peaks, dtype_keys[dtype], FALSE, &gpu.peak_flops[dtype], id, error))
       return NULL;
+  if (!member_rates (entry, &gpu, id, error))
+    return NULL;
 
   return headroom_gpu_info_new (id, member_string (entry, "name"),
                                 member_string (entry, "vendor"),
@@ -586,6 +660,21 @@ save_user_gpus (HeadroomCatalog  *self,
       add_number (builder, "inter_node_bandwidth", gpu->inter_node_bandwidth);
       add_number (builder, "inter_node_latency", gpu->inter_node_latency);
       add_number (builder, "power_watts", gpu->power_watts);
+      json_builder_set_member_name (builder, "gemm_sustained_flops");
+      json_builder_begin_object (builder);
+      for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+        add_number (builder, dtype_keys[dtype], gpu->gemm_sustained_flops[dtype]);
+      json_builder_end_object (builder);
+      for (size_t t = 0; t < G_N_ELEMENTS (attention_tables); t++)
+        {
+          const double *table = (const double *) ((const char *) gpu + attention_tables[t].offset);
+
+          json_builder_set_member_name (builder, attention_tables[t].key);
+          json_builder_begin_array (builder);
+          for (int point = 0; point < HR_GPU_ATTENTION_POINTS; point++)
+            json_builder_add_double_value (builder, table[point]);
+          json_builder_end_array (builder);
+        }
       add_string (builder, "source", headroom_gpu_info_get_source (info));
       json_builder_end_object (builder);
     }
@@ -668,6 +757,26 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
         g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
                      "peak_flops.%s: must be zero or positive", dtype_keys[dtype]);
         return FALSE;
+      }
+
+  for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+    if (!isfinite (gpu->gemm_sustained_flops[dtype]) || gpu->gemm_sustained_flops[dtype] < 0)
+      {
+        g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                     "gemm_sustained_flops.%s: must be zero or positive", dtype_keys[dtype]);
+        return FALSE;
+      }
+  for (size_t t = 0; t < G_N_ELEMENTS (attention_tables); t++)
+    for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+      {
+        double rate = ((const double *) ((const char *) gpu + attention_tables[t].offset))[i];
+
+        if (!isfinite (rate) || rate < 0)
+          {
+            g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                         "%s: must hold numbers, zero or positive", attention_tables[t].key);
+            return FALSE;
+          }
       }
 
   if (!check_user_file_loaded (self, "gpus", error))

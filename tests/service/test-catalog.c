@@ -71,8 +71,47 @@ test_builtin (void)
       if (g_str_equal (headroom_gpu_info_get_id (info), "h100-sxm"))
         /* 79.22 GiB (vLLM PR #10511's log): round(79.22 × 2^30). */
         g_assert_cmpfloat (gpu->driver_memory_bytes, ==, 85061827297.0);
+      /* A measured rate never exceeds the peak it is measured against. */
+      for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
+        g_assert_cmpfloat (gpu->gemm_sustained_flops[dtype], <=, gpu->peak_flops[dtype]);
+      for (int point = 0; point < HR_GPU_ATTENTION_POINTS; point++)
+        {
+          g_assert_cmpfloat (gpu->attention_fwd_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
+          g_assert_cmpfloat (gpu->attention_fwd_causal_flops[point], <=, gpu->attention_fwd_flops[point]);
+          g_assert_cmpfloat (gpu->attention_bwd_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
+        }
     }
 
+  remove_user_dir (dir);
+}
+
+/* The sustained rates as the catalog cites them (resources/gpus.json):
+ * the MAMF table's H100 SXM 794.5 (BF16) and 1,402.6 (FP8) TFLOP/s, the
+ * FlashAttention-3 paper's FlashAttention-2 rates on an H100 at 512 and
+ * 16k tokens, and the FlashAttention-2 paper's 73 % and 63 % of an A100's
+ * 312 TFLOP/s: 227.8 and 196.6 (rounded to 0.1 in the catalog). */
+static void
+test_sustained_rates (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(GError) error = NULL;
+  HrGpu h100, a100, pcie;
+
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "h100-sxm", &h100, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "a100-80gb-sxm", &a100, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "h100-pcie", &pcie, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (h100.gemm_sustained_flops[HR_DTYPE_BF16], ==, 794.5e12);
+  g_assert_cmpfloat (h100.gemm_sustained_flops[HR_DTYPE_FP8], ==, 1402.6e12);
+  g_assert_cmpfloat (h100.attention_fwd_flops[0], ==, 309e12);
+  g_assert_cmpfloat (h100.attention_fwd_causal_flops[5], ==, 335e12);
+  g_assert_cmpfloat (h100.attention_bwd_flops[5], ==, 322e12);
+  g_assert_cmpfloat (fabs (a100.attention_fwd_flops[3] - 0.73 * 312e12), <, 0.1e12);
+  g_assert_cmpfloat (fabs (a100.attention_bwd_flops[3] - 0.63 * 312e12), <, 0.1e12);
+  /* No published sweep: 0, and the planner's fallback applies. */
+  g_assert_cmpfloat (pcie.gemm_sustained_flops[HR_DTYPE_BF16], ==, 0);
+  g_assert_cmpfloat (pcie.attention_fwd_flops[0], ==, 0);
   remove_user_dir (dir);
 }
 
@@ -111,6 +150,9 @@ test_user_gpu (void)
     .peak_flops = { 91.6e12, 183e12, 362e12, 362e12, 733e12, 733e12 },
     .intra_node_bandwidth = 32e9,
     .power_watts = 350,
+    .gemm_sustained_flops = { 0, 0, 300e12, 300e12, 600e12, 0 },
+    .attention_fwd_flops = { 150e12, 160e12, 170e12, 180e12, 190e12, 200e12 },
+    .attention_bwd_flops = { 100e12, 110e12, 120e12, 130e12, 140e12, 150e12 },
   };
   HrGpu read;
 
@@ -430,6 +472,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/catalog/builtin", test_builtin);
+  g_test_add_func ("/catalog/sustained-rates", test_sustained_rates);
   g_test_add_func ("/catalog/not-found", test_not_found);
   g_test_add_func ("/catalog/user-gpu", test_user_gpu);
   g_test_add_func ("/catalog/user-gpu-invalid", test_user_gpu_invalid);
