@@ -139,6 +139,8 @@ print_infer_json (const InferResult *r)
     {
       headroom_cli_json_int (builder, "running", r->serving_latency.running);
       headroom_cli_json_int (builder, "waves", r->serving_latency.waves);
+      headroom_cli_json_double (builder, "first_token_overhead",
+                                r->serving_latency.first_token_overhead);
       headroom_cli_json_double (builder, "time_to_first_token", r->serving_latency.time_to_first_token);
       headroom_cli_json_double (builder, "time_per_output_token",
                                 r->serving_latency.time_per_output_token);

@@ -61,6 +61,7 @@ hr_serving_init (HrServing *serving)
     .gpu_layers = -1,
     .non_torch_bytes = -1.0,
     .cpu_memory_bandwidth = HR_SERVING_DEFAULT_CPU_MEMORY_BANDWIDTH,
+    .first_token_overhead = -1.0,
   };
 }
 
@@ -122,6 +123,10 @@ validate (const HrServing *s,
   if (!(s->cpu_memory_bandwidth > 0.0 && isfinite (s->cpu_memory_bandwidth)))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "cpu_memory_bandwidth",
                          (int64_t) s->cpu_memory_bandwidth, 0, NULL);
+  if (!(s->first_token_overhead <= 10.0))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "first_token_overhead",
+                         (int64_t) (s->first_token_overhead * 1000.0), 10000,
+                         "at most 10 s, or negative for the engine's default");
   if (s->gpu_layers > ((int64_t) 1 << 40))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "gpu_layers", s->gpu_layers,
                          (int64_t) 1 << 40, "-1 (all) or layers");
@@ -333,6 +338,20 @@ hr_serving_plan (const HrModel     *model,
 
 /* ---- Continuous batching ----------------------------------------------------- */
 
+/* A request's first token waits for one engine step's CPU work: the
+ * scheduler admits it and prepares the prefill's inputs before the forward,
+ * and the sampled token is copied back and turned into output after it.
+ * Decode steps hide that work behind the GPU (vLLM >= 0.6 processes outputs
+ * asynchronously and runs the engine core apart from the API server, and
+ * replays decode steps as CUDA graphs), so only the first token pays it. */
+static double
+first_token_overhead (const HrServing *serving)
+{
+  if (serving->first_token_overhead >= 0.0)
+    return serving->first_token_overhead;
+  return serving->engine == HR_ENGINE_VLLM ? HR_SERVING_VLLM_FIRST_TOKEN_OVERHEAD : 0.0;
+}
+
 HrStatus
 hr_serving_latency (const HrModel       *model,
                     const HrInference   *inference,
@@ -380,6 +399,7 @@ hr_serving_latency (const HrModel       *model,
     return status;
 
   *lat = (HrServingLatency) {
+    .first_token_overhead = first_token_overhead (serving),
     .running = running,
     .waves = (inference->batch + running - 1) / running,
     .prefill_chunk = wave.prefill_chunk > 0 && wave.prefill_chunk < inference->prompt ?
@@ -387,6 +407,10 @@ hr_serving_latency (const HrModel       *model,
     .time_to_first_token = l.time_to_first_token,
     .time_per_output_token = l.time_per_output_token,
   };
+  /* The engine's step work around each wave's prefill delays its first
+   * tokens; decode steps overlap it (see first_token_overhead ()). */
+  l.end_to_end += lat->first_token_overhead;
+  lat->time_to_first_token += lat->first_token_overhead;
   /* llama.cpp with layers left on the CPU: a decode step reads them at the
    * host's bandwidth (the plan's split), not the GPU's. */
   if (serving->engine == HR_ENGINE_LLAMACPP && plan->gpu_layers < model->n_layers &&
@@ -394,7 +418,7 @@ hr_serving_latency (const HrModel       *model,
     {
       double tpot = plan->gpu_decode_time + plan->cpu_decode_time;
 
-      l.end_to_end = l.time_to_first_token + (double) (inference->generate - 1) * tpot;
+      l.end_to_end = lat->time_to_first_token + (double) (inference->generate - 1) * tpot;
       lat->time_per_output_token = tpot;
     }
   lat->end_to_end = (double) lat->waves * l.end_to_end;
@@ -436,7 +460,7 @@ hr_serving_latency (const HrModel       *model,
       compute = a.prefill_compute_time / steps + o.decode_compute_time;
       memory = fmax (a.prefill_memory_time / steps, o.decode_memory_time);
       lat->time_to_first_token_loaded = steps * (fmax (compute, memory) + o.decode_allreduce_time) +
-                                        a.prefill_allreduce_time;
+                                        a.prefill_allreduce_time + lat->first_token_overhead;
     }
   if (inference->generate > 0 && lat->end_to_end > 0.0)
     lat->tokens_per_second = (double) inference->batch * (double) inference->generate /

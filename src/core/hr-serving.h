@@ -35,6 +35,11 @@ typedef enum
 /* Two channels of DDR5-5600 (JEDEC JESD79-5): 2 × 8 B × 5.6e9 transfers/s,
  * a current desktop's host memory bandwidth. */
 #define HR_SERVING_DEFAULT_CPU_MEMORY_BANDWIDTH   89.6e9
+/* CPU work of one vLLM engine step that the GPU waits for: scheduling,
+ * preparing the step's inputs, copying the sampled tokens back and turning
+ * them into outputs. nsys traces of Llama 3 8B in vllm-project/vllm RFC
+ * #6854 ("Multi-Step Scheduling") show about 4 ms of GPU idle per step. */
+#define HR_SERVING_VLLM_FIRST_TOKEN_OVERHEAD      0.004
 /* TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction. */
 #define HR_SERVING_DEFAULT_TRTLLM_FREE_FRACTION   0.9
 /* Memory an engine allocates outside PyTorch (cuBLAS and NCCL workspaces,
@@ -56,6 +61,10 @@ typedef struct
   int64_t  gpu_layers;             /* llama.cpp --gpu-layers; < 0 = all (and the output) */
   double   non_torch_bytes;        /* < 0 = HR_SERVING_DEFAULT_NON_TORCH_BYTES */
   double   cpu_memory_bandwidth;   /* host memory, bytes/s, for layers left on the CPU */
+  /* s of engine step work a request waits for around its prefill (< 0 =
+   * the engine's default: vLLM HR_SERVING_VLLM_FIRST_TOKEN_OVERHEAD, the
+   * others 0, no published figure). */
+  double   first_token_overhead;
 } HrServing;
 
 typedef struct
@@ -86,7 +95,8 @@ typedef struct
   int64_t running;               /* sequences in flight: batch capped by max_num_seqs and the KV cache */
   int64_t waves;                 /* ⌈batch ÷ running⌉ rounds of admission */
   int64_t prefill_chunk;         /* prompt tokens per sequence per step (budget ÷ running) */
-  double  time_to_first_token;   /* s: the first wave's prefill steps */
+  double  first_token_overhead;  /* s: the engine's step work before a first token */
+  double  time_to_first_token;   /* s: the first wave's prefill steps + the overhead */
   double  time_per_output_token; /* s: a decode step of `running` sequences */
   double  end_to_end;            /* s: every wave, one after the other */
   double  tokens_per_second;     /* generated tokens/s over the whole batch */
@@ -95,7 +105,7 @@ typedef struct
    * chunk of its prompt in the rest of the step budget. */
   int64_t loaded_prefill_chunk;  /* prompt tokens per step: budget − (running − 1) */
   int64_t loaded_prefill_steps;  /* ⌈prompt ÷ chunk⌉ */
-  double  time_to_first_token_loaded; /* s */
+  double  time_to_first_token_loaded; /* s, with the overhead */
 } HrServingLatency;
 
 void     hr_serving_init (HrServing *serving);

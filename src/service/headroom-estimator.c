@@ -613,6 +613,10 @@ fill_summary (HeadroomEstimator *self)
                         (double) r->serving_latency.running, "sequences", NULL,
                         _("the batch, capped by the engine’s sequence limit and its KV cache; "
                           "the rest wait"));
+          add_quantity (items, "engine_time_to_first_token", _("Time to first token, engine"),
+                        r->serving_latency.time_to_first_token, "s", NULL,
+                        _("the first prefill steps plus the engine’s step work around them "
+                          "(scheduling, inputs, outputs)"));
           if (r->serving_latency.time_to_first_token_loaded > 0)
             add_quantity (items, "time_to_first_token_loaded", _("Time to first token under load"),
                           r->serving_latency.time_to_first_token_loaded, "s", NULL,

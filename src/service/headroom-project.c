@@ -87,6 +87,7 @@ static void apply_precision (HeadroomProject *, const HeadroomKeyInfo *, Headroo
 static void apply_lora_targets (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_overhead (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_gb_per_s (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_ms (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 
 /* A row: the key, its type, bounds, default (as a file writes it), unit and
  * label, then any of these, in any order: */
@@ -311,6 +312,9 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/serving"), PLACEHOLDER (N_("Engine’s default")), SERVE (max_num_batched_tokens)),
   INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)"),
        GROUP ("workload/serving"), SERVE (gpu_layers)),
+  DBL ("inference.first_token_overhead", -1, 10000, "-1", "ms", N_("Engine work before a first token"),
+       GROUP ("workload/serving"), PLACEHOLDER (N_("Engine’s default")), SERVE (first_token_overhead),
+       APPLY (apply_ms)),
 
   STR ("notes", "", N_("Notes")),
 };
@@ -2313,6 +2317,17 @@ apply_gb_per_s (HeadroomProject       *self,
 {
   if (field == info->field)
     G_STRUCT_MEMBER (double, out, info->field_offset) = headroom_project_get_double (self, info->key) * 1e9;
+}
+
+/* A DOUBLE in ms into its field in s (a negative "engine default" stays negative). */
+static void
+apply_ms (HeadroomProject       *self,
+          const HeadroomKeyInfo *info,
+          HeadroomKeyField       field,
+          void                  *out)
+{
+  if (field == info->field)
+    G_STRUCT_MEMBER (double, out, info->field_offset) = headroom_project_get_double (self, info->key) * 1e-3;
 }
 
 void
