@@ -235,3 +235,26 @@ headroom_format_one_line (const char *text)
     }
   return g_string_free (out, FALSE);
 }
+
+char *
+headroom_format_quantity (double      value,
+                          const char *unit)
+{
+  if (unit == NULL)
+    return g_strdup_printf ("%.4g", value);
+  if (g_str_equal (unit, "bytes"))
+    return headroom_format_gib (value);
+  if (g_str_equal (unit, "FLOP"))
+    return headroom_format_flops (value);
+  if (g_str_equal (unit, "s"))
+    return headroom_format_duration (value);
+  if (g_str_equal (unit, "USD"))
+    return headroom_format_money (value);
+  if (g_str_equal (unit, "%"))
+    return g_strdup_printf ("%.1f %%", value);
+  if (g_str_equal (unit, "ratio"))
+    return g_strdup_printf ("%.1f %%", 100.0 * value);
+  if (g_str_equal (unit, "parameters"))
+    return headroom_format_count (value);
+  return headroom_format_count_unit (value, unit);
+}

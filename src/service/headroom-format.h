@@ -26,6 +26,11 @@ char *headroom_format_integer  (double value) G_GNUC_WARN_UNUSED_RESULT;
  * the number as they are. */
 char *headroom_format_count_unit (double      count,
                                   const char *unit) G_GNUC_WARN_UNUSED_RESULT;
+/* A figure by its unit as the estimator names them: "bytes" in GiB, "FLOP",
+ * "s" as a duration, "USD", "ratio" and "%" as percentages, "parameters",
+ * else headroom_format_count_unit(); NULL: four significant digits. */
+char *headroom_format_quantity (double      value,
+                                const char *unit) G_GNUC_WARN_UNUSED_RESULT;
 /* For files, not people: the shortest decimal that reads back as the same
  * double, in the C locale whatever the user's ("0.1", "80", "1e+300");
  * "null" for infinities and NaN, which JSON cannot hold, and "0" for -0. */

@@ -24,7 +24,10 @@
 G_BEGIN_DECLS
 
 #define HEADROOM_PROJECT_FORMAT  "headroom-project"
-#define HEADROOM_PROJECT_VERSION 1
+/* Version 2 added scenarios; a file without them is still written as 1. */
+#define HEADROOM_PROJECT_VERSION 2
+/* The most scenarios a project keeps (the Compare view shows them side by side). */
+#define HEADROOM_PROJECT_MAX_SCENARIOS 6
 
 #define HEADROOM_PROJECT_ERROR (headroom_project_error_quark ())
 
@@ -75,6 +78,7 @@ typedef enum
 
 typedef struct _HeadroomKeyInfo HeadroomKeyInfo;
 typedef struct _HeadroomProject HeadroomProject;
+typedef struct _HeadroomScenario HeadroomScenario;
 
 /* A choice's core enum from its name (the core's hr_*_from_name()). */
 typedef bool (*HeadroomKeyFromName) (const char *name,
@@ -276,6 +280,44 @@ const char *headroom_project_key_for_field (const char *section,
 void        headroom_project_set_core_error (GError        **error,
                                              const char     *section,
                                              const HrError  *err);
+
+/* Scenarios (headroom-scenario.h): named copies of the settings, in order.
+ * GListModel of HeadroomScenario; each change sets :modified. */
+GListModel *headroom_project_get_scenarios  (HeadroomProject  *self);
+/* Keeps the current settings (every key and the model, not the notes) as a
+ * new last scenario named `name`, or when NULL or blank by what differs
+ * from the first scenario (headroom_scenario_dup_default_name()), made
+ * unique with " (2)"…; fails past HEADROOM_PROJECT_MAX_SCENARIOS.
+ * Returns the scenario (owned by the project). */
+HeadroomScenario *headroom_project_keep_scenario (HeadroomProject  *self,
+                                                  const char       *name,
+                                                  GError          **error);
+/* A copy of scenario `position` placed after it, named "NAME (2)". */
+HeadroomScenario *headroom_project_duplicate_scenario (HeadroomProject  *self,
+                                                       guint             position,
+                                                       GError          **error);
+/* Fails on a blank name; the name is kept on one line, trimmed. */
+gboolean    headroom_project_rename_scenario (HeadroomProject  *self,
+                                              guint             position,
+                                              const char       *name,
+                                              GError          **error);
+void        headroom_project_remove_scenario (HeadroomProject  *self,
+                                              guint             position);
+/* Puts scenario `position`'s settings back in the editor: ::changed for each
+ * key whose value changes. */
+void        headroom_project_apply_scenario  (HeadroomProject  *self,
+                                              guint             position);
+/* Sets every setting of `source` (keys and model, not the notes) on `self`,
+ * emitting ::changed for each key whose value changes. */
+void        headroom_project_copy_settings   (HeadroomProject  *self,
+                                              HeadroomProject  *source);
+/* The settings whose values differ between `self` and `other`, as keys in
+ * the table's order: "workload", hardware.* (hardware.custom.* when either
+ * uses the custom GPU), the keys of the section of either's workload,
+ * "model.preset", and the table's model keys that differ, or "model" when
+ * only other config keys do. Notes are not settings. NULL-terminated. */
+char      **headroom_project_dup_differences (HeadroomProject  *self,
+                                              HeadroomProject  *other) G_GNUC_WARN_UNUSED_RESULT;
 
 /* Keys found in the loaded file that the table does not know, as dotted
  * paths; they are kept and written back on save. NULL-terminated, never NULL. */

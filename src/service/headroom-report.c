@@ -466,6 +466,83 @@ headroom_report_sweep_default_values (HeadroomProject *project,
   return values;
 }
 
+char *
+headroom_report_comparison_to_csv (HeadroomComparison *comparison)
+{
+  guint n_columns = headroom_comparison_get_n_columns (comparison);
+  Csv csv = { g_string_new (NULL), 0, 3 + n_columns };
+
+  csv_field (&csv, "figure");
+  csv_field (&csv, "label");
+  csv_field (&csv, "unit");
+  for (guint c = 0; c < n_columns; c++)
+    csv_field (&csv, headroom_comparison_get_name (comparison, c));
+  csv_end_row (&csv);
+
+  for (guint f = 0; f < headroom_comparison_get_n_figures (comparison); f++)
+    {
+      const char *unit = headroom_comparison_get_figure_unit (comparison, f);
+
+      csv_field (&csv, headroom_comparison_get_figure_name (comparison, f));
+      csv_field (&csv, headroom_comparison_get_figure_label (comparison, f));
+      csv_field (&csv, unit);
+      for (guint c = 0; c < n_columns; c++)
+        {
+          double value;
+
+          if (!headroom_comparison_get_value (comparison, f, c, &value))
+            csv_field (&csv, NULL);
+          else if (g_str_equal (unit, "boolean"))
+            csv_field (&csv, value > 0 ? "true" : "false");
+          else if (g_str_equal (unit, "bytes") || g_str_equal (unit, "parameters")
+                   || g_str_equal (unit, "GPUs") || g_str_equal (unit, "tokens"))
+            csv_integer (&csv, value);
+          else
+            csv_number (&csv, value);
+        }
+      csv_end_row (&csv);
+    }
+
+  csv_field (&csv, "workload");
+  csv_field (&csv, _("Workload"));
+  csv_field (&csv, NULL);
+  for (guint c = 0; c < n_columns; c++)
+    csv_field (&csv, headroom_comparison_get_workload (comparison, c) == HEADROOM_WORKLOAD_TRAINING
+                     ? "training" : "inference");
+  csv_end_row (&csv);
+
+  csv_field (&csv, "baseline");
+  csv_field (&csv, _("Baseline"));
+  csv_field (&csv, "boolean");
+  for (guint c = 0; c < n_columns; c++)
+    csv_field (&csv, c == headroom_comparison_get_baseline (comparison) ? "true" : "false");
+  csv_end_row (&csv);
+
+  csv_field (&csv, "differs_from_baseline");
+  csv_field (&csv, _("Settings that differ"));
+  csv_field (&csv, NULL);
+  for (guint c = 0; c < n_columns; c++)
+    {
+      g_auto(GStrv) keys = headroom_comparison_dup_differences (comparison, c);
+      g_autoptr(GString) text = g_string_new (NULL);
+
+      for (guint i = 0; keys[i] != NULL; i++)
+        g_string_append_printf (text, "%s%s", i > 0 ? "; " : "",
+                                headroom_comparison_difference_label (keys[i]));
+      csv_field (&csv, text->str);
+    }
+  csv_end_row (&csv);
+
+  csv_field (&csv, "error");
+  csv_field (&csv, _("Error"));
+  csv_field (&csv, NULL);
+  for (guint c = 0; c < n_columns; c++)
+    csv_field (&csv, headroom_comparison_get_error (comparison, c));
+  csv_end_row (&csv);
+
+  return g_string_free (csv.out, FALSE);
+}
+
 gboolean
 headroom_report_save (const char  *text,
                       GFile       *file,

@@ -11,6 +11,7 @@
 
 #include <gio/gio.h>
 
+#include "headroom-comparison.h"
 #include "headroom-estimator.h"
 #include "headroom-project.h"
 
@@ -57,6 +58,13 @@ gint64  *headroom_report_sweep_default_values (HeadroomProject *project,
 const char *headroom_sweep_to_name   (HeadroomSweep  axis);
 gboolean    headroom_sweep_from_name (const char    *name,
                                       HeadroomSweep *axis);
+
+/* A comparison with one column per project after three of the figure's id,
+ * label and unit: a row per figure (numbers as the report writes them, fits
+ * as true or false, empty where a column has none), then "workload",
+ * "baseline" (true for the baseline's column), "differs_from_baseline" (the
+ * labels of the settings that differ, separated by "; ") and "error". */
+char    *headroom_report_comparison_to_csv (HeadroomComparison *comparison) G_GNUC_WARN_UNUSED_RESULT;
 
 /* Writes `text` to `file` atomically. */
 gboolean headroom_report_save (const char    *text,

@@ -493,7 +493,7 @@ static const Malformed malformed[] = {
   { "binary", NULL, "{\"notes\": \"\xff\xfe\"}", HEADROOM_PROJECT_ERROR_PARSE, "Not a Headroom project" },
   { "no-format", "\"format\": \"headroom-project\",", "", HEADROOM_PROJECT_ERROR_FORMAT, "format:" },
   { "other-format", "\"headroom-project\"", "\"headroom-gpus\"", HEADROOM_PROJECT_ERROR_FORMAT, "format:" },
-  { "newer", "\"version\": 1", "\"version\": 2", HEADROOM_PROJECT_ERROR_VERSION,
+  { "newer", "\"version\": 1", "\"version\": 3", HEADROOM_PROJECT_ERROR_VERSION,
     "version: this project was written by a newer Headroom" },
   { "version-string", "\"version\": 1", "\"version\": \"1\"", HEADROOM_PROJECT_ERROR_TYPE, "version:" },
   { "version-zero", "\"version\": 1", "\"version\": 0", HEADROOM_PROJECT_ERROR_INVALID, "version:" },

@@ -86,29 +86,6 @@ segment_color (HeadroomQuantity *quantity)
   return "dark_1";
 }
 
-static char *
-format_quantity (double      value,
-                 const char *unit)
-{
-  if (unit == NULL)
-    return g_strdup_printf ("%.4g", value);
-  if (g_str_equal (unit, "bytes"))
-    return headroom_format_gib (value);
-  if (g_str_equal (unit, "FLOP"))
-    return headroom_format_flops (value);
-  if (g_str_equal (unit, "s"))
-    return headroom_format_duration (value);
-  if (g_str_equal (unit, "USD"))
-    return headroom_format_money (value);
-  if (g_str_equal (unit, "%"))
-    return g_strdup_printf ("%.1f %%", value);
-  if (g_str_equal (unit, "ratio"))
-    return g_strdup_printf ("%.1f %%", 100.0 * value);
-  if (g_str_equal (unit, "parameters"))
-    return headroom_format_count (value);
-  return headroom_format_count_unit (value, unit);
-}
-
 static const struct { const char *title; const char *tooltip; } flops_columns[] = {
   { N_("Component"), NULL },
   { N_("Forward"), N_("2·m·n·k per matrix product; causal attention halves QKᵀ and ·V") },
@@ -355,7 +332,7 @@ static void
 tile_update (GtkWidget        *tile,
              HeadroomQuantity *quantity)
 {
-  g_autofree char *value = format_quantity (headroom_quantity_get_value (quantity),
+  g_autofree char *value = headroom_format_quantity (headroom_quantity_get_value (quantity),
                                             headroom_quantity_get_unit (quantity));
   GtkLabel *number = g_object_get_data (G_OBJECT (tile), "number");
 
