@@ -680,6 +680,13 @@ headroom_cli_table_take (HeadroomCliTable *table,
 }
 
 void
+headroom_cli_table_take_cell (HeadroomCliTable *table,
+                              char             *cell)
+{
+  g_ptr_array_add (table->cells, cell);
+}
+
+void
 headroom_cli_table_add_gib (HeadroomCliTable *table,
                             const char       *label,
                             double            bytes)

@@ -24,6 +24,7 @@ static const Command commands[] = {
   { "train", headroom_cli_train, N_("Memory per GPU, time and cost of a training run") },
   { "infer", headroom_cli_infer, N_("Memory per GPU, latency and cost of serving a model") },
   { "plan", headroom_cli_plan, N_("Search the parallel layouts of a training run") },
+  { "compare", headroom_cli_compare, N_("Compare the scenarios of a project, or several projects") },
   { "report", headroom_cli_report, N_("Print or write the report of a project file") },
   { "import", headroom_cli_import, N_("Create a project from a Hugging Face config") },
   { "models", headroom_cli_models, N_("List the model presets of the catalog") },

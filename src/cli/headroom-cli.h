@@ -142,6 +142,9 @@ void              headroom_cli_table_add     (HeadroomCliTable *table,
 void              headroom_cli_table_take    (HeadroomCliTable *table,
                                               char             *first,
                                               ...) G_GNUC_NULL_TERMINATED;
+/* The next cell, row after row, for rows of any width; takes it. */
+void              headroom_cli_table_take_cell (HeadroomCliTable *table,
+                                                char             *cell);
 /* A row of a label and a size in GiB. */
 void              headroom_cli_table_add_gib (HeadroomCliTable *table,
                                               const char       *label,
@@ -183,6 +186,7 @@ int headroom_cli_plan   (int argc, char **argv);
 int headroom_cli_infer  (int argc, char **argv);
 int headroom_cli_report (int argc, char **argv);
 int headroom_cli_import (int argc, char **argv);
+int headroom_cli_compare (int argc, char **argv);
 
 /* report: the project's own workload, with no options over it. */
 int headroom_cli_report_training  (HeadroomCliModel *model,

@@ -1679,6 +1679,82 @@ test_train_equals_project (void)
   g_assert_cmpstr (strchr (train_table.out, '\n'), ==, strchr (report_table.out, '\n'));
 }
 
+static JsonObject *
+compare_column (JsonObject *out,
+                guint       column)
+{
+  JsonArray *scenarios = json_node_get_array (member (out, "scenarios"));
+
+  return json_array_get_object_element (scenarios, column);
+}
+
+/* A scenario's column holds the figures train gives for the same settings. */
+static void
+test_compare (void)
+{
+  g_auto(Run) compare = { 0 };
+  g_auto(Run) train = { 0 };
+  g_auto(Run) files = { 0 };
+  g_auto(Run) bad = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(JsonObject) trained = NULL;
+  const char *project = CLI_DATA "/compare-training.headroom.json";
+  JsonObject *column;
+
+  run_cli (&compare, "compare", project, "--json", NULL);
+  out = parse_output (&compare);
+  g_assert_cmpint (member_int (out, "baseline"), ==, 0);
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (member (out, "scenarios"))), ==, 3);
+
+  /* The second scenario as train options. */
+  run_cli (&train, "train", "--model", "llama-3.1-8b", "--gpu", "a100-80gb-sxm", "--nodes", "2",
+           "--tp", "2", "--sequence-parallel", "--recompute", "selective", "--tokens", "1e12",
+           "--zero", "3", "--price", "1.8", "--json", NULL);
+  trained = parse_output (&train);
+  column = compare_column (out, 1);
+  g_assert_cmpstr (json_node_get_string (member (column, "name")), ==, "16 × A100, ZeRO-3");
+  g_assert_cmpint (member_int (column, "figures.memory_per_gpu"), ==,
+                   member_int (trained, "memory.total"));
+  g_assert_cmpfloat (member_double (column, "figures.step_seconds"), ==,
+                     member_double (trained, "time.step_seconds"));
+  g_assert_cmpfloat (member_double (column, "figures.tokens_per_second"), ==,
+                     member_double (trained, "time.tokens_per_second"));
+  g_assert_cmpfloat (member_double (column, "figures.mfu"), ==, member_double (trained, "time.mfu"));
+  g_assert_cmpfloat (member_double (column, "figures.training_seconds"), ==,
+                     member_double (trained, "time.total_seconds"));
+  g_assert_cmpfloat (member_double (column, "figures.gpu_hours"), ==,
+                     member_double (trained, "time.gpu_hours"));
+  g_assert_cmpfloat (member_double (column, "figures.cost"), ==, member_double (trained, "time.cost"));
+  g_assert_cmpfloat (member_double (column, "figures.energy"), ==,
+                     member_double (trained, "time.energy_kwh"));
+  /* ZeRO-3 over twice the GPUs: less memory per GPU than the baseline. */
+  g_assert_cmpstr (json_node_get_string (member (column, "verdicts.memory_per_gpu")), ==, "better");
+  g_assert_cmpfloat (member_double (column, "ratios.gpus"), ==, 2.0);
+
+  /* Files with shared options: every column gets --nodes 2, 16 GPUs. */
+  run_cli (&files, "compare", CLI_DATA "/llama-2-7b-config.json", CLI_DATA "/gemma-3-1b.json",
+           "--nodes", "2", "--json", NULL);
+  g_clear_pointer (&out, json_object_unref);
+  out = parse_output (&files);
+  g_assert_cmpint (member_int (compare_column (out, 0), "figures.gpus"), ==, 16);
+  g_assert_cmpint (member_int (compare_column (out, 1), "figures.gpus"), ==, 16);
+  g_assert_cmpstr (json_node_get_string (member (compare_column (out, 1), "name")), ==,
+                   "gemma-3-1b.json");
+
+  run_cli (&bad, "compare", CLI_DATA "/llama-2-7b-config.json", CLI_DATA "/gemma-3-1b.json",
+           "--tp", "3", NULL);
+  assert_bad_input (&bad, "llama-2-7b-config.json: --tp: 3 does not divide 8 GPUs");
+  run_clear (&bad);
+  run_cli (&bad, "compare", CLI_DATA "/launch-defaults.headroom.json", NULL);
+  assert_bad_input (&bad, "no scenarios to compare");
+  run_clear (&bad);
+  run_cli (&bad, "compare", project, "--baseline", "4", NULL);
+  assert_bad_input (&bad, "--baseline: 4 is past the last column (3)");
+  run_clear (&bad);
+  run_cli (&bad, "compare", project, "--json", "--csv", "-", NULL);
+  assert_bad_input (&bad, "--csv");
+}
+
 /* Golden outputs (issue 13): tests/data/cli/golden/NAME.args holds one argument
  * per line ("@DATA@" stands for tests/data/cli), NAME.out the exact stdout of
  * today's headroom-cli for them. They guard the CLI's figures and layout while
@@ -1797,6 +1873,7 @@ main (int   argc,
   g_test_add_func ("/cli/import/hub", test_import_hub);
   g_test_add_func ("/cli/locale", test_locale);
   g_test_add_func ("/cli/bad-input", test_bad_input);
+  g_test_add_func ("/cli/compare", test_compare);
   g_test_add_func ("/cli/golden", test_golden);
   g_test_add_func ("/cli/train-equals-project", test_train_equals_project);
 
