@@ -64,15 +64,37 @@ catalog_trouble (HeadroomCatalog *catalog)
   return text;
 }
 
+void
+headroom_cli_set_model_error (GError       **error,
+                              const char    *text,
+                              const GError  *local_error)
+{
+  if (g_error_matches (local_error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE))
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                 _("%s: %s with --assume-architecture llama"), text, local_error->message);
+  else
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                 "%s: %s", text, local_error->message);
+}
+
 gboolean
-headroom_cli_resolve_model (const char        *text,
-                            HeadroomCliModel  *out,
-                            GError           **error)
+headroom_cli_resolve_model (const char             *text,
+                            HeadroomCliKeyOptions  *options,
+                            HeadroomCliModel       *out,
+                            GError                **error)
 {
   g_autoptr(GError) local_error = NULL;
   HeadroomCatalog *catalog;
+  const char *assume = NULL;
 
   memset (out, 0, sizeof *out);
+
+  if (options != NULL)
+    {
+      if (!headroom_cli_key_options_check (options, "model.assume_architecture", error))
+        return FALSE;
+      assume = headroom_cli_key_options_get (options, "model.assume_architecture");
+    }
 
   if (text == NULL || *text == '\0')
     {
@@ -118,29 +140,30 @@ headroom_cli_resolve_model (const char        *text,
               || !json_object_has_member (config, "model_type")))
         {
           out->project = headroom_project_new_from_bytes (bytes, &local_error);
+          if (out->project != NULL && assume != NULL)
+            headroom_project_set_string (out->project, "model.assume_architecture", assume, NULL);
           if (out->project == NULL
               || !headroom_project_get_model (out->project, &out->model, &local_error))
             {
-              g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           "%s: %s", text, local_error->message);
+              headroom_cli_set_model_error (error, text, local_error);
               headroom_cli_model_clear (out);
               return FALSE;
             }
           return TRUE;
         }
 
+      /* Read as the option says: the project made from the config holds it. */
+      if (assume != NULL)
+        json_object_set_string_member (config, "assume_architecture", assume);
       if (!headroom_hf_config_read (config, &out->model, &model_type, &warnings, &local_error))
         {
-          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                       "%s: %s", text, local_error->message);
+          headroom_cli_set_model_error (error, text, local_error);
           headroom_cli_model_clear (out);
           return FALSE;
         }
 
-      /* An assumed architecture (the config's assume_architecture): one line
-       * on stderr, and the JSON says so too. */
-      if (warnings & (HR_CONFIG_WARN_NO_MODEL_TYPE | HR_CONFIG_WARN_UNKNOWN_MODEL_TYPE))
-        out->assumed = "llama";
+      /* An assumed architecture: one line on stderr, and the JSON and the
+       * tables say so too (headroom_cli_json_assumed()). */
       if (warnings & HR_CONFIG_WARN_NO_MODEL_TYPE)
         fprintf (stderr, _("headroom-cli: warning: %s: no model_type, read as Llama-style as assumed\n"),
                  text);
@@ -476,6 +499,32 @@ headroom_cli_print_json (JsonBuilder *builder)
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);
   printf ("%s\n", text);
+}
+
+void
+headroom_cli_print_model_json (JsonBuilder     *builder,
+                               HeadroomProject *project)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = json_builder_get_root (builder);
+  const char *assumed = headroom_project_get_assumed_architecture (project);
+  g_autofree char *text = NULL;
+
+  if (assumed != NULL)
+    json_object_set_string_member (json_node_get_object (root), "assumed_architecture", assumed);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+  printf ("%s\n", text);
+}
+
+void
+headroom_cli_print_assumed (HeadroomProject *project)
+{
+  g_autofree char *note = headroom_project_dup_assumed_note (project);
+
+  if (note != NULL)
+    printf ("\n%s\n", note);
 }
 
 /* What a figure too large for a double (or undefined) prints as: never

@@ -83,7 +83,8 @@ typedef struct
 } InferResult;
 
 static void
-print_infer_json (const InferResult *r)
+print_infer_json (HeadroomProject   *project,
+                  const InferResult *r)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   const HrInferenceMemory *m = &r->memory;
@@ -174,7 +175,7 @@ print_infer_json (const InferResult *r)
   json_builder_end_object (builder);
   json_builder_end_object (builder);
 
-  headroom_cli_print_json (builder);
+  headroom_cli_print_model_json (builder, project);
 }
 
 static void
@@ -338,9 +339,12 @@ run_infer (HeadroomCliModel       *model,
     }
 
   if (args->json)
-    print_infer_json (&result);
+    print_infer_json (project, &result);
   else
-    print_infer_table (model->name, &inference, &result);
+    {
+      print_infer_table (model->name, &inference, &result);
+      headroom_cli_print_assumed (project);
+    }
 
   return HEADROOM_CLI_EXIT_OK;
 }
@@ -367,7 +371,7 @@ headroom_cli_infer (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   options = headroom_cli_key_options_new (context, "inference");
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
-      || !headroom_cli_resolve_model (args.model, &model, &error))
+      || !headroom_cli_resolve_model (args.model, options, &model, &error))
     return headroom_cli_report_error (error);
 
   project = headroom_cli_model_dup_project (&model);

@@ -83,11 +83,13 @@ headroom_cli_params (int    argc,
   g_auto(HeadroomCliModel) model = { 0 };
   g_autoptr(HeadroomProject) project = NULL;
   g_autoptr(HeadroomEstimator) estimator = NULL;
+  g_autoptr(HeadroomCliKeyOptions) key_options = NULL;
   HrParams params;
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  key_options = headroom_cli_key_options_new (context, NULL);
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
-      || !headroom_cli_resolve_model (model_text, &model, &error))
+      || !headroom_cli_resolve_model (model_text, key_options, &model, &error))
     return headroom_cli_report_error (error);
 
   /* The counts the window shows, by its estimator; a model's counts do
@@ -109,9 +111,7 @@ headroom_cli_params (int    argc,
   if (json)
     {
       g_autoptr(JsonBuilder) builder = json_builder_new ();
-      g_autoptr(JsonGenerator) generator = json_generator_new ();
       g_autoptr(JsonNode) root = NULL;
-      g_autofree char *text = NULL;
       char structure[512];
 
       /* total and active, their breakdown, the structure read from the
@@ -120,20 +120,12 @@ headroom_cli_params (int    argc,
       root = json_builder_get_root (builder);
       hr_model_describe (&model.model, structure, sizeof structure);
       json_object_set_string_member (json_node_get_object (root), "structure", structure);
-      if (model.assumed != NULL)
-        json_object_set_string_member (json_node_get_object (root), "assumed_architecture",
-                                       model.assumed);
-      json_generator_set_root (generator, root);
-      json_generator_set_pretty (generator, TRUE);
-      text = json_generator_to_data (generator, NULL);
-      printf ("%s\n", text);
+      headroom_cli_print_model_json (builder, project);
     }
   else
     {
       print_params_table (model.name, &params);
-      if (model.assumed != NULL)
-        printf (_("Architecture assumed: %s-style decoder (the model_type is unknown)\n"),
-                model.assumed);
+      headroom_cli_print_assumed (project);
     }
 
   return HEADROOM_CLI_EXIT_OK;
@@ -219,7 +211,7 @@ headroom_cli_flops (int    argc,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   key_options = headroom_cli_key_options_new (context, "training");
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
-      || !headroom_cli_resolve_model (model_text, &model, &error))
+      || !headroom_cli_resolve_model (model_text, key_options, &model, &error))
     return headroom_cli_report_error (error);
 
   project = headroom_cli_model_dup_project (&model);
@@ -258,11 +250,14 @@ headroom_cli_flops (int    argc,
       g_autoptr(JsonBuilder) builder = json_builder_new ();
 
       headroom_cli_json_flops (builder, headroom_estimator_get_flops (estimator));
-      headroom_cli_print_json (builder);
+      headroom_cli_print_model_json (builder, project);
     }
   else
-    print_flops_table (model.name, project, &options, headroom_estimator_get_flops (estimator),
-                       headroom_estimator_get_params (estimator));
+    {
+      print_flops_table (model.name, project, &options, headroom_estimator_get_flops (estimator),
+                         headroom_estimator_get_params (estimator));
+      headroom_cli_print_assumed (project);
+    }
 
   return HEADROOM_CLI_EXIT_OK;
 }

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Every row of the key table in a command's section (training.* for train and
- * plan, inference.* for infer) and in hardware.* is an option, "--OPTION VALUE"
+ * plan, inference.* for infer) and in hardware.*, and the keys that say how to
+ * read MODEL (--assume-architecture) on every command, is an option, "--OPTION VALUE"
  * or a "--FLAG" for a boolean, named by headroom_key_info_get_option(). A value
  * given is set on the command's HeadroomProject with the table's own parsing
  * and bounds, so the CLI, project files and the window read a value alike.
@@ -40,12 +41,19 @@ headroom_cli_key_options_free (HeadroomCliKeyOptions *self)
   g_free (self);
 }
 
+/* Model keys that are not the config's own but say how to read it: an
+ * option of every command that reads MODEL. */
+static const char * const model_reading_keys[] = { "model.assume_architecture", NULL };
+
 static gboolean
 in_section (const HeadroomKeyInfo *info,
             const char            *section)
 {
-  gsize len = strlen (section);
+  gsize len;
 
+  if (section == NULL)
+    return FALSE;
+  len = strlen (section);
   return strncmp (info->key, section, len) == 0 && info->key[len] == '.';
 }
 
@@ -61,7 +69,8 @@ headroom_cli_key_options_new (GOptionContext *context,
   self->owned = g_ptr_array_new_with_free_func (g_free);
   keys = headroom_project_get_keys (&n_keys);
   for (guint i = 0; i < n_keys; i++)
-    if (in_section (&keys[i], section) || in_section (&keys[i], "hardware"))
+    if (g_strv_contains (model_reading_keys, keys[i].key)
+        || (section != NULL && (in_section (&keys[i], section) || in_section (&keys[i], "hardware"))))
       g_ptr_array_add (self->infos, (gpointer) &keys[i]);
 
   self->values = g_new0 (char *, self->infos->len);
@@ -113,6 +122,24 @@ headroom_cli_key_options_get (HeadroomCliKeyOptions *self,
     }
   g_critical ("%s: not an option of this command", key);
   return NULL;
+}
+
+gboolean
+headroom_cli_key_options_check (HeadroomCliKeyOptions  *self,
+                                const char             *key,
+                                GError                **error)
+{
+  g_autoptr(HeadroomProject) scratch = headroom_project_new ();
+  g_autoptr(GError) local_error = NULL;
+  const char *text = headroom_cli_key_options_get (self, key);
+
+  if (text == NULL || headroom_project_set_from_string (scratch, key, text, &local_error))
+    return TRUE;
+  g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "--%s: %s",
+               headroom_key_info_get_option (headroom_project_find_key (key)),
+               headroom_project_error_get_problem (local_error) != NULL
+               ? headroom_project_error_get_problem (local_error) : local_error->message);
+  return FALSE;
 }
 
 void

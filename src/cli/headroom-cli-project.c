@@ -211,7 +211,7 @@ headroom_cli_report (int    argc,
                    _("%s: no such file"), path);
       return headroom_cli_report_error (error);
     }
-  if (!headroom_cli_resolve_model (path, &model, &error))
+  if (!headroom_cli_resolve_model (path, NULL, &model, &error))
     return headroom_cli_report_error (error);
   if (model.project == NULL)
     {
@@ -333,15 +333,26 @@ headroom_cli_import (int    argc,
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(JsonObject) config = NULL;
   g_autoptr(HeadroomProject) project = NULL;
-  const char *source;
+  g_autoptr(HeadroomCliKeyOptions) key_options = NULL;
+  const char *source, *assume;
 
   g_option_context_set_summary (context, _("Create a project from a Hugging Face config.json, "
                                            "local or from the Hub ($HF_ENDPOINT, $HF_TOKEN)."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  key_options = headroom_cli_key_options_new (context, NULL);
   if (!parse_options (context, &argc, &argv, &error)
-      || !take_argument (argc, argv, _("CONFIG"), &source, &error))
+      || !take_argument (argc, argv, _("CONFIG"), &source, &error)
+      || !headroom_cli_key_options_check (key_options, "model.assume_architecture", &error))
     return headroom_cli_report_error (error);
+  assume = headroom_cli_key_options_get (key_options, "model.assume_architecture");
 
+  if (g_str_has_prefix (source, "hf:") && assume != NULL)
+    {
+      g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           _("--assume-architecture: reads a local config.json; download the "
+                             "Hub's first"));
+      return headroom_cli_report_error (error);
+    }
   if (g_str_has_prefix (source, "hf:"))
     {
       g_autoptr(HeadroomHub) hub = headroom_hub_new ();
@@ -367,12 +378,14 @@ headroom_cli_import (int    argc,
     }
 
   config = headroom_hf_config_parse_bytes (bytes, &local_error);
+  /* The project keeps how it was read (model.assume_architecture). */
+  if (config != NULL && assume != NULL)
+    json_object_set_string_member (config, "assume_architecture", assume);
   if (config != NULL)
     project = headroom_project_new_from_config (config, &local_error);
   if (project == NULL)
     {
-      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   "%s: %s", source, local_error->message);
+      headroom_cli_set_model_error (&error, source, local_error);
       return headroom_cli_report_error (error);
     }
 

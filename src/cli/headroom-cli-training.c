@@ -238,7 +238,8 @@ compute_training (HeadroomProject  *project,
 }
 
 static void
-print_train_json (const TrainResult *r)
+print_train_json (HeadroomProject   *project,
+                  const TrainResult *r)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   const HrTrainingMemory *m = &r->memory;
@@ -311,7 +312,7 @@ print_train_json (const TrainResult *r)
   json_builder_end_object (builder);
   json_builder_end_object (builder);
 
-  headroom_cli_print_json (builder);
+  headroom_cli_print_model_json (builder, project);
 }
 
 static void
@@ -432,9 +433,12 @@ run_train (HeadroomCliModel       *model,
 
   headroom_project_get_training (project, &training);
   if (args->json)
-    print_train_json (&result);
+    print_train_json (project, &result);
   else
-    print_train_table (model->name, &training, &result);
+    {
+      print_train_table (model->name, &training, &result);
+      headroom_cli_print_assumed (project);
+    }
 
   return HEADROOM_CLI_EXIT_OK;
 }
@@ -453,7 +457,7 @@ headroom_cli_train (int    argc,
   g_option_context_set_summary (context, _("Estimate the memory per GPU, time and cost of a training run."));
   options = add_entries (context, &args, FALSE);
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
-      || !headroom_cli_resolve_model (args.model, &model, &error)
+      || !headroom_cli_resolve_model (args.model, options, &model, &error)
       || (project = make_project (&model, options, &args, &error)) == NULL)
     return headroom_cli_report_error (error);
 
@@ -675,7 +679,7 @@ headroom_cli_plan (int    argc,
   g_option_context_set_summary (context, _("Search the parallel layouts of a training run and rank those that fit."));
   options = add_entries (context, &args, TRUE);
   if (!headroom_cli_parse_options (context, &argc, &argv, &error)
-      || !headroom_cli_resolve_model (args.model, &model, &error))
+      || !headroom_cli_resolve_model (args.model, options, &model, &error))
     return headroom_cli_report_error (error);
 
   if (args.gpus == NULL && model.project == NULL && !pinned (options, "hardware.nodes"))
@@ -776,7 +780,7 @@ headroom_cli_plan (int    argc,
       headroom_cli_json_int (builder, "fitting", result.fitting);
       headroom_cli_json_double (builder, "seconds", seconds);
       json_builder_end_object (builder);
-      headroom_cli_print_json (builder);
+      headroom_cli_print_model_json (builder, project);
     }
   else if (args.csv)
     {
@@ -787,7 +791,10 @@ headroom_cli_plan (int    argc,
         print_layout_csv (&layouts[i]);
     }
   else
-    print_plan_table (model.name, &request, layouts, pareto, &result, seconds);
+    {
+      print_plan_table (model.name, &request, layouts, pareto, &result, seconds);
+      headroom_cli_print_assumed (project);
+    }
 
   return HEADROOM_CLI_EXIT_OK;
 }

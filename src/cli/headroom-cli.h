@@ -32,6 +32,8 @@ typedef enum
 
 GQuark headroom_cli_error_quark (void);
 
+typedef struct _HeadroomCliKeyOptions HeadroomCliKeyOptions;
+
 /* The model a command runs on, from --model. */
 typedef struct
 {
@@ -40,16 +42,23 @@ typedef struct
   char            *preset;   /* set when MODEL was a preset id */
   JsonObject      *config;   /* set when MODEL was a config.json */
   HeadroomProject *project;  /* set when MODEL was a project file */
-  const char      *assumed;  /* "llama" when an unknown model_type was read as assumed */
 } HeadroomCliModel;
 
 void     headroom_cli_model_clear   (HeadroomCliModel *model);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HeadroomCliModel, headroom_cli_model_clear)
 
-/* MODEL: a preset id, a Hugging Face config.json or a project file. */
-gboolean headroom_cli_resolve_model (const char        *text,
-                                     HeadroomCliModel  *out,
-                                     GError           **error);
+/* MODEL: a preset id, a Hugging Face config.json or a project file, read
+ * with the options' --assume-architecture (`options` may be NULL). */
+gboolean headroom_cli_resolve_model (const char             *text,
+                                     HeadroomCliKeyOptions  *options,
+                                     HeadroomCliModel       *out,
+                                     GError                **error);
+
+/* A USAGE error "TEXT: MESSAGE" from reading a model; an unknown model_type's
+ * says which option reads it. */
+void     headroom_cli_set_model_error (GError       **error,
+                                       const char    *text,
+                                       const GError  *model_error);
 
 /* Strict number parsing; errors name `option`. */
 gboolean headroom_cli_parse_int     (const char  *option,
@@ -117,6 +126,12 @@ void      headroom_cli_json_params_trained (JsonBuilder    *builder,
 void     headroom_cli_json_flops    (JsonBuilder   *builder,
                                      const HrFlops *flops);
 void     headroom_cli_print_json    (JsonBuilder *builder);
+/* The same, with "assumed_architecture": "llama" added to the object when
+ * the project's model was read as an assumed architecture. */
+void     headroom_cli_print_model_json (JsonBuilder     *builder,
+                                        HeadroomProject *project);
+/* The same as a line of text under a table. */
+void     headroom_cli_print_assumed (HeadroomProject *project);
 
 /* Readable numbers (C locale, so that tables read the same everywhere). */
 char    *headroom_cli_format_gib      (double bytes);
@@ -154,9 +169,8 @@ void              headroom_cli_table_free    (HeadroomCliTable *table);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliTable, headroom_cli_table_free)
 
 /* Options made from the key table (headroom-cli-options.c): every key of
- * `section` ("training", "inference") and of hardware.* */
-typedef struct _HeadroomCliKeyOptions HeadroomCliKeyOptions;
-
+ * `section` ("training", "inference") and of hardware.*, or none of them for
+ * a NULL `section`; and --assume-architecture always. */
 HeadroomCliKeyOptions *headroom_cli_key_options_new   (GOptionContext        *context,
                                                        const char            *section);
 void                   headroom_cli_key_options_free  (HeadroomCliKeyOptions *self);
@@ -164,6 +178,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HeadroomCliKeyOptions, headroom_cli_key_options_f
 /* The text given for `key` ("true" for a flag), NULL when not given. */
 const char            *headroom_cli_key_options_get   (HeadroomCliKeyOptions *self,
                                                        const char            *key);
+/* Checks the value given for `key` (if any) by the table alone; an error names the option. */
+gboolean               headroom_cli_key_options_check (HeadroomCliKeyOptions  *self,
+                                                       const char             *key,
+                                                       GError                **error);
 /* Sets every value given on `project`; an error names the option. */
 gboolean               headroom_cli_key_options_apply (HeadroomCliKeyOptions *self,
                                                        HeadroomProject       *project,

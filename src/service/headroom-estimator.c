@@ -258,19 +258,7 @@ compute (HeadroomProject  *project,
       return FALSE;
     }
   hr_model_describe (&r->model, r->structure, sizeof r->structure);
-  {
-    /* The config was read as assumed only when its model_type is not a known family. */
-    g_autoptr(JsonObject) config = headroom_project_dup_effective_config (project);
-    const char *assume = json_object_has_member (config, "assume_architecture")
-                         && JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "assume_architecture"))
-                         ? json_object_get_string_member (config, "assume_architecture") : NULL;
-    const char *type = json_object_has_member (config, "model_type")
-                       && JSON_NODE_HOLDS_VALUE (json_object_get_member (config, "model_type"))
-                       ? json_object_get_string_member (config, "model_type") : NULL;
-
-    r->assumed = hr_assume_from_name (assume) == HR_ASSUME_LLAMA
-                 && !hr_config_knows_model_type (type) ? "llama" : NULL;
-  }
+  r->assumed = headroom_project_get_assumed_architecture (project);
 
   r->workload = headroom_project_get_workload (project);
   if (r->workload == HEADROOM_WORKLOAD_TRAINING)

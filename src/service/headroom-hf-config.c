@@ -195,7 +195,7 @@ headroom_hf_config_read (JsonObject  *config,
           || hr_assume_from_name (json_node_get_string (assume_node)) < 0)
         {
           g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_INVALID,
-                               _("assume_architecture: must be “llama” or empty"));
+                               _("assume_architecture: must be “none” or “llama”"));
           return FALSE;
         }
       assume = hr_assume_from_name (json_node_get_string (assume_node));
@@ -213,20 +213,20 @@ headroom_hf_config_read (JsonObject  *config,
           /* The name is quoted from the file: escaped, one line. */
           g_autofree char *name = type != NULL ? headroom_format_one_line (type) : NULL;
 
+          /* What to do is said by the caller's own words: the CLI's option,
+           * the window's choice. */
           if (name == NULL)
-            g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_MISSING,
+            g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE,
                                  _("model_type: missing, so the architecture is unknown; pick a "
-                                   "preset, or pass --assume-architecture llama to read it as a "
-                                   "Llama-style decoder"));
+                                   "preset, or read it as a generic Llama-style decoder"));
           else if (err.detail != NULL && strstr (err.detail, "state-space") != NULL)
             g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
                          _("model_type “%s”: a state-space or hybrid model, not supported; "
                            "Headroom estimates transformer decoders"), name);
           else
-            g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
+            g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE,
                          _("model_type “%s” is not a family Headroom knows; pick a preset, or "
-                           "pass --assume-architecture llama to read it as a Llama-style "
-                           "decoder"), name);
+                           "read it as a generic Llama-style decoder"), name);
           return FALSE;
         }
       headroom_hf_config_set_error (error, &err);

@@ -25,6 +25,7 @@ typedef enum
   HEADROOM_HF_CONFIG_ERROR_MISSING,  /* a required key is absent */
   HEADROOM_HF_CONFIG_ERROR_IO,       /* the file could not be read */
   HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED, /* a model_type Headroom does not estimate */
+  HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE, /* an unknown or absent model_type, nothing assumed */
 } HeadroomHfConfigError;
 
 GQuark   headroom_hf_config_error_quark (void);
@@ -35,8 +36,8 @@ void     headroom_hf_config_source_init (HrConfigSource *source,
                                          JsonObject     *config);
 
 /* Fills *model (validated) from `config`. An unknown or absent model_type is
- * refused unless the config holds Headroom's "assume_architecture": "llama"
- * (set from the project key model.assume_architecture). model_type (may be NULL) receives
+ * refused (UNKNOWN_TYPE) unless the config holds Headroom's "assume_architecture":
+ * "llama" (set from the project key model.assume_architecture). model_type (may be NULL) receives
  * the config's "model_type" or NULL when absent; warnings (may be NULL)
  * receives HrConfigWarnings flags. */
 gboolean headroom_hf_config_read       (JsonObject  *config,

@@ -24,6 +24,8 @@
 /* Choices: the names as a file spells them and, in the same order, their labels.
  * The core's enums are read from the names (hr_*_from_name), so the order here
  * is the window's, not the enum's. */
+static const char * const assume_choices[] = { "none", "llama", NULL };
+static const char * const assume_labels[] = { N_("Refuse"), N_("Generic decoder (Llama-style)"), NULL };
 static const char * const workload_choices[] = { "training", "inference", NULL };
 static const char * const workload_labels[] = { N_("Training"), N_("Inference"), NULL };
 static const char * const precision_choices[] = {
@@ -137,9 +139,11 @@ static const HeadroomKeyInfo keys[] = {
   BOOL ("model.tie_word_embeddings", NULL, N_("Tied embeddings"), GROUP ("model/architecture")),
   /* Read into the config as Headroom's "assume_architecture" (headroom-hf-config.c):
    * "llama" reads an unknown model_type as a Llama-style decoder ("generic decoder"). */
-  STR ("model.assume_architecture", NULL, N_("Assumed architecture"), GROUP ("model/architecture"),
-       DESCRIPTION (N_("“llama” reads a config whose model_type Headroom does not know as a "
-                       "Llama-style decoder; every result then says so"))),
+  CHOICE ("model.assume_architecture", assume, NULL, N_("Unknown model type"),
+          GROUP ("model/architecture"),
+          DESCRIPTION (N_("How to read a config whose model_type Headroom does not know: refuse "
+                          "it, or read it as a generic Llama-style decoder, and every result "
+                          "then says the architecture was assumed"))),
 
   STR ("hardware.gpu", "h100-sxm", N_("GPU"), GROUP ("hardware/cluster")),
   INT ("hardware.nodes", 1, 1e6, "1", NULL, N_("Nodes"), GROUP ("hardware/cluster"), TRAIN (nodes)),
@@ -2229,6 +2233,41 @@ headroom_project_dup_effective_config (HeadroomProject *self)
     json_object_set_member (config, l->data,
                             copy_node (json_object_get_member (self->config, l->data)));
   return config;
+}
+
+const char *
+headroom_project_get_assumed_architecture (HeadroomProject *self)
+{
+  g_autoptr(JsonObject) config = NULL;
+  JsonNode *assume, *type;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+
+  config = headroom_project_dup_effective_config (self);
+  assume = json_object_get_member (config, "assume_architecture");
+  type = json_object_get_member (config, "model_type");
+  if (assume == NULL || !JSON_NODE_HOLDS_VALUE (assume)
+      || json_node_get_value_type (assume) != G_TYPE_STRING
+      || hr_assume_from_name (json_node_get_string (assume)) != HR_ASSUME_LLAMA)
+    return NULL;
+  /* A known family is read as itself, whatever is assumed. */
+  if (type != NULL && JSON_NODE_HOLDS_VALUE (type) && json_node_get_value_type (type) == G_TYPE_STRING
+      && hr_config_knows_model_type (json_node_get_string (type)))
+    return NULL;
+  return "llama";
+}
+
+char *
+headroom_project_dup_assumed_note (HeadroomProject *self)
+{
+  const char *assumed = headroom_project_get_assumed_architecture (self);
+
+  if (assumed == NULL)
+    return NULL;
+  return g_strdup_printf (_("Architecture assumed: %s; the model_type is unknown, so these "
+                            "figures are only as right as that guess"),
+                          _(headroom_key_info_get_choice_label (headroom_project_find_key ("model.assume_architecture"),
+                                                                assumed)));
 }
 
 gboolean

@@ -246,6 +246,13 @@ void        headroom_project_set_config     (HeadroomProject  *self,
 /* The preset's config with the overrides applied (a new object). */
 JsonObject *headroom_project_dup_effective_config (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
 
+/* "llama" when the model is read as an assumed Llama-style decoder (its
+ * model_type unknown or absent, "model.assume_architecture" set to llama);
+ * NULL when its family is known or nothing is assumed. */
+const char *headroom_project_get_assumed_architecture (HeadroomProject *self);
+/* One translated sentence saying so (report, CLI, window), or NULL. */
+char       *headroom_project_dup_assumed_note (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
+
 /* The model and GPU the estimates use (catalog look-ups included). */
 gboolean    headroom_project_get_model      (HeadroomProject  *self,
                                              HrModel          *model,

@@ -184,6 +184,25 @@ write_inputs (Csv             *csv,
     }
 }
 
+/* A model read as an assumed architecture says so before any figure. */
+static void
+write_assumed (Csv               *csv,
+               HeadroomEstimator *estimator)
+{
+  const char *assumed = headroom_estimator_get_assumed_architecture (estimator);
+  g_autofree char *label = NULL;
+
+  if (assumed == NULL)
+    return;
+  label = headroom_project_dup_assumed_note (headroom_estimator_get_project (estimator));
+  csv_header (csv, "section", "name", "label", "value", NULL);
+  csv_field (csv, "model");
+  csv_field (csv, "assumed_architecture");
+  csv_field (csv, label);
+  csv_field (csv, assumed);
+  csv_end_row (csv);
+}
+
 static void
 write_params (Csv               *csv,
               HeadroomEstimator *estimator)
@@ -311,6 +330,7 @@ headroom_report_to_csv (HeadroomEstimator  *estimator,
     }
 
   write_inputs (&csv, project);
+  write_assumed (&csv, estimator);
   write_params (&csv, estimator);
   write_flops (&csv, estimator);
   write_memory (&csv, estimator);

@@ -62,6 +62,9 @@ struct _HeadroomWindow
   GtkWidget            *export_button;
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
+  GtkRevealer          *assumed_revealer;
+  GtkLabel             *assumed_label;
+  AdwStatusPage        *unknown_page;
   HeadroomResultsView  *results_view;
   AdwViewStack         *results_stack;
   AdwViewStackPage     *plan_stack_page;
@@ -113,17 +116,73 @@ mark_row (HeadroomWindow *self,
     gtk_widget_add_css_class (row, "error");
 }
 
-/* The banner names the setting by its label and marks its row. */
+/* The banner names the setting by its label and marks its row. A model_type
+ * Headroom does not know is no setting's fault: the results give way to a page
+ * that names it and offers the generic decoder, and no figure stays in view. */
 static void
 refresh_error (HeadroomWindow *self)
 {
   const GError *error = headroom_estimator_get_error_detail (self->estimator);
   g_autofree char *key = NULL;
   g_autofree char *message = headroom_setting_relabel_error (error, &key);
+  gboolean unknown = g_error_matches (error, HEADROOM_HF_CONFIG_ERROR,
+                                      HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE);
 
-  gtk_label_set_label (self->error_label, message ? message : "");
-  gtk_revealer_set_reveal_child (self->error_revealer, message != NULL);
-  mark_row (self, key != NULL ? find_row (self, key) : NULL);
+  adw_status_page_set_description (self->unknown_page, unknown ? message : NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->unknown_page), unknown);
+  gtk_widget_set_visible (GTK_WIDGET (self->results_stack), !unknown);
+  gtk_widget_set_visible (GTK_WIDGET (self->assumed_revealer), !unknown);
+  gtk_label_set_label (self->error_label, message && !unknown ? message : "");
+  gtk_revealer_set_reveal_child (self->error_revealer, message != NULL && !unknown);
+  mark_row (self, key != NULL && !unknown ? find_row (self, key) : NULL);
+}
+
+/* Figures of a model read as an assumed architecture say so. */
+static void
+refresh_assumed (HeadroomWindow *self)
+{
+  g_autofree char *note = NULL;
+
+  if (headroom_estimator_get_assumed_architecture (self->estimator) != NULL)
+    note = headroom_project_dup_assumed_note (self->project);
+  gtk_label_set_label (self->assumed_label, note != NULL ? note : "");
+  gtk_revealer_set_reveal_child (self->assumed_revealer, note != NULL);
+}
+
+static void
+assume_generic_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  HeadroomWindow *self = HEADROOM_WINDOW (widget);
+
+  headroom_project_set_string (self->project, "model.assume_architecture", "llama", NULL);
+}
+
+/* Import replaces the model only: the hardware and workload stay (issue
+ * 13). A config of an unknown model_type comes in refused (the model key
+ * "Unknown model type" at "none"): the window then shows the error state
+ * that names it, with the generic decoder to choose. */
+static gboolean
+import_config (HeadroomWindow  *self,
+               JsonObject      *config,
+               const char      *name,
+               GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (headroom_project_import_config (self->project, config, name, &local_error))
+    return TRUE;
+  if (!g_error_matches (local_error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+  /* Read once as assumed so that every other key is checked, then refused. */
+  json_object_set_string_member (config, "assume_architecture", "llama");
+  if (!headroom_project_import_config (self->project, config, name, error))
+    return FALSE;
+  return headroom_project_set_string (self->project, "model.assume_architecture", "none", error);
 }
 
 /* The Estimate/Plan switcher: in the header bar when wide, at the bottom
@@ -241,6 +300,7 @@ set_project (HeadroomWindow  *self,
   refresh_workload (self);
   refresh_title (self);
   refresh_error (self);
+  refresh_assumed (self);
 }
 
 /* A Hugging Face config.json has no "format" tag; a project has one. */
@@ -278,7 +338,7 @@ headroom_window_load_file (HeadroomWindow  *self,
         g_autofree char *name = g_str_equal (base, "config.json") && parent != NULL
                                 ? g_file_get_basename (parent) : NULL;
 
-        if (!headroom_project_import_config (self->project, config, name, error))
+        if (!import_config (self, config, name, error))
           return FALSE;
         headroom_project_set_modified (self->project, TRUE);
         refresh_title (self);
@@ -505,8 +565,7 @@ on_hub_fetched (GObject      *source,
   g_clear_object (&self->hub_cancellable);
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
-  /* Import replaces the model only: the hardware and workload stay (issue 13). */
-  if (config == NULL || !headroom_project_import_config (self->project, config, NULL, &error))
+  if (config == NULL || !import_config (self, config, NULL, &error))
     {
       headroom_window_show_error (self, _("Could Not Import the Model"), error);
       return;
@@ -1065,6 +1124,9 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, export_button);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, assumed_revealer);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, assumed_label);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, unknown_page);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_stack);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_stack_page);
@@ -1085,6 +1147,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-results", NULL, show_results_action);
   gtk_widget_class_install_action (widget_class, "win.show-settings", NULL, show_settings_action);
   gtk_widget_class_install_action (widget_class, "win.show-plan", NULL, show_plan_action);
+  gtk_widget_class_install_action (widget_class, "win.assume-generic", NULL, assume_generic_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
@@ -1109,6 +1172,8 @@ headroom_window_init (HeadroomWindow *self)
   headroom_workload_page_set_estimator (self->workload_page, self->estimator);
   headroom_results_view_set_estimator (self->results_view, self->estimator);
   g_signal_connect_object (self->estimator, "notify::error", G_CALLBACK (refresh_error),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->estimator, "updated", G_CALLBACK (refresh_assumed),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->window_title, "notify::title-visible",
                            G_CALLBACK (refresh_switchers), self, G_CONNECT_SWAPPED);
@@ -1176,6 +1241,27 @@ headroom_window_get_row (HeadroomWindow *self,
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
 
   return find_row (self, key);
+}
+
+const char *
+headroom_window_get_assumed_text (HeadroomWindow *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
+
+  if (!gtk_revealer_get_reveal_child (self->assumed_revealer)
+      || !gtk_widget_get_visible (GTK_WIDGET (self->assumed_revealer)))
+    return NULL;
+  return gtk_label_get_label (self->assumed_label);
+}
+
+const char *
+headroom_window_get_unknown_model_text (HeadroomWindow *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->unknown_page)))
+    return NULL;
+  return adw_status_page_get_description (self->unknown_page);
 }
 
 const char *

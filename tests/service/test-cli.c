@@ -290,6 +290,86 @@ test_params_warning (void)
   g_assert_cmpstr (json_object_get_string_member (out, "assumed_architecture"), ==, "llama");
 }
 
+/* --assume-architecture llama (the key model.assume_architecture) reads the
+ * unknown model_type on every command that reads a config: exit status 0,
+ * "assumed_architecture": "llama" in every JSON and a line under every
+ * table; without it, exit status 2 and one stderr line. unknown-type.json is
+ * tiny-llama.json with model_type "mystery", so its count is tiny-llama's:
+ *   embedding 100·64 = 6,400, LM head (untied) 6,400, final norm 64,
+ *   per layer q,k,v,o 4·64·64 + gated MLP 3·64·128 + 2 norms 2·64 = 41,088,
+ *   2 layers: 6,400 + 6,400 + 64 + 2 · 41,088 = 95,040. */
+static void
+test_assume_architecture_option (void)
+{
+  static const char * const commands[][4] = {
+    { "params" }, { "flops" }, { "train" }, { "infer" }, { "plan", "--gpus", "1" },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("headroom-cli-XXXXXX", NULL);
+  g_autofree char *project = g_build_filename (dir, "assumed.headroom", NULL);
+  g_auto(Run) bad = { 0 };
+  g_auto(Run) imported = { 0 };
+  g_auto(Run) csv = { 0 };
+  g_auto(Run) report = { 0 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      const char *refused_argv[] = { commands[i][0], "--model", CLI_DATA "/unknown-type.json", "--json",
+                                     commands[i][1], commands[i][2], NULL };
+      const char *json_argv[] = { commands[i][0], "--model", CLI_DATA "/unknown-type.json", "--json",
+                                  "--assume-architecture", "llama", commands[i][1], commands[i][2], NULL };
+      const char *table_argv[] = { commands[i][0], "--model", CLI_DATA "/unknown-type.json",
+                                   "--assume-architecture", "llama", commands[i][1], commands[i][2], NULL };
+      g_auto(Run) refused = { 0 };
+      g_auto(Run) json = { 0 };
+      g_auto(Run) table = { 0 };
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      JsonObject *out;
+
+      g_test_message ("%s", commands[i][0]);
+      run_cli_argv (&refused, refused_argv);
+      g_assert_cmpint (refused.status, ==, 2);
+      g_assert_cmpstr (refused.out, ==, "");
+      g_assert_nonnull (strstr (refused.err, "“mystery”"));
+      g_assert_nonnull (strstr (refused.err, "--assume-architecture llama"));
+      g_assert_true (strchr (refused.err, '\n')[1] == '\0');
+
+      run_cli_argv (&json, json_argv);
+      g_assert_cmpint (json.status, ==, 0);
+      g_assert_true (json_parser_load_from_data (parser, json.out, -1, NULL));
+      out = json_node_get_object (json_parser_get_root (parser));
+      g_assert_cmpstr (json_object_get_string_member (out, "assumed_architecture"), ==, "llama");
+      if (strcmp (commands[i][0], "params") == 0)
+        g_assert_cmpint (json_object_get_int_member (out, "total"), ==, 95040);
+      if (strcmp (commands[i][0], "train") == 0 || strcmp (commands[i][0], "infer") == 0)
+        g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (out, "params"),
+                                                     "total"), ==, 95040);
+
+      run_cli_argv (&table, table_argv);
+      g_assert_cmpint (table.status, ==, 0);
+      g_assert_nonnull (strstr (table.out, "Architecture assumed: Generic decoder (Llama-style)"));
+    }
+
+  /* A value outside the key's choices names the option. */
+  run_cli (&bad, "params", "--model", CLI_DATA "/unknown-type.json", "--assume-architecture", "gpt", NULL);
+  g_assert_cmpint (bad.status, ==, 2);
+  g_assert_cmpstr (bad.out, ==, "");
+  g_assert_true (g_str_has_prefix (bad.err, "headroom-cli: --assume-architecture: "));
+
+  /* import keeps it in the project; report and its CSV say so. */
+  run_cli (&imported, "import", CLI_DATA "/unknown-type.json", "--assume-architecture", "llama",
+           "-o", project, NULL);
+  g_assert_cmpint (imported.status, ==, 0);
+  run_cli (&report, "report", project, "--json", NULL);
+  g_assert_cmpint (report.status, ==, 0);
+  g_assert_nonnull (strstr (report.out, "\"assumed_architecture\" : \"llama\""));
+  run_cli (&csv, "report", project, "--csv", "-", NULL);
+  g_assert_cmpint (csv.status, ==, 0);
+  g_assert_nonnull (strstr (csv.out, "\r\nmodel,assumed_architecture,\"Architecture assumed: "
+                                     "Generic decoder (Llama-style); "));
+  g_unlink (project);
+  g_rmdir (dir);
+}
+
 static void
 test_flops_tiny (void)
 {
@@ -1845,6 +1925,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/framework", test_train_framework);
   g_test_add_func ("/cli/help", test_help);
   g_test_add_func ("/cli/params/config", test_params_config);
+  g_test_add_func ("/cli/assume-architecture", test_assume_architecture_option);
   g_test_add_func ("/cli/params/preset", test_params_preset);
   g_test_add_func ("/cli/params/table", test_params_table);
   g_test_add_func ("/cli/params/warning", test_params_warning);

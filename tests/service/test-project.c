@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "headroom-project.h"
+#include "hr-config.h"
 
 /* Llama-3.1-8B (same shapes as Llama-3-8B in tests/data/reference/known-models.json):
  *   embedding = lm_head = 128256 × 4096                      =   525 336 576 each
@@ -160,6 +161,8 @@ test_key_table (void)
             g_assert_true (hr_quant_scope_from_name (name, &scope));
           else if (strcmp (keys[i].key, "inference.engine") == 0)
             g_assert_true (hr_engine_from_name (name, &engine));
+          else if (strcmp (keys[i].key, "model.assume_architecture") == 0)
+            g_assert_cmpint (hr_assume_from_name (name), >=, 0);
           else if (strcmp (keys[i].key, "training.framework") != 0)
             g_assert_cmpstr (keys[i].key, ==, "workload");
         }

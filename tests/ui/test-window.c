@@ -343,6 +343,79 @@ test_window_load_config (void)
   g_unlink (path);
 }
 
+/* A config of an unknown model_type opens to an error state that names it,
+ * with no figure in view; the generic decoder (the page's button, or the
+ * model key's combo row) reads it as Llama-style, and a banner says so.
+ * The config is tiny-llama.json's shape (tests/data/cli): embedding and
+ * untied head 100·64 each, final norm 64, two layers of 4·64² + 3·64·128
+ * + 2·64 = 41,088: 95,040 parameters. */
+static void
+test_window_unknown_model (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomEstimator *estimator = headroom_window_get_estimator (window);
+  GtkWidget *bar = GTK_WIDGET (headroom_window_get_memory_bar (window));
+  g_autofree char *path = g_build_filename (tmp_dir, "config.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) empty = json_object_new ();
+  GtkWidget *row;
+  const char *config =
+    "{\"model_type\": \"mystery\", \"hidden_size\": 64, \"intermediate_size\": 128, "
+    "\"num_attention_heads\": 4, \"num_key_value_heads\": 4, \"num_hidden_layers\": 2, "
+    "\"vocab_size\": 100, \"max_position_embeddings\": 64, \"tie_word_embeddings\": false}";
+
+  g_assert_true (bar != NULL && gtk_widget_is_drawable (bar));
+  g_assert_null (headroom_window_get_unknown_model_text (window));
+  g_assert_true (g_file_set_contents (path, config, -1, &error));
+  g_assert_true (headroom_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+
+  /* The error state: the model_type named, no figure drawn, no banner. */
+  g_assert_nonnull (headroom_window_get_unknown_model_text (window));
+  g_assert_nonnull (strstr (headroom_window_get_unknown_model_text (window), "“mystery”"));
+  g_assert_nonnull (headroom_estimator_get_error (estimator));
+  g_assert_false (gtk_widget_is_drawable (bar));
+  g_assert_null (headroom_window_get_error_text (window));
+  g_assert_null (headroom_window_get_assumed_text (window));
+  row = headroom_window_get_row (window, "model.assume_architecture");
+  g_assert_true (ADW_IS_COMBO_ROW (row));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (row)), ==, 0);
+
+  /* The generic decoder: figures again, and the banner says they are assumed. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.assume-generic", NULL));
+  drain_main_loop ();
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, 95040.0);
+  g_assert_cmpstr (headroom_estimator_get_assumed_architecture (estimator), ==, "llama");
+  g_assert_null (headroom_window_get_unknown_model_text (window));
+  g_assert_true (gtk_widget_is_drawable (bar));
+  g_assert_nonnull (headroom_window_get_assumed_text (window));
+  g_assert_true (g_str_has_prefix (headroom_window_get_assumed_text (window),
+                                   "Architecture assumed: Generic decoder (Llama-style)"));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (row)), ==, 1);
+
+  /* Refused again from the combo row: the error state, no figure. */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (row), 0);
+  drain_main_loop ();
+  g_assert_nonnull (strstr (headroom_window_get_unknown_model_text (window), "“mystery”"));
+  g_assert_false (gtk_widget_is_drawable (bar));
+  g_assert_null (headroom_window_get_assumed_text (window));
+
+  /* A preset clears it all. */
+  g_assert_true (headroom_project_set_string (headroom_window_get_project (window), "model.preset",
+                                              "llama-3.1-8b", NULL));
+  headroom_project_set_config (headroom_window_get_project (window), empty);
+  drain_main_loop ();
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, LLAMA_8B_PARAMS);
+  g_assert_null (headroom_window_get_unknown_model_text (window));
+  g_assert_null (headroom_window_get_assumed_text (window));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (row)), ==, 0);
+  window_destroy (window);
+  g_unlink (path);
+}
+
 /* The workload switch turns the third section into Inference. */
 static void
 test_window_workload (void)
@@ -959,6 +1032,7 @@ main (int   argc,
   g_test_add_func ("/window/save-and-reopen", test_window_save_and_reopen);
   g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
   g_test_add_func ("/window/load-config", test_window_load_config);
+  g_test_add_func ("/window/unknown-model", test_window_unknown_model);
   g_test_add_func ("/window/workload", test_window_workload);
   g_test_add_func ("/window/import-hub", test_window_import_hub);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);

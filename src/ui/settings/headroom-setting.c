@@ -254,6 +254,9 @@ refresh (HeadroomSetting *self)
     {
       const char *value = headroom_project_get_string (self->project, self->key);
 
+      /* A choice without a default (model.assume_architecture) unset: the first. */
+      if (value == NULL)
+        adw_combo_row_set_selected (ADW_COMBO_ROW (self->row), 0);
       for (guint i = 0; self->info->choices[i] != NULL; i++)
         if (g_strcmp0 (self->info->choices[i], value) == 0)
           adw_combo_row_set_selected (ADW_COMBO_ROW (self->row), i);
