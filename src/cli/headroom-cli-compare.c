@@ -127,7 +127,7 @@ fill (HeadroomComparison     *comparison,
                        _("%s: no such file"), argv[i]);
           return FALSE;
         }
-      if (!headroom_cli_resolve_model (argv[i], &model, error))
+      if (!headroom_cli_resolve_model (argv[i], options, &model, error))
         return FALSE;
       project = headroom_cli_model_dup_project (&model);
       scenarios = headroom_project_get_scenarios (project);
