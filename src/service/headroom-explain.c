@@ -81,6 +81,16 @@ state_line (HeadroomEstimator *self,
                           label, per_param, count, result);
 }
 
+/* The parts of a sum in the sum's unit: MiB below a GiB, so that they add up on screen. */
+static char *
+kv_size (double bytes,
+         double sum)
+{
+  if (sum < 1073741824.0)
+    return g_strdup_printf (_("%.3g MiB"), bytes / 1048576.0 + 0.0);
+  return headroom_format_gib (bytes);
+}
+
 static char *
 explain_memory (HeadroomEstimator *self,
                 const char        *name,
@@ -164,6 +174,26 @@ explain_memory (HeadroomEstimator *self,
       assumption = _("What the backward needs kept from the forward, with the attention kernel, "
                      "recomputation, sequence and context parallelism set.");
       source = _("Korthikanti et al. 2022 (reducing activation recomputation), §4 and Table 2");
+    }
+  else if (!training && g_str_equal (name, "kv_cache"))
+    {
+      const HrInferenceMemory *im = headroom_estimator_get_inference_memory (self);
+      g_autofree char *global = kv_size (im->kv_cache - im->kv_cache_windowed, value);
+      g_autofree char *windowed = kv_size (im->kv_cache_windowed, value);
+      g_autofree char *result = kv_size (value, value);
+
+      /* TRANSLATORS: e.g. "KV cache = 5 MiB in global layers + 11 MiB in sliding-window or
+       * chunked layers = 0.02 GiB" */
+      if (im->kv_cache_windowed > 0)
+        line = g_strdup_printf (_("%s = %s in global layers + %s in sliding-window or chunked "
+                                  "layers = %s"), label, global, windowed, result);
+      else
+        line = g_strdup_printf (_("%s = %s, every layer global (the whole context)"), label, result);
+      assumption = _("2 × KV heads × head_dim × dtype bytes per token and layer; a global layer "
+                     "keeps every token of the context, a sliding-window or chunked layer at most "
+                     "its window or chunk (when the engine frees the rest).");
+      source = _("Beltagy et al. 2020 (Longformer), §3.1; Gemma Team 2025 (Gemma 3), §2.1; "
+                 "Kwon et al. 2023 (vLLM)");
     }
 
   if (line == NULL)

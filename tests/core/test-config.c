@@ -962,7 +962,11 @@ static const struct
    * layer 3840·4096·2 + 3840·2048·2 + 512 + 3·3840·15360 + 4·3840 =
    * 224,148,992 × 48 + 3840 + 262,208·3840; 27B per layer 5376·4096·2 +
    * 5376·2048·2 + 256 + 3·5376·21504 + 4·5376 = 412,898,560 × 62 + 5376 +
-   * 262,208·5376 (Google's 12.2 B and 27.4 B add the 0.42 B SigLIP tower). */
+   * 262,208·5376 (Google's 12.2 B and 27.4 B add the 0.42 B SigLIP tower).
+   * Checked against keras-hub's gemma3_presets.py text-only counts, whose
+   * vocabulary has 262,144 rows, 64 fewer than the config's 262,208:
+   * 1B 999,885,952 (same vocabulary), 4B 3,880,099,328 + 64·2560,
+   * 12B 11,765,788,416 + 64·3840, 27B 27,009,002,240 + 64·5376. */
   { "gemma-3-1b", 999885952 },
   { "gemma-3-4b", 3880263168 },
   { "gemma-3-12b", 11766034176 },

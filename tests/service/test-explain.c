@@ -66,6 +66,37 @@ test_time_and_cost (void)
   assert_contains (flops, "Chowdhery et al. 2022");
 }
 
+/* Gemma 3 1B serving a 1,024-token prompt and 256 generated tokens (the
+ * table's defaults) in bf16: a layer caches 2 × 1 KV head × 256 × 2 B =
+ * 1,024 B a token. 26 layers, every sixth global: layers 6, 12, 18, 24,
+ * 4 global × 1,280 tokens × 1,024 B = 5 MiB; 22 windowed × the 512-token
+ * window × 1,024 B = 11 MiB; 16 MiB in all (the parts in the sum's unit). */
+static void
+test_kv_split (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autoptr(JsonObject) empty = json_object_new ();
+  g_autofree char *kv = NULL;
+  g_autofree char *llama = NULL;
+
+  headroom_project_set_config (project, empty);
+  g_assert_true (headroom_project_set_string (project, "model.preset", "gemma-3-1b", NULL));
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  kv = headroom_estimator_dup_explanation (estimator, "memory.kv_cache");
+  assert_contains (kv, "KV cache = 5 MiB in global layers + 11 MiB in sliding-window or chunked "
+                       "layers = 16 MiB");
+  assert_contains (kv, "Longformer");
+
+  /* Llama 3.1 8B has no window: one line says so. */
+  g_assert_true (headroom_project_set_string (project, "model.preset", "llama-3.1-8b", NULL));
+  headroom_estimator_recompute_now (estimator);
+  llama = headroom_estimator_dup_explanation (estimator, "memory.kv_cache");
+  assert_contains (llama, "every layer global (the whole context)");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -74,5 +105,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/explain/memory", test_memory);
   g_test_add_func ("/explain/time-and-cost", test_time_and_cost);
+  g_test_add_func ("/explain/kv-split", test_kv_split);
   return g_test_run ();
 }
