@@ -363,6 +363,27 @@ find_with_class (GtkWidget  *widget,
   return NULL;
 }
 
+/* The Model page's "As Read from the Config" group names the structure the
+ * estimate was read with, to check against the model card: Qwen3-30B-A3B
+ * (config.json: num_experts 128, num_experts_per_tok 8, no shared expert,
+ * 32 heads over 4 kv heads, q_norm/k_norm per head, untied). */
+static void
+test_structure_row (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  g_autoptr(JsonObject) empty = json_object_new ();
+
+  headroom_project_set_config (project, empty);
+  g_assert_true (headroom_project_set_string (project, "model.preset", "qwen3-30b-a3b", NULL));
+  drain_main_loop ();
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "128 experts, 8 active, no shared expert; "
+                                                     "GQA, 32 query heads over 4 kv heads; "
+                                                     "q/k RMSNorm per head"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "untied embeddings"));
+  window_destroy (window);
+}
+
 /* A run that does not fit still shows its time and cost, dimmed, with the
  * reason; "step" means one thing (issue 16). */
 static void
@@ -622,6 +643,7 @@ main (int   argc,
   g_test_add_func ("/layout/switcher", test_switcher);
   g_test_add_func ("/layout/narrow", test_narrow);
   g_test_add_func ("/results/not-fit-marked", test_not_fit_marked);
+  g_test_add_func ("/setting/structure-row", test_structure_row);
   g_test_add_func ("/results/context-warning", test_context_warning);
   g_test_add_func ("/results/show-why", test_show_why);
   g_test_add_func ("/window/sweep-dialog", test_sweep_dialog);

@@ -27,6 +27,7 @@ struct _HeadroomModelPage
   AdwPreferencesGroup *architecture_group;
   AdwExpanderRow     *moe_row;
   AdwExpanderRow     *mla_row;
+  AdwActionRow       *structure_row;
   AdwActionRow       *mlp_row;
   AdwActionRow       *norm_row;
   AdwActionRow       *positions_row;
@@ -216,6 +217,8 @@ refresh_interpretation (HeadroomModelPage *self)
   if (!headroom_estimator_get_has_result (self->estimator))
     return;
   model = headroom_estimator_get_model (self->estimator);
+  /* The whole structure in one line (experts, attention, norms, embeddings). */
+  adw_action_row_set_subtitle (self->structure_row, headroom_estimator_get_structure (self->estimator));
   adw_action_row_set_subtitle (self->mlp_row,
                                model->ffn_kind == HR_FFN_GATED ? _("Gated, 3 matrices (SwiGLU, GeGLU)")
                                                                : _("Plain, 2 matrices (GELU, ReLU)"));
@@ -379,6 +382,7 @@ headroom_model_page_class_init (HeadroomModelPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, mla_row);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, mlp_row);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, norm_row);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, structure_row);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, positions_row);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, biases_row);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, block_row);
