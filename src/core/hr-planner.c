@@ -45,7 +45,6 @@ hr_plan_assumptions_init (HrPlanAssumptions *assumptions)
     .memory_efficiency = 0.80,
     .link_efficiency = 0.80,
     .intra_node_latency = 5e-6,
-    .overlap_grad_reduce = true,
   };
 }
 
@@ -148,14 +147,105 @@ gradient_bytes (const HrTraining *training)
   return weight_bytes (training);
 }
 
+/* The rate large products sustain in `dtype`: the catalog's measured rate
+ * (docs/planner.md, "Sustained rates"), else peak × gemm_efficiency. */
+static double
+gemm_rate (const PlanContext *ctx,
+           HrDtype            dtype)
+{
+  double measured = ctx->gpu->gemm_sustained_flops[dtype];
+
+  return measured > 0.0 ? measured : ctx->gpu->peak_flops[dtype] * ctx->as.gemm_efficiency;
+}
+
+/* Sequence lengths of HrGpu's attention tables (hr-gpu.h). */
+static const double attention_lengths[HR_GPU_ATTENTION_POINTS] = {
+  512, 1024, 2048, 4096, 8192, 16384,
+};
+
+/* A table's rate at `len` tokens: linear in log2 of the length between the
+ * grid's points, the end rates beyond them; 0 unless every point is set. */
+static double
+table_rate (const double *table,
+            double        len)
+{
+  int i;
+
+  for (i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    if (!(table[i] > 0.0))
+      return 0.0;
+  if (len <= attention_lengths[0])
+    return table[0];
+  for (i = 1; i < HR_GPU_ATTENTION_POINTS; i++)
+    if (len <= attention_lengths[i])
+      return table[i - 1] + log2 (len / attention_lengths[i - 1]) * (table[i] - table[i - 1]);
+  return table[HR_GPU_ATTENTION_POINTS - 1];
+}
+
+/* Seconds per FLOP of the FlashAttention kernel over `len` queries and keys,
+ * forward and backward; false when the catalog has no rates. The papers
+ * time no causal backward: it is taken to lose to the mask what the causal
+ * forward loses at the same length. */
+static bool
+attention_seconds_per_flop (const PlanContext *ctx,
+                            double             len,
+                            bool               causal,
+                            double            *fwd,
+                            double            *bwd)
+{
+  double f = table_rate (ctx->gpu->attention_fwd_flops, len);
+  double b = table_rate (ctx->gpu->attention_bwd_flops, len);
+  double fc = causal ? table_rate (ctx->gpu->attention_fwd_causal_flops, len) : 0.0;
+
+  if (!(f > 0.0 && b > 0.0))
+    return false;
+  if (fc > 0.0)
+    {
+      b *= fc / f;
+      f = fc;
+    }
+  *fwd = 1.0 / f;
+  *bwd = 1.0 / b;
+  return true;
+}
+
+/* Seconds per FLOP of one rank's attention core. Context parallelism splits
+ * the sequence into 2·c chunks, two per rank (Megatron-Core's load
+ * balancing for a causal mask): a rank runs its own chunks against
+ * themselves under the mask (1/c of its FLOPs, s/c tokens) and c − 1
+ * unmasked steps of s/(2c)-token blocks; without a mask, c unmasked steps
+ * of s/c tokens. A sliding window caps the keys. */
+static bool
+core_seconds_per_flop (const PlanContext *ctx,
+                       double             s,
+                       double             c,
+                       double             keys,
+                       bool               causal,
+                       double            *fwd,
+                       double            *bwd)
+{
+  double diag_fwd, diag_bwd, off_fwd, off_bwd;
+  double block = s / c < keys ? s / c : keys;
+  double half = s / (2.0 * c) < keys ? s / (2.0 * c) : keys;
+
+  if (c <= 1.0 || !causal)
+    return attention_seconds_per_flop (ctx, block, causal, fwd, bwd);
+  if (!attention_seconds_per_flop (ctx, block, true, &diag_fwd, &diag_bwd)
+      || !attention_seconds_per_flop (ctx, half, false, &off_fwd, &off_bwd))
+    return false;
+  *fwd = diag_fwd / c + (c - 1.0) / c * off_fwd;
+  *bwd = diag_bwd / c + (c - 1.0) / c * off_bwd;
+  return true;
+}
+
 /* Seconds per FLOP of an m×k by k×n product: the larger of its compute time
- * at gemm_efficiency × tile efficiency and its operand traffic at memory
+ * at the sustained rate × tile efficiency and its operand traffic at memory
  * bandwidth (a roofline, Williams et al. 2009, with NVIDIA's tile
  * quantization). `write_out` is false for fused kernels that keep the
  * product on chip (FlashAttention's scores). */
 static double
 gemm_seconds_per_flop (const PlanContext *ctx,
-                       double             peak,
+                       double             rate,
                        double             elem,
                        double             m,
                        double             n,
@@ -173,7 +263,7 @@ gemm_seconds_per_flop (const PlanContext *ctx,
   tile = (m / (ceil (m / TILE_MN) * TILE_MN))
          * (n / (ceil (n / TILE_MN) * TILE_MN))
          * (k / (ceil (k / TILE_K) * TILE_K));
-  compute = 1.0 / (peak * ctx->as.gemm_efficiency * tile);
+  compute = 1.0 / (rate * tile);
   bytes = elem * (m * k + k * n + (write_out ? m * n : 0.0));
   traffic = bytes / (2.0 * m * n * k) / (ctx->gpu->memory_bandwidth * ctx->as.memory_efficiency);
   return compute > traffic ? compute : traffic;
@@ -218,17 +308,45 @@ typedef struct
 } Link;
 
 static Link
-link_for (const PlanContext *ctx,
-          int64_t            span,
-          int64_t            gpus_per_node)
+node_link (const PlanContext *ctx)
 {
-  /* A group whose ranks lie within `span` consecutive ranks stays on NVLink
-   * when span fits a node; otherwise each GPU's own network port bounds it. */
-  if (span <= gpus_per_node)
-    return (Link) { ctx->gpu->intra_node_bandwidth * ctx->as.link_efficiency,
-                    ctx->as.intra_node_latency };
+  return (Link) { ctx->gpu->intra_node_bandwidth * ctx->as.link_efficiency,
+                  ctx->as.intra_node_latency };
+}
+
+/* One GPU's own network card: a point-to-point send between nodes. */
+static Link
+nic_link (const PlanContext *ctx)
+{
   return (Link) { ctx->gpu->inter_node_bandwidth * ctx->as.link_efficiency,
                   ctx->gpu->inter_node_latency };
+}
+
+/* The ring of a group of `size` ranks `stride` apart (rank order tp, cp,
+ * dp, pp). Within a node it runs on NVLink. Across nodes NCCL runs one ring
+ * channel per network card, and HGX/DGX nodes have a card per GPU (DGX H100
+ * and A100 user guides: eight ConnectX per eight GPUs), so a group with k
+ * members in each node drives k cards at once: each rank's share of the
+ * ring moves at k × the card's rate, up to NVLink's (docs/planner.md,
+ * "Networks"). */
+static Link
+ring_link (const PlanContext *ctx,
+           int64_t            stride,
+           int64_t            size,
+           int64_t            gpus_per_node)
+{
+  int64_t per_node;
+  double bandwidth;
+
+  if (stride * size <= gpus_per_node)
+    return node_link (ctx);
+  per_node = stride < gpus_per_node ? gpus_per_node / stride : 1;
+  if (per_node > size)
+    per_node = size;
+  bandwidth = (double) per_node * ctx->gpu->inter_node_bandwidth;
+  if (bandwidth > ctx->gpu->intra_node_bandwidth)
+    bandwidth = ctx->gpu->intra_node_bandwidth;
+  return (Link) { bandwidth * ctx->as.link_efficiency, ctx->gpu->inter_node_latency };
 }
 
 static HrStatus
@@ -335,8 +453,15 @@ evaluate (const PlanContext      *ctx,
   const HrFlops *flops = &ctx->flops[tr->recompute];
   const HrPlanAssumptions *as = &ctx->as;
   HrDtype dtype = hr_training_compute_dtype (tr);
+  /* FP8 recipes run the linear layers in fp8; attention and the LM head stay
+   * 16-bit (Transformer Engine's fp8_autocast covers te.Linear and friends,
+   * not DotProductAttention's core; the head is kept out of it). */
+  HrDtype dtype16 = dtype == HR_DTYPE_FP8 ? HR_DTYPE_BF16 : dtype;
   double peak = ctx->gpu->peak_flops[dtype];
+  double rate = gemm_rate (ctx, dtype);
+  double rate16 = gemm_rate (ctx, dtype16);
   double elem = dtype_bytes (dtype);
+  double elem16 = dtype_bytes (dtype16);
   double a = activation_bytes (dtype);
   double bw = ctx->gpu->memory_bandwidth * as->memory_efficiency;
   int64_t gpn = tr->gpus_per_node;
@@ -361,10 +486,12 @@ evaluate (const PlanContext      *ctx,
   double moe_layers = (double) ctx->params.n_moe_layers / p;
   double keys, ffn, expert_tokens, mask, kv_local;
   double spf[HR_FLOPS_N_COMPONENTS];         /* seconds per FLOP of each component */
+  double spf_bwd[HR_FLOPS_N_COMPONENTS];     /* the same in the backward pass */
+  double attn_fwd, attn_bwd;
   double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
-  double mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec;
+  double norm_bytes, mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec, cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
   double ep_time = 0, ep_bytes = 0;
@@ -390,21 +517,31 @@ evaluate (const PlanContext      *ctx,
   expert_tokens = moe
                   ? tokens * (double) model->experts_per_token * e / (double) model->n_experts
                   : tokens;
-  spf[HR_FLOPS_ATTN_PROJ] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
+  spf[HR_FLOPS_ATTN_PROJ] = gemm_seconds_per_flop (ctx, rate, elem, tokens,
                                                    (double) ctx->q_dim / t + 2.0 * kv_local,
                                                    h, true);
-  spf[HR_FLOPS_ATTN_SCORES] = gemm_seconds_per_flop (ctx, peak, elem, s / c, keys,
+  spf[HR_FLOPS_ATTN_SCORES] = gemm_seconds_per_flop (ctx, rate16, elem16, s / c, keys,
                                                      (double) ctx->head_dim,
                                                      tr->attention == HR_ATTENTION_EAGER);
-  spf[HR_FLOPS_ATTN_OVER_V] = gemm_seconds_per_flop (ctx, peak, elem, s / c,
+  spf[HR_FLOPS_ATTN_OVER_V] = gemm_seconds_per_flop (ctx, rate16, elem16, s / c,
                                                      (double) ctx->head_dim, keys, true);
-  spf[HR_FLOPS_ATTN_OUT] = gemm_seconds_per_flop (ctx, peak, elem, tokens, h,
+  spf[HR_FLOPS_ATTN_OUT] = gemm_seconds_per_flop (ctx, rate, elem, tokens, h,
                                                   (double) ctx->q_dim / t, true);
-  spf[HR_FLOPS_MLP] = gemm_seconds_per_flop (ctx, peak, elem, expert_tokens, ffn / t, h, true);
-  spf[HR_FLOPS_ROUTER] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
+  spf[HR_FLOPS_MLP] = gemm_seconds_per_flop (ctx, rate, elem, expert_tokens, ffn / t, h, true);
+  spf[HR_FLOPS_ROUTER] = gemm_seconds_per_flop (ctx, rate16, elem16, tokens,
                                                 (double) (moe ? model->n_experts : 1), h, true);
-  spf[HR_FLOPS_LM_HEAD] = gemm_seconds_per_flop (ctx, peak, elem, tokens,
+  spf[HR_FLOPS_LM_HEAD] = gemm_seconds_per_flop (ctx, rate16, elem16, tokens,
                                                  (double) model->vocab_size / t, h, true);
+  for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
+    spf_bwd[i] = spf[i];
+  /* FlashAttention runs at its own measured rates (docs/planner.md,
+   * "Attention kernel"). */
+  if (tr->attention == HR_ATTENTION_FLASH
+      && core_seconds_per_flop (ctx, s, c, keys, tr->causal, &attn_fwd, &attn_bwd))
+    {
+      spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = attn_fwd;
+      spf_bwd[HR_FLOPS_ATTN_SCORES] = spf_bwd[HR_FLOPS_ATTN_OVER_V] = attn_bwd;
+    }
 
   /* Matrix products of one micro-batch on the last pipeline rank: its share
    * of the layers, and the LM head. */
@@ -416,7 +553,7 @@ evaluate (const PlanContext      *ctx,
       if (i == HR_FLOPS_LM_HEAD)
         continue;
       gemm_fwd += part->forward * share * spf[i];
-      gemm_bwd += part->backward * share * spf[i];
+      gemm_bwd += part->backward * share * spf_bwd[i];
       gemm_rec += part->recompute * share * spf[i];
       flops_gpu += (part->forward + part->backward) * share;
     }
@@ -427,14 +564,24 @@ evaluate (const PlanContext      *ctx,
   core_fwd = (flops->component[HR_FLOPS_ATTN_SCORES].forward * spf[HR_FLOPS_ATTN_SCORES]
               + flops->component[HR_FLOPS_ATTN_OVER_V].forward * spf[HR_FLOPS_ATTN_OVER_V])
              * scale / L;
-  core_bwd = 2.0 * core_fwd;
+  core_bwd = (flops->component[HR_FLOPS_ATTN_SCORES].backward * spf_bwd[HR_FLOPS_ATTN_SCORES]
+              + flops->component[HR_FLOPS_ATTN_OVER_V].backward * spf_bwd[HR_FLOPS_ATTN_OVER_V])
+             * scale / L;
 
   /* Memory-bound kernels of one layer's forward, bytes read and written;
    * the backward pass moves twice as much (input and gradient in, gradient
    * out). Sequence parallel shards the hidden-sized ones over TP
    * (Korthikanti et al. 2022 §4.2.2). */
   mask = tr->dropout ? (double) tr->dropout_mask_bytes : 0.0;
-  mem_layer = tokens * h * shard * ((double) model->norms_per_layer * 2.0 * a  /* norms */
+  /* A norm kernel reads and writes each element once: 2a bytes. Eager
+   * RMSNorm (Hugging Face's LlamaRMSNorm, torchtune's, torch.nn.RMSNorm) runs
+   * its ops one by one: to(fp32) a + 4, pow 4 + 4, mean 4, × rsqrt 4 + 4,
+   * to(dtype) 4 + a, × weight a + a (no casts in fp32); torch.compile fuses
+   * them back into one kernel. LayerNorm is one kernel either way. */
+  norm_bytes = 2.0 * a;
+  if (tr->norm_kernel == HR_NORM_KERNEL_EAGER && !tr->compile && model->norm_kind == HR_NORM_RMSNORM)
+    norm_bytes = (a < 4.0 ? 2.0 * (a + 4.0) : 0.0) + 20.0 + 2.0 * a;
+  mem_layer = tokens * h * shard * ((double) model->norms_per_layer * norm_bytes  /* norms */
                                     + 2.0 * 3.0 * a                           /* residual adds */
                                     + (tr->dropout ? 2.0 * (2.0 * a + mask) : 0.0));
   mem_layer += (moe ? tokens * (double) model->experts_per_token : tokens)
@@ -454,9 +601,29 @@ evaluate (const PlanContext      *ctx,
   mem_loss = tokens * (double) model->vocab_size / t * 3.0 * 4.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
+  /* FP8 linear layers: Transformer Engine casts each 16-bit operand to fp8
+   * and takes its amax in one fused pass (read a, write 1 byte per element):
+   * the input and the weight in the forward, the output gradient in the
+   * backward; the backward also needs the fp8 transposes of the input and
+   * weight (read 1, write 1), since Hopper's fp8 products take only the TN
+   * layout (TE's cast_transpose kernels). */
+  if (dtype == HR_DTYPE_FP8)
+    {
+      double held = moe ? (double) model->n_experts / e : 1.0;   /* experts on this rank */
+      double ffn_out = (double) (moe ? model->expert_ffn_size : model->ffn_size) / t;
+      double ffn_in = ffn / t;                                  /* gate and up, fused */
+      double qkv = (double) ctx->q_dim / t + 2.0 * kv_local;
+      double q = (double) ctx->q_dim / t;
+      double x = tokens * (h + q) + expert_tokens * held * (h + ffn_out);
+      double w = h * qkv + q * h + held * (h * ffn_in + ffn_out * h);
+      double dy = tokens * (qkv + h) + expert_tokens * held * (ffn_in + h);
+
+      cast_fwd = layers * (a + 1.0) * (x + w) / bw;
+      cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
+    }
   mem_rec = 0.0;
   if (tr->recompute == HR_RECOMPUTE_FULL)
-    mem_rec = layers * mem_layer / bw;
+    mem_rec = layers * mem_layer / bw + cast_fwd;
   else if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
     mem_rec = layers * mem_softmax / bw;
 
@@ -468,7 +635,7 @@ evaluate (const PlanContext      *ctx,
    * §6.2), about half of the backward products. */
   if (t > 1)
     {
-      Link link = link_for (ctx, tr->tensor_parallel, gpn);
+      Link link = ring_link (ctx, 1, tr->tensor_parallel, gpn);
       double per_layer = model->parallel_block ? 1.0 : 2.0;
       double volume = tokens * h * a;
       double one = ring_seconds (volume, t, link.bandwidth, link.latency, 2.0);
@@ -482,18 +649,21 @@ evaluate (const PlanContext      *ctx,
     }
 
   /* Context parallel: each rank passes its key/value block around the ring,
-   * c − 1 hops, overlapped with the attention core (Liu et al. 2023, Ring
-   * Attention; Megatron-Core context parallel). The backward pass also
-   * returns their gradients: twice the bytes. */
+   * c − 1 hops, each sent while the attention of the block in hand runs
+   * (Liu et al. 2023, Ring Attention; Megatron-Core context parallel): a
+   * hop hides behind one of the c attention steps, and only what it
+   * outlasts is exposed. The backward pass also returns the blocks'
+   * gradients: twice the bytes per hop. */
   if (c > 1)
     {
-      Link link = link_for (ctx, tr->tensor_parallel * tr->context_parallel, gpn);
+      Link link = ring_link (ctx, tr->tensor_parallel, tr->context_parallel, gpn);
       double block = tokens * 2.0 * kv_local * a;
-      double hop = block / link.bandwidth + link.latency;
-      double fwd = (c - 1.0) * hop, bwd = 2.0 * fwd;
+      double hop_fwd = block / link.bandwidth + link.latency;
+      double hop_bwd = 2.0 * block / link.bandwidth + link.latency;
 
-      cp_time = layers * (fwd + bwd);
-      cp_exposed = layers * (max2 (0.0, fwd - core_fwd) + max2 (0.0, bwd - core_bwd));
+      cp_time = layers * (c - 1.0) * (hop_fwd + hop_bwd);
+      cp_exposed = layers * (c - 1.0) * (max2 (0.0, hop_fwd - core_fwd / c)
+                                         + max2 (0.0, hop_bwd - core_bwd / c));
       cp_bytes = layers * 3.0 * (c - 1.0) * block;
     }
 
@@ -502,7 +672,7 @@ evaluate (const PlanContext      *ctx,
    * 2020, GShard; Fedus et al. 2021). Not overlapped. */
   if (moe && e > 1 && moe_layers > 0)
     {
-      Link link = link_for (ctx, tr->tensor_parallel * tr->expert_parallel, gpn);
+      Link link = ring_link (ctx, tr->tensor_parallel, tr->expert_parallel, gpn);
       double volume = tokens * shard * (double) model->experts_per_token * h * a;
       double sent = 2.0 * volume * (e - 1.0) / e;
       double one = sent / link.bandwidth + 2.0 * (e - 1.0) * link.latency;
@@ -519,7 +689,7 @@ evaluate (const PlanContext      *ctx,
     {
       /* The slowest hop paces the pipeline: a network one once the
        * pipeline spans nodes. */
-      Link link = link_for (ctx, gpus, gpn);
+      Link link = gpus <= gpn ? node_link (ctx) : nic_link (ctx);
       double volume = tokens * h * a / t;
       double one = volume / link.bandwidth + link.latency;
 
@@ -528,7 +698,7 @@ evaluate (const PlanContext      *ctx,
     }
 
   compute_mb = gemm_fwd + gemm_bwd + lm_fwd + lm_bwd;
-  memory_mb = mem_fwd + mem_bwd;
+  memory_mb = mem_fwd + mem_bwd + cast_fwd + cast_bwd;
   recompute_mb = gemm_rec + mem_rec + tp_rec;
   comm_mb = (tp_exposed - tp_rec) + cp_exposed + ep_time + pp_time;
   per_mb = compute_mb + memory_mb + recompute_mb + comm_mb;
@@ -551,7 +721,7 @@ evaluate (const PlanContext      *ctx,
     double w = weight_bytes (tr), g = gradient_bytes (tr);
     double dense = (double) (ctx->params.total - ctx->params.routed_experts) / (t * p);
     double experts = (double) ctx->params.routed_experts / (t * e * p);
-    Link link = link_for (ctx, tr->tensor_parallel * tr->context_parallel * dp, gpn);
+    Link link = ring_link (ctx, tr->tensor_parallel, tr->context_parallel * dp, gpn);
     double bwd_window = gemm_bwd + mem_bwd + gemm_rec + mem_rec;
     double fwd_window = gemm_fwd + mem_fwd;
     /* Fine-tuning reduces the trained parameters' gradients only. */
@@ -573,8 +743,9 @@ evaluate (const PlanContext      *ctx,
       {
         double per_node = (double) (gpn / tr->tensor_parallel > 1 ? gpn / tr->tensor_parallel : 1);
         double inside = per_node < n ? per_node : n;
-        Link node = link_for (ctx, 1, gpn);
-        Link net = link_for (ctx, gpn + 1, gpn);
+        /* One rank per node in each cross-node ring: its own card. */
+        Link node = node_link (ctx);
+        Link net = nic_link (ctx);
         double params = dense + experts;
         double shard_ag = ring_seconds (params * w, inside, node.bandwidth, node.latency, 1.0);
         double shard_rs = ring_seconds (params * g, inside, node.bandwidth, node.latency, 1.0);
@@ -583,7 +754,7 @@ evaluate (const PlanContext      *ctx,
         dp_time = m * (2.0 * shard_ag + shard_rs) + across;
         dp_bytes = m * (ring_bytes (params * w, inside, 2.0) + ring_bytes (params * g, inside, 1.0))
                    + ring_bytes (params * g / inside, n / inside, 2.0);
-        if (as->overlap_grad_reduce)
+        if (tr->overlap)
           dp_exposed = m * (max2 (shard_ag * bucket, shard_ag - fwd_window)
                             + max2 ((shard_ag + shard_rs) * bucket, shard_ag + shard_rs - bwd_window))
                        + max2 (across * bucket, across - bwd_window);
@@ -595,7 +766,7 @@ evaluate (const PlanContext      *ctx,
         dp_time = m * (2.0 * ag + rs);
         dp_bytes = m * (ring_bytes (dense * w, n, 2.0) + ring_bytes (experts * w, n_exp, 2.0)
                         + ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0));
-        if (as->overlap_grad_reduce)
+        if (tr->overlap)
           dp_exposed = m * (max2 (ag * bucket, ag - fwd_window)
                             + max2 ((ag + rs) * bucket, ag + rs - bwd_window));
         else
@@ -608,7 +779,7 @@ evaluate (const PlanContext      *ctx,
         dp_time = m * rs + gathers * ag;
         dp_bytes = m * (ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0))
                    + gathers * (ring_bytes (dense * w, n, 1.0) + ring_bytes (experts * w, n_exp, 1.0));
-        if (as->overlap_grad_reduce)
+        if (tr->overlap)
           dp_exposed = m * max2 (rs * bucket, rs - bwd_window)
                        + gathers * max2 (ag * bucket, ag - fwd_window);
         else
@@ -619,7 +790,7 @@ evaluate (const PlanContext      *ctx,
         dp_time = rs + ag;
         dp_bytes = ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0)
                    + ring_bytes (dense * w, n, 1.0) + ring_bytes (experts * w, n_exp, 1.0);
-        if (as->overlap_grad_reduce)
+        if (tr->overlap)
           dp_exposed = max2 (rs * bucket, rs - bwd_window) + max2 (ag * bucket, ag - fwd_window);
         else
           dp_exposed = dp_time;
@@ -628,7 +799,7 @@ evaluate (const PlanContext      *ctx,
       {
         dp_time = ar;
         dp_bytes = ring_bytes (dense * g, n, 2.0) + ring_bytes (experts * g, n_exp, 2.0);
-        if (as->overlap_grad_reduce)
+        if (tr->overlap)
           dp_exposed = max2 (ar * bucket, ar - bwd_window);
         else
           dp_exposed = dp_time;

@@ -41,9 +41,6 @@ typedef struct
   double memory_efficiency;    /* fraction of memory bandwidth that streaming kernels sustain */
   double link_efficiency;      /* fraction of NVLink / network bandwidth that NCCL sustains */
   double intra_node_latency;   /* seconds per message inside a node */
-  bool   overlap_grad_reduce;  /* DP gradient reduction overlapped with the backward pass
-                                * (Megatron --overlap-grad-reduce, DeepSpeed overlap_comm,
-                                * FSDP); false: after the backward pass */
 } HrPlanAssumptions;
 
 /* Seconds of one step on the critical path; they add up to the step time. */

@@ -192,6 +192,8 @@ hr_training_init (HrTraining *training)
   training->mfu = 0;
   training->price_per_gpu_hour = 0;
   training->fp32_residual = false;
+  /* Today's frameworks overlap by default (docs/planner.md, "Overlap"). */
+  training->overlap = true;
   hr_finetune_init (&training->finetune);
   training->norm_kernel = HR_NORM_KERNEL_FUSED;
   training->compile = false;

@@ -137,6 +137,10 @@ typedef struct
   bool    offload_activations;    /* saved layer activations kept on the CPU */
   bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
   bool    optimizer_foreach;      /* torch.optim's foreach step: a state-sized temporary */
+  bool    overlap;                /* data-parallel communication overlapped with compute
+                                   * (Megatron --overlap-grad-reduce/--overlap-param-gather,
+                                   * DeepSpeed overlap_comm, FSDP prefetch); false: after
+                                   * the backward pass, as the 2021 Megatron-LM runs did */
 } HrTraining;
 
 /* Parameters that one rank owns, before ZeRO/FSDP sharding. */

@@ -39,6 +39,8 @@ static const char * const framework_choices[] = {
 static const char * const framework_labels[] = {
   N_("None"), N_("Megatron-LM"), N_("DeepSpeed"), N_("PyTorch FSDP"), N_("torchtitan"),
   N_("Hugging Face Trainer"), N_("torchtune"), NULL };
+static const char * const overlap_choices[] = { "on", "off", NULL };
+static const char * const overlap_labels[] = { N_("On"), N_("Off"), NULL };
 static const char * const norm_kernel_choices[] = { "fused", "eager", NULL };
 static const char * const norm_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
 static const char * const loss_choices[] = { "full", "chunked", "fused", NULL };
@@ -87,6 +89,7 @@ static const char * const engine_labels[] = {
 
 static void apply_price (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_precision (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_overlap (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_lora_targets (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_overhead (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_gb_per_s (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
@@ -244,6 +247,12 @@ static const HeadroomKeyInfo keys[] = {
         DESCRIPTION (N_("torch.optim.AdamW’s default foreach step, which holds one more "
                         "state-sized buffer; off: a fused step in place."))),
   BOOL ("training.dropout", "false", N_("Dropout"), GROUP ("workload/numerics"), TRAIN (dropout)),
+  /* docs/planner.md, "Overlap" */
+  CHOICE ("training.overlap", overlap, "on", N_("Overlap communication"),
+          GROUP ("workload/throughput"), APPLY (apply_overlap),
+          DESCRIPTION (N_("On: data-parallel gradient reduction and parameter gathers run during "
+                          "the passes, as today’s frameworks do by default. Off: after the "
+                          "backward pass."))),
   /* docs/conventions.md, "Causal attention" */
   BOOL ("training.causal", "false", N_("Causal attention FLOPs"), GROUP ("workload/throughput"),
         TRAIN (causal),
@@ -791,6 +800,9 @@ static const struct
   /* --bf16 turns on accumulate_allreduce_grads_in_fp32 (arguments.py):
    * fp32 main_grad buffers. */
   { "megatron", "training.fp32_gradients", "true" },
+  /* --overlap-grad-reduce and --overlap-param-gather are opt-in
+   * (arguments.py, action='store_true'). */
+  { "megatron", "training.overlap", "off" },
   /* DeepSpeed runs Hugging Face models: their eager RMSNorm, bf16 weights
    * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
   { "deepspeed", "training.precision", "bf16-mixed" },
@@ -2433,6 +2445,17 @@ apply_price (HeadroomProject       *self,
     ((HrTraining *) out)->price_per_gpu_hour = headroom_project_get_double (self, info->key);
   else if (field == HEADROOM_KEY_FIELD_INFERENCE)
     ((HrInference *) out)->price_per_gpu_hour = headroom_project_get_double (self, info->key);
+}
+
+static void
+apply_overlap (HeadroomProject       *self,
+               const HeadroomKeyInfo *info,
+               HeadroomKeyField       field,
+               void                  *out)
+{
+  if (field == HEADROOM_KEY_FIELD_TRAINING)
+    ((HrTraining *) out)->overlap = g_strcmp0 (headroom_project_get_string (self, info->key),
+                                               "off") != 0;
 }
 
 /* Autocast over fp32 parameters (Hugging Face Trainer --bf16, Lightning

@@ -371,7 +371,7 @@ test_data_parallel (void)
   t.nodes = 2;
   t.global_batch = 2;
   hr_plan_assumptions_init (&as);
-  as.overlap_grad_reduce = false;
+  t.overlap = false;
 
   step_ok (&model, &t, &gpu, &as, &step);
   assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 2 * P, 1e-12);
@@ -386,7 +386,7 @@ test_data_parallel (void)
   /* Overlapped with the backward pass, at least the last bucket (one of
    * the L = 2 layers' gradients) stays exposed. */
   t.zero_stage = 0;
-  as.overlap_grad_reduce = true;
+  t.overlap = true;
   step_ok (&model, &t, &gpu, &as, &step);
   g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].exposed, <, step.comm[HR_PLAN_COMM_DP].seconds);
   g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].exposed, >=,
@@ -394,7 +394,8 @@ test_data_parallel (void)
 }
 
 /* CP 2 in one node: each rank sends its K and V block, 512 tokens × 2 ×
- * 1024 × 2 bytes, c − 1 = 1 hop forward and twice that backward, per layer. */
+ * 1024 × 2 bytes, c − 1 = 1 hop forward and, in the backward, one message
+ * with the block and its gradient, per layer. */
 static void
 test_context_parallel (void)
 {
@@ -412,7 +413,208 @@ test_context_parallel (void)
   step_ok (&model, &t, &gpu, NULL, &step);
 
   assert_close (step.comm[HR_PLAN_COMM_CP].bytes, L * 3 * block, 1e-12);
-  assert_close (step.comm[HR_PLAN_COMM_CP].seconds, L * 3 * (block / 80e9 + 5e-6), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_CP].seconds, L * (3 * block / 80e9 + 2 * 5e-6), 1e-9);
+}
+
+/* A measured GEMM rate replaces peak × gemm_efficiency: 75 TFLOP/s is what
+ * the fallback gives (100 × 0.75), so the step is the same; half of it
+ * doubles the products' time (all compute-bound: bandwidth 1e18). */
+static void
+test_sustained_gemm (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep fallback, same, half;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  step_ok (&model, &t, &gpu, NULL, &fallback);
+  gpu.gemm_sustained_flops[HR_DTYPE_BF16] = 75e12;
+  step_ok (&model, &t, &gpu, NULL, &same);
+  gpu.gemm_sustained_flops[HR_DTYPE_BF16] = 37.5e12;
+  step_ok (&model, &t, &gpu, NULL, &half);
+  assert_close (same.step_seconds, fallback.step_seconds, 1e-12);
+  assert_close (half.split.compute, 2 * fallback.split.compute, 1e-12);
+}
+
+/* FlashAttention at the catalog's rates. Without tables the core's two
+ * products run at the GEMM rate (75 TFLOP/s, full tiles); with flat tables
+ * of 50 (forward) and 25 (backward) TFLOP/s, only the core's time changes.
+ * Core FLOPs of the toy (s = h = 1024, L = 2): forward 2 · 2·s²·h = 4s²h per
+ * layer, 8.59e9 in all; backward twice that. */
+static void
+test_attention_rates (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep gemm, kernel;
+  double fwd = 2 * 4 * pow (1024, 3), bwd = 2 * fwd;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;
+  step_ok (&model, &t, &gpu, NULL, &gemm);
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    {
+      gpu.attention_fwd_flops[i] = 50e12;
+      gpu.attention_bwd_flops[i] = 25e12;
+    }
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  assert_close (kernel.split.compute - gemm.split.compute,
+                fwd / 50e12 + bwd / 25e12 - (fwd + bwd) / 75e12, 1e-9);
+}
+
+/* The rate at a length interpolates in log2 of the length, and context
+ * parallelism blends two kernels. Tables: forward and backward 100, 200,
+ * 300, 400, 500, 600 TFLOP/s at 512…16k tokens, causal forward half that.
+ * s = 4096 over CP 2, causal: each rank runs 1/c of its core under the mask
+ * at s/c = 2048 tokens (forward 150, backward 300 × 150/300 = 150) and the
+ * rest unmasked at s/(2c) = 1024 (200 both ways). Causal core FLOPs per
+ * rank: forward 2·2·s·(s/2)·h per layer × 2 layers / c = 2s²h = 3.44e10,
+ * backward twice that. The no-table run prices them at 75 (full tiles:
+ * 2048 × 4096 × 128 and 2048 × 128 × 4096). A 1448-token sequence, about
+ * √2 past 1024, sits about halfway: 200 + log2(1448/1024) × 100 ≈ 250. */
+static void
+test_attention_context_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep gemm, kernel;
+  double s = 4096, h = 1024;
+  double fwd = 2 * s * s * h, bwd = 2 * fwd;
+  double spf = 0.5 / 150e12 + 0.5 / 200e12;
+
+  toy_model (&model);
+  model.max_positions = 4096;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;
+  t.causal = true;
+  t.seq_len = 4096;
+  t.gpus_per_node = 2;
+  t.context_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &gemm);
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    {
+      gpu.attention_fwd_flops[i] = gpu.attention_bwd_flops[i] = 100e12 * (i + 1);
+      gpu.attention_fwd_causal_flops[i] = 50e12 * (i + 1);
+    }
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  assert_close (kernel.split.compute - gemm.split.compute,
+                (fwd + bwd) * spf - (fwd + bwd) / 75e12, 1e-9);
+
+  /* One GPU, no mask, 1448 tokens: core FLOPs 2 · 4·s²·h at ≈ 250. */
+  t.causal = false;
+  t.seq_len = 1448;
+  t.gpus_per_node = 1;
+  t.context_parallel = 1;
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    gpu.attention_fwd_flops[i] = gpu.attention_bwd_flops[i] = gpu.attention_fwd_causal_flops[i] = 0;
+  step_ok (&model, &t, &gpu, NULL, &gemm);
+  fwd = 2 * 4 * 1448.0 * 1448.0 * h;
+  /* Without tables: QKᵀ 1448 × 1448 × 128 fills 1448/1536 of its tiles
+   * twice; attention over V, 1448 × 128 × 1448, 1448/1536 of m and k/64
+   * 1448/1472 of k. */
+  assert_close (kernel.split.compute - gemm.split.compute,
+                3 * fwd / (200e12 + log2 (1448.0 / 1024) * 100e12)
+                - 3 * fwd / 2 / (75e12 * pow (1448.0 / 1536, 2))
+                - 3 * fwd / 2 / (75e12 * (1448.0 / 1536) * (1448.0 / 1472)), 1e-9);
+}
+
+/* FP8 linear layers add their casts as memory-bound passes (bandwidth
+ * 1e12 × 0.8). Per layer of the toy (T = 1024 tokens, h = q = 1024,
+ * q + 2kv = 3072, ffn 4096): inputs x = T(h + q) + T(h + ffn) = 7,340,032,
+ * weights w = h·3072 + q·h + 2·h·4096 = 12,582,912, output gradients
+ * dy = T(3072 + h) + T(4096 + h) = 9,437,184. Forward 3(x + w), backward
+ * 3dy + 2(x + w) (casts, then fp8 transposes): 255,852,544 bytes for the two
+ * layers. */
+static void
+test_fp8_casts (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep bf16, fp8;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  gpu.peak_flops[HR_DTYPE_FP8] = 200e12;
+  toy_training (&t);
+  step_ok (&model, &t, &gpu, NULL, &bf16);
+  t.precision = HR_PRECISION_FP8_MIXED;
+  step_ok (&model, &t, &gpu, NULL, &fp8);
+  assert_close (fp8.split.memory_bound - bf16.split.memory_bound, 255852544.0 / 0.8e12, 1e-9);
+}
+
+/* Eager RMSNorm's op-by-op passes: 2(a + 4) + 20 + 2a = 36 bytes per element
+ * in bf16 against a fused kernel's 2a = 4; forward and backward (twice the
+ * forward) over T·h elements, two norms per layer, two layers. torch.compile
+ * fuses them back. */
+static void
+test_eager_norm (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep fused, eager, compiled;
+
+  toy_model (&model);
+  model.norm_kind = HR_NORM_RMSNORM;
+  model.norm_bias = false;
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.norm_kernel = HR_NORM_KERNEL_FUSED;
+  step_ok (&model, &t, &gpu, NULL, &fused);
+  t.norm_kernel = HR_NORM_KERNEL_EAGER;
+  step_ok (&model, &t, &gpu, NULL, &eager);
+  t.compile = true;
+  step_ok (&model, &t, &gpu, NULL, &compiled);
+  g_assert_cmpint (model.norms_per_layer, ==, 2);
+  assert_close (eager.split.memory_bound - fused.split.memory_bound,
+                3 * 2 * 2 * 1024.0 * 1024 * (36 - 4) / 0.8e12, 1e-9);
+  assert_close (compiled.split.memory_bound, fused.split.memory_bound, 1e-12);
+}
+
+/* A ring across nodes runs one channel per network card, a card per GPU:
+ * DP 16 over 2 nodes of 8 has 8 members per node, so each rank moves at
+ * min(8 × 10, 100) × 0.8 = 64 GB/s; with TP 8 each DP group has one member
+ * per node and gets its own card, 10 × 0.8 = 8 GB/s. ZeRO 0 all-reduces
+ * the 16-bit gradients, not overlapped: 2 · ((n − 1)/n · bytes / B + (n − 1)
+ * latency). */
+static void
+test_network_cards (void)
+{
+  HrModel model;
+  HrParams params;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double P;
+
+  toy_model (&model);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  P = (double) params.total;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.nodes = 2;
+  t.gpus_per_node = 8;
+  t.global_batch = 16;
+  t.overlap = false;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (15.0 / 16 * 2 * P / 64e9 + 15 * 1e-5), 1e-9);
+
+  t.tensor_parallel = 8;
+  t.global_batch = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (0.5 * 2 * P / 8 / 8e9 + 1e-5), 1e-9);
 }
 
 /* EP 2 over 4 experts, 2 per token: each pass dispatches and combines every
@@ -659,7 +861,6 @@ test_published (void)
 
   a100 (&gpu);
   hr_plan_assumptions_init (&as);
-  as.overlap_grad_reduce = false;   /* neither paper overlapped it */
   for (i = 0; i < G_N_ELEMENTS (published); i++)
     {
       const Published *c = &published[i];
@@ -670,6 +871,7 @@ test_published (void)
 
       gpt (&model, c->heads, c->hidden, c->layers);
       published_training (c, &t);
+      t.overlap = false;   /* neither paper overlapped data-parallel communication */
       step_ok (&model, &t, &gpu, &as, &step);
       if (c->seconds > 0)
         ratio = c->seconds / step.step_seconds;   /* predicted / published throughput */
@@ -972,6 +1174,12 @@ main (int   argc,
   g_test_add_func ("/planner/step/tensor-parallel", test_tensor_parallel);
   g_test_add_func ("/planner/step/data-parallel", test_data_parallel);
   g_test_add_func ("/planner/step/context-parallel", test_context_parallel);
+  g_test_add_func ("/planner/step/sustained-gemm", test_sustained_gemm);
+  g_test_add_func ("/planner/step/attention-rates", test_attention_rates);
+  g_test_add_func ("/planner/step/attention-context-parallel", test_attention_context_parallel);
+  g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
+  g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
+  g_test_add_func ("/planner/step/network-cards", test_network_cards);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
   g_test_add_func ("/planner/step/bubble", test_bubble);
   g_test_add_func ("/planner/step/errors", test_errors);

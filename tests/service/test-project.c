@@ -163,6 +163,8 @@ test_key_table (void)
             g_assert_true (hr_engine_from_name (name, &engine));
           else if (strcmp (keys[i].key, "model.assume_architecture") == 0)
             g_assert_cmpint (hr_assume_from_name (name), >=, 0);
+          else if (strcmp (keys[i].key, "training.overlap") == 0)
+            g_assert_true (strcmp (name, "on") == 0 || strcmp (name, "off") == 0);
           else if (strcmp (keys[i].key, "training.framework") != 0)
             g_assert_cmpstr (keys[i].key, ==, "workload");
         }
@@ -236,10 +238,25 @@ test_framework_defaults (void)
   g_assert_true (t.fp32_gradients);
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);  /* set above */
 
+  g_assert_true (t.overlap);
+
+  /* Megatron-LM's --overlap-grad-reduce is opt-in; --overlap on restores it. */
+  g_assert_true (headroom_project_set_string (project, "training.framework", "megatron", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_false (t.overlap);
+  g_assert_true (headroom_project_set_string (project, "training.overlap", "on", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_true (t.overlap);
+  headroom_project_unset (project, "training.overlap");
+
   g_assert_true (headroom_project_set_string (project, "training.framework", "none", NULL));
   headroom_project_get_training (project, &t);
   g_assert_cmpint (t.norm_kernel, ==, HR_NORM_KERNEL_FUSED);
   g_assert_cmpint (t.fsdp, ==, HR_FSDP_NONE);
+  g_assert_true (t.overlap);
+  g_assert_true (headroom_project_set_string (project, "training.overlap", "off", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_false (t.overlap);
 }
 
 static void
