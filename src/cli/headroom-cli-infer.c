@@ -260,6 +260,9 @@ print_infer_table (const char        *name,
     {
       headroom_cli_table_take (table, g_strdup (_("Requests in flight")),
                                headroom_cli_format_count ((double) r->serving_latency.running), NULL);
+      headroom_cli_table_take (table, g_strdup (_("Time to first token, engine")),
+                               headroom_cli_format_duration (r->serving_latency.time_to_first_token),
+                               NULL);
       headroom_cli_table_take (table, g_strdup (_("Throughput, continuous batching")),
                                headroom_cli_format_count (r->serving_latency.tokens_per_second), NULL);
     }

@@ -173,6 +173,7 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.overhead", -1, 1e15, "-1", "bytes", N_("Framework memory per GPU (−1: the default)"),
        OPTION ("overhead"), APPLY (apply_overhead)),
   DBL ("hardware.cpu_memory_bandwidth", 0.001, 1e6, "89.6", "GB/s", N_("Host memory bandwidth"),
+       GROUP ("hardware/cluster"),
        FIELD_OF (HEADROOM_KEY_FIELD_SERVING, HrServing, cpu_memory_bandwidth),
        APPLY (apply_gb_per_s)),
 
@@ -326,9 +327,9 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/serving"), PLACEHOLDER (N_("Engine’s default")), SERVE (max_num_batched_tokens)),
   INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)"),
        GROUP ("workload/serving"), SERVE (gpu_layers)),
-  DBL ("inference.first_token_overhead", -1, 10000, "-1", "ms", N_("Engine work before a first token"),
-       GROUP ("workload/serving"), PLACEHOLDER (N_("Engine’s default")), SERVE (first_token_overhead),
-       APPLY (apply_ms)),
+  DBL ("inference.first_token_overhead", -1, 10000, "-1", "ms",
+       N_("Engine work before a first token (−1: the engine’s)"),
+       GROUP ("workload/serving"), SERVE (first_token_overhead), APPLY (apply_ms)),
 
   STR ("notes", "", N_("Notes")),
 };
