@@ -312,6 +312,15 @@ print_table (HeadroomComparison *comparison)
       headroom_cli_table_take_cell (table, g_string_free (text, FALSE));
     }
   headroom_cli_table_print (table);
+
+  /* Columns whose model was read as an assumed architecture, one line each. */
+  for (guint c = 0; c < n_columns; c++)
+    {
+      g_autofree char *note = headroom_project_dup_assumed_note (headroom_comparison_get_project (comparison, c));
+
+      if (note != NULL)
+        printf ("\n%s: %s\n", headroom_comparison_get_name (comparison, c), note);
+    }
 }
 
 static void
@@ -329,8 +338,12 @@ print_json (HeadroomComparison *comparison)
     {
       g_auto(GStrv) differences = headroom_comparison_dup_differences (comparison, c);
 
+      const char *assumed = headroom_project_get_assumed_architecture (headroom_comparison_get_project (comparison, c));
+
       json_builder_begin_object (builder);
       headroom_cli_json_string (builder, "name", headroom_comparison_get_name (comparison, c));
+      if (assumed != NULL)
+        headroom_cli_json_string (builder, "assumed_architecture", assumed);
       headroom_cli_json_string (builder, "workload",
                                 headroom_comparison_get_workload (comparison, c)
                                 == HEADROOM_WORKLOAD_TRAINING ? "training" : "inference");

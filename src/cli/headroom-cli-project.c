@@ -346,23 +346,20 @@ headroom_cli_import (int    argc,
     return headroom_cli_report_error (error);
   assume = headroom_cli_key_options_get (key_options, "model.assume_architecture");
 
-  if (g_str_has_prefix (source, "hf:") && assume != NULL)
-    {
-      g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           _("--assume-architecture: reads a local config.json; download the "
-                             "Hub's first"));
-      return headroom_cli_report_error (error);
-    }
   if (g_str_has_prefix (source, "hf:"))
     {
       g_autoptr(HeadroomHub) hub = headroom_hub_new ();
 
-      project = headroom_hub_import (hub, source, NULL, &local_error);
+      project = headroom_hub_import (hub, source, assume, NULL, &local_error);
       if (project == NULL)
         {
           /* The Hub's messages name the model already. */
-          g_set_error_literal (&error, HEADROOM_CLI_ERROR, hub_error_code (local_error),
-                               local_error->message);
+          if (g_error_matches (local_error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE))
+            g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                         _("%s with --assume-architecture llama"), local_error->message);
+          else
+            g_set_error_literal (&error, HEADROOM_CLI_ERROR, hub_error_code (local_error),
+                                 local_error->message);
           return headroom_cli_report_error (error);
         }
       return write_project (project, output);

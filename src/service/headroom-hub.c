@@ -612,6 +612,7 @@ headroom_hub_fetch_config_finish (HeadroomHub   *self,
 HeadroomProject *
 headroom_hub_import (HeadroomHub   *self,
                      const char    *model_id,
+                     const char    *assume,
                      GCancellable  *cancellable,
                      GError       **error)
 {
@@ -629,6 +630,8 @@ headroom_hub_import (HeadroomHub   *self,
   config = headroom_hub_fetch_config (self, id, cancellable, error);
   if (config == NULL)
     return NULL;
+  if (assume != NULL)
+    json_object_set_string_member (config, "assume_architecture", assume);
   project = headroom_project_new_from_config (config, error);
   if (project == NULL)
     {

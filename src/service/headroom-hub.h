@@ -98,9 +98,12 @@ JsonObject  *headroom_hub_fetch_config_finish (HeadroomHub          *self,
                                                GError              **error) G_GNUC_WARN_UNUSED_RESULT;
 
 /* A new project whose model is the fetched config (other keys at their
- * defaults, notes naming the source); fails if the config is no model. */
+ * defaults, notes naming the source); fails if the config is no model.
+ * `assume` (NULL, "none" or "llama") is model.assume_architecture: how to
+ * read an unknown model_type. */
 HeadroomProject *headroom_hub_import       (HeadroomHub   *self,
                                             const char    *model_id,
+                                            const char    *assume,
                                             GCancellable  *cancellable,
                                             GError       **error) G_GNUC_WARN_UNUSED_RESULT;
 

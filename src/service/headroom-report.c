@@ -560,6 +560,19 @@ headroom_report_comparison_to_csv (HeadroomComparison *comparison)
     csv_field (&csv, headroom_comparison_get_error (comparison, c));
   csv_end_row (&csv);
 
+  /* A column whose model was read as an assumed architecture says so. */
+  for (guint c = 0; c < n_columns; c++)
+    if (headroom_project_get_assumed_architecture (headroom_comparison_get_project (comparison, c)) != NULL)
+      {
+        csv_field (&csv, "assumed_architecture");
+        csv_field (&csv, _("Architecture assumed (the model_type is unknown)"));
+        csv_field (&csv, NULL);
+        for (guint k = 0; k < n_columns; k++)
+          csv_field (&csv, headroom_project_get_assumed_architecture (headroom_comparison_get_project (comparison, k)));
+        csv_end_row (&csv);
+        break;
+      }
+
   return g_string_free (csv.out, FALSE);
 }
 

@@ -349,6 +349,29 @@ test_assume_architecture_option (void)
       g_assert_nonnull (strstr (table.out, "Architecture assumed: Generic decoder (Llama-style)"));
     }
 
+  /* compare reads each file so: only the unknown one says it was assumed. */
+  {
+    g_auto(Run) refused = { 0 };
+    g_auto(Run) compared = { 0 };
+    g_autoptr(JsonObject) out = NULL;
+    JsonArray *columns;
+
+    run_cli (&refused, "compare", CLI_DATA "/unknown-type.json", CLI_DATA "/tiny-llama.json", NULL);
+    g_assert_cmpint (refused.status, ==, 2);
+    g_assert_cmpstr (refused.out, ==, "");
+    run_cli (&compared, "compare", CLI_DATA "/unknown-type.json", CLI_DATA "/tiny-llama.json",
+             "--assume-architecture", "llama", "--json", NULL);
+    g_assert_cmpint (compared.status, ==, 0);
+    g_clear_pointer (&compared.err, g_free);
+    compared.err = g_strdup ("");
+    out = parse_output (&compared);
+    columns = json_object_get_array_member (out, "scenarios");
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (columns, 0),
+                                                    "assumed_architecture"), ==, "llama");
+    g_assert_false (json_object_has_member (json_array_get_object_element (columns, 1),
+                                            "assumed_architecture"));
+  }
+
   /* A value outside the key's choices names the option. */
   run_cli (&bad, "params", "--model", CLI_DATA "/unknown-type.json", "--assume-architecture", "gpt", NULL);
   g_assert_cmpint (bad.status, ==, 2);
@@ -1494,13 +1517,16 @@ fake_hub_cb (SoupServer        *server,
       return;
     }
   if (!g_str_equal (path, "/org/tiny/resolve/main/config.json")
-      && !g_str_equal (path, "/org/gated/resolve/main/config.json"))
+      && !g_str_equal (path, "/org/gated/resolve/main/config.json")
+      && !g_str_equal (path, "/org/mystery/resolve/main/config.json"))
     {
       soup_server_message_set_status (message, SOUP_STATUS_NOT_FOUND, NULL);
       return;
     }
 
-  g_assert_true (g_file_get_contents (CLI_DATA "/tiny-llama.json", &config, &length, NULL));
+  g_assert_true (g_file_get_contents (g_str_equal (path, "/org/mystery/resolve/main/config.json")
+                                      ? CLI_DATA "/unknown-type.json" : CLI_DATA "/tiny-llama.json",
+                                      &config, &length, NULL));
   soup_server_message_set_status (message, SOUP_STATUS_OK, NULL);
   soup_server_message_set_response (message, "application/json", SOUP_MEMORY_TAKE,
                                     g_steal_pointer (&config), length);
@@ -1583,6 +1609,20 @@ test_import_hub (void)
 
   run_cli (&missing, "import", "hf:org/missing", NULL);
   assert_bad_input (&missing, "org/missing");
+
+  /* An unknown model_type: refused, unless read as assumed. */
+  {
+    g_auto(Run) refused = { 0 };
+    g_auto(Run) assumed = { 0 };
+    g_autoptr(JsonObject) assumed_project = NULL;
+
+    run_cli (&refused, "import", "hf:org/mystery", NULL);
+    assert_bad_input (&refused, "--assume-architecture llama");
+    run_cli (&assumed, "import", "hf:org/mystery", "--assume-architecture", "llama", NULL);
+    assumed_project = parse_output (&assumed);
+    g_assert_cmpstr (json_node_get_string (member (assumed_project, "model.config.assume_architecture")),
+                     ==, "llama");
+  }
 
   endpoint = g_strdup (hub.endpoint);
   run_hf_endpoint = endpoint;

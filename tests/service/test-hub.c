@@ -249,7 +249,7 @@ test_import (void)
 {
   g_autoptr(HeadroomHub) hub = local_hub ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(HeadroomProject) project = headroom_hub_import (hub, "hf:tiny-org/tiny-llama", NULL, &error);
+  g_autoptr(HeadroomProject) project = headroom_hub_import (hub, "hf:tiny-org/tiny-llama", NULL, NULL, &error);
   HrModel model;
   HrParams params;
 
@@ -334,7 +334,7 @@ test_bad_model (void)
 {
   g_autoptr(HeadroomHub) hub = local_hub ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(HeadroomProject) project = headroom_hub_import (hub, "tiny-org/bad-model", NULL, &error);
+  g_autoptr(HeadroomProject) project = headroom_hub_import (hub, "tiny-org/bad-model", NULL, NULL, &error);
 
   /* 3 heads do not divide 256; the field is named. */
   g_assert_null (project);
