@@ -636,6 +636,17 @@ test_latency_moe_decode (void)
                   (3.35e12 * 0.7);
 
   g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
+
+  /* A batch of 4 touches E·(1 − (1 − k/E)^4) = 64 × (1 − (58/64)^4) = 20.83
+   * distinct experts a layer on average (each expert is missed by all four
+   * tokens with probability (58/64)^4 = 0.6745): 0.6745 of the routed
+   * weights stay unread; the four sequences read 4 × 1024 cached tokens. */
+  inf = settings (4, 1023, 2);
+  lat = latency_of (&m, &inf);
+  memory = (weights - 419430400.0 - 28789702656.0 * pow (58.0 / 64.0, 4.0) +
+            4.0 * 1024.0 * 31104.0) / (3.35e12 * 0.7);
+  g_assert_cmpfloat_with_epsilon (64.0 * (1.0 - pow (58.0 / 64.0, 4.0)), 20.83, 0.005);
+  g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
 }
 
 /* A 4096-token prefill of Llama-3-8B needs about 2 × 7.5e9 × 4096 = 6e13
