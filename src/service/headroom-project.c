@@ -853,6 +853,10 @@ static const struct
   { "torchtune", "training.recompute", "full" },
   { "torchtune", "training.optimizer_in_backward", "true" },
   { "torchtune", "training.optimizer", "adamw-8bit" },
+  /* gradient_accumulation_steps: 1 in the same config ("optimizer_in_bwd
+   * ... Requires gradient_accumulation_steps=1"): one micro-batch per GPU
+   * per step, which the key table's 0 means. */
+  { "torchtune", "training.global_batch", "0" },
   { "torchtune", "training.zero_stage", "0" },
   /* torchtune's QLoRA builders quantise the LoRA-wrapped linears only
    * (FrozenNF4Linear), with torchao to_nf4's per-256 scaler blocks. */
@@ -871,6 +875,13 @@ default_value (HeadroomProject       *self,
 
   if (self == NULL || !g_str_has_prefix (info->key, "training."))
     return info->default_value;
+  /* FSDP shards in place of ZeRO (the two exclude each other,
+   * hr_training_validate()): with an FSDP mode set, no ZeRO stage. */
+  node = g_hash_table_lookup (self->values, "training.fsdp");
+  if (strcmp (info->key, "training.zero_stage") == 0 && node != NULL
+      && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+      && strcmp (json_node_get_string (node), "none") != 0)
+    return "0";
   node = g_hash_table_lookup (self->values, "training.framework");
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
       || json_node_get_value_type (node) != G_TYPE_STRING)

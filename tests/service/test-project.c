@@ -214,6 +214,8 @@ test_framework_defaults (void)
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_FULL);
   g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW_8BIT);
   g_assert_true (t.optimizer_in_backward);
+  /* The step in the backward needs one micro-batch per step. */
+  g_assert_cmpint (t.global_batch, ==, 0);
 
   /* Explicit options override the framework's. */
   g_assert_true (headroom_project_set_string (project, "training.recompute", "none", NULL));
@@ -257,6 +259,13 @@ test_framework_defaults (void)
   g_assert_true (headroom_project_set_string (project, "training.overlap", "off", NULL));
   headroom_project_get_training (project, &t);
   g_assert_false (t.overlap);
+
+  /* An FSDP mode replaces the table's ZeRO 1 unless a stage is set. */
+  g_assert_cmpint (t.zero_stage, ==, 1);
+  g_assert_true (headroom_project_set_string (project, "training.fsdp", "full", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.zero_stage, ==, 0);
+  g_assert_cmpint (t.fsdp, ==, HR_FSDP_FULL);
 }
 
 static void
