@@ -879,21 +879,32 @@ kv_read (const HrModel    *model,
   return (global + windowed) * r->kv_token_layer;
 }
 
+/* NCCL's latency for a ring all-reduce of small messages (LL protocol)
+ * within an NVLink node, from its own cost model (src/graph/tuning.cc,
+ * ncclTopoTuneModel: baseLat Ring/LL 6.6 µs plus hwLat NVLink Ring/LL 0.6 µs
+ * for each of the 2(n − 1) steps). */
+#define NCCL_RING_LL_BASE_LATENCY 6.6e-6
+#define NCCL_NVLINK_RING_LL_STEP_LATENCY 0.6e-6
+
 /* Ring all-reduce (Patarasuk & Yuan 2009): each rank sends and receives
- * 2(n − 1)/n of the buffer. Two per layer in Megatron TP (§3: after the
- * attention and after the MLP), over every layer of every stage. */
+ * 2(n − 1)/n of the buffer, after NCCL's latency for the call. Two per
+ * layer in Megatron TP (§3: after the attention and after the MLP), over
+ * every layer of every stage, `calls` times (once per prefill chunk). */
 static double
 allreduce_time (const HrModel     *model,
                 const HrInference *inf,
                 const HrGpu       *gpu,
-                double             tokens)
+                double             tokens,
+                double             calls)
 {
   double n = (double) inf->tensor_parallel;
   double bytes = tokens * (double) model->hidden_size * BYTES_16BIT;
+  double latency = NCCL_RING_LL_BASE_LATENCY + 2.0 * (n - 1.0) * NCCL_NVLINK_RING_LL_STEP_LATENCY;
 
   if (inf->tensor_parallel == 1)
     return 0.0;
-  return 2.0 * (double) model->n_layers * 2.0 * (n - 1.0) / n * bytes / gpu->intra_node_bandwidth;
+  return 2.0 * (double) model->n_layers *
+         (calls * latency + 2.0 * (n - 1.0) / n * bytes / gpu->intra_node_bandwidth);
 }
 
 HrStatus
@@ -945,13 +956,14 @@ hr_inference_latency (const HrModel      *model,
                               reads.kv_token_layer) / bandwidth;
   lat->prefill_bound = lat->prefill_compute_time >= lat->prefill_memory_time ?
                        HR_BOUND_COMPUTE : HR_BOUND_MEMORY;
-  lat->prefill_allreduce_time = allreduce_time (model, inf, gpu, batch * (double) inf->prompt);
+  lat->prefill_allreduce_time = allreduce_time (model, inf, gpu, batch * (double) inf->prompt,
+                                                 (double) chunks);
   lat->time_to_first_token = fmax (lat->prefill_compute_time, lat->prefill_memory_time) +
                              lat->prefill_allreduce_time;
 
   /* Decode: step j (1 ≤ j < generate) feeds token j at position
    * prompt + j − 1 and attends over prompt + j tokens, itself included. */
-  lat->decode_allreduce_time = steps > 0 ? allreduce_time (model, inf, gpu, batch) : 0.0;
+  lat->decode_allreduce_time = steps > 0 ? allreduce_time (model, inf, gpu, batch, 1.0) : 0.0;
   samples = steps < MAX_DECODE_SAMPLES ? steps : MAX_DECODE_SAMPLES;
   for (int64_t i = 0; i < samples; i++)
     {

@@ -755,9 +755,12 @@ test_latency_peak_by_precision (void)
   g_assert_cmpstr (err.field, ==, "peak_flops");
 }
 
-/* TP 2 all-reduces: 2 per layer × 32 layers, each moving 2 × (2 − 1) / 2 of
- * a batch × 4096 × 2 B buffer over 450e9 B/s. For one decode step of batch
- * 1: 64 × 8192 / 450e9 = 1.16508e-6 s; for a 1000-token prefill, 1000×. */
+/* TP 2 all-reduces: 2 per layer × 32 layers, each NCCL's latency 6.6 µs +
+ * 2 × (2 − 1) × 0.6 µs = 7.8 µs (tuning.cc, Ring/LL over NVLink) plus 2 ×
+ * (2 − 1) / 2 of a batch × 4096 × 2 B buffer over 450e9 B/s. One decode step
+ * of batch 1: 64 × (7.8e-6 + 8192 / 450e9) = 500.4 µs; a 1000-token prefill
+ * in one chunk: 64 × (7.8e-6 + 1000 × 8192 / 450e9), and in 4 chunks of 250
+ * tokens, 4 calls' latency. TP 8: 6.6 + 14 × 0.6 = 15 µs a call. */
 static void
 test_latency_allreduce (void)
 {
@@ -767,8 +770,18 @@ test_latency_allreduce (void)
 
   inf.tensor_parallel = inf.gpus = 2;
   lat = latency_of (&m, &inf);
-  g_assert_cmpfloat_with_epsilon (lat.decode_allreduce_time, 64.0 * 8192.0 / 450e9, 1e-18);
-  g_assert_cmpfloat_with_epsilon (lat.prefill_allreduce_time, 1000.0 * 64.0 * 8192.0 / 450e9, 1e-15);
+  g_assert_cmpfloat_with_epsilon (lat.decode_allreduce_time, 64.0 * (7.8e-6 + 8192.0 / 450e9), 1e-15);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_allreduce_time,
+                                  64.0 * (7.8e-6 + 1000.0 * 8192.0 / 450e9), 1e-15);
+  inf.prefill_chunk = 250;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_allreduce_time,
+                                  64.0 * (4.0 * 7.8e-6 + 1000.0 * 8192.0 / 450e9), 1e-15);
+  inf.prefill_chunk = 0;
+  inf.tensor_parallel = inf.gpus = 8;
+  lat = latency_of (&m, &inf);
+  g_assert_cmpfloat_with_epsilon (lat.decode_allreduce_time,
+                                  64.0 * (15e-6 + 2.0 * 7.0 / 8.0 * 8192.0 / 450e9), 1e-15);
 
   inf.tensor_parallel = inf.gpus = 1;
   lat = latency_of (&m, &inf);
