@@ -1420,6 +1420,22 @@ load_root (HeadroomProject  *self,
   return node == NULL || load_scenarios (self, node, error);
 }
 
+/* A loaded project must be valid, but for a model_type Headroom does not
+ * know: that one opens, and its estimate then names the model_type and
+ * offers the generic decoder (model.assume_architecture). */
+static gboolean
+validate_loaded (HeadroomProject  *self,
+                 GError          **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (headroom_project_validate (self, &local_error)
+      || g_error_matches (local_error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE))
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
 HeadroomProject *
 headroom_project_new_from_bytes (GBytes  *bytes,
                                  GError **error)
@@ -1461,7 +1477,7 @@ headroom_project_new_from_bytes (GBytes  *bytes,
 
   self = headroom_project_new ();
   if (!load_root (self, root, error)
-      || !headroom_project_validate (self, error))
+      || !validate_loaded (self, error))
     {
       /* Messages quote values from the file, which may hold control characters. */
       if (error != NULL)

@@ -389,6 +389,25 @@ test_assume_architecture_option (void)
   g_assert_cmpint (csv.status, ==, 0);
   g_assert_nonnull (strstr (csv.out, "\r\nmodel,assumed_architecture,\"Architecture assumed: "
                                      "Generic decoder (Llama-style); "));
+
+  /* A project that refuses it ("none") still opens: report refuses, naming
+   * the model_type; --assume-architecture reads it. */
+  {
+    g_autofree char *text = NULL;
+    g_autoptr(GString) refusing = NULL;
+    g_auto(Run) refused = { 0 };
+    g_auto(Run) assumed = { 0 };
+
+    g_assert_true (g_file_get_contents (project, &text, NULL, NULL));
+    refusing = g_string_new (text);
+    g_assert_cmpuint (g_string_replace (refusing, "\"llama\"", "\"none\"", 0), ==, 1);
+    g_assert_true (g_file_set_contents (project, refusing->str, -1, NULL));
+    run_cli (&refused, "report", project, NULL);
+    assert_bad_input (&refused, "“mystery”");
+    run_cli (&assumed, "train", "--model", project, "--assume-architecture", "llama", "--json", NULL);
+    g_assert_cmpint (assumed.status, ==, 0);
+    g_assert_nonnull (strstr (assumed.out, "\"assumed_architecture\" : \"llama\""));
+  }
   g_unlink (project);
   g_rmdir (dir);
 }

@@ -403,6 +403,23 @@ test_window_unknown_model (void)
   g_assert_false (gtk_widget_is_drawable (bar));
   g_assert_null (headroom_window_get_assumed_text (window));
 
+  /* Saved so and opened again: the same error state, no figure. */
+  {
+    g_autofree char *saved_path = g_build_filename (tmp_dir, "unknown.headroom", NULL);
+    g_autoptr(GFile) saved = g_file_new_for_path (saved_path);
+
+    g_assert_true (headroom_window_save_to_file (window, saved, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_window_load_file (window, saved, &error));
+    g_assert_no_error (error);
+    drain_main_loop ();
+    estimator = headroom_window_get_estimator (window);
+    row = headroom_window_get_row (window, "model.assume_architecture");
+    g_assert_nonnull (strstr (headroom_window_get_unknown_model_text (window), "“mystery”"));
+    g_assert_false (gtk_widget_is_drawable (bar));
+    g_unlink (saved_path);
+  }
+
   /* A preset clears it all. */
   g_assert_true (headroom_project_set_string (headroom_window_get_project (window), "model.preset",
                                               "llama-3.1-8b", NULL));
