@@ -219,8 +219,8 @@ format_value (HeadroomComparison *comparison,
   return g_strdup_printf ("%s %s", number, unit);
 }
 
-/* "-27%", "+4.2%", "x3.1" (ASCII, C locale); NULL for the baseline and
- * where there is no ratio. */
+/* "-27%", "+4.2%", "x3.1", "/2356" (ASCII, C locale); NULL for the
+ * baseline and where there is no ratio. */
 static char *
 format_change (HeadroomComparison *comparison,
                guint               figure,
@@ -234,9 +234,17 @@ format_change (HeadroomComparison *comparison,
     return NULL;
   if (ratio >= 2)
     return g_strdup_printf ("x%s", g_ascii_formatd (buf, sizeof buf, "%.2g", ratio));
+  if (ratio < 0.1)
+    {
+      g_autofree char *times = 1 / ratio >= 100 ? headroom_cli_format_count (1 / ratio)
+                               : g_strdup (g_ascii_formatd (buf, sizeof buf, "%.2g", 1 / ratio));
+
+      return g_strdup_printf ("/%s", times);
+    }
   percent = 100 * (ratio - 1);
   if (fabs (percent) < 0.05)
-    return g_strdup (_("same"));
+    return headroom_comparison_get_figure_better (comparison, figure) == HEADROOM_BETTER_NEITHER
+           ? NULL : g_strdup (_("same"));
   return g_strdup_printf ("%s%s%%", percent < 0 ? "-" : "+",
                           g_ascii_formatd (buf, sizeof buf, fabs (percent) < 10 ? "%.1f" : "%.0f",
                                            fabs (percent)));

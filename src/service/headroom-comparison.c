@@ -479,12 +479,21 @@ headroom_comparison_dup_change_text (HeadroomComparison *self,
 
   if (column == self->baseline || !headroom_comparison_get_ratio (self, figure, column, &ratio))
     return NULL;
-  if (headroom_comparison_get_verdict (self, figure, column) == HEADROOM_VERDICT_SAME
-      || fabs (ratio - 1) < 0.0005)
-    return g_strdup (_("same"));
+  if (fabs (ratio - 1) < 0.0005)
+    /* An input (GPUs, parameters) says nothing when it is the baseline's. */
+    return headroom_comparison_get_figure_better (self, figure) == HEADROOM_BETTER_NEITHER
+           ? NULL : g_strdup (_("same"));
   if (ratio >= 2)
     /* TRANSLATORS: a ratio to the baseline, "×3.1" */
     return g_strdup_printf (_("×%.2g"), ratio);
+  if (ratio < 0.1)
+    {
+      g_autofree char *times = 1 / ratio >= 100 ? headroom_format_integer (1 / ratio)
+                                                : g_strdup_printf ("%.2g", 1 / ratio);
+
+      /* TRANSLATORS: the baseline divided by the column, "÷2,356" for a LoRA's trainable parameters */
+      return g_strdup_printf (_("÷%s"), times);
+    }
   percent = 100 * (ratio - 1);
   /* A real minus sign, as the window writes negative numbers. */
   if (fabs (percent) < 10)

@@ -106,7 +106,8 @@ char       *headroom_comparison_dup_value_text  (HeadroomComparison *self,
                                                  guint               figure,
                                                  guint               column) G_GNUC_WARN_UNUSED_RESULT;
 /* The change from the baseline: "+12 %", "−34 %", "×3.1" from double on,
- * "same"; NULL for the baseline and where there is no ratio. */
+ * "÷2,356" below a tenth, "same" (NULL for a figure without a direction);
+ * NULL for the baseline and where there is no ratio. */
 char       *headroom_comparison_dup_change_text (HeadroomComparison *self,
                                                  guint               figure,
                                                  guint               column) G_GNUC_WARN_UNUSED_RESULT;

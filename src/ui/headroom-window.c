@@ -14,6 +14,7 @@
 
 #include "headroom-catalog.h"
 #include "headroom-catalog-dialog.h"
+#include "headroom-compare-view.h"
 #include "headroom-file.h"
 #include "headroom-hardware-page.h"
 #include "headroom-hf-config.h"
@@ -69,6 +70,7 @@ struct _HeadroomWindow
   AdwViewStack         *results_stack;
   AdwViewStackPage     *plan_stack_page;
   HeadroomPlanView     *plan_view;
+  HeadroomCompareView  *compare_view;
   GMenu                *recent_section;
 
   GtkWidget            *error_row;
@@ -185,19 +187,16 @@ import_config (HeadroomWindow  *self,
   return headroom_project_set_string (self->project, "model.assume_architecture", "none", error);
 }
 
-/* The Estimate/Plan switcher: in the header bar when wide, at the bottom
- * when narrow, hidden when there is one view (inference has no Plan). */
+/* The Estimate/Plan/Compare switcher: in the header bar when wide, at the
+ * bottom when narrow (inference has no Plan; Compare is always there). */
 static void
 refresh_switchers (HeadroomWindow *self)
 {
-  gboolean two = adw_view_stack_page_get_visible (self->plan_stack_page);
-
-  adw_view_switcher_title_set_view_switcher_enabled (self->window_title, two);
   /* Folded, Open and Export CSV are in the main menu: the title keeps its room. */
   gtk_widget_set_visible (self->content_open_button, !adw_leaflet_get_folded (self->leaflet));
   gtk_widget_set_visible (self->export_button, !adw_leaflet_get_folded (self->leaflet));
   adw_view_switcher_bar_set_reveal (self->switcher_bar,
-                                    two && adw_view_switcher_title_get_title_visible (self->window_title));
+                                    adw_view_switcher_title_get_title_visible (self->window_title));
 }
 
 static void
@@ -296,6 +295,7 @@ set_project (HeadroomWindow  *self,
   /* The pages follow the estimator's project. */
   headroom_estimator_set_project (self->estimator, project);
   headroom_plan_view_set_project (self->plan_view, project);
+  headroom_compare_view_set_project (self->compare_view, project);
   headroom_estimator_recompute_now (self->estimator);
   refresh_workload (self);
   refresh_title (self);
@@ -1057,6 +1057,36 @@ show_plan_action (GtkWidget  *widget,
   adw_leaflet_set_visible_child (self->leaflet, self->content);
 }
 
+/* Alt+1, 2, 3: Estimate, Plan (training only), Compare. */
+static void
+show_view_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  HeadroomWindow *self = HEADROOM_WINDOW (widget);
+  const char *name = g_variant_get_string (parameter, NULL);
+  GtkWidget *child = adw_view_stack_get_child_by_name (self->results_stack, name);
+
+  if (child == NULL || !adw_view_stack_page_get_visible (adw_view_stack_get_page (self->results_stack,
+                                                                                   child)))
+    return;
+  adw_view_stack_set_visible_child (self->results_stack, child);
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+}
+
+/* Ctrl+K keeps the settings as a scenario and shows the comparison. */
+static void
+keep_scenario_action (GtkWidget  *widget,
+                      const char *action_name,
+                      GVariant   *parameter)
+{
+  HeadroomWindow *self = HEADROOM_WINDOW (widget);
+
+  adw_view_stack_set_visible_child_name (self->results_stack, "compare");
+  adw_leaflet_set_visible_child (self->leaflet, self->content);
+  headroom_compare_view_keep (self->compare_view);
+}
+
 static void
 show_settings_action (GtkWidget  *widget,
                       const char *action_name,
@@ -1104,6 +1134,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   g_type_ensure (HEADROOM_TYPE_HARDWARE_PAGE);
   g_type_ensure (HEADROOM_TYPE_MODEL_PAGE);
   g_type_ensure (HEADROOM_TYPE_PLAN_VIEW);
+  g_type_ensure (HEADROOM_TYPE_COMPARE_VIEW);
   g_type_ensure (HEADROOM_TYPE_RESULTS_VIEW);
   g_type_ensure (HEADROOM_TYPE_WORKLOAD_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
@@ -1131,6 +1162,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, results_stack);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_stack_page);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, plan_view);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, compare_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, recent_section);
 
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
@@ -1148,6 +1180,8 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-settings", NULL, show_settings_action);
   gtk_widget_class_install_action (widget_class, "win.show-plan", NULL, show_plan_action);
   gtk_widget_class_install_action (widget_class, "win.assume-generic", NULL, assume_generic_action);
+  gtk_widget_class_install_action (widget_class, "win.show-view", "s", show_view_action);
+  gtk_widget_class_install_action (widget_class, "win.keep-scenario", NULL, keep_scenario_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
@@ -1155,6 +1189,10 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_s, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.save-as", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export-csv", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.keep-scenario", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "win.show-view", "s", "estimate");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "win.show-view", "s", "plan");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "win.show-view", "s", "compare");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "window.close", NULL);
 }
 

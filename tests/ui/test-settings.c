@@ -252,7 +252,7 @@ test_stable_split (void)
   window_destroy (window);
 }
 
-/* Estimate/Plan: in the header bar when wide, hidden with one view. */
+/* Estimate/Plan/Compare: in the header bar when wide; Plan only for training. */
 static void
 test_switcher (void)
 {
@@ -281,9 +281,14 @@ test_switcher (void)
   g_assert_false (adw_view_switcher_title_get_title_visible (title));
   g_assert_false (adw_view_switcher_bar_get_reveal (bar));
 
+  /* Inference has no Plan, but Estimate and Compare stay. */
   g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
   drain_main_loop ();
-  g_assert_false (adw_view_switcher_title_get_view_switcher_enabled (title));
+  g_assert_true (adw_view_switcher_title_get_view_switcher_enabled (title));
+  g_assert_false (adw_view_stack_page_get_visible (
+    adw_view_stack_get_page (adw_view_switcher_title_get_stack (title),
+                             adw_view_stack_get_child_by_name (adw_view_switcher_title_get_stack (title),
+                                                               "plan"))));
   g_assert_false (adw_view_switcher_bar_get_reveal (bar));
   window_destroy (window);
 }
