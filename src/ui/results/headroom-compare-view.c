@@ -359,7 +359,7 @@ rebuild (HeadroomCompareView *self)
   for (guint f = 0; f < n_figures; f++, row++)
     {
       GtkWidget *label = wrapped_label (headroom_comparison_get_figure_label (comparison, f), 0,
-                                        "dim-label", 14);
+                                        "dim-label", 20);
 
       /* Level with the value, above its change. */
       gtk_widget_set_valign (label, GTK_ALIGN_START);
@@ -368,7 +368,7 @@ rebuild (HeadroomCompareView *self)
         gtk_grid_attach (self->table, value_cell (comparison, f, c), 1 + c, row, 1, 1);
     }
 
-  child = wrapped_label (_("Settings that differ"), 0, "dim-label", 14);
+  child = wrapped_label (_("Settings that differ"), 0, "dim-label", 20);
   gtk_widget_set_valign (child, GTK_ALIGN_START);
   gtk_grid_attach (self->table, child, 0, row, 1, 1);
   for (guint c = 0; c < n_columns; c++)
@@ -387,7 +387,7 @@ rebuild (HeadroomCompareView *self)
 
   if (any_error)
     {
-      child = wrapped_label (_("Problem"), 0, "dim-label", 14);
+      child = wrapped_label (_("Problem"), 0, "dim-label", 20);
       gtk_widget_set_valign (child, GTK_ALIGN_START);
       gtk_grid_attach (self->table, child, 0, row, 1, 1);
       for (guint c = 0; c < n_columns; c++)
