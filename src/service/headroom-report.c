@@ -372,12 +372,14 @@ char *
 headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
 {
   const char * const *names;
+  const char *assumed;
   gboolean training;
   Csv csv = { NULL, 0, 0 };
   guint n_segments;
 
   g_return_val_if_fail (HEADROOM_IS_SWEEPER (sweeper), NULL);
 
+  assumed = headroom_sweeper_get_assumed_architecture (sweeper);
   names = headroom_sweeper_get_segment_names (sweeper);
   n_segments = g_strv_length ((char **) names);
   training = headroom_sweeper_get_training (sweeper);
@@ -408,6 +410,9 @@ headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
   csv_field (&csv, training ? "step (s)" : "time per output token (s)");
   csv_field (&csv, training ? "throughput (tokens/s)" : "throughput (generated tokens/s)");
   csv_field (&csv, "error");
+  /* Every row of a model read as an assumed architecture says so. */
+  if (assumed != NULL)
+    csv_field (&csv, "assumed_architecture");
   csv.n_columns = csv.n_fields;
   csv_end_row (&csv);
 
@@ -418,19 +423,23 @@ headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
       csv_integer (&csv, (double) point->value);
       if (point->error != NULL)
         {
-          while (csv.n_fields < csv.n_columns - 1)
+          while (csv.n_fields < csv.n_columns - (assumed != NULL ? 2 : 1))
             csv_field (&csv, NULL);
           csv_field (&csv, point->error);
-          csv_end_row (&csv);
-          continue;
         }
-      for (guint i = 0; i < n_segments; i++)
-        csv_integer (&csv, point->segments[i]);
-      csv_integer (&csv, point->memory);
-      csv_integer (&csv, point->capacity);
-      csv_field (&csv, point->fits ? "true" : "false");
-      csv_number (&csv, point->step_seconds);
-      csv_number (&csv, point->tokens_per_second);
+      else
+        {
+          for (guint i = 0; i < n_segments; i++)
+            csv_integer (&csv, point->segments[i]);
+          csv_integer (&csv, point->memory);
+          csv_integer (&csv, point->capacity);
+          csv_field (&csv, point->fits ? "true" : "false");
+          csv_number (&csv, point->step_seconds);
+          csv_number (&csv, point->tokens_per_second);
+          csv_field (&csv, NULL);
+        }
+      if (assumed != NULL)
+        csv_field (&csv, assumed);
       csv_end_row (&csv);
     }
 

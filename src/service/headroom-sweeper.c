@@ -30,6 +30,7 @@ struct _HeadroomSweeper
   gint64       *values;
   guint         n_values;
   gboolean      training;
+  const char   *assumed;         /* the snapshot's assumed architecture, or NULL */
   Points       *points;          /* NULL before a computation */
 };
 
@@ -242,7 +243,15 @@ headroom_sweeper_new (HeadroomProject *project,
   self->values = g_memdup2 (values, sizeof *values * n_values);
   self->n_values = n_values;
   self->training = headroom_project_get_workload (project) == HEADROOM_WORKLOAD_TRAINING;
+  self->assumed = headroom_project_get_assumed_architecture (project);
   return self;
+}
+
+const char *
+headroom_sweeper_get_assumed_architecture (HeadroomSweeper *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SWEEPER (self), NULL);
+  return self->assumed;
 }
 
 HeadroomSweep

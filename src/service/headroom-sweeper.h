@@ -46,6 +46,8 @@ HeadroomSweeper          *headroom_sweeper_new               (HeadroomProject   
 HeadroomSweep             headroom_sweeper_get_axis          (HeadroomSweeper     *self);
 /* The snapshot's workload is training (else inference). */
 gboolean                  headroom_sweeper_get_training      (HeadroomSweeper     *self);
+/* "llama" when the snapshot's model is read as an assumed architecture, else NULL. */
+const char               *headroom_sweeper_get_assumed_architecture (HeadroomSweeper *self);
 
 /* Estimates every value now. Fails (naming the key) only when the project
  * itself is invalid; a value it refuses is a point with an error. */

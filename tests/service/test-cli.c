@@ -390,6 +390,18 @@ test_assume_architecture_option (void)
   g_assert_nonnull (strstr (csv.out, "\r\nmodel,assumed_architecture,\"Architecture assumed: "
                                      "Generic decoder (Llama-style); "));
 
+  /* A sweep's CSV says so on every row, in a last column. */
+  {
+    g_auto(Run) sweep = { 0 };
+    g_auto(GStrv) lines = NULL;
+
+    run_cli (&sweep, "report", project, "--sweep", "micro-batch", "--from", "1", "--to", "2", NULL);
+    g_assert_cmpint (sweep.status, ==, 0);
+    lines = g_strsplit (sweep.out, "\r\n", -1);
+    g_assert_true (g_str_has_suffix (lines[0], ",error,assumed_architecture"));
+    g_assert_true (g_str_has_suffix (lines[1], ",llama"));
+  }
+
   /* A project that refuses it ("none") still opens: report refuses, naming
    * the model_type; --assume-architecture reads it. */
   {
