@@ -216,6 +216,12 @@ format_value (HeadroomComparison *comparison,
   number = headroom_cli_format_count (value);
   if (g_str_equal (unit, "parameters") || g_str_equal (unit, "GPUs"))
     return g_steal_pointer (&number);
+  /* Small amounts (kWh per million tokens) keep three digits. */
+  if (value < 100)
+    {
+      g_free (number);
+      number = headroom_cli_format_number (value, 3);
+    }
   return g_strdup_printf ("%s %s", number, unit);
 }
 

@@ -17,7 +17,7 @@
 #define INFERENCE (1u << HEADROOM_WORKLOAD_INFERENCE)
 
 /* Every figure, in the order of the rows. The values are the estimator's
- * (read_figures()), never computed here. */
+ * (read_figures()), the inference energy aside. */
 typedef enum
 {
   FIGURE_GPUS,
@@ -38,6 +38,7 @@ typedef enum
   FIGURE_TPOT,
   FIGURE_OUTPUT_THROUGHPUT,
   FIGURE_COST_PER_MILLION,
+  FIGURE_ENERGY_PER_MILLION,
   N_FIGURES
 } Figure;
 
@@ -68,6 +69,8 @@ static const struct
   { "time_per_output_token", N_("Time per output token"), "s", HEADROOM_BETTER_LOWER, INFERENCE },
   { "output_tokens_per_second", N_("Throughput"), "tokens/s", HEADROOM_BETTER_HIGHER, INFERENCE },
   { "cost_per_million_tokens", N_("Cost per million tokens"), "USD", HEADROOM_BETTER_LOWER,
+    INFERENCE },
+  { "energy_per_million_tokens", N_("Energy per million tokens"), "kWh", HEADROOM_BETTER_LOWER,
     INFERENCE },
 };
 
@@ -207,6 +210,22 @@ read_figures (Column            *column,
       set_figure (column, FIGURE_TPOT, l->time_per_output_token);
       set_figure (column, FIGURE_OUTPUT_THROUGHPUT, l->tokens_per_second);
       set_positive (column, FIGURE_COST_PER_MILLION, l->cost_per_million_tokens);
+      /* The estimator has no inference energy: the GPUs the cost per million
+       * tokens pays for (tensor × pipeline parallel, src/core/hr-inference.c)
+       * at the catalog's board power for the time they take to generate a
+       * million tokens, kWh = W · s / 3.6e6, the training energy's
+       * convention (src/core/hr-training.c). None where the power is unpublished. */
+      if (l->tokens_per_second > 0)
+        {
+          HrGpu gpu;
+
+          if (headroom_project_get_gpu (column->project, &gpu, NULL) && gpu.power_watts > 0)
+            set_positive (column, FIGURE_ENERGY_PER_MILLION,
+                          (double) headroom_project_get_int (column->project, "inference.tensor_parallel")
+                          * (double) headroom_project_get_int (column->project,
+                                                               "inference.pipeline_parallel")
+                          * gpu.power_watts * (1e6 / l->tokens_per_second) / 3.6e6);
+        }
     }
 }
 

@@ -8,8 +8,9 @@
  * shows. Rows are the figures that decide (training: parameters, memory
  * per GPU and whether it fits, step time, throughput, MFU, training time,
  * GPU-hours, cost, energy; inference: memory, KV cache capacity, time to
- * first token, time per output token, throughput, cost per million
- * tokens), each with the direction that is better, compared against a
+ * first token, time per output token, throughput, cost and energy per
+ * million tokens, the last derived here from the GPU's board power as the
+ * estimator has no inference energy), each with the direction that is better, compared against a
  * baseline column. A project the estimator refuses gets its error and no
  * figures.
  */

@@ -187,6 +187,10 @@ test_inference (void)
                          l->tokens_per_second);
       g_assert_cmpfloat (value_of (comparison, "cost_per_million_tokens", c), ==,
                          l->cost_per_million_tokens);
+      /* One H100 SXM (700 W board power) for the 10^6 / tokens-per-second
+       * seconds a million tokens take: 700 × 10^6 / (tok/s) / 3.6e6 kWh. */
+      g_assert_cmpfloat_with_epsilon (value_of (comparison, "energy_per_million_tokens", c),
+                                      700.0 * 1e6 / l->tokens_per_second / 3.6e6, 1e-12);
     }
 
   /* FP8 weights take 1 byte per parameter instead of 2: 8.03 GB less of
@@ -197,7 +201,7 @@ test_inference (void)
                    HEADROOM_VERDICT_BETTER);
   g_assert_cmpint (headroom_comparison_get_verdict (comparison, kv, 1), ==,
                    HEADROOM_VERDICT_BETTER);
-  /* No training rows, no energy (the estimator has no inference energy). */
+  /* No training rows. */
   for (guint f = 0; f < headroom_comparison_get_n_figures (comparison); f++)
     {
       g_assert_cmpstr (headroom_comparison_get_figure_name (comparison, f), !=, "step_seconds");
