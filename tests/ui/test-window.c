@@ -16,6 +16,7 @@
 
 #include "headroom-application.h"
 #include "headroom-catalog.h"
+#include "headroom-compare-view.h"
 #include "headroom-format.h"
 #include "headroom-plan-view.h"
 #include "headroom-quantity.h"
@@ -1020,6 +1021,37 @@ test_window_open_errors (void)
   window_destroy (window);
 }
 
+/* Ctrl+K keeps the settings as a scenario and shows Compare; Alt+1…3
+ * switch views, Alt+2 only where there is a Plan (training). */
+static void
+test_window_keep_scenario (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *compare = find_descendant (GTK_WIDGET (window), HEADROOM_TYPE_COMPARE_VIEW);
+  AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (compare, ADW_TYPE_VIEW_STACK));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.keep-scenario", NULL));
+  drain_main_loop ();
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_project_get_scenarios (project)), ==, 1);
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "compare");
+  g_assert_cmpuint (headroom_comparison_get_n_columns (
+                      headroom_compare_view_get_comparison (HEADROOM_COMPARE_VIEW (compare))), ==, 1);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "estimate"));
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "estimate");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "plan"));
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "plan");
+
+  /* Inference has no Plan: Alt+2 leaves the view as it is. */
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  drain_main_loop ();
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "compare"));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "plan"));
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "compare");
+  window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1058,6 +1090,7 @@ main (int   argc,
   g_test_add_func ("/window/save-gpu", test_window_save_gpu);
   g_test_add_func ("/window/save-preset", test_window_save_preset);
   g_test_add_func ("/window/open-errors", test_window_open_errors);
+  g_test_add_func ("/window/keep-scenario", test_window_keep_scenario);
 
   status = g_test_run ();
   g_clear_object (&app);
