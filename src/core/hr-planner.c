@@ -442,12 +442,16 @@ check_links (const PlanContext *ctx,
   return HR_OK;
 }
 
-/* The step of a validated layout. `memory` supplies the optimizer's bytes. */
+/* The step of a validated layout as one pipeline rank paces it: `stage`
+ * holds `rank_layers` layers, and the LM head and loss when `head`.
+ * `memory` supplies the optimizer's bytes. */
 static void
-evaluate (const PlanContext      *ctx,
-          const HrTraining       *tr,
-          const HrTrainingMemory *memory,
-          HrPlanStep             *step)
+evaluate_rank (const PlanContext      *ctx,
+               const HrTraining       *tr,
+               const HrTrainingMemory *memory,
+               double                  rank_layers,
+               bool                    head,
+               HrPlanStep             *step)
 {
   const HrModel *model = ctx->model;
   const HrFlops *flops = &ctx->flops[tr->recompute];
@@ -481,9 +485,9 @@ evaluate (const PlanContext      *ctx,
   double m = global / (d * b);
   double tokens = b * s / c;                 /* tokens of one micro-batch on this GPU */
   double shard = tr->sequence_parallel && t > 1 ? 1.0 / t : 1.0;
-  double layers = L / p;                     /* layers of one pipeline rank */
+  double layers = rank_layers;               /* layers of this pipeline rank */
   bool moe = model->n_experts > 0;
-  double moe_layers = (double) ctx->params.n_moe_layers / p;
+  double moe_layers = (double) ctx->params.n_moe_layers * rank_layers / L;
   double keys, ffn, expert_tokens, mask, kv_local;
   double spf[HR_FLOPS_N_COMPONENTS];         /* seconds per FLOP of each component */
   double spf_bwd[HR_FLOPS_N_COMPONENTS];     /* the same in the backward pass */
@@ -548,7 +552,7 @@ evaluate (const PlanContext      *ctx,
   for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
     {
       const HrFlopsPart *part = &flops->component[i];
-      double share = scale / p;
+      double share = scale * rank_layers / L;
 
       if (i == HR_FLOPS_LM_HEAD)
         continue;
@@ -557,10 +561,11 @@ evaluate (const PlanContext      *ctx,
       gemm_rec += part->recompute * share * spf[i];
       flops_gpu += (part->forward + part->backward) * share;
     }
-  lm_fwd = flops->component[HR_FLOPS_LM_HEAD].forward * scale * spf[HR_FLOPS_LM_HEAD];
-  lm_bwd = flops->component[HR_FLOPS_LM_HEAD].backward * scale * spf[HR_FLOPS_LM_HEAD];
-  flops_gpu += (flops->component[HR_FLOPS_LM_HEAD].forward
-                + flops->component[HR_FLOPS_LM_HEAD].backward) * scale;
+  lm_fwd = head ? flops->component[HR_FLOPS_LM_HEAD].forward * scale * spf[HR_FLOPS_LM_HEAD] : 0.0;
+  lm_bwd = head ? flops->component[HR_FLOPS_LM_HEAD].backward * scale * spf[HR_FLOPS_LM_HEAD] : 0.0;
+  if (head)
+    flops_gpu += (flops->component[HR_FLOPS_LM_HEAD].forward
+                  + flops->component[HR_FLOPS_LM_HEAD].backward) * scale;
   core_fwd = (flops->component[HR_FLOPS_ATTN_SCORES].forward * spf[HR_FLOPS_ATTN_SCORES]
               + flops->component[HR_FLOPS_ATTN_OVER_V].forward * spf[HR_FLOPS_ATTN_OVER_V])
              * scale / L;
@@ -598,7 +603,7 @@ evaluate (const PlanContext      *ctx,
     }
   mem_layer += mem_softmax;
   /* Cross-entropy over fp32 logits on the last rank: three passes of 4 bytes. */
-  mem_loss = tokens * (double) model->vocab_size / t * 3.0 * 4.0;
+  mem_loss = head ? tokens * (double) model->vocab_size / t * 3.0 * 4.0 : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
   /* FP8 linear layers: Transformer Engine casts each 16-bit operand to fp8
@@ -858,6 +863,43 @@ evaluate (const PlanContext      *ctx,
   for (i = 1; i < 4; i++)
     if (losses[i] > losses[step->bound])
       step->bound = (HrPlanBound) i;
+}
+
+/* The step of a validated layout: the last pipeline rank (it holds the LM
+ * head and the loss), or, when the stages hold different numbers of layers
+ * (docs/training.md, "Pipelines"), whichever of it and the most loaded
+ * other stage is slower: 1F1B runs at the slowest stage's pace. */
+static void
+evaluate (const PlanContext      *ctx,
+          const HrTraining       *tr,
+          const HrTrainingMemory *memory,
+          HrPlanStep             *step)
+{
+  const HrModel *model = ctx->model;
+  int64_t pp = tr->pipeline_parallel;
+  int64_t most = 0;
+  HrPlanStep other;
+
+  if (pp <= 1 || tr->virtual_stages > 1
+      || (model->n_layers % pp == 0 && tr->pp_first_stage_layers == 0
+          && tr->pp_last_stage_layers == 0))
+    {
+      evaluate_rank (ctx, tr, memory, (double) model->n_layers / (double) (pp > 1 ? pp : 1),
+                     true, step);
+      return;
+    }
+  evaluate_rank (ctx, tr, memory, (double) hr_training_stage_layers (tr, model, pp - 1), true,
+                 step);
+  for (int64_t stage = 0; stage < pp - 1; stage++)
+    {
+      int64_t n = hr_training_stage_layers (tr, model, stage);
+
+      if (n > most)
+        most = n;
+    }
+  evaluate_rank (ctx, tr, memory, (double) most, false, &other);
+  if (other.step_seconds > step->step_seconds)
+    *step = other;
 }
 
 HrStatus
@@ -1331,7 +1373,8 @@ hr_plan_search (const HrModel       *model,
   layers = model->n_layers;
 
   /* TP stays within a node, divides the query heads and divides or is a
-   * multiple of the key/value heads (replicated then, as Megatron-Core does); PP divides the layers; CP splits the
+   * multiple of the key/value heads (replicated then, as Megatron-Core does); PP at most the
+   * layers, split as torchtitan splits them when it does not divide them; CP splits the
    * sequence into 2·cp load-balanced chunks; EP divides the experts and the
    * dp·cp ranks; the micro-batch divides each replica's share of the batch;
    * interleaving needs the micro-batches to be a multiple of pp. */
@@ -1344,8 +1387,7 @@ hr_plan_search (const HrModel       *model,
       /* pp ≤ gpus / tp: the loop never walks the layers. */
       for (pp = 1; pp <= layers && pp <= gpus / tp; pp++)
         {
-          if (layers % pp != 0 || gpus % (tp * pp) != 0
-              || pinned_out (request->pipeline_parallel, pp))
+          if (gpus % (tp * pp) != 0 || pinned_out (request->pipeline_parallel, pp))
             continue;
           per_replica = gpus / (tp * pp);
           /* cp splits the sequence in 2·cp chunks: at most seq_len / 2. */
@@ -1381,8 +1423,10 @@ hr_plan_search (const HrModel       *model,
                       for (vs = 1; vs <= layers / pp && vs <= (pp < 2 ? 1 : PLAN_MAX_VIRTUAL_STAGES);
                            vs++)
                         {
+                          /* Interleaving needs equal chunks; 1F1B takes
+                           * uneven stages (docs/training.md, "Pipelines"). */
                           if ((layers / pp) % vs != 0 || pinned_out (request->virtual_stages, vs)
-                              || (vs > 1 && pp < 2))
+                              || (vs > 1 && (pp < 2 || layers % pp != 0)))
                             continue;
                           for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
                             {

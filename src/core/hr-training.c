@@ -692,6 +692,18 @@ stage_layers (const HrTraining *t,
   return n_layers / pp;
 }
 
+int64_t
+hr_training_stage_layers (const HrTraining *training,
+                          const HrModel    *model,
+                          int64_t           stage)
+{
+  int64_t first;
+
+  if (training->pipeline_parallel <= 1)
+    return model->n_layers;
+  return stage_layers (training, model->n_layers, stage, &first);
+}
+
 /* Chunk j (0 … v − 1) of stage `stage`: its first layer and layer count. */
 static int64_t
 stage_chunk (const HrTraining *t,

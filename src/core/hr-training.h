@@ -279,6 +279,12 @@ int64_t  hr_training_gpus          (const HrTraining *training);
 int64_t  hr_training_data_parallel (const HrTraining *training);
 HrDtype  hr_training_compute_dtype (const HrTraining *training);
 
+/* Layers of pipeline stage `stage` (0 … pp − 1) without virtual chunks:
+ * L / pp, or the uneven splits of docs/training.md ("Pipelines"). */
+int64_t  hr_training_stage_layers (const HrTraining *training,
+                                   const HrModel    *model,
+                                   int64_t           stage);
+
 /* Parameters held by pipeline stage `stage` (0 … pp − 1); validates first. */
 HrStatus hr_training_rank        (const HrModel    *model,
                                   const HrTraining *training,

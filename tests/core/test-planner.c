@@ -583,6 +583,36 @@ test_eager_norm (void)
   assert_close (compiled.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
+/* Stages that do not divide the layers: 3 layers on 2 stages split as
+ * torchtitan splits them (the embedding and the output count as a layer
+ * each: 5 units, 3 and 2), 2 layers on the first stage, 1 and the LM head on
+ * the last. 1F1B runs at the slower one's pace. A layer's products are
+ * 3 · T · (24h² + 4sh) FLOPs forward and backward (T = s = h = 1024), the
+ * head's 3 · T · 2hV, at 75 TFLOP/s: with V = 32768 the last stage (one
+ * layer and a head of 2.3 layers' FLOPs) paces; with V = 128 the first. */
+static void
+test_uneven_stages (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double h = 1024, T = 1024, layer = 3 * T * (24 * h * h + 4 * 1024 * h);
+
+  toy_model (&model);
+  model.n_layers = 3;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.pipeline_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, (layer + 3 * T * 2 * h * 32768) / 75e12, 1e-12);
+
+  model.vocab_size = 128;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, 2 * layer / 75e12, 1e-12);
+}
+
 /* A ring across nodes runs one channel per network card, a card per GPU:
  * DP 16 over 2 nodes of 8 has 8 members per node, so each rank moves at
  * min(8 × 10, 100) × 0.8 = 64 GB/s; with TP 8 each DP group has one member
@@ -1180,6 +1210,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/network-cards", test_network_cards);
+  g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
   g_test_add_func ("/planner/step/bubble", test_bubble);
   g_test_add_func ("/planner/step/errors", test_errors);
