@@ -464,6 +464,59 @@ headroom_catalog_get_default (void)
   return instance;
 }
 
+/* A copy of `config` that shares nothing with it: json_node_copy() shares
+ * values, and json-glib counts references without atomics. */
+static JsonObject *
+copy_config_unshared (JsonObject *config)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), config);
+  g_autofree char *text = json_to_string (node, FALSE);
+  g_autoptr(JsonNode) copy = headroom_json_parse (text, strlen (text), NULL);
+
+  /* The config was parsed once already: it parses again. */
+  g_return_val_if_fail (copy != NULL && JSON_NODE_HOLDS_OBJECT (copy), json_object_new ());
+  return json_object_ref (json_node_get_object (copy));
+}
+
+HeadroomCatalog *
+headroom_catalog_dup_entries (HeadroomCatalog *self,
+                              const char      *model_id,
+                              const char      *gpu_id)
+{
+  HeadroomCatalog *copy;
+  HeadroomModelPreset *preset;
+  HeadroomGpuInfo *info;
+
+  g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
+
+  copy = g_object_new (HEADROOM_TYPE_CATALOG, NULL);
+  preset = model_id != NULL ? headroom_catalog_find_model (self, model_id) : NULL;
+  if (preset != NULL)
+    {
+      g_autoptr(JsonObject) config = copy_config_unshared (headroom_model_preset_get_config (preset));
+      g_autoptr(HeadroomModelPreset) entry = NULL;
+
+      entry = headroom_model_preset_new (model_id, headroom_model_preset_get_name (preset),
+                                         headroom_model_preset_get_hf_id (preset),
+                                         headroom_model_preset_get_source (preset), config,
+                                         headroom_model_preset_get_user_defined (preset));
+      g_list_store_append (copy->models, entry);
+    }
+  info = gpu_id != NULL ? headroom_catalog_find_gpu (self, gpu_id) : NULL;
+  if (info != NULL)
+    {
+      g_autoptr(HeadroomGpuInfo) entry = NULL;
+
+      entry = headroom_gpu_info_new (gpu_id, headroom_gpu_info_get_name (info),
+                                     headroom_gpu_info_get_vendor (info),
+                                     headroom_gpu_info_get_source (info),
+                                     headroom_gpu_info_get_gpu (info),
+                                     headroom_gpu_info_get_user_defined (info));
+      g_list_store_append (copy->gpus, entry);
+    }
+  return copy;
+}
+
 const GError *
 headroom_catalog_get_load_error (HeadroomCatalog *self)
 {
@@ -732,6 +785,7 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
   g_return_val_if_fail (HEADROOM_IS_CATALOG (self), FALSE);
   g_return_val_if_fail (id != NULL, FALSE);
   g_return_val_if_fail (gpu != NULL, FALSE);
+  g_return_val_if_fail (self->user_dir != NULL, FALSE);
 
   if (*id == '\0')
     {
@@ -817,6 +871,7 @@ headroom_catalog_add_user_model (HeadroomCatalog  *self,
   g_return_val_if_fail (HEADROOM_IS_CATALOG (self), FALSE);
   g_return_val_if_fail (id != NULL, FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (self->user_dir != NULL, FALSE);
 
   if (*id == '\0')
     {

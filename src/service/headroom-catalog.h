@@ -37,6 +37,12 @@ G_DECLARE_FINAL_TYPE (HeadroomCatalog, headroom_catalog, HEADROOM, CATALOG, GObj
 /* Shared instance using $XDG_DATA_HOME/headroom; not thread-safe. */
 HeadroomCatalog *headroom_catalog_get_default      (void);
 HeadroomCatalog *headroom_catalog_new_for_user_dir (const char *dir);
+/* Copies of the model `model_id` and the GPU `gpu_id` (NULL or unknown: left
+ * out) sharing no memory with `self`, for a worker thread to own while
+ * `self` changes; no user files: it saves nothing. */
+HeadroomCatalog *headroom_catalog_dup_entries      (HeadroomCatalog *self,
+                                                    const char      *model_id,
+                                                    const char      *gpu_id);
 
 /* Errors met while loading the user files (the catalog still loads the rest);
  * NULL when none. */

@@ -345,6 +345,7 @@ struct _HeadroomProject
   GPtrArray *unknown_paths;  /* their dotted paths, NULL-terminated */
   char *model_name;          /* an imported model's name: the title until saved */
   GListStore *scenarios;     /* HeadroomScenario, in file order */
+  HeadroomCatalog *catalog;  /* presets and GPUs; NULL: the default catalog */
 
   guint modified : 1;
 };
@@ -1049,6 +1050,7 @@ headroom_project_finalize (GObject *object)
   g_clear_pointer (&self->unknown_paths, g_ptr_array_unref);
   g_clear_pointer (&self->model_name, g_free);
   g_clear_object (&self->scenarios);
+  g_clear_object (&self->catalog);
 
   G_OBJECT_CLASS (headroom_project_parent_class)->finalize (object);
 }
@@ -1440,6 +1442,14 @@ HeadroomProject *
 headroom_project_new_from_bytes (GBytes  *bytes,
                                  GError **error)
 {
+  return headroom_project_new_from_bytes_with_catalog (bytes, NULL, error);
+}
+
+HeadroomProject *
+headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
+                                              HeadroomCatalog  *catalog,
+                                              GError          **error)
+{
   g_autoptr(HeadroomProject) self = NULL;
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -1447,6 +1457,7 @@ headroom_project_new_from_bytes (GBytes  *bytes,
   const char *data;
 
   g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (catalog == NULL || HEADROOM_IS_CATALOG (catalog), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   data = g_bytes_get_data (bytes, &size);
@@ -1476,6 +1487,8 @@ headroom_project_new_from_bytes (GBytes  *bytes,
     }
 
   self = headroom_project_new ();
+  if (catalog != NULL)
+    self->catalog = g_object_ref (catalog);
   if (!load_root (self, root, error)
       || !validate_loaded (self, error))
     {
@@ -2029,6 +2042,12 @@ headroom_project_unset (HeadroomProject *self,
     changed (self, key);
 }
 
+static HeadroomCatalog *
+project_catalog (HeadroomProject *self)
+{
+  return self->catalog != NULL ? self->catalog : headroom_catalog_get_default ();
+}
+
 static JsonObject *
 preset_config (HeadroomProject *self)
 {
@@ -2037,7 +2056,7 @@ preset_config (HeadroomProject *self)
 
   if (preset == NULL)
     return NULL;
-  entry = headroom_catalog_find_model (headroom_catalog_get_default (), preset);
+  entry = headroom_catalog_find_model (project_catalog (self), preset);
   return entry != NULL ? headroom_model_preset_get_config (entry) : NULL;
 }
 
@@ -2389,7 +2408,7 @@ headroom_project_get_gpu (HeadroomProject  *self,
       set_invalid (error, "hardware.gpu", _("missing; choose a GPU"));
       return FALSE;
     }
-  else if (!headroom_catalog_lookup_gpu (headroom_catalog_get_default (), id, gpu, error))
+  else if (!headroom_catalog_lookup_gpu (project_catalog (self), id, gpu, error))
     {
       g_prefix_error (error, "hardware.gpu: ");
       error_set_key (error, "hardware.gpu");

@@ -15,6 +15,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "headroom-catalog.h"
 #include "hr-gpu.h"
 #include "hr-inference.h"
 #include "hr-model.h"
@@ -157,6 +158,11 @@ HeadroomProject *headroom_project_new_from_file (GFile       *file,
                                                  GError     **error) G_GNUC_WARN_UNUSED_RESULT;
 HeadroomProject *headroom_project_new_from_bytes (GBytes     *bytes,
                                                   GError    **error) G_GNUC_WARN_UNUSED_RESULT;
+/* The same, with presets and GPUs looked up in `catalog` rather than the
+ * default one: a worker thread's project reads only what it owns. */
+HeadroomProject *headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
+                                                               HeadroomCatalog  *catalog,
+                                                               GError          **error) G_GNUC_WARN_UNUSED_RESULT;
 /* A project whose model is `config` (a Hugging Face config.json object),
  * other keys at their defaults; fails if the config does not describe a model. */
 HeadroomProject *headroom_project_new_from_config (JsonObject *config,

@@ -26,6 +26,12 @@ struct _HeadroomSweeper
   GObject parent_instance;
 
   GBytes       *snapshot;        /* the project as it was when the sweeper was made */
+  /* Copies of the project's model and GPU entries, and their ids: each
+   * computation gets its own copy, so that a worker thread reads nothing
+   * another thread may touch (the default catalog is not thread-safe). */
+  HeadroomCatalog *catalog;
+  char         *model_id;
+  char         *gpu_id;
   HeadroomSweep axis;
   gint64       *values;
   guint         n_values;
@@ -90,8 +96,9 @@ apply_value (HeadroomProject  *project,
  * run in any thread. The caller makes sure the estimator's idle source
  * cannot reach another thread's main loop (see compute_thread). */
 static Points *
-compute_points (GBytes        *snapshot,
-                HeadroomSweep  axis,
+compute_points (GBytes          *snapshot,
+                HeadroomCatalog *catalog,
+                HeadroomSweep    axis,
                 const gint64  *values,
                 guint          n_values,
                 GCancellable  *cancellable,
@@ -108,7 +115,7 @@ compute_points (GBytes        *snapshot,
   p->points = g_array_new (FALSE, TRUE, sizeof (HeadroomSweepPoint));
   p->owned = g_ptr_array_new_with_free_func (g_free);
 
-  copy = headroom_project_new_from_bytes (snapshot, error);
+  copy = headroom_project_new_from_bytes_with_catalog (snapshot, catalog, error);
   if (copy == NULL)
     return NULL;
   estimator = headroom_estimator_new (copy);
@@ -194,7 +201,7 @@ compute_thread (GTask        *task,
   /* The estimator queues its recomputation on the thread-default context:
    * this one, which nothing iterates; recompute_now() cancels it. */
   g_main_context_push_thread_default (context);
-  p = compute_points (self->snapshot, self->axis, self->values, self->n_values,
+  p = compute_points (self->snapshot, task_data, self->axis, self->values, self->n_values,
                       cancellable, &error);
   g_main_context_pop_thread_default (context);
   if (p == NULL)
@@ -209,6 +216,9 @@ headroom_sweeper_finalize (GObject *object)
   HeadroomSweeper *self = HEADROOM_SWEEPER (object);
 
   g_bytes_unref (self->snapshot);
+  g_clear_object (&self->catalog);
+  g_free (self->model_id);
+  g_free (self->gpu_id);
   g_free (self->values);
   points_free (self->points);
 
@@ -239,6 +249,10 @@ headroom_sweeper_new (HeadroomProject *project,
 
   self = g_object_new (HEADROOM_TYPE_SWEEPER, NULL);
   self->snapshot = headroom_project_to_bytes (project);
+  self->model_id = g_strdup (headroom_project_get_preset (project));
+  self->gpu_id = g_strdup (headroom_project_get_string (project, "hardware.gpu"));
+  self->catalog = headroom_catalog_dup_entries (headroom_catalog_get_default (), self->model_id,
+                                                self->gpu_id);
   self->axis = axis;
   self->values = g_memdup2 (values, sizeof *values * n_values);
   self->n_values = n_values;
@@ -278,7 +292,8 @@ headroom_sweeper_compute (HeadroomSweeper  *self,
   g_return_val_if_fail (HEADROOM_IS_SWEEPER (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  p = compute_points (self->snapshot, self->axis, self->values, self->n_values, cancellable, error);
+  p = compute_points (self->snapshot, self->catalog, self->axis, self->values, self->n_values,
+                      cancellable, error);
   if (p == NULL)
     return FALSE;
   points_free (self->points);
@@ -299,6 +314,8 @@ headroom_sweeper_compute_async (HeadroomSweeper     *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, headroom_sweeper_compute_async);
   g_task_set_name (task, "[headroom] sweep");
+  g_task_set_task_data (task, headroom_catalog_dup_entries (self->catalog, self->model_id, self->gpu_id),
+                        g_object_unref);
   g_task_run_in_thread (task, compute_thread);
 }
 

@@ -10,7 +10,10 @@
  * estimates each value on a copy with its own estimator, either at once
  * (headroom_sweeper_compute()) or in a worker thread
  * (headroom_sweeper_compute_async(): a GTask; the estimator's idle sources
- * go to the worker's own main context, never to the main loop).
+ * go to the worker's own main context, never to the main loop). The worker
+ * touches only what it owns: the snapshot (immutable bytes, parsed there)
+ * and its own copy of the model and GPU catalog entries, made on the
+ * calling thread; never the default catalog, which that thread may edit.
  */
 #pragma once
 

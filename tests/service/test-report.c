@@ -5,6 +5,8 @@
 #include <locale.h>
 #include <string.h>
 
+#include "headroom-catalog.h"
+#include "headroom-estimator.h"
 #include "headroom-report.h"
 #include "headroom-sweeper.h"
 
@@ -342,6 +344,63 @@ test_sweep_names (void)
   g_assert_cmpint (values[7], ==, 1024);
 }
 
+static void
+count_done_cb (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  guint *n_done = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (headroom_sweeper_compute_finish (HEADROOM_SWEEPER (source), result, &error));
+  g_assert_no_error (error);
+  (*n_done)++;
+}
+
+/* Sweeps run in worker threads while this thread reads the same preset and
+ * edits the catalog, as the window does: the workers must share nothing
+ * with it (json-glib's reference counts are not atomic, nor is a
+ * GListStore safe to read while another thread appends). A race shows as
+ * a critical or a crash here, not always: run it in a loop to be sure. */
+static void
+test_sweeper_isolated (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  HeadroomCatalog *catalog = headroom_catalog_get_default ();
+  const gint64 micro_batches[] = { 1, 2, 4, 8, 16, 32, 64 };
+  HrGpu gpu = { 0 };
+  guint n_started = 0, n_done = 0;
+
+  gpu.memory_bytes = 80.0 * 1073741824.0;
+  gpu.memory_bandwidth = 3.35e12;
+  gpu.peak_flops[HR_DTYPE_BF16] = 989e12;
+  while (n_started < 40 || n_done < n_started)
+    {
+      if (n_started < 40)
+        {
+          g_autoptr(HeadroomSweeper) sweeper = headroom_sweeper_new (project, HEADROOM_SWEEP_MICRO_BATCH,
+                                                                     micro_batches,
+                                                                     G_N_ELEMENTS (micro_batches));
+          g_autofree char *id = g_strdup_printf ("test-gpu-%u", n_started);
+
+          headroom_sweeper_compute_async (sweeper, NULL, count_done_cb, &n_done);
+          n_started++;
+          g_assert_true (headroom_catalog_add_user_gpu (catalog, id, id, NULL, NULL, &gpu, NULL));
+        }
+      /* Reads every value of the preset's config, as each estimate does. */
+      for (guint i = 0; i < 20; i++)
+        {
+          g_autoptr(JsonObject) config = headroom_project_dup_effective_config (project);
+          g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+
+          g_assert_cmpuint (json_object_get_size (config), >, 0);
+          headroom_estimator_recompute_now (estimator);
+          g_assert_null (headroom_estimator_get_error (estimator));
+        }
+      g_main_context_iteration (NULL, FALSE);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -354,6 +413,7 @@ main (int   argc,
   g_test_add_func ("/report/sweep", test_sweep);
   g_test_add_func ("/report/sweep-names", test_sweep_names);
   g_test_add_func ("/report/sweeper", test_sweeper);
+  g_test_add_func ("/report/sweeper-isolated", test_sweeper_isolated);
 
   return g_test_run ();
 }
