@@ -14,8 +14,10 @@
 #include "headroom-catalog.h"
 #include "headroom-cli.h"
 #include "headroom-file.h"
+#include "headroom-flops-row.h"
 #include "headroom-format.h"
 #include "headroom-hf-config.h"
+#include "headroom-quantity.h"
 
 G_DEFINE_QUARK (headroom-cli-error-quark, headroom_cli_error)
 
@@ -657,6 +659,105 @@ char *
 headroom_cli_format_limit (gint64 value)
 {
   return value > 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, value) : g_strdup (_("none fits"));
+}
+
+char *
+headroom_cli_format_length_limit (gint64 value,
+                                  gint64 context)
+{
+  if (value <= 0 || context <= 0 || value < context)
+    return headroom_cli_format_limit (value);
+  if (value == context)
+    /* TRANSLATORS: a longest sequence that stops at what the model reads */
+    return g_strdup_printf (_("%" G_GINT64_FORMAT " (the model’s context)"), value);
+  /* TRANSLATORS: e.g. "262144 (beyond the model's context of 131072)" */
+  return g_strdup_printf (_("%" G_GINT64_FORMAT " (beyond the model’s context of %" G_GINT64_FORMAT ")"),
+                          value, context);
+}
+
+char *
+headroom_cli_mark_not_fit (char    *text,
+                           gboolean fits)
+{
+  char *marked;
+
+  if (fits)
+    return text;
+  /* TRANSLATORS: a time or cost of a configuration that does not fit in memory */
+  marked = g_strdup_printf (_("%s (does not fit)"), text);
+  g_free (text);
+  return marked;
+}
+
+static void
+add_explanations (GPtrArray         *explanations,
+                  HeadroomEstimator *estimator,
+                  const char        *prefix,
+                  GListModel        *items)
+{
+  guint n = g_list_model_get_n_items (items);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (items, i);
+      const char *name = HEADROOM_IS_QUANTITY (item) ? headroom_quantity_get_name (HEADROOM_QUANTITY (item))
+                                                     : headroom_flops_row_get_name (HEADROOM_FLOPS_ROW (item));
+      g_autofree char *id = NULL;
+      char *text;
+
+      /* A time or cost of 0 is one the tables leave out (no training tokens set). */
+      if (HEADROOM_IS_QUANTITY (item) && g_str_equal (prefix, "summary.")
+          && headroom_quantity_get_value (HEADROOM_QUANTITY (item)) == 0)
+        continue;
+      id = g_strconcat (prefix, name, NULL);
+      text = headroom_estimator_dup_explanation (estimator, id);
+      if (text == NULL)
+        continue;
+      g_ptr_array_add (explanations, g_steal_pointer (&id));
+      g_ptr_array_add (explanations, text);
+    }
+}
+
+GPtrArray *
+headroom_cli_dup_explanations (HeadroomEstimator *estimator)
+{
+  GPtrArray *explanations = g_ptr_array_new_with_free_func (g_free);
+
+  add_explanations (explanations, estimator, "memory.", headroom_estimator_get_memory_segments (estimator));
+  if (headroom_estimator_get_workload (estimator) == HEADROOM_WORKLOAD_TRAINING)
+    add_explanations (explanations, estimator, "flops.", headroom_estimator_get_flops_rows (estimator));
+  add_explanations (explanations, estimator, "summary.", headroom_estimator_get_summary (estimator));
+  return explanations;
+}
+
+/* Under "Why": each derivation, its assumption and source lines indented. */
+void
+headroom_cli_print_explanations (GPtrArray *explanations)
+{
+  if (explanations == NULL || explanations->len == 0)
+    return;
+  printf ("\n%s\n", _("Why"));
+  for (guint i = 0; i + 1 < explanations->len; i += 2)
+    {
+      g_auto(GStrv) lines = g_strsplit (explanations->pdata[i + 1], "\n", -1);
+
+      for (guint k = 0; lines[k] != NULL; k++)
+        if (*lines[k] != '\0')
+          printf ("%s%s\n", k == 0 ? "" : "  ", lines[k]);
+    }
+}
+
+void
+headroom_cli_json_explanations (JsonBuilder *builder,
+                                GPtrArray   *explanations)
+{
+  if (explanations == NULL)
+    return;
+  json_builder_set_member_name (builder, "explanations");
+  json_builder_begin_object (builder);
+  for (guint i = 0; i + 1 < explanations->len; i += 2)
+    headroom_cli_json_string (builder, explanations->pdata[i], explanations->pdata[i + 1]);
+  json_builder_end_object (builder);
 }
 
 struct _HeadroomCliTable

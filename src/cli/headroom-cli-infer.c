@@ -24,6 +24,7 @@ typedef struct
   char    *model;
   char    *gpus;
   gboolean json;
+  gboolean explain;
 } InferArgs;
 
 static void
@@ -80,6 +81,8 @@ typedef struct
   HrServingPlan      plan;
   HrServingLatency   serving_latency;
   gboolean           has_serving_latency;
+  gint64             model_context;  /* the model's max_position_embeddings */
+  GPtrArray         *explanations;   /* --explain: id, text pairs; else NULL */
 } InferResult;
 
 static void
@@ -173,6 +176,7 @@ print_infer_json (HeadroomProject   *project,
   headroom_cli_json_int (builder, "min_gpus", r->limits.min_gpus);
   headroom_cli_json_double (builder, "max_concurrency", r->plan.max_concurrency);
   json_builder_end_object (builder);
+  headroom_cli_json_explanations (builder, r->explanations);
   json_builder_end_object (builder);
 
   headroom_cli_print_model_json (builder, project);
@@ -220,28 +224,35 @@ print_infer_table (const char        *name,
 
   g_clear_pointer (&table, headroom_cli_table_free);
   table = headroom_cli_table_new (2);
-  printf ("\n%s\n", _("Latency"));
+  /* A batch that does not fit cannot be served: its figures say so (issue 16). */
+  printf ("\n%s\n", m->fits ? _("Latency") : _("Latency (does not fit: the figures of a batch that cannot be served)"));
   headroom_cli_table_take (table, g_strdup (_("Time to first token")),
-                           headroom_cli_format_duration (l->time_to_first_token), NULL);
+                           headroom_cli_mark_not_fit (headroom_cli_format_duration (l->time_to_first_token),
+                                                      m->fits), NULL);
   headroom_cli_table_take (table, g_strdup (_("Time per output token")),
-                           headroom_cli_format_duration (l->time_per_output_token), NULL);
+                           headroom_cli_mark_not_fit (headroom_cli_format_duration (l->time_per_output_token),
+                                                      m->fits), NULL);
   headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
-                           headroom_cli_format_count (l->tokens_per_second), NULL);
+                           headroom_cli_mark_not_fit (headroom_cli_format_count (l->tokens_per_second), m->fits),
+                           NULL);
   headroom_cli_table_take (table, g_strdup (_("  per sequence")),
-                           headroom_cli_format_count (l->tokens_per_second_per_sequence), NULL);
+                           headroom_cli_mark_not_fit (headroom_cli_format_count (l->tokens_per_second_per_sequence),
+                                                      m->fits), NULL);
   headroom_cli_table_take (table, g_strdup (_("Prefill / decode bound")),
                            g_strdup_printf ("%s / %s", hr_bound_name (l->prefill_bound),
                                             hr_bound_name (l->decode_bound)), NULL);
   if (l->cost_per_million_tokens > 0)
     headroom_cli_table_take (table, g_strdup (_("Cost per million tokens (USD)")),
-                             headroom_cli_format_number (l->cost_per_million_tokens, 4), NULL);
+                             headroom_cli_mark_not_fit (headroom_cli_format_number (l->cost_per_million_tokens, 4),
+                                                        m->fits), NULL);
   headroom_cli_table_print (table);
 
   g_clear_pointer (&table, headroom_cli_table_free);
   table = headroom_cli_table_new (2);
   printf ("\n%s\n", _("Limits"));
   headroom_cli_table_take (table, g_strdup (_("Largest batch")), headroom_cli_format_limit (r->limits.max_batch), NULL);
-  headroom_cli_table_take (table, g_strdup (_("Longest context")), headroom_cli_format_limit (r->limits.max_context), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Longest context")),
+                           headroom_cli_format_length_limit (r->limits.max_context, r->model_context), NULL);
   headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")), headroom_cli_format_limit (r->limits.min_gpus), NULL);
   headroom_cli_table_print (table);
 
@@ -275,6 +286,7 @@ print_infer_table (const char        *name,
                                                                    r->plan.cpu_decode_time)), NULL);
     }
   headroom_cli_table_print (table);
+  headroom_cli_print_explanations (r->explanations);
 }
 
 /* The options given pick the option's name for an error; the others (a
@@ -335,6 +347,9 @@ run_infer (HeadroomCliModel       *model,
   if (limits != NULL)
     result.limits = *limits;
   result.plan = *headroom_estimator_get_serving_plan (estimator);
+  result.model_context = headroom_project_get_int (project, "model.max_position_embeddings");
+  if (args->explain)
+    result.explanations = headroom_cli_dup_explanations (estimator);
   if (headroom_estimator_get_serving_latency (estimator) != NULL)
     {
       result.serving_latency = *headroom_estimator_get_serving_latency (estimator);
@@ -348,6 +363,7 @@ run_infer (HeadroomCliModel       *model,
       print_infer_table (model->name, &inference, &result);
       headroom_cli_print_assumed (project);
     }
+  g_clear_pointer (&result.explanations, g_ptr_array_unref);
 
   return HEADROOM_CLI_EXIT_OK;
 }
@@ -362,6 +378,8 @@ headroom_cli_infer (int    argc,
       N_("Preset id, Hugging Face config.json or project file"), N_("MODEL") },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &args.gpus, N_("Number of GPUs (= TP × PP)"), N_("N") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &args.json, N_("Print one JSON object"), NULL },
+    { "explain", 0, 0, G_OPTION_ARG_NONE, &args.explain,
+      N_("Explain each figure: its formula with these values, assumption and source"), NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("");
@@ -388,9 +406,10 @@ headroom_cli_infer (int    argc,
 
 int
 headroom_cli_report_inference (HeadroomCliModel *model,
-                               gboolean          json)
+                               gboolean          json,
+                               gboolean          explain)
 {
-  InferArgs args = { .json = json };
+  InferArgs args = { .json = json, .explain = explain };
   g_autoptr(GOptionContext) context = g_option_context_new ("");
   g_autoptr(HeadroomCliKeyOptions) options = headroom_cli_key_options_new (context, "inference");
 

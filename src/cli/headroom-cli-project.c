@@ -156,11 +156,14 @@ headroom_cli_report (int    argc,
   g_autofree char *from = NULL;
   g_autofree char *to = NULL;
   gboolean json = FALSE;
+  gboolean explain = FALSE;
   int axis = -1;
   const GOptionEntry entries[] = {
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_target,
       N_("Write the CSV report to FILE (- for standard output)"), N_("FILE|-") },
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
+    { "explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+      N_("Explain each figure: its formula with these values, assumption and source"), NULL },
     { "sweep", 0, 0, G_OPTION_ARG_STRING, &sweep,
       N_("Instead, memory and step time against one setting, as CSV"), N_("micro-batch|seq|gpus") },
     { "from", 0, 0, G_OPTION_ARG_STRING, &from, N_("First value of the sweep"), N_("N") },
@@ -272,8 +275,8 @@ headroom_cli_report (int    argc,
     }
 
   if (headroom_project_get_workload (model.project) == HEADROOM_WORKLOAD_INFERENCE)
-    return headroom_cli_report_inference (&model, json);
-  return headroom_cli_report_training (&model, json);
+    return headroom_cli_report_inference (&model, json, explain);
+  return headroom_cli_report_training (&model, json, explain);
 }
 
 /* The Hub's failures that come from the request itself are bad input; the

@@ -25,6 +25,7 @@ typedef struct
   char    *top;
   gboolean json;
   gboolean csv;
+  gboolean explain;
 } TrainArgs;
 
 static void
@@ -60,6 +61,8 @@ add_entries (GOptionContext *context,
     { NULL }
   };
   const GOptionEntry train_entries[] = {
+    FLAG_OPTION ("explain", explain, N_("Explain each figure: its formula with these values, "
+                                        "assumption and source")),
     STRING_OPTION ("measured-tokens-per-second", measured_tokens_per_second,
                    N_("Measured throughput of the whole run: report its MFU and HFU"), N_("X")),
     STRING_OPTION ("measured-step-seconds", measured_step_seconds,
@@ -172,6 +175,8 @@ typedef struct
   gboolean         has_measured;
   HrTrainingUtilization measured;
   gboolean         power_known;   /* the catalog gives the board power (0: unpublished) */
+  gint64           model_context; /* the model's max_position_embeddings */
+  GPtrArray       *explanations;  /* --explain: id, text pairs; else NULL */
 } TrainResult;
 
 /* The estimate of `project`, by the estimator the window uses. */
@@ -200,6 +205,9 @@ compute_training (HeadroomProject  *project,
   if (limits != NULL)
     result->limits = *limits;
   result->power_known = headroom_estimator_get_power_known (estimator);
+  result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
+  if (args->explain)
+    result->explanations = headroom_cli_dup_explanations (estimator);
 
   /* MFU and HFU of a measured throughput, when one is given. */
   if (args->measured_tokens_per_second != NULL && args->measured_step_seconds != NULL)
@@ -310,6 +318,7 @@ print_train_json (HeadroomProject   *project,
   headroom_cli_json_int (builder, "max_seq", r->limits.max_seq_len);
   headroom_cli_json_int (builder, "min_gpus", r->limits.min_gpus);
   json_builder_end_object (builder);
+  headroom_cli_json_explanations (builder, r->explanations);
   json_builder_end_object (builder);
 
   headroom_cli_print_model_json (builder, project);
@@ -360,8 +369,11 @@ print_train_table (const char       *name,
 
   g_clear_pointer (&table, headroom_cli_table_free);
   table = headroom_cli_table_new (2);
-  printf ("\n%s\n", _("Time"));
-  headroom_cli_table_take (table, g_strdup (_("Step")), headroom_cli_format_duration (t->step_seconds), NULL);
+  /* A run that does not fit cannot start: its figures say so, every one (issue 16). */
+  printf ("\n%s\n", m->fits ? _("Time") : _("Time (does not fit: the figures of a run that cannot start)"));
+  headroom_cli_table_take (table, g_strdup (_("Step")),
+                           headroom_cli_mark_not_fit (headroom_cli_format_duration (t->step_seconds), m->fits),
+                           NULL);
   if (t->predicted)
     headroom_cli_table_take (table, g_strdup (_("Times")), g_strdup (_("Predicted from the hardware")), NULL);
   else
@@ -372,8 +384,10 @@ print_train_table (const char       *name,
                                g_strdup_printf (_("From the utilisation set (%s%%)"), set), NULL);
     }
   headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
-                           headroom_cli_format_count (t->tokens_per_second), NULL);
-  headroom_cli_table_take (table, g_strdup (_("MFU")), g_strdup_printf ("%s%%", mfu), NULL);
+                           headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second), m->fits),
+                           NULL);
+  headroom_cli_table_take (table, g_strdup (_("MFU")),
+                           headroom_cli_mark_not_fit (g_strdup_printf ("%s%%", mfu), m->fits), NULL);
   if (r->has_measured)
     {
       g_autofree char *measured_mfu = headroom_cli_format_number (100 * r->measured.mfu, 3);
@@ -387,13 +401,15 @@ print_train_table (const char       *name,
   if (t->total_seconds > 0)
     {
       headroom_cli_table_take (table, g_strdup (_("Training time")),
-                               headroom_cli_format_duration (t->total_seconds), NULL);
+                               headroom_cli_mark_not_fit (headroom_cli_format_duration (t->total_seconds), m->fits),
+                               NULL);
       headroom_cli_table_take (table, g_strdup (_("GPU-hours")),
-                               headroom_cli_format_count (t->gpu_hours), NULL);
+                               headroom_cli_mark_not_fit (headroom_cli_format_count (t->gpu_hours), m->fits), NULL);
       headroom_cli_table_take (table, g_strdup (_("Cost (USD)")),
-                               headroom_cli_format_count (t->cost), NULL);
+                               headroom_cli_mark_not_fit (headroom_cli_format_count (t->cost), m->fits), NULL);
       headroom_cli_table_take (table, g_strdup (_("Energy (kWh)")),
-                               r->power_known ? headroom_cli_format_count (t->energy_kwh)
+                               r->power_known ? headroom_cli_mark_not_fit (headroom_cli_format_count (t->energy_kwh),
+                                                                           m->fits)
                                               : g_strdup (_("unknown (board power not published)")),
                                NULL);
     }
@@ -405,10 +421,11 @@ print_train_table (const char       *name,
   headroom_cli_table_take (table, g_strdup (_("Largest micro batch")),
                            headroom_cli_format_limit (r->limits.max_micro_batch), NULL);
   headroom_cli_table_take (table, g_strdup (_("Longest sequence")),
-                           headroom_cli_format_limit (r->limits.max_seq_len), NULL);
+                           headroom_cli_format_length_limit (r->limits.max_seq_len, r->model_context), NULL);
   headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")),
                            headroom_cli_format_limit (r->limits.min_gpus), NULL);
   headroom_cli_table_print (table);
+  headroom_cli_print_explanations (r->explanations);
 }
 
 /* Runs train on `project` (already holding the options). */
@@ -429,7 +446,10 @@ run_train (HeadroomCliModel       *model,
       return headroom_cli_report_error (error);
     }
   if (!compute_training (project, args, &result, &error))
-    return headroom_cli_report_error (error);
+    {
+      g_clear_pointer (&result.explanations, g_ptr_array_unref);
+      return headroom_cli_report_error (error);
+    }
 
   headroom_project_get_training (project, &training);
   if (args->json)
@@ -439,6 +459,7 @@ run_train (HeadroomCliModel       *model,
       print_train_table (model->name, &training, &result);
       headroom_cli_print_assumed (project);
     }
+  g_clear_pointer (&result.explanations, g_ptr_array_unref);
 
   return HEADROOM_CLI_EXIT_OK;
 }
@@ -466,9 +487,10 @@ headroom_cli_train (int    argc,
 
 int
 headroom_cli_report_training (HeadroomCliModel *model,
-                              gboolean          json)
+                              gboolean          json,
+                              gboolean          explain)
 {
-  TrainArgs args = { .json = json };
+  TrainArgs args = { .json = json, .explain = explain };
   g_autoptr(GOptionContext) context = g_option_context_new ("");
   g_autoptr(HeadroomCliKeyOptions) options = headroom_cli_key_options_new (context, "training");
 

@@ -142,6 +142,20 @@ char    *headroom_cli_format_number   (double value,
                                        int    digits);
 char    *headroom_cli_format_duration (double seconds);
 char    *headroom_cli_format_limit    (gint64 value);    /* "none fits" for 0 */
+/* A longest sequence or context against the model's `context`:
+ * "8192 (the model's context)", "262144 (beyond the model's context of 131072)". */
+char    *headroom_cli_format_length_limit (gint64 value,
+                                           gint64 context);
+/* `text` (taken) marked as a figure of a run that does not fit when !fits. */
+char    *headroom_cli_mark_not_fit    (char    *text,
+                                       gboolean fits);
+
+/* --explain: each figure's derivation, as the window's "show why" popovers
+ * give it (headroom_estimator_dup_explanation()); pairs of id and text. */
+GPtrArray *headroom_cli_dup_explanations   (HeadroomEstimator *estimator);
+void       headroom_cli_print_explanations (GPtrArray         *explanations);
+void       headroom_cli_json_explanations  (JsonBuilder       *builder,
+                                            GPtrArray         *explanations);
 
 /* A table: first column left-aligned, the others right-aligned. */
 typedef struct _HeadroomCliTable HeadroomCliTable;
@@ -208,8 +222,10 @@ int headroom_cli_compare (int argc, char **argv);
 
 /* report: the project's own workload, with no options over it. */
 int headroom_cli_report_training  (HeadroomCliModel *model,
-                                   gboolean          json);
+                                   gboolean          json,
+                                   gboolean          explain);
 int headroom_cli_report_inference (HeadroomCliModel *model,
-                                   gboolean          json);
+                                   gboolean          json,
+                                   gboolean          explain);
 
 G_END_DECLS

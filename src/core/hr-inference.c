@@ -1068,6 +1068,10 @@ hr_inference_limits (const HrModel     *model,
   limits->max_batch = largest_fitting (model, inf, &params, gpu, true);
   max_prompt = largest_fitting (model, inf, &params, gpu, false);
   limits->max_context = max_prompt > 0 ? max_prompt + inf->generate : 0;
+  /* No longer than the model reads: past max_position_embeddings the
+   * positions were never trained (issue 16). */
+  if (limits->max_context > model->max_positions)
+    limits->max_context = model->max_positions;
 
   /* Fewest GPUs, up to MAX_GPUS: for each count, every valid split, widest
    * TP first (TP must divide the heads and PP the layers). */

@@ -138,7 +138,8 @@ typedef struct
 typedef struct
 {
   int64_t max_batch;           /* largest batch that fits at this context; 0 = none */
-  int64_t max_context;         /* largest prompt + generate (generate kept) at this batch; 0 = none */
+  int64_t max_context;         /* largest prompt + generate (generate kept) at this batch, at
+                                * most the model's max_positions; 0 = none */
   int64_t min_gpus;            /* fewest tp × pp (up to 4096) that fit this batch and context; 0 = none */
   int64_t min_gpus_tensor_parallel;
   int64_t min_gpus_pipeline_parallel;

@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <glib/gi18n.h>
+
+#include "headroom-format.h"
 #include "headroom-plan-row.h"
 
 struct _HeadroomPlanRow
@@ -295,4 +298,140 @@ headroom_plan_row_dup_value (HeadroomPlanRow *self,
   if (g_str_equal (key, "training.recompute"))
     return g_strdup (hr_training_recompute_name (tr->recompute));
   g_return_val_if_reached (NULL);
+}
+
+/* "4 micro-batches × 1.27 s = 5.10 s" */
+static char *
+per_micro_batch (const HrPlanStep *step,
+                 const char       *label,
+                 double            seconds)
+{
+  g_autofree char *total = headroom_format_duration (seconds);
+  g_autofree char *each = NULL;
+
+  if (step->micro_batches <= 1)
+    return g_strdup_printf ("%s = %s", label, total);
+  each = headroom_format_duration (seconds / (double) step->micro_batches);
+  /* TRANSLATORS: e.g. "Compute = 4 micro-batches × 1.27 s = 5.10 s" */
+  return g_strdup_printf (_("%s = %" G_GINT64_FORMAT " micro-batches × %s = %s"),
+                          label, step->micro_batches, each, total);
+}
+
+/**
+ * headroom_plan_row_dup_explanation:
+ * @part: a part of the step
+ *
+ * The part's derivation with this layout's values, the assumption it rests
+ * on and its source, one per line, as headroom_estimator_dup_explanation()
+ * gives them (docs/planner.md, "One step-time model").
+ *
+ * Returns: (transfer full): the text, translated
+ */
+char *
+headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
+                                   HeadroomPlanPart  part)
+{
+  const HrPlanStep *step;
+  const HrTraining *tr;
+  g_autofree char *line = NULL;
+  g_autofree char *total = NULL;
+  const char *assumption = NULL;
+  const char *source = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_PLAN_ROW (self), NULL);
+  g_return_val_if_fail (part < HEADROOM_PLAN_N_PARTS, NULL);
+
+  step = &self->layout.step;
+  tr = &self->layout.training;
+  total = headroom_format_duration (headroom_plan_row_get_part_seconds (self, part));
+  switch (part)
+    {
+    case HEADROOM_PLAN_PART_COMPUTE:
+      {
+        g_autofree char *each = per_micro_batch (step, _("Compute"), step->split.compute);
+
+        /* TRANSLATORS: e.g. "Compute = 4 micro-batches × 1.27 s = 5.10 s, the matrix products at 54 % of peak" */
+        line = g_strdup_printf (_("%s, the matrix products at %.0f %% of peak"), each,
+                                100 * step->gemm_efficiency);
+        assumption = _("2·m·n·k FLOPs per product, the backward twice the forward; each product at "
+                       "the share of peak its shape reaches after padding to the GPU’s tiles.");
+        source = _("NVIDIA, Matrix Multiplication Background User’s Guide; Narayanan et al. 2021, §5.1");
+        break;
+      }
+    case HEADROOM_PLAN_PART_MEMORY_BOUND:
+      line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
+      assumption = _("Norms, activation functions, rotary embeddings, residual adds and the loss "
+                     "read and write their tensors at memory bandwidth, the backward twice the "
+                     "forward; QLoRA also dequantises the frozen weights.");
+      source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2");
+      break;
+    case HEADROOM_PLAN_PART_RECOMPUTE:
+      line = per_micro_batch (step, _("Recomputation"), step->split.recompute);
+      assumption = tr->recompute == HR_RECOMPUTE_FULL
+                   ? _("Full recomputation repeats each layer’s forward in the backward.")
+                   : _("Selective recomputation repeats the attention scores; flash attention "
+                       "recomputes QKᵀ in its backward.");
+      source = _("Korthikanti et al. 2022 (reducing activation recomputation), §5");
+      break;
+    case HEADROOM_PLAN_PART_COMMUNICATION:
+      {
+        g_autoptr(GString) links = g_string_new (NULL);
+
+        for (guint i = 0; i < HR_PLAN_COMM_N; i++)
+          {
+            g_autofree char *exposed = NULL;
+            g_autofree char *link = NULL;
+
+            if (step->comm[i].seconds <= 0)
+              continue;
+            exposed = headroom_format_duration (step->comm[i].exposed);
+            link = headroom_format_duration (step->comm[i].seconds);
+            /* TRANSLATORS: e.g. "dp 0.12 s of 1.30 s" — exposed of the link time */
+            g_string_append_printf (links, _("%s%s %s of %s"), links->len > 0 ? " + " : "",
+                                    hr_plan_comm_name ((HrPlanComm) i), exposed, link);
+          }
+        /* TRANSLATORS: e.g. "Communication = tp 0.40 s of 0.80 s + dp 0.12 s of 1.30 s exposed = 0.52 s" */
+        line = links->len > 0 ? g_strdup_printf (_("%s = %s exposed = %s"), _("Communication"), links->str, total)
+                              : g_strdup_printf ("%s = %s", _("Communication"), total);
+        assumption = _("Ring all-reduce, reduce-scatter and all-gather over the link each group "
+                       "spans; what overlaps the backward (or the next forward) is hidden but for "
+                       "one layer’s share.");
+        source = _("Patarasuk & Yuan 2009 (ring all-reduce); Shoeybi et al. 2019, §3; "
+                   "Rajbhandari et al. 2020 (ZeRO), §7");
+        break;
+      }
+    case HEADROOM_PLAN_PART_BUBBLE:
+      {
+        gint64 p = tr->pipeline_parallel;
+        gint64 v = tr->virtual_stages > 1 ? tr->virtual_stages : 1;
+
+        if (p > 1)
+          {
+            g_autofree char *each = headroom_format_duration (step->split.bubble * (double) v
+                                                              / (double) (p - 1));
+
+            /* TRANSLATORS: e.g. "Pipeline bubble = (4 − 1) ÷ 1 × 0.90 s a micro-batch = 2.70 s" */
+            line = g_strdup_printf (_("%s = (%" G_GINT64_FORMAT " − 1) ÷ %" G_GINT64_FORMAT
+                                      " × %s a micro-batch = %s"),
+                                    _("Pipeline bubble"), p, v, each, total);
+          }
+        else
+          line = g_strdup_printf ("%s = %s", _("Pipeline bubble"), total);
+        assumption = _("Fill and drain: (stages − 1) ÷ virtual stages micro-batch times of an "
+                       "average stage.");
+        source = _("Narayanan et al. 2021, §2.2");
+        break;
+      }
+    case HEADROOM_PLAN_PART_OPTIMIZER:
+      line = g_strdup_printf ("%s = %s", _("Optimizer"), total);
+      assumption = _("The update reads and writes the optimizer states and master weights on "
+                     "this GPU, reads the gradient shard and writes the weights, at memory "
+                     "bandwidth (AdamW in mixed precision: 28 bytes an owned parameter).");
+      source = _("docs/planner.md, “Optimizer step”");
+      break;
+    case HEADROOM_PLAN_N_PARTS:
+    default:
+      g_return_val_if_reached (NULL);
+    }
+  return g_strdup_printf ("%s\n%s%s\n%s%s", line, _("Assumes: "), assumption, _("Source: "), source);
 }

@@ -76,6 +76,11 @@ gboolean            headroom_plan_row_get_comm              (HeadroomPlanRow    
                                                              double             *seconds,
                                                              double             *exposed);
 
+/* A part's derivation with this layout's values, its assumption and
+ * source, one per line: the Plan view's "show why". */
+char               *headroom_plan_row_dup_explanation       (HeadroomPlanRow    *self,
+                                                             HeadroomPlanPart    part) G_GNUC_WARN_UNUSED_RESULT;
+
 /* The project keys a layout sets, NULL-terminated. */
 const char * const *headroom_plan_row_get_keys              (void);
 /* The value of one of those keys in this layout, as a project file writes

@@ -119,6 +119,8 @@ static void apply_ms (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyFie
 /* … PLACEHOLDER (N_("…")): what its sentinel 0 means; DESCRIPTION (N_("…")): a tooltip; */
 #define PLACEHOLDER(p) .placeholder = p
 #define DESCRIPTION(d) .description = d
+/* … VISIBLE_WHEN ("training.method", "lora|qlora"): shown only while that key has one of these; */
+#define VISIBLE_WHEN(k, values) .visible_when = k "=" values
 /* … TRAIN (field), INFER (field), SERVE (field): the HrTraining, HrInference or
  * HrServing member it sets, ENUM (hr_x_from_name) for a choice; APPLY (fn) otherwise. */
 #define FIELD_OF(kind, type, f) \
@@ -264,25 +266,27 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.method", method, "full", N_("Fine-tuning method"),
           GROUP ("workload/finetune"), TRAIN (finetune.method), ENUM (hr_finetune_method_from_name)),
   INT ("training.lora_rank", 1, 1e6, "8", NULL, N_("LoRA rank"),
-       GROUP ("workload/finetune"), TRAIN (finetune.rank)),
+       GROUP ("workload/finetune"), TRAIN (finetune.rank), VISIBLE_WHEN ("training.method", "lora|qlora|dora")),
   DBL ("training.lora_alpha", 0, 1e6, "16", NULL, N_("LoRA alpha (a scale: no effect on memory or time)"),
-       GROUP ("workload/finetune"), TRAIN (finetune.alpha)),
+       GROUP ("workload/finetune"), TRAIN (finetune.alpha), VISIBLE_WHEN ("training.method", "lora|qlora|dora")),
   DBL ("training.lora_dropout", 0, 0.99, "0", NULL, N_("LoRA dropout"),
-       GROUP ("workload/finetune"), TRAIN (finetune.dropout)),
+       GROUP ("workload/finetune"), TRAIN (finetune.dropout), VISIBLE_WHEN ("training.method", "lora|qlora|dora")),
   STR ("training.lora_targets", "attention", N_("LoRA target modules"),
-       GROUP ("workload/finetune"), APPLY (apply_lora_targets)),
+       GROUP ("workload/finetune"), APPLY (apply_lora_targets), VISIBLE_WHEN ("training.method", "lora|qlora|dora")),
   BOOL ("training.fp32_adapters", "false", N_("Adapters in fp32"),
-        GROUP ("workload/finetune"), TRAIN (finetune.fp32_adapters)),
+        GROUP ("workload/finetune"), TRAIN (finetune.fp32_adapters), VISIBLE_WHEN ("training.method", "lora|qlora|dora")),
   INT ("training.freeze_layers", 0, 1e6, "0", "layers", N_("Frozen bottom layers"),
-       GROUP ("workload/finetune"), PLACEHOLDER (N_("None")), TRAIN (finetune.freeze_layers)),
+       GROUP ("workload/finetune"), PLACEHOLDER (N_("None")), TRAIN (finetune.freeze_layers),
+       VISIBLE_WHEN ("training.method", "freeze")),
   CHOICE ("training.quant", quant, "nf4", N_("Base weight quantisation"),
-          GROUP ("workload/finetune"), TRAIN (finetune.quant), ENUM (hr_quant_from_name)),
+          GROUP ("workload/finetune"), TRAIN (finetune.quant), ENUM (hr_quant_from_name), VISIBLE_WHEN ("training.method", "qlora")),
   BOOL ("training.double_quant", "false", N_("Double quantisation"),
-        GROUP ("workload/finetune"), TRAIN (finetune.double_quant)),
+        GROUP ("workload/finetune"), TRAIN (finetune.double_quant), VISIBLE_WHEN ("training.method", "qlora")),
   CHOICE ("training.quant_scope", quant_scope, "linear", N_("Quantised layers"),
-          GROUP ("workload/finetune"), TRAIN (finetune.quant_scope), ENUM (hr_quant_scope_from_name)),
+          GROUP ("workload/finetune"), TRAIN (finetune.quant_scope), ENUM (hr_quant_scope_from_name),
+          VISIBLE_WHEN ("training.method", "qlora")),
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
-        GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input)),
+        GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora")),
   /* docs/training.md, "Time, MFU and cost" */
   DBL ("training.mfu", 0, 1, "0", NULL, N_("Measured FLOPs utilisation"),
        GROUP ("workload/throughput"), PLACEHOLDER (N_("Predicted")), TRAIN (mfu),
@@ -514,6 +518,16 @@ headroom_key_info_get_choice_label (const HeadroomKeyInfo *info,
     if (strcmp (info->choices[i], value) == 0)
       return info->choice_labels[i];
   return value;
+}
+
+char *
+headroom_key_info_dup_condition_key (const HeadroomKeyInfo *info)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+
+  if (info->visible_when == NULL)
+    return NULL;
+  return g_strndup (info->visible_when, strcspn (info->visible_when, "="));
 }
 
 const HeadroomKeyInfo *
@@ -2237,6 +2251,27 @@ headroom_project_dup_value_string (HeadroomProject *self,
   if (owned)
     json_node_unref (node);
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+gboolean
+headroom_project_key_applies (HeadroomProject *self,
+                              const char      *key)
+{
+  const HeadroomKeyInfo *info;
+  g_autofree char *condition = NULL;
+  g_auto(GStrv) values = NULL;
+  const char *value;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), TRUE);
+  g_return_val_if_fail (key != NULL, TRUE);
+
+  info = headroom_project_find_key (key);
+  if (info == NULL || info->visible_when == NULL)
+    return TRUE;
+  condition = headroom_key_info_dup_condition_key (info);
+  value = headroom_project_get_string (self, condition);
+  values = g_strsplit (info->visible_when + strlen (condition) + 1, "|", -1);
+  return value != NULL && g_strv_contains ((const char * const *) values, value);
 }
 
 HeadroomWorkload

@@ -110,6 +110,8 @@ struct _HeadroomKeyInfo
   const char * const *choice_labels;  /* CHOICE: parallel to `choices`, English (_() them) */
   const char         *placeholder;    /* shown for a sentinel 0 ("The GPU’s figure"); or NULL */
   const char         *description;    /* a longer explanation (tooltip); or NULL */
+  const char         *visible_when;   /* "key=a|b": shown only while `key` is a or b (LoRA
+                                       * rank under LoRA, QLoRA, DoRA); NULL: always */
 
   /* The command line: "--OPTION VALUE" ("--flag" for a boolean) in the
    * commands of the key's section (train and plan: training.*; infer:
@@ -137,6 +139,8 @@ const char            *headroom_key_info_get_option (const HeadroomKeyInfo *info
 /* The English label of `value` among the key's choices; `value` when it has none. */
 const char            *headroom_key_info_get_choice_label (const HeadroomKeyInfo *info,
                                                            const char            *value);
+/* The key `info`'s row depends on (its visible_when), as a new string; NULL when none. */
+char                  *headroom_key_info_dup_condition_key (const HeadroomKeyInfo *info) G_GNUC_WARN_UNUSED_RESULT;
 /* The key whose option is `option` ("tp") among the keys of `section`
  * ("training", "inference") and hardware; NULL when none. */
 const HeadroomKeyInfo *headroom_project_find_option (const char *section,
@@ -241,6 +245,11 @@ char       *headroom_project_dup_value_string (HeadroomProject *self,
                                                const char      *key) G_GNUC_WARN_UNUSED_RESULT;
 
 HeadroomWorkload headroom_project_get_workload (HeadroomProject *self);
+/* Whether `key`'s setting applies given the others (the key table's
+ * visible_when): LoRA rank only under LoRA, QLoRA or DoRA. TRUE for keys
+ * without a condition. */
+gboolean    headroom_project_key_applies (HeadroomProject *self,
+                                          const char      *key);
 
 /* The model: "model.preset" (may be NULL) and the explicit config keys
  * (never NULL, maybe empty). set_config replaces the overrides wholesale and

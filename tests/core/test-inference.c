@@ -823,6 +823,8 @@ test_limits (void)
   HrInferenceLimits limits;
   HrError err = { 0 };
 
+  /* A context long enough that memory bounds the longest one; capped below. */
+  m.max_positions = 1048576;
   g_assert_cmpint (hr_inference_limits (&m, &inf, &gpu, &limits, &err), ==, HR_OK);
 
   /* Free for what grows with the batch: 80 GiB − 16060522496 B of weights
@@ -849,6 +851,14 @@ test_limits (void)
 
   /* One GPU serves it. */
   g_assert_cmpint (limits.min_gpus, ==, 1);
+
+  /* Meta-Llama-3-8B reads 8,192 positions: the 291,726 tokens that fit
+   * are capped there. */
+  m.max_positions = 8192;
+  inf = settings (1, 4096, 4096);
+  g_assert_cmpint (hr_inference_limits (&m, &inf, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.max_context, ==, 8192);
+  m.max_positions = 1048576;
 
   /* 16 GiB GPUs: the 16.06e9 B of weights alone overflow one; two at TP 2
    * hold 8.03e9 B each plus 2 GiB of overhead. */

@@ -851,6 +851,31 @@ test_error_key (void)
   g_assert_null (headroom_project_error_get_key (NULL));
 }
 
+/* The key table's visible_when: fine-tuning settings apply only under the
+ * methods that read them; keys without a condition always apply. */
+static void
+test_key_applies (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autofree char *condition = headroom_key_info_dup_condition_key (headroom_project_find_key ("training.lora_rank"));
+
+  g_assert_cmpstr (condition, ==, "training.method");
+  g_assert_null (headroom_key_info_dup_condition_key (headroom_project_find_key ("training.micro_batch")));
+  g_assert_true (headroom_project_key_applies (project, "training.micro_batch"));
+  /* Full fine-tuning by default: no adapters, no quantised base. */
+  g_assert_false (headroom_project_key_applies (project, "training.lora_rank"));
+  g_assert_false (headroom_project_key_applies (project, "training.quant"));
+  g_assert_true (headroom_project_set_string (project, "training.method", "dora", NULL));
+  g_assert_true (headroom_project_key_applies (project, "training.lora_rank"));
+  g_assert_false (headroom_project_key_applies (project, "training.quant"));
+  g_assert_true (headroom_project_set_string (project, "training.method", "qlora", NULL));
+  g_assert_true (headroom_project_key_applies (project, "training.quant"));
+  g_assert_true (headroom_project_key_applies (project, "training.double_quant"));
+  g_assert_false (headroom_project_key_applies (project, "training.freeze_layers"));
+  g_assert_true (headroom_project_set_string (project, "training.method", "freeze", NULL));
+  g_assert_true (headroom_project_key_applies (project, "training.freeze_layers"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -873,6 +898,7 @@ main (int   argc,
   g_test_add_func ("/project/malformed", test_malformed);
   g_test_add_func ("/project/missing-file", test_missing_file);
   g_test_add_func ("/project/fuzz-regressions", test_fuzz_regressions);
+  g_test_add_func ("/project/key-applies", test_key_applies);
 
   return g_test_run ();
 }

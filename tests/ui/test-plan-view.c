@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "headroom-plan-row.h"
 #include "headroom-plan-view.h"
@@ -385,6 +386,75 @@ test_split_bar_parts (void)
   g_assert_finalize_object (bar);
 }
 
+/* The legend button whose label holds `part`. */
+static GtkWidget *
+find_legend_button (GtkWidget  *widget,
+                    const char *part)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+
+      if (GTK_IS_BUTTON (child) && gtk_widget_has_css_class (child, "headroom-legend-entry")
+          && GTK_IS_LABEL (gtk_button_get_child (GTK_BUTTON (child)))
+          && strstr (gtk_label_get_label (GTK_LABEL (gtk_button_get_child (GTK_BUTTON (child)))), part) != NULL)
+        return child;
+      found = find_legend_button (child, part);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* "Show why" on the split: each legend entry opens the part's derivation
+ * with the layout's values (issue 16). */
+static void
+test_split_bar_explains (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  HeadroomSplitBar *bar = HEADROOM_SPLIT_BAR (headroom_split_bar_new ());
+  g_autoptr(HeadroomPlanRow) row = NULL;
+  g_autofree char *bubble = NULL;
+  HrPlanLayout layout = { 0 };
+  GtkWidget *button, *popover, *label;
+  const char *text;
+
+  /* 4 micro-batches of 1.25 s of matrix products at 54 % of peak: 5 s;
+   * a bubble of 1.5 s over 4 stages, 1 virtual stage: (4 − 1) ÷ 1 × 0.5 s. */
+  layout.step.split.compute = 5.0;
+  layout.step.split.bubble = 1.5;
+  layout.step.micro_batches = 4;
+  layout.step.gemm_efficiency = 0.54;
+  layout.training.pipeline_parallel = 4;
+  layout.training.virtual_stages = 1;
+  row = headroom_plan_row_new (&layout, 1);
+  gtk_window_set_default_size (GTK_WINDOW (window), 600, 300);
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (bar));
+  headroom_split_bar_set_row (bar, row);
+  gtk_window_present (GTK_WINDOW (window));
+  drain_main_loop ();
+
+  button = find_legend_button (GTK_WIDGET (bar), "Compute");
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+  drain_main_loop ();
+  popover = find_descendant (button, GTK_TYPE_POPOVER);
+  g_assert_nonnull (popover);
+  label = find_descendant (popover, GTK_TYPE_LABEL);
+  text = gtk_label_get_label (GTK_LABEL (label));
+  g_assert_true (g_str_has_prefix (text, "Compute = 4 micro-batches × 1.25 s = 5.00 s, the matrix "
+                                         "products at 54 % of peak\nAssumes: "));
+  g_assert_nonnull (strstr (text, "\nSource: "));
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  drain_main_loop ();
+
+  bubble = headroom_plan_row_dup_explanation (row, HEADROOM_PLAN_PART_BUBBLE);
+  g_assert_true (g_str_has_prefix (bubble, "Pipeline bubble = (4 − 1) ÷ 1 × 500.0 ms a micro-batch = 1.50 s\n"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain_main_loop ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -397,6 +467,7 @@ main (int   argc,
   g_test_add_func ("/plan-view/nothing-fits", test_plan_view_nothing_fits);
   g_test_add_func ("/plan-view/bad-input", test_plan_view_bad_input);
   g_test_add_func ("/split-bar/parts", test_split_bar_parts);
+  g_test_add_func ("/split-bar/explains", test_split_bar_explains);
 
   return g_test_run ();
 }

@@ -206,6 +206,41 @@ test_wheel_scrolls_page (void)
   window_destroy (window);
 }
 
+/* The fine-tuning rows show only under the methods that use them (issue 14). */
+static void
+test_finetune_rows (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  const char *adapter_keys[] = { "training.lora_rank", "training.lora_alpha", "training.lora_dropout",
+                                 "training.lora_targets", "training.fp32_adapters" };
+  const char *quant_keys[] = { "training.quant", "training.double_quant", "training.quant_scope",
+                               "training.quant_saves_input" };
+  const struct { const char *method; gboolean adapters, quant, freeze; } cases[] = {
+    { "full", FALSE, FALSE, FALSE },
+    { "lora", TRUE, FALSE, FALSE },
+    { "qlora", TRUE, TRUE, FALSE },
+    { "dora", TRUE, FALSE, FALSE },
+    { "freeze", FALSE, FALSE, TRUE },
+  };
+
+  g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.method")));
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      g_assert_true (headroom_project_set_string (project, "training.method", cases[c].method, NULL));
+      drain_main_loop ();
+      for (guint i = 0; i < G_N_ELEMENTS (adapter_keys); i++)
+        g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, adapter_keys[i]))
+                       == cases[c].adapters);
+      for (guint i = 0; i < G_N_ELEMENTS (quant_keys); i++)
+        g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, quant_keys[i]))
+                       == cases[c].quant);
+      g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.freeze_layers"))
+                     == cases[c].freeze);
+    }
+  window_destroy (window);
+}
+
 /* Enter in the preset search picks the only match. */
 static void
 test_preset_search_enter (void)
@@ -516,7 +551,11 @@ assert_explains (GtkWidget  *button,
   GtkWidget *popover;
 
   g_assert_nonnull (button);
-  /* Scrolled into view first: a popover needs its anchor on a monitor. */
+  /* Focused first, as a keyboard user would reach it: the viewport then
+   * scrolls to it, not back to the figure explained before (focus returns
+   * there when its popover closes). */
+  gtk_widget_grab_focus (button);
+  /* Scrolled into view: a popover needs its anchor on a monitor. */
   {
     GtkWidget *scroller = gtk_widget_get_ancestor (button, GTK_TYPE_SCROLLED_WINDOW);
     GtkWidget *content = gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller));
@@ -539,6 +578,9 @@ assert_explains (GtkWidget  *button,
   g_assert_nonnull (find_label (popover, "Source: ") != NULL || find_label (popover, "Assumes: ") != NULL
                     ? popover : NULL);
   gtk_popover_popdown (GTK_POPOVER (popover));
+  /* Until the closed popover is gone, and with it any focus change it makes. */
+  while (find_widget (button, GTK_TYPE_POPOVER, FALSE) != NULL)
+    g_main_context_iteration (NULL, TRUE);
   drain_main_loop ();
 }
 
@@ -550,6 +592,9 @@ test_show_why (void)
   /* Inside the 1280×800 screen, shadows included, so that popovers find their monitor. */
   HeadroomWindow *window = window_new (1100);
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 700);
+  /* Until the window has its new size: a resize moves every figure. */
+  while (gdk_surface_get_height (gtk_native_get_surface (GTK_NATIVE (window))) != 700)
+    g_main_context_iteration (NULL, TRUE);
   drain_main_loop ();
 
   /* Derived by hand in tests/service/test-explain.c. */
@@ -656,6 +701,7 @@ main (int   argc,
   g_test_add_func ("/setting/input-presentation", test_input_presentation);
   g_test_add_func ("/setting/wheel-scrolls-page", test_wheel_scrolls_page);
   g_test_add_func ("/setting/preset-search-enter", test_preset_search_enter);
+  g_test_add_func ("/setting/finetune-rows", test_finetune_rows);
   g_test_add_func ("/layout/stable-split", test_stable_split);
   g_test_add_func ("/layout/switcher", test_switcher);
   g_test_add_func ("/layout/narrow", test_narrow);

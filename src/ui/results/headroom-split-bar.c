@@ -57,6 +57,7 @@ struct _HeadroomSplitBar
   GtkLabel   *summary;
   GtkWidget  *canvas;
   GtkFlowBox *legend;
+  HeadroomPlanRow *row;  /* the layout shown, for its explanations; NULL when none */
 
   gboolean    has_step;
   double      seconds[N_PARTS];
@@ -121,6 +122,40 @@ part_tooltip (HeadroomSplitBar *self,
   return g_strdup_printf ("%s: %s\n%s", _(parts[part].label), figure, _(parts[part].tooltip));
 }
 
+/* "Show why": the part's derivation from the service, in a popover on its
+ * legend entry, as the Estimate view's figures do. */
+static void
+on_explanation_closed (GtkPopover *popover)
+{
+  /* Unparented after the closing has run its course. */
+  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
+}
+
+static void
+on_entry_clicked (GtkButton        *entry,
+                  HeadroomSplitBar *self)
+{
+  guint part = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (entry), "part"));
+  g_autofree char *text = NULL;
+  GtkWidget *popover, *label;
+
+  if (self->row == NULL)
+    return;
+  text = headroom_plan_row_dup_explanation (self->row, parts[part].part);
+  label = gtk_label_new (text);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_add_css_class (label, "headroom-explanation");
+  popover = gtk_popover_new ();
+  gtk_popover_set_child (GTK_POPOVER (popover), label);
+  gtk_widget_set_parent (popover, GTK_WIDGET (entry));
+  g_signal_connect (popover, "closed", G_CALLBACK (on_explanation_closed), NULL);
+  gtk_popover_popup (GTK_POPOVER (popover));
+}
+
+/* A flat button: activating it shows the part's derivation. */
 static GtkWidget *
 legend_entry_new (HeadroomSplitBar *self,
                   guint             part)
@@ -134,14 +169,20 @@ legend_entry_new (HeadroomSplitBar *self,
                                             (guint) (rgba->blue * 255 + 0.5));
   g_autofree char *label = g_markup_escape_text (_(parts[part].label), -1);
   g_autofree char *markup = NULL;
-  GtkWidget *entry;
+  GtkWidget *entry, *text;
 
   /* The swatch is a coloured square character, so it scales with the font. */
   markup = g_strdup_printf ("<span foreground=\"%s\">■</span> %s <b>%s</b>", color, label, figure);
-  entry = gtk_label_new (NULL);
-  gtk_label_set_markup (GTK_LABEL (entry), markup);
-  gtk_label_set_xalign (GTK_LABEL (entry), 0);
+  text = gtk_label_new (NULL);
+  gtk_label_set_markup (GTK_LABEL (text), markup);
+  gtk_label_set_xalign (GTK_LABEL (text), 0);
+  entry = gtk_button_new ();
+  gtk_button_set_child (GTK_BUTTON (entry), text);
+  gtk_widget_add_css_class (entry, "flat");
+  gtk_widget_add_css_class (entry, "headroom-legend-entry");
   gtk_widget_set_tooltip_text (entry, tooltip);
+  g_object_set_data (G_OBJECT (entry), "part", GUINT_TO_POINTER (part));
+  g_signal_connect_object (entry, "clicked", G_CALLBACK (on_entry_clicked), self, 0);
   return entry;
 }
 
@@ -351,6 +392,7 @@ headroom_split_bar_finalize (GObject *object)
 
   g_free (self->communication_detail);
   g_free (self->description);
+  g_clear_object (&self->row);
 
   G_OBJECT_CLASS (headroom_split_bar_parent_class)->finalize (object);
 }
@@ -468,6 +510,7 @@ headroom_split_bar_set_row (HeadroomSplitBar *self,
   g_return_if_fail (row == NULL || HEADROOM_IS_PLAN_ROW (row));
 
   g_clear_pointer (&self->communication_detail, g_free);
+  g_set_object (&self->row, row);
   self->has_step = row != NULL;
   for (guint i = 0; i < N_PARTS; i++)
     {

@@ -48,7 +48,7 @@ struct _HeadroomSetting
   const ExtraKey        *extra;
   GtkWidget             *row;    /* weak: the row owns its setting */
   HeadroomProject       *project;
-  gulong                 changed_id[3];
+  gulong                 changed_id[4];
   gboolean               syncing;
 };
 
@@ -527,6 +527,15 @@ on_project_changed (HeadroomSetting *self)
   refresh (self);
 }
 
+/* Rows that apply under some settings only (the key table's visible_when):
+ * LoRA rank under LoRA, QLoRA and DoRA. */
+static void
+refresh_visible (HeadroomSetting *self)
+{
+  if (self->project != NULL && self->row != NULL)
+    gtk_widget_set_visible (self->row, headroom_project_key_applies (self->project, self->key));
+}
+
 void
 headroom_setting_set_project (HeadroomSetting *self,
                               HeadroomProject *project)
@@ -557,6 +566,15 @@ headroom_setting_set_project (HeadroomSetting *self,
       self->changed_id[2] = g_signal_connect_object (project, "changed::model.preset",
                                                      G_CALLBACK (on_project_changed),
                                                      self, G_CONNECT_SWAPPED);
+    }
+  if (self->info != NULL && self->info->visible_when != NULL)
+    {
+      g_autofree char *condition = headroom_key_info_dup_condition_key (self->info);
+      g_autofree char *signal = g_strconcat ("changed::", condition, NULL);
+
+      self->changed_id[3] = g_signal_connect_object (project, signal, G_CALLBACK (refresh_visible),
+                                                     self, G_CONNECT_SWAPPED);
+      refresh_visible (self);
     }
   headroom_setting_set_error (self, NULL);
   refresh (self);
