@@ -37,8 +37,9 @@ typedef enum
 #define HR_SERVING_DEFAULT_CPU_MEMORY_BANDWIDTH   89.6e9
 /* CPU work of one vLLM engine step that the GPU waits for: scheduling,
  * preparing the step's inputs, copying the sampled tokens back and turning
- * them into outputs. nsys traces of Llama 3 8B in vllm-project/vllm RFC
- * #6854 ("Multi-Step Scheduling") show about 4 ms of GPU idle per step. */
+ * them into outputs. The profiler traces in vllm-project/vllm RFC #6854
+ * ("Multi-Step Scheduling"; its PR #7000 benchmarks Llama 3 8B) show about
+ * 4 ms of GPU idle per decode step. */
 #define HR_SERVING_VLLM_FIRST_TOKEN_OVERHEAD      0.004
 /* TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction. */
 #define HR_SERVING_DEFAULT_TRTLLM_FREE_FRACTION   0.9
