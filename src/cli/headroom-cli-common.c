@@ -75,8 +75,7 @@ headroom_cli_set_model_error (GError       **error,
     g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
                  _("%s: %s with --assume-architecture llama"), text, local_error->message);
   else
-    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                 "%s: %s", text, local_error->message);
+    headroom_cli_set_file_error (error, text, local_error);
 }
 
 gboolean

@@ -303,8 +303,7 @@ set_project_error (GError                **error,
       && (model->project == NULL || headroom_cli_key_options_get (options, key) != NULL))
     headroom_cli_set_key_error (error, project_error);
   else if (model->project != NULL)
-    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s",
-                 model->name, project_error->message);
+    headroom_cli_set_file_error (error, model->name, project_error);
   else
     g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
                          project_error->message);

@@ -102,8 +102,11 @@ headroom_cli_params (int    argc,
     {
       const GError *detail = headroom_estimator_get_error_detail (estimator);
 
-      g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s", model.name,
-                   detail != NULL ? detail->message : headroom_estimator_get_error (estimator));
+      if (detail != NULL)
+        headroom_cli_set_file_error (&error, model.name, detail);
+      else
+        g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s", model.name,
+                     headroom_estimator_get_error (estimator));
       return headroom_cli_report_error (error);
     }
   params = *headroom_estimator_get_params (estimator);
@@ -233,8 +236,7 @@ headroom_cli_flops (int    argc,
       if (key != NULL && headroom_cli_key_options_get (key_options, key) != NULL)
         headroom_cli_set_key_error (&error, detail);
       else
-        g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s",
-                     model.name, detail->message);
+        headroom_cli_set_file_error (&error, model.name, detail);
       return headroom_cli_report_error (error);
     }
 

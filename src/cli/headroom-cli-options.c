@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "headroom-cli.h"
+#include "headroom-hf-config.h"
 
 struct _HeadroomCliKeyOptions
 {
@@ -150,13 +151,39 @@ headroom_cli_set_key_error (GError      **error,
   const char *problem = headroom_project_error_get_problem (key_error);
   const HeadroomKeyInfo *info = key != NULL ? headroom_project_find_key (key) : NULL;
 
-  /* Name the option that sets the key, else the key, never the label: the
-   * command line has no labels. */
+  /* The label, as the window and the report say it, and the option that sets it. */
   if (info != NULL && problem != NULL && !g_str_has_prefix (key, "model."))
-    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "--%s: %s",
-                 headroom_key_info_get_option (info), problem);
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s (--%s): %s",
+                 headroom_project_get_key_label (key), headroom_key_info_get_option (info), problem);
   else
     g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, key_error->message);
+}
+
+void
+headroom_cli_set_file_error (GError       **error,
+                             const char    *file,
+                             const GError  *file_error)
+{
+  const char *key = headroom_project_error_get_key (file_error);
+  const char *problem = headroom_project_error_get_problem (file_error);
+  const char *field = headroom_hf_config_error_get_field (file_error);
+  g_autofree char *model_key = NULL;
+  const char *label;
+
+  if (field != NULL)
+    {
+      key = model_key = g_strconcat ("model.", field, NULL);
+      problem = headroom_hf_config_error_get_problem (file_error);
+    }
+  label = key != NULL && problem != NULL ? headroom_project_get_key_label (key) : NULL;
+  /* The label and, in parentheses, the key as the file spells it: a config's
+   * own name for a model key. */
+  if (label != NULL)
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s (%s): %s", file,
+                 label, g_str_has_prefix (key, "model.") ? key + strlen ("model.") : key, problem);
+  else
+    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s", file,
+                 file_error->message);
 }
 
 gboolean

@@ -58,28 +58,20 @@ parse_options (GOptionContext  *context,
   return TRUE;
 }
 
-/* The project's estimate as CSV, or the project's error naming its key. */
+/* The project's estimate as CSV, or the project's error with its key. */
 static char *
 project_csv (HeadroomProject  *project,
              GError          **error)
 {
   g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
-  g_autoptr(GError) local_error = NULL;
-  char *csv;
 
   headroom_estimator_recompute_now (estimator);
-  if (headroom_estimator_get_error (estimator) != NULL)
+  if (headroom_estimator_get_error_detail (estimator) != NULL)
     {
-      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           headroom_estimator_get_error (estimator));
+      g_propagate_error (error, g_error_copy (headroom_estimator_get_error_detail (estimator)));
       return NULL;
     }
-
-  csv = headroom_report_to_csv (estimator, &local_error);
-  if (csv == NULL)
-    g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                         local_error->message);
-  return csv;
+  return headroom_report_to_csv (estimator, error);
 }
 
 /* In the order of HeadroomSweep. */
@@ -130,23 +122,6 @@ sweep_values (HeadroomProject  *project,
 }
 
 /* The sweep CSV of `axis` over the project, or an error naming the key. */
-static char *
-sweep_csv (HeadroomProject  *project,
-           HeadroomSweep     axis,
-           const gint64     *values,
-           guint             n_values,
-           GError          **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  char *csv;
-
-  csv = headroom_report_sweep_to_csv (project, axis, values, n_values, &local_error);
-  if (csv == NULL)
-    g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                         local_error->message);
-  return csv;
-}
-
 int
 headroom_cli_report (int    argc,
                      char **argv)
@@ -173,6 +148,7 @@ headroom_cli_report (int    argc,
   };
   g_autoptr(GOptionContext) context = g_option_context_new (_("PROJECT"));
   g_autoptr(GError) error = NULL;
+  g_autoptr(GError) project_error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autofree char *csv = NULL;
   g_autofree gint64 *values = NULL;
@@ -223,9 +199,9 @@ headroom_cli_report (int    argc,
                    path);
       return headroom_cli_report_error (error);
     }
-  if (!headroom_project_validate (model.project, &error))
+  if (!headroom_project_validate (model.project, &project_error))
     {
-      g_prefix_error (&error, "%s: ", path);
+      headroom_cli_set_file_error (&error, path, project_error);
       return headroom_cli_report_error (error);
     }
 
@@ -234,10 +210,11 @@ headroom_cli_report (int    argc,
       values = sweep_values (model.project, (HeadroomSweep) axis, from, to, &n_values, &error);
       if (values == NULL)
         return headroom_cli_report_error (error);
-      csv = sweep_csv (model.project, (HeadroomSweep) axis, values, n_values, &error);
+      csv = headroom_report_sweep_to_csv (model.project, (HeadroomSweep) axis, values, n_values,
+                                          &project_error);
       if (csv == NULL)
         {
-          g_prefix_error (&error, "%s: ", path);
+          headroom_cli_set_file_error (&error, path, project_error);
           return headroom_cli_report_error (error);
         }
       if (csv_target == NULL)
@@ -245,10 +222,10 @@ headroom_cli_report (int    argc,
     }
   else if (csv_target != NULL)
     {
-      csv = project_csv (model.project, &error);
+      csv = project_csv (model.project, &project_error);
       if (csv == NULL)
         {
-          g_prefix_error (&error, "%s: ", path);
+          headroom_cli_set_file_error (&error, path, project_error);
           return headroom_cli_report_error (error);
         }
     }

@@ -158,8 +158,7 @@ set_project_error (GError                **error,
           || (g_str_has_prefix (key, "hardware.") && g_strcmp0 (key, "hardware.gpu") != 0)))
     headroom_cli_set_key_error (error, project_error);
   else if (model->project != NULL)
-    g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE, "%s: %s",
-                 model->name, project_error->message);
+    headroom_cli_set_file_error (error, model->name, project_error);
   else
     g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
                          project_error->message);
@@ -181,20 +180,21 @@ typedef struct
 
 /* The estimate of `project`, by the estimator the window uses. */
 static gboolean
-compute_training (HeadroomProject  *project,
-                  TrainArgs        *args,
-                  TrainResult      *result,
-                  GError          **error)
+compute_training (HeadroomProject        *project,
+                  HeadroomCliKeyOptions  *options,
+                  HeadroomCliModel       *model,
+                  TrainArgs              *args,
+                  TrainResult            *result,
+                  GError                **error)
 {
   g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
   const HrTrainingLimits *limits;
   double tokens_per_second = 0, step_seconds = 0;
 
   headroom_estimator_recompute_now (estimator);
-  if (headroom_estimator_get_error (estimator) != NULL)
+  if (headroom_estimator_get_error_detail (estimator) != NULL)
     {
-      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           headroom_estimator_get_error (estimator));
+      set_project_error (error, options, model, headroom_estimator_get_error_detail (estimator));
       return FALSE;
     }
   result->params = *headroom_estimator_get_params (estimator);
@@ -445,7 +445,7 @@ run_train (HeadroomCliModel       *model,
       set_project_error (&error, options, model, project_error);
       return headroom_cli_report_error (error);
     }
-  if (!compute_training (project, args, &result, &error))
+  if (!compute_training (project, options, model, args, &result, &error))
     {
       g_clear_pointer (&result.explanations, g_ptr_array_unref);
       return headroom_cli_report_error (error);

@@ -200,9 +200,16 @@ gboolean               headroom_cli_key_options_check (HeadroomCliKeyOptions  *s
 gboolean               headroom_cli_key_options_apply (HeadroomCliKeyOptions *self,
                                                        HeadroomProject       *project,
                                                        GError               **error);
-/* A USAGE error from a project error, naming the key's option ("--tp: …"). */
+/* A USAGE error from a project error set by an option: the setting's label
+ * and its option ("Tensor parallel (--tp): 3 does not divide 8 GPUs"). */
 void                   headroom_cli_set_key_error     (GError               **error,
                                                        const GError          *key_error);
+/* A USAGE error from a project's or a config's error about FILE: the label
+ * and the key as the file spells it ("a.json: Attention heads
+ * (num_attention_heads): …"), else FILE and the message. */
+void                   headroom_cli_set_file_error    (GError               **error,
+                                                       const char            *file,
+                                                       const GError          *file_error);
 
 /* The project a command computes on: MODEL's own project, else a new one
  * (every key at the table's default) holding the preset or the config. */

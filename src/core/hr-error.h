@@ -51,3 +51,7 @@ int64_t  hr_error_value (double value);
 size_t hr_error_format (const HrError *err,
                         char          *buf,
                         size_t         size);
+/* The same line without the field: "3 does not divide hidden_size 4096". */
+size_t hr_error_format_problem (const HrError *err,
+                                char          *buf,
+                                size_t         size);

@@ -10,7 +10,53 @@
 #include "headroom-hf-config.h"
 #include "headroom-json.h"
 
-G_DEFINE_QUARK (headroom-hf-config-error-quark, headroom_hf_config_error)
+/* An error about one key carries it and the problem as data
+ * (headroom_hf_config_error_get_field()). */
+typedef struct
+{
+  char *field;
+  char *problem;
+} HeadroomHfConfigErrorPrivate;
+
+static void
+headroom_hf_config_error_private_init (HeadroomHfConfigErrorPrivate *priv)
+{
+  priv->field = NULL;
+  priv->problem = NULL;
+}
+
+static void
+headroom_hf_config_error_private_copy (const HeadroomHfConfigErrorPrivate *src,
+                                       HeadroomHfConfigErrorPrivate       *dest)
+{
+  dest->field = g_strdup (src->field);
+  dest->problem = g_strdup (src->problem);
+}
+
+static void
+headroom_hf_config_error_private_clear (HeadroomHfConfigErrorPrivate *priv)
+{
+  g_clear_pointer (&priv->field, g_free);
+  g_clear_pointer (&priv->problem, g_free);
+}
+
+G_DEFINE_EXTENDED_ERROR (HeadroomHfConfigError, headroom_hf_config_error)
+
+const char *
+headroom_hf_config_error_get_field (const GError *error)
+{
+  if (error == NULL || error->domain != HEADROOM_HF_CONFIG_ERROR)
+    return NULL;
+  return headroom_hf_config_error_get_private (error)->field;
+}
+
+const char *
+headroom_hf_config_error_get_problem (const GError *error)
+{
+  if (error == NULL || error->domain != HEADROOM_HF_CONFIG_ERROR)
+    return NULL;
+  return headroom_hf_config_error_get_private (error)->problem;
+}
 
 /* Follows a dotted key ("text_config.hidden_size", "layer_types.3") through
  * nested objects and arrays. */
@@ -152,6 +198,14 @@ headroom_hf_config_set_error (GError        **error,
     }
 
   g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, code, safe);
+  if (error != NULL && err->field != NULL)
+    {
+      HeadroomHfConfigErrorPrivate *priv = headroom_hf_config_error_get_private (*error);
+
+      hr_error_format_problem (err, message, sizeof message);
+      priv->field = headroom_format_one_line (err->field);
+      priv->problem = headroom_format_one_line (message);
+    }
 }
 
 gboolean

@@ -29,6 +29,10 @@ typedef enum
 } HeadroomHfConfigError;
 
 GQuark   headroom_hf_config_error_quark (void);
+/* The config key an error is about ("num_key_value_heads") and the problem
+ * without it ("5 does not divide 32"); NULL when it names no one key. */
+const char *headroom_hf_config_error_get_field   (const GError *error);
+const char *headroom_hf_config_error_get_problem (const GError *error);
 
 /* Makes `source` answer look-ups from `config`; valid while `config` lives
  * (strings handed to the core belong to its nodes). */

@@ -11,7 +11,40 @@
 #include "headroom-format.h"
 #include "headroom-json.h"
 
-G_DEFINE_QUARK (headroom-json-error-quark, headroom_json_error)
+/* NOT_FINITE carries the path of the number as data. */
+typedef struct
+{
+  char *path;
+} HeadroomJsonErrorPrivate;
+
+static void
+headroom_json_error_private_init (HeadroomJsonErrorPrivate *priv)
+{
+  priv->path = NULL;
+}
+
+static void
+headroom_json_error_private_copy (const HeadroomJsonErrorPrivate *src,
+                                  HeadroomJsonErrorPrivate       *dest)
+{
+  dest->path = g_strdup (src->path);
+}
+
+static void
+headroom_json_error_private_clear (HeadroomJsonErrorPrivate *priv)
+{
+  g_clear_pointer (&priv->path, g_free);
+}
+
+G_DEFINE_EXTENDED_ERROR (HeadroomJsonError, headroom_json_error)
+
+const char *
+headroom_json_error_get_path (const GError *error)
+{
+  if (error == NULL || error->domain != HEADROOM_JSON_ERROR)
+    return NULL;
+  return headroom_json_error_get_private (error)->path;
+}
 
 /* One pass over the text as json-glib's scanner reads it (strings with
  * escapes, C and C++ comments): the nesting depth, and what follows the
@@ -127,6 +160,8 @@ headroom_json_check_finite (JsonNode    *node,
 
       g_set_error (error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_NOT_FINITE,
                    _("%s: not a finite number"), name);
+      if (error != NULL)
+        headroom_json_error_get_private (*error)->path = g_steal_pointer (&name);
       return FALSE;
     }
   return TRUE;

@@ -29,6 +29,8 @@ typedef enum
 } HeadroomJsonError;
 
 GQuark    headroom_json_error_quark (void) G_GNUC_CONST;
+/* The dotted path of the number a NOT_FINITE error is about; NULL otherwise. */
+const char *headroom_json_error_get_path (const GError *error);
 
 /* The root node of `data` (`size` bytes), or NULL with `error` set. */
 JsonNode *headroom_json_parse (const char  *data,

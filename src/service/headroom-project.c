@@ -338,6 +338,38 @@ static const HeadroomKeyInfo keys[] = {
   STR ("notes", "", N_("Notes")),
 };
 
+/* Model keys the window shows besides the table's: config.json keys a preset
+ * may leave out, where 0 hands the value back to the preset. Not loaded,
+ * saved or validated as settings: they live in the config. */
+static const HeadroomKeyInfo extra_model_keys[] = {
+  INT ("model.head_dim", 0, 1e8, NULL, NULL, N_("Head dimension"), GROUP ("model/architecture"),
+       PLACEHOLDER (N_("Hidden size ÷ heads"))),
+  BOOL ("model.attention_bias", NULL, N_("Attention biases"), GROUP ("model/architecture")),
+  BOOL ("model.mlp_bias", NULL, N_("MLP biases"), GROUP ("model/architecture")),
+  INT ("model.sliding_window", 0, 1e8, NULL, NULL, N_("Sliding window"), GROUP ("model/architecture"),
+       PLACEHOLDER (N_("None (full attention)"))),
+  INT ("model.num_local_experts", 0, 1e8, NULL, NULL, N_("Routed experts"), GROUP ("model/moe"),
+       PLACEHOLDER (N_("None (dense)"))),
+  INT ("model.num_experts_per_tok", 0, 1e8, NULL, NULL, N_("Experts per token"), GROUP ("model/moe"),
+       PLACEHOLDER (N_("Preset’s"))),
+  INT ("model.n_shared_experts", 0, 1e8, NULL, NULL, N_("Shared experts"), GROUP ("model/moe"),
+       PLACEHOLDER (N_("None"))),
+  INT ("model.moe_intermediate_size", 0, 1e8, NULL, NULL, N_("Expert MLP size"), GROUP ("model/moe"),
+       PLACEHOLDER (N_("MLP size"))),
+  INT ("model.first_k_dense_replace", 0, 1e8, NULL, NULL, N_("Leading dense layers"), GROUP ("model/moe"),
+       PLACEHOLDER (N_("None"))),
+  INT ("model.q_lora_rank", 0, 1e8, NULL, NULL, N_("Query rank"), GROUP ("model/mla"),
+       PLACEHOLDER (N_("Full rank"))),
+  INT ("model.kv_lora_rank", 0, 1e8, NULL, NULL, N_("Key/value rank"), GROUP ("model/mla"),
+       PLACEHOLDER (N_("None (no latent attention)"))),
+  INT ("model.qk_rope_head_dim", 0, 1e8, NULL, NULL, N_("Rotary head dimension"), GROUP ("model/mla"),
+       PLACEHOLDER (N_("Preset’s"))),
+  INT ("model.qk_nope_head_dim", 0, 1e8, NULL, NULL, N_("Non-rotary head dimension"), GROUP ("model/mla"),
+       PLACEHOLDER (N_("Preset’s"))),
+  INT ("model.v_head_dim", 0, 1e8, NULL, NULL, N_("Value head dimension"), GROUP ("model/mla"),
+       PLACEHOLDER (N_("Preset’s"))),
+};
+
 struct _HeadroomProject
 {
   GObject parent_instance;
@@ -423,24 +455,35 @@ headroom_project_error_get_problem (const GError *error)
   return headroom_project_error_get_private (error)->problem;
 }
 
-/* Records `key` on an error just set whose message is "KEY: PROBLEM". */
-static void
-error_set_key (GError     **error,
-               const char  *key)
+/* How a message names `key`: its label, else the key itself. */
+static const char *
+key_name (const char *key)
+{
+  const char *label = headroom_project_get_key_label (key);
+
+  return label != NULL ? label : key;
+}
+
+void
+headroom_project_set_key_error (GError     **error,
+                                int          code,
+                                const char  *key,
+                                const char  *format,
+                                ...)
 {
   HeadroomProjectErrorPrivate *priv;
-  const char *message;
-  gsize len = strlen (key);
+  va_list args;
+  char *problem;
 
-  if (error == NULL || *error == NULL || (*error)->domain != HEADROOM_PROJECT_ERROR)
+  if (error == NULL)
     return;
+  va_start (args, format);
+  problem = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, HEADROOM_PROJECT_ERROR, code, "%s: %s", key_name (key), problem);
   priv = headroom_project_error_get_private (*error);
-  message = (*error)->message;
-  g_free (priv->key);
-  g_free (priv->problem);
   priv->key = g_strdup (key);
-  priv->problem = g_strdup (strncmp (message, key, len) == 0 && strncmp (message + len, ": ", 2) == 0
-                            ? message + len + 2 : message);
+  priv->problem = problem;
 }
 
 G_LOCK_DEFINE_STATIC (derived_options);
@@ -477,6 +520,29 @@ headroom_project_find_key (const char *key)
     if (strcmp (keys[i].key, key) == 0)
       return &keys[i];
   return NULL;
+}
+
+const HeadroomKeyInfo *
+headroom_project_get_extra_model_keys (guint *n_keys)
+{
+  if (n_keys != NULL)
+    *n_keys = G_N_ELEMENTS (extra_model_keys);
+  return extra_model_keys;
+}
+
+const char *
+headroom_project_get_key_label (const char *key)
+{
+  const HeadroomKeyInfo *info;
+
+  g_return_val_if_fail (key != NULL, NULL);
+
+  info = headroom_project_find_key (key);
+  for (guint i = 0; info == NULL && i < G_N_ELEMENTS (extra_model_keys); i++)
+    if (strcmp (extra_model_keys[i].key, key) == 0)
+      info = &extra_model_keys[i];
+  /* The table's labels are English: translated here. */
+  return info != NULL ? _(info->label) : NULL;
 }
 
 const char *
@@ -941,9 +1007,8 @@ set_invalid (GError     **error,
              const char  *key,
              const char  *problem)
 {
-  g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-               "%s: %s", key, problem);
-  error_set_key (error, key);
+  headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key,
+                                "%s", problem);
 }
 
 static gboolean
@@ -976,11 +1041,9 @@ check_node (const char             *key,
 
         if (!node_is_number (node))
           {
-            g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                         info->type == HEADROOM_KEY_INT ? _("%s: expected an integer")
-                                                        : _("%s: expected a number"),
-                         key);
-            error_set_key (error, key);
+            headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, key,
+                                          info->type == HEADROOM_KEY_INT ? _("expected an integer")
+                                                                         : _("expected a number"));
             return FALSE;
           }
         value = json_node_get_double (node);
@@ -991,9 +1054,8 @@ check_node (const char             *key,
           }
         if (info->type == HEADROOM_KEY_INT && value != floor (value))
           {
-            g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                         _("%s: expected an integer"), key);
-            error_set_key (error, key);
+            headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, key,
+                                          _("expected an integer"));
             return FALSE;
           }
         if (value < info->minimum || value > info->maximum)
@@ -1005,9 +1067,8 @@ check_node (const char             *key,
             g_ascii_formatd (value_str, sizeof value_str, "%.15g", value);
             g_ascii_formatd (lo, sizeof lo, "%.15g", info->minimum);
             g_ascii_formatd (hi, sizeof hi, "%.15g", info->maximum);
-            g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                         _("%s: %s is out of range (%s to %s)"), key, value_str, lo, hi);
-            error_set_key (error, key);
+            headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key,
+                                          _("%s is out of range (%s to %s)"), value_str, lo, hi);
             return FALSE;
           }
       }
@@ -1016,9 +1077,8 @@ check_node (const char             *key,
     case HEADROOM_KEY_BOOLEAN:
       if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                       _("%s: expected true or false"), key);
-          error_set_key (error, key);
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, key,
+                                        _("expected true or false"));
           return FALSE;
         }
       return TRUE;
@@ -1028,9 +1088,8 @@ check_node (const char             *key,
     default:
       if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                       _("%s: expected a string"), key);
-          error_set_key (error, key);
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, key,
+                                        _("expected a string"));
           return FALSE;
         }
       if (!g_utf8_validate (json_node_get_string (node), -1, NULL))
@@ -1043,9 +1102,8 @@ check_node (const char             *key,
         {
           g_autofree char *list = g_strjoinv (", ", (char **) info->choices);
 
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("%s: “%s” is not one of %s"), key, json_node_get_string (node), list);
-          error_set_key (error, key);
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key,
+                                        _("“%s” is not one of %s"), json_node_get_string (node), list);
           return FALSE;
         }
       return TRUE;
@@ -1291,12 +1349,11 @@ scenario_error (GError     **error,
   g_autofree char *message = NULL;
 
   if (name != NULL)
-    message = g_strdup_printf (_("scenarios: scenario %u (“%s”): %s"), index + 1, name,
+    message = g_strdup_printf (_("scenario %u (“%s”): %s"), index + 1, name,
                                local_error->message);
   else
-    message = g_strdup_printf (_("scenarios: scenario %u: %s"), index + 1, local_error->message);
-  g_set_error_literal (error, HEADROOM_PROJECT_ERROR, local_error->code, message);
-  error_set_key (error, "scenarios");
+    message = g_strdup_printf (_("scenario %u: %s"), index + 1, local_error->message);
+  headroom_project_set_key_error (error, local_error->code, "scenarios", "%s", message);
 }
 
 /* "scenarios": [{ "name": …, "model": …, "hardware": …, … }]. Each one's
@@ -1312,19 +1369,17 @@ load_scenarios (HeadroomProject  *self,
 
   if (!JSON_NODE_HOLDS_ARRAY (node))
     {
-      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                           _("scenarios: expected an array"));
-      error_set_key (error, "scenarios");
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, "scenarios",
+                                      _("expected an array"));
       return FALSE;
     }
   array = json_node_get_array (node);
   n = json_array_get_length (array);
   if (n > HEADROOM_PROJECT_MAX_SCENARIOS)
     {
-      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                   _("scenarios: %u scenarios; a project keeps at most %d"),
-                   n, HEADROOM_PROJECT_MAX_SCENARIOS);
-      error_set_key (error, "scenarios");
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "scenarios",
+                                      _("%u scenarios; a project keeps at most %d"),
+                                      n, HEADROOM_PROJECT_MAX_SCENARIOS);
       return FALSE;
     }
 
@@ -1340,9 +1395,8 @@ load_scenarios (HeadroomProject  *self,
 
       if (!JSON_NODE_HOLDS_OBJECT (element))
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                       _("scenarios: scenario %u: expected an object"), i + 1);
-          error_set_key (error, "scenarios");
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, "scenarios",
+                                          _("scenario %u: expected an object"), i + 1);
           return FALSE;
         }
       object = copy_object (json_node_get_object (element));
@@ -1351,9 +1405,8 @@ load_scenarios (HeadroomProject  *self,
           || json_node_get_value_type (name) != G_TYPE_STRING
           || (text = scenario_name (json_node_get_string (name))) == NULL)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                       _("scenarios: scenario %u: expected a name (a string)"), i + 1);
-          error_set_key (error, "scenarios");
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, "scenarios",
+                                          _("scenario %u: expected a name (a string)"), i + 1);
           return FALSE;
         }
       json_object_remove_member (object, "name");
@@ -1488,9 +1541,10 @@ headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
   if (root == NULL && g_error_matches (local_error, HEADROOM_JSON_ERROR,
                                        HEADROOM_JSON_ERROR_NOT_FINITE))
     {
-      /* "training.mfu: not a finite number": the key is the fault, not the syntax. */
-      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                           local_error->message);
+      /* The key is the fault, not the syntax. */
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID,
+                                      headroom_json_error_get_path (local_error),
+                                      _("not a finite number"));
       return NULL;
     }
   if (root == NULL)
@@ -1575,6 +1629,26 @@ config_name (JsonObject *config)
   return *path != '\0' && g_utf8_validate (path, -1, NULL) ? g_strdup (path) : NULL;
 }
 
+/* A config error about one key becomes an error about "model.KEY", named by
+ * its label ("Key/value heads: 5 does not divide 32"). */
+static void
+config_error_to_key (GError **error)
+{
+  const char *field;
+  g_autofree char *key = NULL;
+  g_autofree char *problem = NULL;
+
+  if (error == NULL || *error == NULL)
+    return;
+  field = headroom_hf_config_error_get_field (*error);
+  if (field == NULL)
+    return;
+  key = g_strconcat ("model.", field, NULL);
+  problem = g_strdup (headroom_hf_config_error_get_problem (*error));
+  g_clear_error (error);
+  headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key, "%s", problem);
+}
+
 gboolean
 headroom_project_import_config (HeadroomProject  *self,
                                 JsonObject       *config,
@@ -1589,7 +1663,7 @@ headroom_project_import_config (HeadroomProject  *self,
   /* Refused before anything changes. */
   if (!headroom_hf_config_read (config, &model, NULL, NULL, error))
     {
-      g_prefix_error (error, "model.");
+      config_error_to_key (error);
       return FALSE;
     }
 
@@ -1855,9 +1929,8 @@ set_node (HeadroomProject  *self,
   member = config_member (key);
   if (info == NULL && member == NULL)
     {
-      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_UNKNOWN_KEY,
-                   _("%s: no such setting"), key);
-      error_set_key (error, key);
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_UNKNOWN_KEY, key,
+                                    _("no such setting"));
       return FALSE;
     }
   if (!check_node (key, info, node, error))
@@ -1984,9 +2057,8 @@ headroom_project_set_from_string (HeadroomProject  *self,
           && !g_ascii_string_to_signed (text, 10, G_MININT64, G_MAXINT64, &integer, &parse_error)
           && g_error_matches (parse_error, G_NUMBER_PARSER_ERROR, G_NUMBER_PARSER_ERROR_OUT_OF_BOUNDS))
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("%s: %s does not fit in 64 bits"), key, text);
-          error_set_key (error, key);
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key,
+                                        _("%s does not fit in 64 bits"), text);
           return FALSE;
         }
       g_clear_error (&parse_error);
@@ -1996,12 +2068,10 @@ headroom_project_set_from_string (HeadroomProject  *self,
           g_clear_pointer (&node, json_node_unref);
           if (info != NULL)
             {
-              g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                           info->type == HEADROOM_KEY_BOOLEAN ? _("%s: expected true or false")
-                           : info->type == HEADROOM_KEY_INT ? _("%s: expected an integer")
-                                                            : _("%s: expected a number"),
-                           key);
-              error_set_key (error, key);
+              headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_TYPE, key,
+                                            info->type == HEADROOM_KEY_BOOLEAN ? _("expected true or false")
+                                            : info->type == HEADROOM_KEY_INT ? _("expected an integer")
+                                                                             : _("expected a number"));
               return FALSE;
             }
           node = json_node_new (JSON_NODE_VALUE);
@@ -2378,9 +2448,8 @@ headroom_project_get_model (HeadroomProject  *self,
   preset = headroom_project_get_preset (self);
   if (preset != NULL && preset_config (self) == NULL)
     {
-      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_NOT_FOUND,
-                   _("model.preset: no model “%s” in the catalog"), preset);
-      error_set_key (error, "model.preset");
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_NOT_FOUND, "model.preset",
+                                    _("no model “%s” in the catalog"), preset);
       return FALSE;
     }
   if (preset == NULL && json_object_get_size (self->config) == 0)
@@ -2393,7 +2462,7 @@ headroom_project_get_model (HeadroomProject  *self,
   config = headroom_project_dup_effective_config (self);
   if (!headroom_hf_config_read (config, model, NULL, NULL, error))
     {
-      g_prefix_error (error, "model.");
+      config_error_to_key (error);
       return FALSE;
     }
   return TRUE;
@@ -2412,6 +2481,7 @@ headroom_project_get_gpu (HeadroomProject  *self,
                           HrGpu            *gpu,
                           GError          **error)
 {
+  g_autoptr(GError) lookup_error = NULL;
   const char *id;
   double bandwidth, latency;
 
@@ -2443,10 +2513,10 @@ headroom_project_get_gpu (HeadroomProject  *self,
       set_invalid (error, "hardware.gpu", _("missing; choose a GPU"));
       return FALSE;
     }
-  else if (!headroom_catalog_lookup_gpu (project_catalog (self), id, gpu, error))
+  else if (!headroom_catalog_lookup_gpu (project_catalog (self), id, gpu, &lookup_error))
     {
-      g_prefix_error (error, "hardware.gpu: ");
-      error_set_key (error, "hardware.gpu");
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_NOT_FOUND, "hardware.gpu", "%s",
+                                      lookup_error->message);
       return FALSE;
     }
 
@@ -2672,17 +2742,15 @@ headroom_project_set_core_error (GError        **error,
 
   g_return_if_fail (err != NULL);
 
-  hr_error_format (err, line, sizeof line);
   key = headroom_project_key_for_field (section, err->field);
-  /* The core's line starts with the bare field name; name the full key instead. */
-  if (err->field != NULL && key != NULL && g_str_has_prefix (line, err->field))
+  if (key == NULL)
     {
-      g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                   "%s%s", key, line + strlen (err->field));
-      error_set_key (error, key);
+      hr_error_format (err, line, sizeof line);
+      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID, line);
+      return;
     }
-  else
-    g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID, line);
+  hr_error_format_problem (err, line, sizeof line);
+  headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key, "%s", line);
 }
 
 gboolean
@@ -2711,19 +2779,17 @@ headroom_project_validate (HeadroomProject  *self,
                        * training.context_parallel;
       if (n_gpus % training.tensor_parallel != 0)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("training.tensor_parallel: %" G_GINT64_FORMAT " does not divide %"
-                         G_GINT64_FORMAT " GPUs"), training.tensor_parallel, n_gpus);
-          error_set_key (error, "training.tensor_parallel");
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel",
+                                        _("%" G_GINT64_FORMAT " does not divide %"
+                                          G_GINT64_FORMAT " GPUs"), training.tensor_parallel, n_gpus);
           return FALSE;
         }
       if (n_gpus % model_parallel != 0)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("training.pipeline_parallel: tensor × pipeline × context parallel (%"
-                         G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
-                       model_parallel, n_gpus);
-          error_set_key (error, "training.pipeline_parallel");
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.pipeline_parallel",
+                                        _("tensor × pipeline × context parallel (%"
+                                          G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
+                                        model_parallel, n_gpus);
           return FALSE;
         }
       if (hr_training_validate (&training, &model, &err) != HR_OK)
@@ -2739,11 +2805,10 @@ headroom_project_validate (HeadroomProject  *self,
       headroom_project_get_inference (self, &inference);
       if (n_gpus % inference.gpus != 0)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("inference.tensor_parallel: tensor × pipeline parallel (%"
-                         G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
-                       inference.gpus, n_gpus);
-          error_set_key (error, "inference.tensor_parallel");
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "inference.tensor_parallel",
+                                        _("tensor × pipeline parallel (%"
+                                          G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
+                                        inference.gpus, n_gpus);
           return FALSE;
         }
       if (hr_inference_validate (&model, &inference, &err) != HR_OK)
@@ -2911,10 +2976,9 @@ check_room (HeadroomProject  *self,
 {
   if (g_list_model_get_n_items (G_LIST_MODEL (self->scenarios)) < HEADROOM_PROJECT_MAX_SCENARIOS)
     return TRUE;
-  g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-               _("scenarios: a project keeps at most %d scenarios; remove one first"),
-               HEADROOM_PROJECT_MAX_SCENARIOS);
-  error_set_key (error, "scenarios");
+  headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "scenarios",
+                                  _("a project keeps at most %d scenarios; remove one first"),
+                                  HEADROOM_PROJECT_MAX_SCENARIOS);
   return FALSE;
 }
 
@@ -2999,9 +3063,8 @@ headroom_project_rename_scenario (HeadroomProject  *self,
   text = scenario_name (name);
   if (text == NULL)
     {
-      g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                           _("scenarios: a scenario needs a name"));
-      error_set_key (error, "scenarios");
+      headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "scenarios",
+                                      _("a scenario needs a name"));
       return FALSE;
     }
   if (g_strcmp0 (text, headroom_scenario_get_name (scenario)) == 0)

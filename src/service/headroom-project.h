@@ -46,11 +46,19 @@ typedef enum
 GQuark headroom_project_error_quark (void) G_GNUC_CONST;
 
 /* The key an error of HEADROOM_PROJECT_ERROR is about ("training.tensor_parallel")
- * and its problem without the key ("3 does not divide 8 GPUs"), for a message
- * that names the setting by its label or option; NULL when the error names no
- * key (or is of another domain). The message itself reads "KEY: PROBLEM". */
+ * and its problem without the key ("3 does not divide 8 GPUs"): the window
+ * marks the key's row, the CLI names the option. NULL when the error names no
+ * key (or is of another domain). The message names the setting by its label:
+ * "Tensor parallel: 3 does not divide 8 GPUs". */
 const char *headroom_project_error_get_key     (const GError *error);
 const char *headroom_project_error_get_problem (const GError *error);
+/* Sets such an error: `key` and the problem (FORMAT) as data, and the message
+ * "LABEL: PROBLEM", so that the window, the report and the CLI say the same. */
+void        headroom_project_set_key_error     (GError      **error,
+                                                int           code,
+                                                const char   *key,
+                                                const char   *format,
+                                                ...) G_GNUC_PRINTF (4, 5);
 
 typedef enum
 {
@@ -134,6 +142,12 @@ struct _HeadroomKeyInfo
 const HeadroomKeyInfo *headroom_project_get_keys (guint *n_keys);
 /* NULL for unknown keys and for model keys outside the table. */
 const HeadroomKeyInfo *headroom_project_find_key (const char *key);
+/* Model keys the window shows besides the table's: config.json keys that a
+ * preset may leave out, where 0 hands the value back to the preset. Rows of
+ * the same form, but not loaded, saved or validated as settings. */
+const HeadroomKeyInfo *headroom_project_get_extra_model_keys (guint *n_keys);
+/* The translated label of a key of either table ("Tensor parallel"); NULL when none. */
+const char            *headroom_project_get_key_label (const char *key);
 /* The command-line option of a key, without the dashes ("tp", "lora-rank"). */
 const char            *headroom_key_info_get_option (const HeadroomKeyInfo *info);
 /* The English label of `value` among the key's choices; `value` when it has none. */
@@ -287,7 +301,8 @@ void        headroom_project_get_serving    (HeadroomProject  *self,
 /* hardware.nodes × hardware.gpus_per_node */
 gint64      headroom_project_get_n_gpus     (HeadroomProject  *self);
 
-/* Cross-key checks, e.g. "training.tensor_parallel: 3 does not divide 8 GPUs". */
+/* Cross-key checks, e.g. "Tensor parallel: 3 does not divide 8 GPUs" (key
+ * "training.tensor_parallel"). */
 gboolean    headroom_project_validate       (HeadroomProject  *self,
                                              GError          **error);
 
@@ -297,8 +312,9 @@ gboolean    headroom_project_validate       (HeadroomProject  *self,
 const char *headroom_project_key_for_field (const char *section,
                                             const char *field);
 
-/* Sets `error` (HEADROOM_PROJECT_ERROR_INVALID) from a core error, naming
- * the full key: "training.tensor_parallel: 3 does not divide 8". */
+/* Sets `error` (HEADROOM_PROJECT_ERROR_INVALID) from a core error, with the
+ * full key as data and its label in the message: "Tensor parallel: 3 does
+ * not divide 8". */
 void        headroom_project_set_core_error (GError        **error,
                                              const char     *section,
                                              const HrError  *err);

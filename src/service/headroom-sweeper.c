@@ -80,9 +80,9 @@ apply_value (HeadroomProject  *project,
                && headroom_project_set_int (project, "hardware.gpus_per_node", value, error);
       if (value % gpus_per_node != 0)
         {
-          g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                       _("hardware.nodes: %" G_GINT64_FORMAT " GPUs are not whole nodes of %"
-                         G_GINT64_FORMAT), value, gpus_per_node);
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "hardware.nodes",
+                                          _("%" G_GINT64_FORMAT " GPUs are not whole nodes of %"
+                                            G_GINT64_FORMAT), value, gpus_per_node);
           return FALSE;
         }
       return headroom_project_set_int (project, "hardware.gpus_per_node", gpus_per_node, error)

@@ -118,15 +118,16 @@ mark_row (HeadroomWindow *self,
     gtk_widget_add_css_class (row, "error");
 }
 
-/* The banner names the setting by its label and marks its row. A model_type
+/* The banner shows the service's message, which names the setting by its
+ * label, and marks the row of the key the error carries. A model_type
  * Headroom does not know is no setting's fault: the results give way to a page
  * that names it and offers the generic decoder, and no figure stays in view. */
 static void
 refresh_error (HeadroomWindow *self)
 {
   const GError *error = headroom_estimator_get_error_detail (self->estimator);
-  g_autofree char *key = NULL;
-  g_autofree char *message = headroom_setting_relabel_error (error, &key);
+  const char *key = headroom_project_error_get_key (error);
+  const char *message = error != NULL ? error->message : NULL;
   gboolean unknown = g_error_matches (error, HEADROOM_HF_CONFIG_ERROR,
                                       HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE);
 
@@ -380,16 +381,14 @@ headroom_window_show_error (HeadroomWindow *self,
                             const char     *heading,
                             const GError   *error)
 {
-  g_autofree char *message = NULL;
   AdwMessageDialog *dialog;
 
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
   g_return_val_if_fail (heading != NULL && error != NULL, NULL);
 
-  message = headroom_setting_relabel_error (error, NULL);
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self), heading, NULL));
   /* Plain text: a message may hold "<", "&" or a file name with them. */
-  adw_message_dialog_set_body (dialog, message);
+  adw_message_dialog_set_body (dialog, error->message);
   adw_message_dialog_add_response (dialog, "close", _("_Close"));
   adw_message_dialog_set_default_response (dialog, "close");
   adw_message_dialog_set_close_response (dialog, "close");

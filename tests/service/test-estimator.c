@@ -209,12 +209,13 @@ test_lora_segments (void)
   params = headroom_estimator_get_params_rows (estimator);
   g_assert_cmpfloat (segment_value (params, "trainable"), ==, 2097152.0);
 
-  /* An unknown target names its key. */
+  /* An unknown target names its setting, and carries its key. */
   g_assert_true (headroom_project_set_string (project, "training.lora_targets", "q,x", NULL));
   headroom_estimator_recompute_now (estimator);
   g_assert_nonnull (headroom_estimator_get_error (estimator));
-  g_assert_nonnull (strstr (headroom_estimator_get_error (estimator),
-                            "training.lora_targets"));
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "LoRA target modules: "));
+  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)),
+                   ==, "training.lora_targets");
 }
 
 /* ZeRO-Offload (docs/training.md, "Offload"): Llama-3.1-8B, P = 8 030 261 248
@@ -244,7 +245,9 @@ test_offload_segments (void)
   g_assert_true (headroom_project_set_boolean (project, "training.offload_optimizer", TRUE, NULL));
   headroom_estimator_recompute_now (estimator);
   /* The prediction does not time a CPU optimizer step: it asks for a measured utilisation. */
-  g_assert_nonnull (strstr (headroom_estimator_get_error (estimator), "training.mfu"));
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "Measured FLOPs utilisation: "));
+  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)), ==,
+                   "training.mfu");
   g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
   headroom_estimator_recompute_now (estimator);
   g_assert_null (headroom_estimator_get_error (estimator));
@@ -341,7 +344,7 @@ test_error_keeps_last_result (void)
   g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 3, NULL));
   headroom_estimator_recompute_now (estimator);
   g_assert_cmpstr (headroom_estimator_get_error (estimator), ==,
-                   "training.tensor_parallel: 3 does not divide 8 GPUs");
+                   "Tensor parallel: 3 does not divide 8 GPUs");
   g_assert_true (headroom_estimator_get_has_result (estimator));
   g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory_before);
   g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params_before);
@@ -355,7 +358,7 @@ test_error_keeps_last_result (void)
   headroom_estimator_recompute_now (estimator);
   g_assert_nonnull (headroom_estimator_get_error (estimator));
   g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator),
-                                   "model.num_key_value_heads: 5"));
+                                   "Key/value heads: 5"));
   g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params_before);
 
   /* Fixed again: the error clears and a new result comes. */
@@ -484,8 +487,9 @@ test_inference_result (void)
   /* TP 3 does not divide 8 GPUs. */
   headroom_project_set_int (project, "inference.tensor_parallel", 3, NULL);
   headroom_estimator_recompute_now (estimator);
-  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator),
-                                   "inference.tensor_parallel"));
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "Tensor parallel: "));
+  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)),
+                   ==, "inference.tensor_parallel");
   g_assert_cmpfloat (headroom_estimator_get_inference_memory (estimator)->weights, ==, 16060522496.0);
 }
 

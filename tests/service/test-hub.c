@@ -339,7 +339,7 @@ test_bad_model (void)
   /* 3 heads do not divide 256; the field is named. */
   g_assert_null (project);
   g_assert_nonnull (error);
-  g_assert_true (g_str_has_prefix (error->message, "hf:tiny-org/bad-model: model."));
+  g_assert_true (g_str_has_prefix (error->message, "hf:tiny-org/bad-model: Attention heads: "));
 }
 
 static void

@@ -396,7 +396,7 @@ test_cannot_plan (void)
   headroom_planner_refresh (planner);
   g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_INVALID);
   g_assert_true (g_str_has_prefix (headroom_planner_get_message (planner),
-                                   "training.global_batch: 0 must be positive"));
+                                   "Global batch: 0 must be positive"));
   g_assert_cmpuint (g_list_model_get_n_items (headroom_planner_get_layouts (planner)), ==, 0);
 
   /* An inference project has no training layout to plan. */

@@ -294,7 +294,7 @@ test_setters (void)
   /* Bounds, types and names are checked, and the value stays. */
   g_assert_false (headroom_project_set_int (project, "training.tensor_parallel", 0, &error));
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
-  g_assert_true (g_str_has_prefix (error->message, "training.tensor_parallel: 0 is out of range"));
+  g_assert_true (g_str_has_prefix (error->message, "Tensor parallel: 0 is out of range"));
   g_clear_error (&error);
   g_assert_cmpint (headroom_project_get_int (project, "training.tensor_parallel"), ==, 4);
 
@@ -306,7 +306,8 @@ test_setters (void)
   g_clear_error (&error);
   g_assert_false (headroom_project_set_string (project, "training.optimizer", "adam", &error));
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "training.optimizer"));
+  g_assert_true (g_str_has_prefix (error->message, "Optimizer: "));
+  g_assert_cmpstr (headroom_project_error_get_key (error), ==, "training.optimizer");
   g_clear_error (&error);
   g_assert_false (headroom_project_set_int (project, "training.tensor_paralel", 2, &error));
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_UNKNOWN_KEY);
@@ -527,37 +528,37 @@ static const Malformed malformed[] = {
   { "version-string", "\"version\": 1", "\"version\": \"1\"", HEADROOM_PROJECT_ERROR_TYPE, "version:" },
   { "version-zero", "\"version\": 1", "\"version\": 0", HEADROOM_PROJECT_ERROR_INVALID, "version:" },
   { "int-as-string", "\"nodes\": 1", "\"nodes\": \"1\"", HEADROOM_PROJECT_ERROR_TYPE,
-    "hardware.nodes: expected an integer" },
+    "Nodes: expected an integer" },
   { "fraction", "\"micro_batch\": 1", "\"micro_batch\": 1.5", HEADROOM_PROJECT_ERROR_TYPE,
-    "training.micro_batch: expected an integer" },
+    "Micro-batch: expected an integer" },
   { "negative", "\"seq_len\": 8192", "\"seq_len\": -8192", HEADROOM_PROJECT_ERROR_INVALID,
-    "training.seq_len: -8192 is out of range" },
+    "Sequence length: -8192 is out of range" },
   { "huge", "\"micro_batch\": 1", "\"micro_batch\": 1e300", HEADROOM_PROJECT_ERROR_INVALID,
-    "training.micro_batch: 1e+300 is out of range" },
+    "Micro-batch: 1e+300 is out of range" },
   { "infinite", "\"mfu\": 0.0", "\"mfu\": 1e999", HEADROOM_PROJECT_ERROR_INVALID,
-    "training.mfu: not a finite number" },
+    "Measured FLOPs utilisation: not a finite number" },
   { "bool-as-int", "\"dropout\": false", "\"dropout\": 0", HEADROOM_PROJECT_ERROR_TYPE,
-    "training.dropout: expected true or false" },
+    "Dropout: expected true or false" },
   { "null", "\"optimizer\": \"adamw\"", "\"optimizer\": null", HEADROOM_PROJECT_ERROR_TYPE,
-    "training.optimizer: expected a string" },
+    "Optimizer: expected a string" },
   { "bad-choice", "\"optimizer\": \"adamw\"", "\"optimizer\": \"adam\"", HEADROOM_PROJECT_ERROR_INVALID,
-    "training.optimizer: “adam” is not one of" },
+    "Optimizer: “adam” is not one of" },
   { "section-not-object", "\"inference\": {", "\"inference\": 3, \"x\": {",
     HEADROOM_PROJECT_ERROR_TYPE, "inference: expected an object" },
   { "config-not-object", "\"config\": {}", "\"config\": []",
     HEADROOM_PROJECT_ERROR_TYPE, "model.config: expected an object" },
   { "non-dividing-tp", "\"tensor_parallel\": 2,\n    \"sequence", "\"tensor_parallel\": 3,\n    \"sequence",
-    HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel: 3 does not divide 8 GPUs" },
+    HEADROOM_PROJECT_ERROR_INVALID, "Tensor parallel: 3 does not divide 8 GPUs" },
   { "non-dividing-pp", "\"pipeline_parallel\": 1,\n    \"pipeline_schedule",
     "\"pipeline_parallel\": 3,\n    \"pipeline_schedule", HEADROOM_PROJECT_ERROR_INVALID,
-    "training.pipeline_parallel: tensor × pipeline × context parallel (6) does not divide 8 GPUs" },
+    "Pipeline parallel: tensor × pipeline × context parallel (6) does not divide 8 GPUs" },
   { "bad-model", "\"config\": {}", "\"config\": {\"num_key_value_heads\": 5}", -1,
-    "model.num_key_value_heads: 5" },
+    "Key/value heads: 5" },
   { "no-model", "\"preset\": \"llama-3.1-8b\",", "", HEADROOM_PROJECT_ERROR_INVALID,
     "model: missing" },
   { "unknown-preset", "\"llama-3.1-8b\"", "\"no-such-model\"",
-    HEADROOM_PROJECT_ERROR_NOT_FOUND, "model.preset: no model “no-such-model”" },
-  { "unknown-gpu", "\"gpu\": \"custom\"", "\"gpu\": \"h100-sxn\"", -1, "hardware.gpu: " },
+    HEADROOM_PROJECT_ERROR_NOT_FOUND, "Preset: no model “no-such-model”" },
+  { "unknown-gpu", "\"gpu\": \"custom\"", "\"gpu\": \"h100-sxn\"", -1, "GPU: " },
 };
 
 static void
@@ -843,10 +844,31 @@ test_error_key (void)
 
   g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 3, NULL));
   g_assert_false (headroom_project_validate (project, &error));
-  g_assert_cmpstr (error->message, ==, "training.tensor_parallel: 3 does not divide 8 GPUs");
+  g_assert_cmpstr (error->message, ==, "Tensor parallel: 3 does not divide 8 GPUs");
   copy = g_error_copy (error);
   g_assert_cmpstr (headroom_project_error_get_key (copy), ==, "training.tensor_parallel");
   g_assert_cmpstr (headroom_project_error_get_problem (copy), ==, "3 does not divide 8 GPUs");
+  g_clear_error (&error);
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+
+  /* Every message names the setting by its label, the key stays data. */
+  g_assert_false (headroom_project_set_int (project, "training.zero_stage", 4, &error));
+  g_assert_cmpstr (error->message, ==, "ZeRO stage: 4 is out of range (0 to 3)");
+  g_clear_error (&error);
+  g_assert_false (headroom_project_set_from_string (project, "training.optimizer", "adam", &error));
+  g_assert_true (g_str_has_prefix (error->message, "Optimizer: “adam” is not one of "));
+  g_clear_error (&error);
+  /* A model error from the config reader: 5 key/value heads do not divide 32 heads. */
+  g_assert_true (headroom_project_set_int (project, "model.num_key_value_heads", 5, NULL));
+  g_assert_false (headroom_project_validate (project, &error));
+  g_assert_cmpstr (headroom_project_error_get_key (error), ==, "model.num_key_value_heads");
+  g_assert_true (g_str_has_prefix (error->message, "Key/value heads: 5 "));
+  g_assert_null (strstr (error->message, "num_key_value_heads:"));
+  g_clear_error (&error);
+  /* The extra model keys have labels too. */
+  g_assert_cmpstr (headroom_project_get_key_label ("model.head_dim"), ==, "Head dimension");
+  g_assert_cmpstr (headroom_project_get_key_label ("training.seq_len"), ==, "Sequence length");
+  g_assert_null (headroom_project_get_key_label ("training.no_such_key"));
 
   g_assert_null (headroom_project_error_get_key (NULL));
 }

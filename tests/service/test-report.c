@@ -190,7 +190,7 @@ test_report_invalid (void)
   csv = headroom_report_to_csv (estimator, &error);
   g_assert_null (csv);
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
-  g_assert_cmpstr (error->message, ==, "training.tensor_parallel: 3 does not divide 8 GPUs");
+  g_assert_cmpstr (error->message, ==, "Tensor parallel: 3 does not divide 8 GPUs");
 }
 
 static void
@@ -243,7 +243,7 @@ test_sweep (void)
     g_assert_cmpstr (one[n_columns - 1], ==, "");
     /* 0 is refused with the key named, and no figures. */
     g_assert_cmpstr (zero[total_column], ==, "");
-    g_assert_true (g_str_has_prefix (zero[n_columns - 1], "training.micro_batch: 0 is out of range"));
+    g_assert_true (g_str_has_prefix (zero[n_columns - 1], "Micro-batch: 0 is out of range"));
   }
 
   gpu_csv = headroom_report_sweep_to_csv (project, HEADROOM_SWEEP_GPUS, gpus,
@@ -251,7 +251,7 @@ test_sweep (void)
   g_assert_no_error (error);
   gpu_rows = parse_csv (gpu_csv);
   g_assert_cmpstr (((char **) g_ptr_array_index (gpu_rows, 2))[n_columns - 1], ==,
-                   "hardware.nodes: 12 GPUs are not whole nodes of 8");
+                   "Nodes: 12 GPUs are not whole nodes of 8");
   g_assert_cmpstr (((char **) g_ptr_array_index (gpu_rows, 3))[n_columns - 1], ==, "");
 
   /* The project itself is untouched. */
@@ -311,9 +311,10 @@ test_sweeper (void)
   g_assert_no_error (error);
   g_assert_cmpstr (csv_now, ==, csv_report);
 
-  /* 3 does not divide the global batch's share: a point with the key named. */
+  /* 3 does not divide the global batch's share: a point with the setting named. */
   g_assert_nonnull (headroom_sweeper_get_point (later, 3)->error);
-  g_assert_true (g_str_has_prefix (headroom_sweeper_get_point (later, 3)->error, "training."));
+  g_test_message ("%s", headroom_sweeper_get_point (later, 3)->error);
+  g_assert_true (g_str_has_prefix (headroom_sweeper_get_point (later, 3)->error, "Global batch: "));
   /* The point at 2 is the estimate at micro-batch 2, step time included. */
   two = headroom_sweeper_get_point (later, 1);
   g_assert_null (two->error);

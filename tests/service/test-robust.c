@@ -555,7 +555,7 @@ test_huge_layer_counts (void)
 
   g_assert_null (huge);
   g_assert_nonnull (error);
-  g_assert_nonnull (strstr (error->message, "num_hidden_layers: 1000000000000 is out of range"));
+  g_assert_nonnull (strstr (error->message, "Layers: 1000000000000 is out of range"));
   g_clear_error (&error);
 
   project = project_with_layers ("100000", &error);

@@ -182,7 +182,7 @@ static const struct
   { "[{\"hardware\": {\"nodes\": 2}}]", "scenarios: scenario 1: expected a name (a string)" },
   { "[{\"name\": \" \"}]", "scenarios: scenario 1: expected a name (a string)" },
   { "[{\"name\": \"A\"}, {\"name\": \"B\", \"training\": {\"seq_len\": -1}}]",
-    "scenarios: scenario 2 (“B”): training.seq_len: -1 is out of range" },
+    "scenarios: scenario 2 (“B”): Sequence length: -1 is out of range" },
   { "[{\"name\": \"1\"}, {\"name\": \"2\"}, {\"name\": \"3\"}, {\"name\": \"4\"}, "
     "{\"name\": \"5\"}, {\"name\": \"6\"}, {\"name\": \"7\"}]",
     "scenarios: 7 scenarios; a project keeps at most 6" },

@@ -323,7 +323,7 @@ test_plan_view_bad_input (void)
   headroom_plan_view_refresh (view);
   message = headroom_plan_view_get_message (view);
   g_assert_nonnull (message);
-  g_assert_true (g_str_has_prefix (message, "training.global_batch: 0 must be positive"));
+  g_assert_true (g_str_has_prefix (message, "Global batch: 0 must be positive"));
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (headroom_plan_view_get_layouts (view))), ==, 0);
   /* An inference project has no training layout to plan. */
   headroom_project_set_int (project, "training.global_batch", 512, NULL);

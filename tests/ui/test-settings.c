@@ -101,15 +101,6 @@ test_setting_binds_itself (void)
   g_assert_cmpint (headroom_project_get_int (project, "training.micro_batch"), ==, 2);
 
   g_assert_null (headroom_setting_new ("training.no_such_key"));
-  g_assert_cmpstr (headroom_setting_label_for_key ("training.tensor_parallel"), ==, "Tensor parallel");
-  {
-    g_autofree char *key = NULL;
-    g_autofree char *message = headroom_setting_relabel_message ("training.tensor_parallel: 3 does "
-                                                                 "not divide 8 GPUs", &key);
-
-    g_assert_cmpstr (message, ==, "Tensor parallel: 3 does not divide 8 GPUs");
-    g_assert_cmpstr (key, ==, "training.tensor_parallel");
-  }
   g_object_unref (row);
 }
 

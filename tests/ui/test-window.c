@@ -204,6 +204,15 @@ test_window_invalid_input (void)
   set_spin (window, "model.num_attention_heads", 32);
   g_assert_null (headroom_window_get_error_text (window));
   g_assert_false (gtk_widget_has_css_class (row, "error"));
+
+  /* A cross-key check: the label, the problem, and the row marked. */
+  set_spin (window, "training.tensor_parallel", 3);
+  g_assert_cmpstr (headroom_window_get_error_text (window), ==,
+                   "Tensor parallel: 3 does not divide 8 GPUs");
+  g_assert_true (gtk_widget_has_css_class (headroom_window_get_row (window, "training.tensor_parallel"),
+                                           "error"));
+  set_spin (window, "training.tensor_parallel", 1);
+  g_assert_null (headroom_window_get_error_text (window));
   window_destroy (window);
 }
 
@@ -845,7 +854,8 @@ test_window_save_gpu (void)
   set_spin (window, "hardware.custom.memory", 0);
   g_assert_false (headroom_window_save_custom_gpu (window, "Empty", &error));
   g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
-  g_assert_nonnull (strstr (error->message, "hardware.custom.memory"));
+  g_assert_true (g_str_has_prefix (error->message, "Memory: "));
+  g_assert_cmpstr (headroom_project_error_get_key (error), ==, "hardware.custom.memory");
   g_clear_error (&error);
   set_spin (window, "hardware.custom.memory", 48);
   g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_gpus (catalog)), ==, n_gpus);

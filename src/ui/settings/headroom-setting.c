@@ -11,41 +11,13 @@
 #include "headroom-spin-row.h"
 #include "headroom-switch-row.h"
 
-/* Model keys the project's table leaves out: Hugging Face names, 0 meaning
- * "as the preset has it". */
-typedef struct
-{
-  const char *key;
-  const char *label;
-  const char *group;
-  gboolean    boolean;
-  const char *placeholder;  /* what 0 means */
-} ExtraKey;
-
-static const ExtraKey extra_keys[] = {
-  { "model.head_dim", N_("Head dimension"), "model/architecture", FALSE, N_("Hidden size ÷ heads") },
-  { "model.attention_bias", N_("Attention biases"), "model/architecture", TRUE, NULL },
-  { "model.mlp_bias", N_("MLP biases"), "model/architecture", TRUE, NULL },
-  { "model.sliding_window", N_("Sliding window"), "model/architecture", FALSE, N_("None (full attention)") },
-  { "model.num_local_experts", N_("Routed experts"), "model/moe", FALSE, N_("None (dense)") },
-  { "model.num_experts_per_tok", N_("Experts per token"), "model/moe", FALSE, N_("Preset’s") },
-  { "model.n_shared_experts", N_("Shared experts"), "model/moe", FALSE, N_("None") },
-  { "model.moe_intermediate_size", N_("Expert MLP size"), "model/moe", FALSE, N_("MLP size") },
-  { "model.first_k_dense_replace", N_("Leading dense layers"), "model/moe", FALSE, N_("None") },
-  { "model.q_lora_rank", N_("Query rank"), "model/mla", FALSE, N_("Full rank") },
-  { "model.kv_lora_rank", N_("Key/value rank"), "model/mla", FALSE, N_("None (no latent attention)") },
-  { "model.qk_rope_head_dim", N_("Rotary head dimension"), "model/mla", FALSE, N_("Preset’s") },
-  { "model.qk_nope_head_dim", N_("Non-rotary head dimension"), "model/mla", FALSE, N_("Preset’s") },
-  { "model.v_head_dim", N_("Value head dimension"), "model/mla", FALSE, N_("Preset’s") },
-};
-
 struct _HeadroomSetting
 {
   GObject                parent_instance;
 
   char                  *key;
-  const HeadroomKeyInfo *info;   /* NULL for an extra model key */
-  const ExtraKey        *extra;
+  const HeadroomKeyInfo *info;
+  gboolean               extra;  /* an extra model key: 0 hands it back to the preset */
   GtkWidget             *row;    /* weak: the row owns its setting */
   HeadroomProject       *project;
   gulong                 changed_id[4];
@@ -54,87 +26,26 @@ struct _HeadroomSetting
 
 G_DEFINE_FINAL_TYPE (HeadroomSetting, headroom_setting, G_TYPE_OBJECT)
 
-const char * const *
-headroom_setting_get_extra_keys (void)
+/* A row of the key table, or of its extra model keys. */
+static const HeadroomKeyInfo *
+find_key (const char *key,
+          gboolean   *extra)
 {
-  static const char *keys[G_N_ELEMENTS (extra_keys) + 1];
+  const HeadroomKeyInfo *extras;
+  const HeadroomKeyInfo *info = headroom_project_find_key (key);
+  guint n_extras;
 
-  if (keys[0] == NULL)
-    for (guint i = 0; i < G_N_ELEMENTS (extra_keys); i++)
-      keys[i] = extra_keys[i].key;
-  return keys;
-}
-
-static const ExtraKey *
-find_extra (const char *key)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (extra_keys); i++)
-    if (g_str_equal (extra_keys[i].key, key))
-      return &extra_keys[i];
-  return NULL;
-}
-
-const char *
-headroom_setting_label_for_key (const char *key)
-{
-  const HeadroomKeyInfo *info;
-  const ExtraKey *extra;
-
-  if (key == NULL)
-    return NULL;
-  info = headroom_project_find_key (key);
+  *extra = FALSE;
   if (info != NULL)
-    return _(info->label);
-  extra = find_extra (key);
-  return extra != NULL ? _(extra->label) : NULL;
-}
-
-char *
-headroom_setting_relabel_error (const GError  *error,
-                                char         **key)
-{
-  const char *error_key = headroom_project_error_get_key (error);
-  const char *problem = headroom_project_error_get_problem (error);
-  const char *label;
-
-  if (key != NULL)
-    *key = NULL;
-  if (error == NULL)
-    return NULL;
-  /* The key travels as data (issue 13): "Tensor parallel: 3 does not divide 8 GPUs". */
-  label = error_key != NULL ? headroom_setting_label_for_key (error_key) : NULL;
-  if (label != NULL && problem != NULL)
-    {
-      if (key != NULL)
-        *key = g_strdup (error_key);
-      return g_strconcat (label, ": ", problem, NULL);
-    }
-  /* Errors from outside the project (a config's own keys) name no key as data. */
-  return headroom_setting_relabel_message (error->message, key);
-}
-
-char *
-headroom_setting_relabel_message (const char  *message,
-                                  char       **key)
-{
-  const char *colon;
-  g_autofree char *found = NULL;
-  const char *label;
-
-  if (key != NULL)
-    *key = NULL;
-  if (message == NULL)
-    return NULL;
-  colon = strstr (message, ": ");
-  if (colon == NULL)
-    return g_strdup (message);
-  found = g_strndup (message, colon - message);
-  label = headroom_setting_label_for_key (found);
-  if (label == NULL)
-    return g_strdup (message);
-  if (key != NULL)
-    *key = g_strdup (found);
-  return g_strconcat (label, colon, NULL);
+    return info;
+  extras = headroom_project_get_extra_model_keys (&n_extras);
+  for (guint i = 0; i < n_extras; i++)
+    if (g_str_equal (extras[i].key, key))
+      {
+        *extra = TRUE;
+        return &extras[i];
+      }
+  return NULL;
 }
 
 const char *
@@ -154,15 +65,12 @@ report (HeadroomSetting *self,
         gboolean         ok,
         GError          *error)
 {
-  g_autofree char *message = NULL;
-
   if (ok)
     {
       headroom_setting_set_error (self, NULL);
       return;
     }
-  message = headroom_setting_relabel_error (error, NULL);
-  headroom_setting_set_error (self, message);
+  headroom_setting_set_error (self, error->message);
 }
 
 static void
@@ -175,12 +83,12 @@ on_spin_changed (HeadroomSetting *self)
   if (self->syncing || self->project == NULL)
     return;
   /* Extra model keys: 0 hands the value back to the preset. */
-  if (self->info == NULL && value == 0)
+  if (self->extra && value == 0)
     {
       headroom_project_unset (self->project, self->key);
       return;
     }
-  if (self->info != NULL && self->info->type == HEADROOM_KEY_DOUBLE)
+  if (self->info->type == HEADROOM_KEY_DOUBLE)
     ok = headroom_project_set_double (self->project, self->key, value, &error);
   else
     ok = headroom_project_set_int (self->project, self->key, (gint64) llround (value), &error);
@@ -298,10 +206,8 @@ spin_row_new (HeadroomSetting *self,
     gtk_editable_set_width_chars (GTK_EDITABLE (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row))), 17);
   if (unit != NULL)
     adw_action_row_set_subtitle (ADW_ACTION_ROW (row), unit);
-  if (self->info != NULL && self->info->placeholder != NULL)
+  if (self->info->placeholder != NULL)
     placeholder = _(self->info->placeholder);
-  else if (self->extra != NULL && self->extra->placeholder != NULL)
-    placeholder = _(self->extra->placeholder);
   if (placeholder != NULL)
     headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), placeholder);
   g_signal_connect_object (row, "notify::value", G_CALLBACK (on_spin_changed),
@@ -314,19 +220,6 @@ row_new (HeadroomSetting *self)
 {
   const HeadroomKeyInfo *info = self->info;
   GtkWidget *row = NULL;
-
-  if (info == NULL)
-    {
-      if (self->extra->boolean)
-        {
-          row = headroom_switch_row_new (_(self->extra->label), self->key);
-          g_signal_connect_object (row, "notify::active", G_CALLBACK (on_switch_changed),
-                                   self, G_CONNECT_SWAPPED);
-        }
-      else
-        row = spin_row_new (self, _(self->extra->label), 0, 1e8, FALSE, NULL);
-      return row;
-    }
 
   switch (info->type)
     {
@@ -407,14 +300,12 @@ headroom_setting_new (const char *key)
 {
   HeadroomSetting *self;
   const HeadroomKeyInfo *info;
-  const ExtraKey *extra = NULL;
+  gboolean extra;
 
   g_return_val_if_fail (key != NULL, NULL);
 
-  info = headroom_project_find_key (key);
+  info = find_key (key, &extra);
   if (info == NULL)
-    extra = find_extra (key);
-  if (info == NULL && extra == NULL)
     return NULL;
 
   self = g_object_new (HEADROOM_TYPE_SETTING, NULL);
@@ -423,7 +314,7 @@ headroom_setting_new (const char *key)
   self->extra = extra;
   self->row = row_new (self);
   g_object_add_weak_pointer (G_OBJECT (self->row), (gpointer *) &self->row);
-  if (info != NULL && info->description != NULL)
+  if (info->description != NULL)
     gtk_widget_set_tooltip_text (self->row, _(info->description));
   /* The row keeps its setting alive: a page may hold rows only. */
   g_object_set_data_full (G_OBJECT (self->row), "headroom-setting", g_object_ref (self),
@@ -460,21 +351,7 @@ headroom_setting_get_label (HeadroomSetting *self)
 {
   g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
 
-  return headroom_setting_label_for_key (self->key);
-}
-
-/* The table says where a setting is shown ("workload/parallelism"; NULL:
- * nowhere); the extra model keys say it here. */
-static const char *
-group_for_key (const char *key)
-{
-  const HeadroomKeyInfo *info = headroom_project_find_key (key);
-  const ExtraKey *extra;
-
-  if (info != NULL)
-    return info->group;
-  extra = find_extra (key);
-  return extra != NULL ? extra->group : NULL;
+  return _(self->info->label);
 }
 
 const char *
@@ -482,7 +359,7 @@ headroom_setting_get_group (HeadroomSetting *self)
 {
   g_return_val_if_fail (HEADROOM_IS_SETTING (self), NULL);
 
-  return group_for_key (self->key);
+  return self->info->group;
 }
 
 GPtrArray *
@@ -490,26 +367,22 @@ headroom_setting_list_page (const char *page)
 {
   GPtrArray *settings = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char *prefix = g_strconcat (page, "/", NULL);
-  const HeadroomKeyInfo *keys;
-  guint n_keys;
+  const HeadroomKeyInfo *tables[2];
+  guint n_keys[2];
 
-  keys = headroom_project_get_keys (&n_keys);
-  for (guint i = 0; i <= n_keys + G_N_ELEMENTS (extra_keys); i++)
-    {
-      const char *key = i < n_keys ? keys[i].key
-                        : i - n_keys < G_N_ELEMENTS (extra_keys) ? extra_keys[i - n_keys].key
-                        : NULL;
-      const char *group;
+  tables[0] = headroom_project_get_keys (&n_keys[0]);
+  tables[1] = headroom_project_get_extra_model_keys (&n_keys[1]);
+  for (guint t = 0; t < G_N_ELEMENTS (tables); t++)
+    for (guint i = 0; i < n_keys[t]; i++)
+      {
+        const HeadroomKeyInfo *info = &tables[t][i];
 
-      if (key == NULL)
-        break;
-      group = group_for_key (key);
-      /* The preset and GPU choosers search catalogs: their pages build them. */
-      if (group == NULL || !g_str_has_prefix (group, prefix)
-          || g_str_equal (key, "hardware.gpu"))
-        continue;
-      g_ptr_array_add (settings, headroom_setting_new (key));
-    }
+        /* The preset and GPU choosers search catalogs: their pages build them. */
+        if (info->group == NULL || !g_str_has_prefix (info->group, prefix)
+            || g_str_equal (info->key, "hardware.gpu"))
+          continue;
+        g_ptr_array_add (settings, headroom_setting_new (info->key));
+      }
   return settings;
 }
 
@@ -592,7 +465,7 @@ headroom_setting_set_error (HeadroomSetting *self,
     gtk_widget_add_css_class (self->row, "error");
   else
     gtk_widget_remove_css_class (self->row, "error");
-  if ((self->info == NULL || self->info->description == NULL)
+  if (self->info->description == NULL
       && g_strcmp0 (gtk_widget_get_tooltip_text (self->row), message) != 0)
     gtk_widget_set_tooltip_text (self->row, message);
 }

@@ -48,23 +48,9 @@ void             headroom_setting_set_error    (HeadroomSetting *self,
  * preset and GPU choosers are the pages' own. */
 GPtrArray       *headroom_setting_list_page    (const char      *page) G_GNUC_WARN_UNUSED_RESULT;
 
-/* The extra model keys (Hugging Face config names the key table leaves out,
- * 0 meaning "as the preset has it"), NULL-terminated. */
-const char * const *headroom_setting_get_extra_keys (void);
-
-/* "training.tensor_parallel" → "Tensor parallel" (translated); NULL if unknown. */
-const char      *headroom_setting_label_for_key  (const char *key);
 /* How a choice value of `key` reads ("bf16-mixed" → "BF16 mixed precision"),
  * from the key table, translated. */
 const char      *headroom_setting_choice_label   (const char *key,
                                                   const char *value);
-/* An error message from the service with its leading "dotted.key: " replaced
- * by the setting's label; *key receives the key (free it) or NULL. */
-/* An error's message naming its setting by label, from the key the error
- * carries; *key (when asked) is that key, or NULL. */
-char            *headroom_setting_relabel_error   (const GError  *error,
-                                                   char         **key);
-char            *headroom_setting_relabel_message (const char  *message,
-                                                   char       **key);
 
 G_END_DECLS
