@@ -1897,7 +1897,7 @@ test_compare (void)
 
   run_cli (&bad, "compare", CLI_DATA "/llama-2-7b-config.json", CLI_DATA "/gemma-3-1b.json",
            "--tp", "3", NULL);
-  assert_bad_input (&bad, "llama-2-7b-config.json: --tp: 3 does not divide 8 GPUs");
+  assert_bad_input (&bad, "llama-2-7b-config.json: Tensor parallel (--tp): 3 does not divide 8 GPUs");
   run_clear (&bad);
   run_cli (&bad, "compare", CLI_DATA "/launch-defaults.headroom.json", NULL);
   assert_bad_input (&bad, "no scenarios to compare");
