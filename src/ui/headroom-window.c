@@ -61,6 +61,8 @@ struct _HeadroomWindow
   GtkMenuButton        *folded_menu_button;
   GtkWidget            *content_open_button;
   GtkWidget            *export_button;
+  GtkRevealer          *catalog_revealer;
+  GtkLabel             *catalog_label;
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
   GtkRevealer          *assumed_revealer;
@@ -1152,6 +1154,8 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, folded_menu_button);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, content_open_button);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, export_button);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, catalog_revealer);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, catalog_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, assumed_revealer);
@@ -1202,6 +1206,24 @@ headroom_window_init (HeadroomWindow *self)
   GtkDropTarget *drop;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+
+  /* A user catalog file that did not load is named with its fault, not
+   * silently left out (issue 15); the service keeps the file as it is. */
+  {
+    const GError *catalog_error = headroom_catalog_get_load_error (headroom_catalog_get_default ());
+
+    if (catalog_error != NULL)
+      {
+        /* TRANSLATORS: the catalog's message names the file, the line and the fault */
+        g_autofree char *text = g_strdup_printf (_("A catalog file did not load, so its entries are "
+                                                   "missing: %s. The file is kept as it is; fix it "
+                                                   "and restart Headroom."),
+                                                 catalog_error->message);
+
+        gtk_label_set_label (self->catalog_label, text);
+        gtk_revealer_set_reveal_child (self->catalog_revealer, TRUE);
+      }
+  }
 
   self->estimator = headroom_estimator_new (project);
   headroom_model_page_set_estimator (self->model_page, self->estimator);

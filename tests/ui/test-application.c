@@ -9,10 +9,13 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "headroom-application.h"
 #include "headroom-window-private.h"
 
 static HeadroomApplication *app;
+static char *tmp_dir;
 
 /* Spins the main loop until @widget is mapped, failing after five seconds. */
 static void
@@ -259,6 +262,74 @@ test_open_bad_file (void)
   g_file_delete (file, NULL, NULL);
 }
 
+/* The first mapped label holding `part`, or NULL. */
+static GtkLabel *
+find_label (GtkWidget  *widget,
+            const char *part)
+{
+  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget)
+      && strstr (gtk_label_get_label (GTK_LABEL (widget)), part) != NULL)
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label (child, part);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A user gpus.json with a stray comma ending line 2 (where json-glib
+ * reports it): the window names the file, the line and the fault in a
+ * banner (issue 15). The first test, so that the catalog loads with the
+ * file there; the others do not save to the catalog. */
+static void
+test_catalog_error (void)
+{
+  g_autofree char *dir = g_build_filename (g_get_user_data_dir (), "headroom", NULL);
+  g_autofree char *path = g_build_filename (dir, "gpus.json", NULL);
+  g_autoptr(GError) error = NULL;
+  GtkWindow *window;
+  GtkLabel *banner;
+
+  /* main's temporary XDG_DATA_HOME: never the user's own file. */
+  g_assert_true (g_str_has_prefix (dir, tmp_dir));
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, "{\"format\": \"headroom-gpus\", \"version\": 1,\n"
+                                            "  \"gpus\": [],\n}\n", -1, &error));
+  window = main_window ();
+
+  drain_main_loop ();
+  banner = find_label (GTK_WIDGET (window), "A catalog file did not load");
+  g_assert_nonnull (banner);
+  g_assert_nonnull (strstr (gtk_label_get_label (banner), "headroom/gpus.json"));
+  g_assert_nonnull (strstr (gtk_label_get_label (banner), "line 2"));
+}
+
+/* Removes the temporary tree of the tests (files the tests or GTK wrote). */
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_dir_close (dir);
+      g_rmdir (path);
+    }
+  else
+    g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -266,13 +337,23 @@ main (int   argc,
   g_autoptr(GError) error = NULL;
   int status;
 
-  gtk_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  /* The user's catalog goes to a temporary directory, not the real home:
+   * gtk_test_init() does not isolate the directories. */
+  tmp_dir = g_dir_make_tmp ("headroom-test-application-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  {
+    g_autofree char *data_dir = g_build_filename (tmp_dir, "data", NULL);
+
+    g_setenv ("XDG_DATA_HOME", data_dir, TRUE);
+  }
+  gtk_test_init (&argc, &argv, NULL);
   adw_init ();
 
   app = headroom_application_new (APP_ID, G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
   g_assert_no_error (error);
 
+  g_test_add_func ("/application/catalog-error", test_catalog_error);
   g_test_add_func ("/application/window-presents", test_window_presents);
   g_test_add_func ("/application/quit-accel", test_quit_accel);
   g_test_add_func ("/application/about", test_about);
@@ -288,5 +369,7 @@ main (int   argc,
        l = gtk_application_get_windows (GTK_APPLICATION (app)))
     gtk_window_destroy (l->data);
   g_clear_object (&app);
+  remove_tree (tmp_dir);
+  g_free (tmp_dir);
   return status;
 }
