@@ -288,6 +288,7 @@ write_summary (Csv               *csv,
   GListModel *rows = headroom_estimator_get_summary (estimator);
   const char *section = headroom_estimator_get_workload (estimator) == HEADROOM_WORKLOAD_TRAINING
                         ? "time_and_cost" : "latency_and_cost";
+  g_autofree char *basis = headroom_estimator_dup_time_basis (estimator);
 
   csv_header (csv, "section", "name", "label", "value", "unit", NULL);
   csv_field (csv, section);
@@ -295,6 +296,17 @@ write_summary (Csv               *csv,
   csv_field (csv, _("Fits in GPU memory"));
   csv_field (csv, headroom_estimator_get_fits (estimator) ? "true" : "false");
   csv_end_row (csv);
+  /* Where the times come from: the measured utilisation (0: predicted), said
+   * as the window says it (issue 13). */
+  if (basis != NULL)
+    {
+      csv_field (csv, section);
+      csv_field (csv, "time_basis");
+      csv_field (csv, basis);
+      csv_number (csv, headroom_project_get_double (headroom_estimator_get_project (estimator),
+                                                    "training.mfu"));
+      csv_end_row (csv);
+    }
   for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
     {
       g_autoptr(HeadroomQuantity) q = g_list_model_get_item (rows, i);

@@ -1277,6 +1277,14 @@ headroom_window_get_estimator (HeadroomWindow *self)
   return self->estimator;
 }
 
+const char *
+headroom_window_get_time_caption (HeadroomWindow *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_WINDOW (self), NULL);
+
+  return headroom_results_view_get_time_caption (self->results_view);
+}
+
 HeadroomMemoryBar *
 headroom_window_get_memory_bar (HeadroomWindow *self)
 {

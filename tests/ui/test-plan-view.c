@@ -113,6 +113,9 @@ test_plan_view_fills (void)
 
   g_assert_null (headroom_plan_view_get_message (view));
   g_assert_cmpuint (n, >, 0);
+  /* Predicted times, as the Estimate view's: no note. */
+  g_assert_null (strstr (headroom_plan_view_get_caption (view) ? headroom_plan_view_get_caption (view) : "",
+                         "utilisation set"));
   g_assert_cmpint (headroom_plan_view_get_fitting (view), >=, n);
   g_assert_cmpint (headroom_plan_view_get_searched (view), >=, headroom_plan_view_get_fitting (view));
 
@@ -309,6 +312,30 @@ test_plan_view_nothing_fits (void)
   drain_main_loop ();
 }
 
+/* A measured utilisation overrides the Estimate view's times, not the
+ * planner's: the plan view says so while it is on (issue 13). */
+static void
+test_plan_view_mfu_override (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  HeadroomPlanView *view;
+  GtkWidget *window = window_new (project, &view);
+
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
+  drain_main_loop ();
+  g_assert_nonnull (headroom_plan_view_get_caption (view));
+  g_assert_nonnull (strstr (headroom_plan_view_get_caption (view),
+                            "Times here are predicted from the hardware; the Estimate view uses "
+                            "the utilisation set (40 %) instead"));
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0, NULL));
+  drain_main_loop ();
+  g_assert_true (headroom_plan_view_get_caption (view) == NULL
+                 || strstr (headroom_plan_view_get_caption (view), "utilisation set") == NULL);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain_main_loop ();
+}
+
 static void
 test_plan_view_bad_input (void)
 {
@@ -466,6 +493,7 @@ main (int   argc,
   g_test_add_func ("/plan-view/apply-and-undo", test_plan_view_apply_and_undo);
   g_test_add_func ("/plan-view/nothing-fits", test_plan_view_nothing_fits);
   g_test_add_func ("/plan-view/bad-input", test_plan_view_bad_input);
+  g_test_add_func ("/plan-view/mfu-override", test_plan_view_mfu_override);
   g_test_add_func ("/split-bar/parts", test_split_bar_parts);
   g_test_add_func ("/split-bar/explains", test_split_bar_explains);
 

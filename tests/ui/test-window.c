@@ -156,10 +156,15 @@ test_window_offload (void)
   g_assert_true (HEADROOM_IS_SWITCH_ROW (row));
   /* The predicted step time does not cover a CPU optimizer step: ZeRO-Offload
    * is timed from a measured utilisation. */
+  g_assert_true (g_str_has_prefix (headroom_window_get_time_caption (window),
+                                   "Predicted from the hardware, as the Plan view predicts them"));
   g_assert_true (headroom_project_set_double (headroom_window_get_project (window),
                                               "training.mfu", 0.4, NULL));
   headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row), TRUE);
   drain_main_loop ();
+  /* The override is said next to the times while it is on (issue 13). */
+  g_assert_true (g_str_has_prefix (headroom_window_get_time_caption (window),
+                                   "From the utilisation set (40 %), which overrides the prediction"));
 
   g_assert_true (headroom_project_get_boolean (headroom_window_get_project (window),
                                                "training.offload_optimizer"));

@@ -382,11 +382,30 @@ update_actions (HeadroomPlanView *self)
                                  headroom_planner_get_can_undo (self->planner));
 }
 
+/* The planner's times are the hardware prediction; while a measured
+ * utilisation overrides it, the Estimate view's times differ, and this says
+ * so (issue 13). */
+static char *
+dup_time_note (HeadroomPlanView *self)
+{
+  HeadroomProject *project = headroom_planner_get_project (self->planner);
+  g_autofree char *percent = NULL;
+  double mfu = project != NULL ? headroom_project_get_double (project, "training.mfu") : 0;
+
+  if (!(mfu > 0))
+    return NULL;
+  percent = headroom_format_count (100 * mfu);
+  /* TRANSLATORS: %s %% is the utilisation set, e.g. "40 %" */
+  return g_strdup_printf (_("Times here are predicted from the hardware; the Estimate view "
+                            "uses the utilisation set (%s %%) instead"), percent);
+}
+
 static void
 selection_changed_cb (HeadroomPlanView *self)
 {
   HeadroomPlanRow *row = selected_row (self);
   g_autofree char *caption = NULL;
+  g_autofree char *note = dup_time_note (self);
 
   if (row != NULL)
     {
@@ -397,6 +416,13 @@ selection_changed_cb (HeadroomPlanView *self)
                                  headroom_plan_row_get_rank (row), memory,
                                  100.0 * headroom_plan_row_get_mfu (row),
                                  bound_label (headroom_plan_row_get_bound (row)));
+    }
+  if (note != NULL)
+    {
+      char *joined = caption != NULL ? g_strconcat (caption, ". ", note, NULL) : g_strdup (note);
+
+      g_free (caption);
+      caption = joined;
     }
   headroom_split_bar_set_row (self->split_bar, row);
   gtk_label_set_label (self->selection_label, caption);
@@ -435,6 +461,7 @@ planner_updated_cb (HeadroomPlanView *self)
   switch (headroom_planner_get_status (self->planner))
     {
     case HEADROOM_PLANNER_STATUS_LAYOUTS:
+      selection_changed_cb (self);
       set_summary (self);
       gtk_stack_set_visible_child_name (self->stack, "layouts");
       return;
@@ -679,7 +706,11 @@ headroom_plan_view_set_project (HeadroomPlanView *self,
     return;
 
   headroom_planner_set_project (self->planner, project);
-  update_actions (self);
+  /* The utilisation set changes no layout, only the note under the table. */
+  if (project != NULL)
+    g_signal_connect_object (project, "changed::training.mfu",
+                             G_CALLBACK (selection_changed_cb), self, G_CONNECT_SWAPPED);
+  selection_changed_cb (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROJECT]);
 }
 
@@ -721,6 +752,16 @@ headroom_plan_view_get_fitting (HeadroomPlanView *self)
   g_return_val_if_fail (HEADROOM_IS_PLAN_VIEW (self), 0);
 
   return headroom_planner_get_fitting (self->planner);
+}
+
+const char *
+headroom_plan_view_get_caption (HeadroomPlanView *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PLAN_VIEW (self), NULL);
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (self->selection_label)))
+    return NULL;
+  return gtk_label_get_label (self->selection_label);
 }
 
 const char *

@@ -40,5 +40,8 @@ gint64              headroom_plan_view_get_fitting  (HeadroomPlanView *self);
 /* Why no table is shown (nothing fits, or the project cannot be planned);
  * NULL while the table shows. */
 const char         *headroom_plan_view_get_message (HeadroomPlanView *self);
+/* The line under the table: the selected layout, and whether the Estimate
+ * view's times differ (a measured utilisation set); NULL when hidden. */
+const char         *headroom_plan_view_get_caption (HeadroomPlanView *self);
 
 G_END_DECLS

@@ -538,12 +538,19 @@ refresh_summary (HeadroomResultsView *self)
   gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
 
   gtk_label_set_label (self->time_heading, training ? _("Time and Cost") : _("Latency and Cost"));
-  /* The utilisation is an assumption the user sets; every time scales with it. */
-  if (headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING)
-    caption = g_strdup_printf (_("Assumes every FLOP executed, recomputation included, runs at "
-                                 "%.0f %% of peak (Training ▸ Throughput); times scale inversely "
-                                 "with it"),
-                               100.0 * headroom_project_get_double (headroom_estimator_get_project (self->estimator), "training.mfu"));
+  /* Where the step time, MFU, time and cost come from, whichever it is; a
+   * measured utilisation overrides the prediction and says so (issue 13). */
+  if (training)
+    {
+      g_autofree char *basis = headroom_estimator_dup_time_basis (self->estimator);
+
+      caption = headroom_estimator_get_mfu_override (self->estimator)
+                /* TRANSLATORS: %s is "From the utilisation set (40 %)" */
+                ? g_strdup_printf (_("%s, which overrides the prediction from the hardware "
+                                     "(Training ▸ Throughput); times scale inversely with it"), basis)
+                /* TRANSLATORS: %s is "Predicted from the hardware" */
+                : g_strdup_printf (_("%s, as the Plan view predicts them"), basis);
+    }
   else
     caption = g_strdup_printf (_("Assumes %.0f %% of peak compute and %.0f %% of memory bandwidth "
                                  "(Inference ▸ Serving)"),
@@ -571,6 +578,10 @@ refresh_summary (HeadroomResultsView *self)
       gtk_widget_remove_css_class (GTK_WIDGET (self->time_caption), "warning");
       gtk_widget_remove_css_class (GTK_WIDGET (self->summary_box), "headroom-not-fit");
     }
+  if (headroom_estimator_get_mfu_override (self->estimator))
+    gtk_widget_add_css_class (GTK_WIDGET (self->time_caption), "accent");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self->time_caption), "accent");
   gtk_label_set_label (self->time_caption, caption);
   refresh_context_warning (self);
 
@@ -756,6 +767,14 @@ headroom_results_view_set_estimator (HeadroomResultsView *self,
   self->estimator = g_object_ref (estimator);
   g_signal_connect_object (estimator, "updated", G_CALLBACK (refresh), self, G_CONNECT_SWAPPED);
   refresh (self);
+}
+
+const char *
+headroom_results_view_get_time_caption (HeadroomResultsView *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_RESULTS_VIEW (self), NULL);
+
+  return gtk_label_get_label (self->time_caption);
 }
 
 HeadroomMemoryBar *

@@ -20,6 +20,8 @@ G_DECLARE_FINAL_TYPE (HeadroomResultsView, headroom_results_view, HEADROOM, RESU
 void               headroom_results_view_set_estimator (HeadroomResultsView *self,
                                                         HeadroomEstimator   *estimator);
 HeadroomMemoryBar *headroom_results_view_get_memory_bar (HeadroomResultsView *self);
+/* The line under "Time and Cost": where the times come from. */
+const char        *headroom_results_view_get_time_caption (HeadroomResultsView *self);
 HeadroomMemoryBar *headroom_results_view_get_cpu_bar    (HeadroomResultsView *self);
 
 G_END_DECLS
