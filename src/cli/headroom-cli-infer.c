@@ -122,7 +122,8 @@ print_infer_json (HeadroomProject   *project,
 
   json_builder_set_member_name (builder, "serving");
   json_builder_begin_object (builder);
-  headroom_cli_json_string (builder, "engine", hr_engine_name (r->serving.engine));
+  headroom_cli_json_string (builder, "engine",
+                            headroom_cli_choice_name ("inference.engine", r->serving.engine));
   headroom_cli_json_bytes (builder, "driver_memory", r->plan.total);
   headroom_cli_json_bytes (builder, "weights", r->plan.weights);
   headroom_cli_json_bytes (builder, "activations", r->plan.activations);
@@ -259,7 +260,9 @@ print_infer_table (const char        *name,
   g_clear_pointer (&table, headroom_cli_table_free);
   table = headroom_cli_table_new (2);
   printf ("\n%s\n", _("Serving engine"));
-  headroom_cli_table_take (table, g_strdup (_("Engine")), g_strdup (hr_engine_name (r->serving.engine)), NULL);
+  headroom_cli_table_take (table, g_strdup (_("Engine")),
+                           g_strdup (headroom_cli_choice_name ("inference.engine", r->serving.engine)),
+                           NULL);
   headroom_cli_table_add_gib (table, _("Memory the driver reports"), r->plan.total);
   headroom_cli_table_add_gib (table, _("Usable by the engine"), r->plan.usable);
   headroom_cli_table_add_gib (table, _("KV cache"), r->plan.kv_cache);

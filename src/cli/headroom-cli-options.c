@@ -143,6 +143,18 @@ headroom_cli_key_options_check (HeadroomCliKeyOptions  *self,
   return FALSE;
 }
 
+const char *
+headroom_cli_choice_name (const char *key,
+                          int         value)
+{
+  const HeadroomKeyInfo *info = headroom_project_find_key (key);
+  const char *name;
+
+  g_return_val_if_fail (info != NULL, "");
+  name = headroom_key_info_get_choice_for_enum (info, value);
+  return name != NULL ? name : "";
+}
+
 void
 headroom_cli_set_key_error (GError      **error,
                             const GError *key_error)

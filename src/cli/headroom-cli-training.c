@@ -517,10 +517,11 @@ json_layout (JsonBuilder        *builder,
   headroom_cli_json_int (builder, "cp", t->context_parallel);
   headroom_cli_json_int (builder, "ep", t->expert_parallel);
   headroom_cli_json_int (builder, "zero", t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0);
-  headroom_cli_json_string (builder, "fsdp", hr_fsdp_name (t->fsdp));
+  headroom_cli_json_string (builder, "fsdp", headroom_cli_choice_name ("training.fsdp", t->fsdp));
   headroom_cli_json_bool (builder, "sequence_parallel", t->sequence_parallel);
   headroom_cli_json_int (builder, "micro_batch", t->micro_batch);
-  headroom_cli_json_string (builder, "recompute", hr_training_recompute_name (t->recompute));
+  headroom_cli_json_string (builder, "recompute",
+                            headroom_cli_choice_name ("training.recompute", t->recompute));
   headroom_cli_json_bytes (builder, "memory_total", layout->memory_total);
   headroom_cli_json_double (builder, "step_seconds", layout->step.step_seconds);
   headroom_cli_json_double (builder, "mfu", layout->step.mfu);
@@ -550,9 +551,11 @@ print_layout_csv (const HrPlanLayout *layout)
           ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d,%s,%s,%" G_GINT64_FORMAT ",%s,%.0f,%s,%s,%s,%s\r\n",
           t->tensor_parallel, t->pipeline_parallel, t->virtual_stages, layout->data_parallel,
           t->context_parallel, t->expert_parallel,
-          t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0, hr_fsdp_name (t->fsdp),
+          t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0,
+          headroom_cli_choice_name ("training.fsdp", t->fsdp),
           t->sequence_parallel ? "true" : "false", t->micro_batch,
-          hr_training_recompute_name (t->recompute), layout->memory_total, step, mfu, tokens,
+          headroom_cli_choice_name ("training.recompute", t->recompute), layout->memory_total,
+          step, mfu, tokens,
           hr_plan_bound_name (layout->step.bound));
 }
 
@@ -582,10 +585,10 @@ print_layouts_table (const HrPlanLayout *layouts,
                                g_strdup_printf ("%" G_GINT64_FORMAT, t->context_parallel),
                                g_strdup_printf ("%" G_GINT64_FORMAT, t->expert_parallel),
                                g_strdup_printf ("%d", t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0),
-                               g_strdup (hr_fsdp_name (t->fsdp)),
+                               g_strdup (headroom_cli_choice_name ("training.fsdp", t->fsdp)),
                                g_strdup (t->sequence_parallel ? _("yes") : _("no")),
                                g_strdup_printf ("%" G_GINT64_FORMAT, t->micro_batch),
-                               g_strdup (hr_training_recompute_name (t->recompute)),
+                               g_strdup (headroom_cli_choice_name ("training.recompute", t->recompute)),
                                headroom_cli_format_gib (l->memory_total),
                                headroom_cli_format_duration (l->step.step_seconds),
                                g_strdup_printf ("%s%%", mfu),

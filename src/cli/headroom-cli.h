@@ -200,6 +200,10 @@ gboolean               headroom_cli_key_options_check (HeadroomCliKeyOptions  *s
 gboolean               headroom_cli_key_options_apply (HeadroomCliKeyOptions *self,
                                                        HeadroomProject       *project,
                                                        GError               **error);
+/* How a file and an option name the core's enum `value` of the choice `key`
+ * ("training.fsdp"): the key table's choice, not the core's own name. */
+const char            *headroom_cli_choice_name       (const char            *key,
+                                                       int                    value);
 /* A USAGE error from a project error set by an option: the setting's label
  * and its option ("Tensor parallel (--tp): 3 does not divide 8 GPUs"). */
 void                   headroom_cli_set_key_error     (GError               **error,

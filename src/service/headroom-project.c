@@ -586,6 +586,24 @@ headroom_key_info_get_choice_label (const HeadroomKeyInfo *info,
   return value;
 }
 
+const char *
+headroom_key_info_get_choice_for_enum (const HeadroomKeyInfo *info,
+                                       int                    value)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+  g_return_val_if_fail (info->type == HEADROOM_KEY_CHOICE && info->from_name != NULL, NULL);
+
+  /* The table's names read into the core's enums: the one that reads as `value`. */
+  for (guint i = 0; info->choices[i] != NULL; i++)
+    {
+      int read = -1;
+
+      if (info->from_name (info->choices[i], &read) && read == value)
+        return info->choices[i];
+    }
+  return NULL;
+}
+
 char *
 headroom_key_info_dup_condition_key (const HeadroomKeyInfo *info)
 {

@@ -155,6 +155,11 @@ const char            *headroom_key_info_get_choice_label (const HeadroomKeyInfo
                                                            const char            *value);
 /* The key `info`'s row depends on (its visible_when), as a new string; NULL when none. */
 char                  *headroom_key_info_dup_condition_key (const HeadroomKeyInfo *info) G_GNUC_WARN_UNUSED_RESULT;
+/* The name among a choice key's choices that reads as the core's enum `value`
+ * (HR_FSDP_GRAD_OP → "grad-op"), so that what prints a result's setting says
+ * it as a file and an option do; NULL when none does. */
+const char            *headroom_key_info_get_choice_for_enum (const HeadroomKeyInfo *info,
+                                                              int                    value);
 /* The key whose option is `option` ("tp") among the keys of `section`
  * ("training", "inference") and hardware; NULL when none. */
 const HeadroomKeyInfo *headroom_project_find_option (const char *section,

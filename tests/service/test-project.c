@@ -92,6 +92,33 @@ test_default_catalog (void)
 
 /* Every table default must pass the table's own checks, and every choice
  * must be a name the core reads. */
+/* The CLI prints a result's setting by the table's choice name: every name
+ * of a choice key reads into an enum that prints back as that name. */
+static void
+test_choice_for_enum (void)
+{
+  const HeadroomKeyInfo *keys;
+  guint n_keys;
+
+  keys = headroom_project_get_keys (&n_keys);
+  for (guint i = 0; i < n_keys; i++)
+    {
+      if (keys[i].type != HEADROOM_KEY_CHOICE || keys[i].from_name == NULL)
+        continue;
+      for (guint c = 0; keys[i].choices[c] != NULL; c++)
+        {
+          int value = -1;
+
+          g_assert_true (keys[i].from_name (keys[i].choices[c], &value));
+          g_assert_cmpstr (headroom_key_info_get_choice_for_enum (&keys[i], value), ==,
+                           keys[i].choices[c]);
+        }
+    }
+  g_assert_cmpstr (headroom_key_info_get_choice_for_enum (headroom_project_find_key ("training.fsdp"),
+                                                          HR_FSDP_GRAD_OP), ==, "grad-op");
+  g_assert_null (headroom_key_info_get_choice_for_enum (headroom_project_find_key ("training.fsdp"), 99));
+}
+
 static void
 test_key_table (void)
 {
@@ -907,6 +934,7 @@ main (int   argc,
   g_test_add_func ("/project/default-model", test_default_model);
   g_test_add_func ("/project/default-catalog", test_default_catalog);
   g_test_add_func ("/project/key-table", test_key_table);
+  g_test_add_func ("/project/choice-for-enum", test_choice_for_enum);
   g_test_add_func ("/project/key-rows", test_key_rows);
   g_test_add_func ("/project/mistyped-key", test_mistyped_key);
   g_test_add_func ("/project/import-config", test_import_config);
