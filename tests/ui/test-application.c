@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include "test-ui.h"
+
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -33,7 +35,7 @@ wait_until_mapped (GtkWidget *widget)
 
 /* Dispatches what is pending, for at most a second (an animation would never run dry). */
 static void
-drain_main_loop (void)
+drain_main_loop_bounded (void)
 {
   gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
 
@@ -107,7 +109,7 @@ test_quit_asks (void)
   g_assert_true (headroom_project_set_int (project, "training.micro_batch", 2, NULL));
   g_assert_true (headroom_project_get_modified (project));
   g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
 
   dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
   g_assert_nonnull (dialog);
@@ -115,13 +117,13 @@ test_quit_asks (void)
   /* As its Cancel button does: the response, then the dialog goes. */
   adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   gtk_window_destroy (dialog);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
   g_assert_nonnull (g_list_find (gtk_application_get_windows (GTK_APPLICATION (app)), window));
 
   /* Saved or unchanged: quit closes without asking. */
   headroom_project_set_modified (project, FALSE);
   g_action_group_activate_action (G_ACTION_GROUP (app), "quit", NULL);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
   dialog = find_toplevel (ADW_TYPE_MESSAGE_DIALOG);
   g_assert_true (dialog == NULL || !gtk_widget_get_visible (GTK_WIDGET (dialog)));
   g_assert_null (g_list_find (gtk_application_get_windows (GTK_APPLICATION (app)), window));
@@ -147,7 +149,7 @@ test_about (void)
   g_assert_cmpint (adw_about_window_get_license_type (ADW_ABOUT_WINDOW (about)), ==, GTK_LICENSE_GPL_3_0);
 
   gtk_window_destroy (about);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
   g_assert_null (find_toplevel (ADW_TYPE_ABOUT_WINDOW));
 }
 
@@ -163,7 +165,7 @@ test_shortcuts (void)
   wait_until_mapped (GTK_WIDGET (overlay));
 
   gtk_widget_set_visible (GTK_WIDGET (overlay), FALSE);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
 }
 
 static void
@@ -183,7 +185,7 @@ test_size_in_settings (void)
 
   /* ...and its size changes are saved. */
   gtk_window_set_default_size (window, 1000, 700);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
   g_assert_cmpint (g_settings_get_int (settings, "window-width"), ==, 1000);
   g_assert_cmpint (g_settings_get_int (settings, "window-height"), ==, 700);
   g_assert_false (g_settings_get_boolean (settings, "window-maximized"));
@@ -219,7 +221,7 @@ test_open_file (void)
   wait_until_mapped (GTK_WIDGET (window));
 
   gtk_window_destroy (GTK_WINDOW (window));
-  drain_main_loop ();
+  drain_main_loop_bounded ();
 }
 
 /* `headroom bad.json` sent to a running instance: no new window with the
@@ -245,7 +247,7 @@ test_open_bad_file (void)
   n_windows = g_list_length (gtk_application_get_windows (gtk_app));
 
   g_application_open (G_APPLICATION (app), &file, 1, "");
-  drain_main_loop ();
+  drain_main_loop_bounded ();
 
   /* No project window was added; the running one shows the error. */
   dialog = headroom_window_get_error_dialog (HEADROOM_WINDOW (running));
@@ -258,27 +260,8 @@ test_open_bad_file (void)
 
   gtk_window_destroy (GTK_WINDOW (dialog));
   gtk_window_destroy (running);
-  drain_main_loop ();
+  drain_main_loop_bounded ();
   g_file_delete (file, NULL, NULL);
-}
-
-/* The first mapped label holding `part`, or NULL. */
-static GtkLabel *
-find_label (GtkWidget  *widget,
-            const char *part)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget)
-      && strstr (gtk_label_get_label (GTK_LABEL (widget)), part) != NULL)
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *found = find_label (child, part);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 /* A user gpus.json with a stray comma ending line 2 (where json-glib
@@ -301,33 +284,11 @@ test_catalog_error (void)
                                             "  \"gpus\": [],\n}\n", -1, &error));
   window = main_window ();
 
-  drain_main_loop ();
+  drain_main_loop_bounded ();
   banner = find_label (GTK_WIDGET (window), "A catalog file did not load");
   g_assert_nonnull (banner);
   g_assert_nonnull (strstr (gtk_label_get_label (banner), "headroom/gpus.json"));
   g_assert_nonnull (strstr (gtk_label_get_label (banner), "line 2"));
-}
-
-/* Removes the temporary tree of the tests (files the tests or GTK wrote). */
-static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
 }
 
 int

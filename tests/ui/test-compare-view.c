@@ -9,19 +9,10 @@
  */
 #include "config.h"
 
+#include "test-ui.h"
+
 #include "headroom-compare-view.h"
 #include "headroom-scenario.h"
-
-static void
-drain_main_loop (void)
-{
-  for (guint i = 0; i < 3; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 static GtkWidget *
 window_new (HeadroomProject      *project,
@@ -54,7 +45,7 @@ collect (GtkWidget *widget,
 
 /* The mapped labels reading `text`. */
 static GtkWidget *
-find_label (GtkWidget  *root,
+find_label_exact (GtkWidget  *root,
             const char *text)
 {
   g_autoptr(GPtrArray) labels = g_ptr_array_new ();
@@ -98,7 +89,7 @@ test_keep_and_colour (void)
   guint memory;
 
   /* No scenario yet: the empty page and its button. */
-  g_assert_nonnull (find_label (GTK_WIDGET (view), "No Scenarios"));
+  g_assert_nonnull (find_label_exact (GTK_WIDGET (view), "No Scenarios"));
   g_assert_cmpuint (count_mapped (GTK_WIDGET (view), GTK_TYPE_MENU_BUTTON), ==, 0);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "compare.keep", NULL));
@@ -109,9 +100,9 @@ test_keep_and_colour (void)
   /* Two columns, each with its menu, named by what differs. */
   g_assert_cmpuint (headroom_comparison_get_n_columns (comparison), ==, 2);
   g_assert_cmpuint (count_mapped (GTK_WIDGET (view), GTK_TYPE_MENU_BUTTON), ==, 2);
-  g_assert_nonnull (find_label (GTK_WIDGET (view), "8 × NVIDIA H100 SXM5 80GB, Llama 3.1 8B"));
-  g_assert_nonnull (find_label (GTK_WIDGET (view), "16 × NVIDIA H100 SXM5 80GB"));
-  g_assert_nonnull (find_label (GTK_WIDGET (view), "Nodes"));
+  g_assert_nonnull (find_label_exact (GTK_WIDGET (view), "8 × NVIDIA H100 SXM5 80GB, Llama 3.1 8B"));
+  g_assert_nonnull (find_label_exact (GTK_WIDGET (view), "16 × NVIDIA H100 SXM5 80GB"));
+  g_assert_nonnull (find_label_exact (GTK_WIDGET (view), "Nodes"));
 
   /* ZeRO-1 over twice the data-parallel ranks (8 instead of 4) shards the
    * fp32 master weights and Adam states twice as thin: less memory per GPU,
@@ -120,7 +111,7 @@ test_keep_and_colour (void)
   g_assert_cmpint (headroom_comparison_get_verdict (comparison, memory, 1), ==,
                    HEADROOM_VERDICT_BETTER);
   change = headroom_comparison_dup_change_text (comparison, memory, 1);
-  label = find_label (GTK_WIDGET (view), change);
+  label = find_label_exact (GTK_WIDGET (view), change);
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_has_css_class (label, "success"));
 
@@ -129,10 +120,10 @@ test_keep_and_colour (void)
   drain_main_loop ();
   g_clear_pointer (&change, g_free);
   change = headroom_comparison_dup_change_text (comparison, memory, 0);
-  label = find_label (GTK_WIDGET (view), change);
+  label = find_label_exact (GTK_WIDGET (view), change);
   g_assert_nonnull (label);
   g_assert_true (gtk_widget_has_css_class (label, "error"));
-  g_assert_nonnull (find_label (GTK_WIDGET (view), "Baseline"));
+  g_assert_nonnull (find_label_exact (GTK_WIDGET (view), "Baseline"));
 
   gtk_window_destroy (GTK_WINDOW (window));
 }

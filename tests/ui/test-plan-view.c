@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include "test-ui.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -23,18 +25,6 @@ static const char * const layout_keys[] = {
   "training.zero_stage", "training.fsdp", "training.sequence_parallel",
   "training.micro_batch", "training.recompute",
 };
-
-static void
-drain_main_loop (void)
-{
-  /* The view searches from an idle source: run until nothing is left. */
-  for (guint i = 0; i < 3; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 /* A window showing a Plan view of `project`; the view searches when shown. */
 static GtkWidget *

@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include "test-ui.h"
+
 #include <locale.h>
 #include <string.h>
 
@@ -18,17 +20,6 @@
 #include "headroom-window-private.h"
 
 static HeadroomApplication *app;
-
-static void
-drain_main_loop (void)
-{
-  for (guint i = 0; i < 3; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 static HeadroomWindow *
 window_new (int width)
@@ -356,25 +347,6 @@ test_narrow (void)
     }
   g_assert_true (has_save);
   window_destroy (window);
-}
-
-/* The first mapped label whose text holds `part`, or NULL. */
-static GtkLabel *
-find_label (GtkWidget  *widget,
-            const char *part)
-{
-  if (GTK_IS_LABEL (widget) && gtk_widget_get_mapped (widget)
-      && strstr (gtk_label_get_label (GTK_LABEL (widget)), part) != NULL)
-    return GTK_LABEL (widget);
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkLabel *found = find_label (child, part);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 static GtkWidget *

@@ -9,6 +9,8 @@
  */
 #include "config.h"
 
+#include "test-ui.h"
+
 #include <glib/gstdio.h>
 #include <locale.h>
 #include <libsoup/soup.h>
@@ -32,18 +34,6 @@
 
 static HeadroomApplication *app;
 static char *tmp_dir;
-
-static void
-drain_main_loop (void)
-{
-  /* The estimator recomputes from an idle source: run until nothing is left. */
-  for (guint i = 0; i < 3; i++)
-    {
-      while (g_main_context_iteration (NULL, FALSE))
-        ;
-      g_usleep (2000);
-    }
-}
 
 static HeadroomWindow *
 window_new (void)
@@ -966,28 +956,6 @@ test_window_save_preset (void)
   g_assert_cmpfloat ((double) counted.total, ==, params);
 
   window_destroy (window);
-}
-
-/* Removes the temporary tree of the tests (files the tests or GTK wrote). */
-static void
-remove_tree (const char *path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-      g_dir_close (dir);
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
 }
 
 static void
