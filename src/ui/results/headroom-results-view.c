@@ -13,6 +13,7 @@
 #include "headroom-fit-advice.h"
 #include "headroom-fits-plot.h"
 #include "headroom-flops-row.h"
+#include "headroom-explanation.h"
 #include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "headroom-results-view.h"
@@ -235,33 +236,15 @@ is_limit (HeadroomQuantity *quantity)
 /* "Show why": the figure's derivation from the service, in a popover on
  * the figure. */
 static void
-on_explanation_closed (GtkPopover *popover)
-{
-  /* Unparented after the closing has run its course. */
-  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
-}
-
-static void
 show_explanation (HeadroomResultsView *self,
                   GtkWidget           *anchor,
                   const char          *id)
 {
   g_autofree char *text = headroom_estimator_dup_explanation (self->estimator, id);
-  GtkWidget *popover, *label;
 
   if (text == NULL)
     return;
-  label = gtk_label_new (text);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_add_css_class (label, "headroom-explanation");
-  popover = gtk_popover_new ();
-  gtk_popover_set_child (GTK_POPOVER (popover), label);
-  gtk_widget_set_parent (popover, anchor);
-  g_signal_connect (popover, "closed", G_CALLBACK (on_explanation_closed), NULL);
-  gtk_popover_popup (GTK_POPOVER (popover));
+  headroom_explanation_popup (anchor, text);
 }
 
 static void

@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "headroom-explanation.h"
 #include "headroom-format.h"
 #include "headroom-split-bar.h"
 
@@ -125,34 +126,17 @@ part_tooltip (HeadroomSplitBar *self,
 /* "Show why": the part's derivation from the service, in a popover on its
  * legend entry, as the Estimate view's figures do. */
 static void
-on_explanation_closed (GtkPopover *popover)
-{
-  /* Unparented after the closing has run its course. */
-  g_idle_add_once ((GSourceOnceFunc) gtk_widget_unparent, popover);
-}
-
-static void
 on_entry_clicked (GtkButton        *entry,
                   HeadroomSplitBar *self)
 {
   guint part = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (entry), "part"));
   g_autofree char *text = NULL;
-  GtkWidget *popover, *label;
 
   if (self->row == NULL)
     return;
   text = headroom_plan_row_dup_explanation (self->row, parts[part].part);
-  label = gtk_label_new (text);
-  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-  gtk_widget_add_css_class (label, "headroom-explanation");
-  popover = gtk_popover_new ();
-  gtk_popover_set_child (GTK_POPOVER (popover), label);
-  gtk_widget_set_parent (popover, GTK_WIDGET (entry));
-  g_signal_connect (popover, "closed", G_CALLBACK (on_explanation_closed), NULL);
-  gtk_popover_popup (GTK_POPOVER (popover));
+  if (text != NULL)
+    headroom_explanation_popup (GTK_WIDGET (entry), text);
 }
 
 /* A flat button: activating it shows the part's derivation. */
