@@ -329,11 +329,12 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/serving"), PLACEHOLDER (N_("Prompt + generated")), SERVE (max_model_len)),
   INT ("inference.max_num_batched_tokens", 0, 1e9, "0", "tokens", N_("Tokens per engine step"),
        GROUP ("workload/serving"), PLACEHOLDER (N_("Engine’s default")), SERVE (max_num_batched_tokens)),
-  INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp; −1: all)"),
-       GROUP ("workload/serving"), SERVE (gpu_layers)),
+  INT ("inference.gpu_layers", -1, 1e6, "-1", "layers", N_("Layers on the GPU (llama.cpp)"),
+       GROUP ("workload/serving"), PLACEHOLDER (N_("All layers")), SERVE (gpu_layers)),
   DBL ("inference.first_token_overhead", -1, 10000, "-1", "ms",
-       N_("Engine work before a first token (−1: the engine’s)"),
-       GROUP ("workload/serving"), SERVE (first_token_overhead), APPLY (apply_ms)),
+       N_("Engine work before a first token"),
+       GROUP ("workload/serving"), PLACEHOLDER (N_("Engine’s default")),
+       SERVE (first_token_overhead), APPLY (apply_ms)),
 
   STR ("notes", "", N_("Notes")),
 };

@@ -137,12 +137,27 @@ test_input_presentation (void)
     g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (longest)), ==, "Longest request");
     g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "Prompt + generated");
   }
+  /* A −1 sentinel too: llama.cpp's layers on the GPU default to −1, all of them. */
+  {
+    GtkWidget *layers = headroom_window_get_row (window, "inference.gpu_layers");
+    HeadroomSpinRow *layers_row = HEADROOM_SPIN_ROW (layers);
+    GtkEditable *field = gtk_editable_get_delegate (GTK_EDITABLE (headroom_spin_row_get_spin_button (layers_row)));
+
+    g_assert_cmpint (headroom_project_get_int (project, "inference.gpu_layers"), ==, -1);
+    g_assert_cmpstr (spin_text (window, "inference.gpu_layers"), ==, "");
+    g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "All layers");
+    g_assert_true (headroom_spin_row_parse (layers_row, "", &value));
+    g_assert_cmpfloat (value, ==, -1);
+    g_assert_true (headroom_spin_row_parse (layers_row, "20", &value));
+    g_assert_cmpfloat (value, ==, 20);
+  }
   {
     guint n_keys;
     const HeadroomKeyInfo *keys = headroom_project_get_keys (&n_keys);
 
     for (guint i = 0; i < n_keys; i++)
-      if (keys[i].group != NULL && strstr (keys[i].label, "(0:") != NULL)
+      if (keys[i].group != NULL
+          && (strstr (keys[i].label, "(0:") != NULL || strstr (keys[i].label, "−1:") != NULL))
         g_error ("%s: “%s” names its sentinel in the label; give it a placeholder", keys[i].key, keys[i].label);
   }
   window_destroy (window);

@@ -19,6 +19,7 @@ struct _HeadroomSpinRow
   GtkSpinButton *spin_button;
   char          *key;
   char          *zero_text;
+  double         unset_value;   /* the value zero_text stands for */
   gboolean       percent;
 };
 
@@ -50,7 +51,7 @@ headroom_spin_row_format (HeadroomSpinRow *self,
 
   g_return_val_if_fail (HEADROOM_IS_SPIN_ROW (self), NULL);
 
-  if (value == 0 && self->zero_text != NULL)
+  if (value == self->unset_value && self->zero_text != NULL)
     return g_strdup ("");
   digits = gtk_spin_button_get_digits (self->spin_button);
   if (self->percent)
@@ -120,7 +121,7 @@ headroom_spin_row_parse (HeadroomSpinRow *self,
     {
       if (self->zero_text == NULL)
         return FALSE;
-      *value = 0;
+      *value = self->unset_value;
       return TRUE;
     }
   result = g_ascii_strtod (clean->str, &end);
@@ -346,6 +347,8 @@ headroom_spin_row_set_zero_text (HeadroomSpinRow *self,
 
   g_free (self->zero_text);
   self->zero_text = g_strdup (text);
+  /* A range from −1 keeps −1 for "not set" (llama.cpp's -ngl, say). */
+  self->unset_value = MIN (gtk_adjustment_get_lower (gtk_spin_button_get_adjustment (self->spin_button)), 0);
   /* Room for a short placeholder ("Default (25 GB/s)"); a longer one is
    * cut rather than squeezing the row's title in a 360 px column. */
   if (text != NULL)

@@ -28,8 +28,9 @@ void           headroom_spin_row_set_value      (HeadroomSpinRow *self,
 /* Shows and takes the value as a percentage: 0.4 reads "40 %". */
 void           headroom_spin_row_set_percent    (HeadroomSpinRow *self,
                                                  gboolean         percent);
-/* A 0 that means "not set" shows as this placeholder, the field left empty;
- * clearing the field sets 0. */
+/* A 0 that means "not set" (or the lower bound, where the range starts below
+ * 0) shows as this placeholder, the field left empty; clearing the field sets
+ * it back. */
 void           headroom_spin_row_set_zero_text  (HeadroomSpinRow *self,
                                                  const char      *text);
 
