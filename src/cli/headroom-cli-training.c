@@ -285,6 +285,12 @@ print_train_json (HeadroomProject   *project,
   headroom_cli_json_bytes (builder, "headroom", m->headroom);
   headroom_cli_json_bytes (builder, "overflow", m->overflow);
   headroom_cli_json_bytes (builder, "cpu", m->cpu_bytes);
+  /* Only with a paged optimizer, so that other outputs stay as they were. */
+  if (m->pageable > 0)
+    {
+      headroom_cli_json_bytes (builder, "pageable", m->pageable);
+      headroom_cli_json_bytes (builder, "paged_out", m->paged_out);
+    }
   json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "time");
@@ -365,6 +371,11 @@ print_train_table (const char       *name,
     headroom_cli_table_add_gib (table, _("Overflow (does not fit)"), m->overflow);
   if (m->cpu_bytes > 0)
     headroom_cli_table_add_gib (table, _("Offloaded to CPU"), m->cpu_bytes);
+  if (m->pageable > 0)
+    {
+      headroom_cli_table_add_gib (table, _("Paged optimizer states"), m->pageable);
+      headroom_cli_table_add_gib (table, _("  paged out to the host"), m->paged_out);
+    }
   headroom_cli_table_print (table);
 
   g_clear_pointer (&table, headroom_cli_table_free);

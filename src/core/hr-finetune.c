@@ -457,6 +457,29 @@ adapter_params (const HrFinetune *f,
   return mat->count * f->rank * (mat->in + mat->out);
 }
 
+/* Elements of a tensor a paged optimizer pages: bitsandbytes
+ * optim/optimizer.py get_state_buffer gives tensors of 1e5 elements or more
+ * unified memory, smaller ones a plain GPU tensor. */
+static int64_t
+paged_elements (int64_t numel)
+{
+  return numel >= 100000 ? numel : 0;
+}
+
+/* The same for one adapted matrix's lora_A (r·E × in) and lora_B
+ * (out × r·E), and DoRA's magnitude (out per copy). */
+static int64_t
+adapter_paged (const HrFinetune *f,
+               const Matrix     *mat)
+{
+  int64_t paged = paged_elements (mat->count * f->rank * mat->in)
+                  + paged_elements (mat->count * f->rank * mat->out);
+
+  if (f->method == HR_FINETUNE_DORA)
+    paged += paged_elements (mat->count * mat->out);
+  return paged;
+}
+
 HrStatus
 hr_finetune_params (const HrModel    *model,
                     const HrFinetune *f,
@@ -475,9 +498,13 @@ hr_finetune_params (const HrModel    *model,
   if ((status = hr_finetune_validate (f, model, err)) != HR_OK)
     return status;
 
+  /* Full and freeze training: every matrix and embedding has 1e5 elements
+   * or more; the norms' and biases' vectors (under 0.01 % of the
+   * parameters) are counted paged too. */
   if (f->method == HR_FINETUNE_FULL)
     {
       out->trainable = params.total;
+      out->paged = out->trainable;
       return HR_OK;
     }
   if (f->method == HR_FINETUNE_FREEZE)
@@ -491,6 +518,7 @@ hr_finetune_params (const HrModel    *model,
                     + (frozen.n[0][0] + frozen.n[0][1]) * params.dense_layer
                     + (frozen.n[1][0] + frozen.n[1][1]) * params.moe_layer;
       out->trainable = params.total - out->frozen;
+      out->paged = out->trainable;
       out->frozen_bytes = (double) out->frozen * compute_bytes;
       return HR_OK;
     }
@@ -512,6 +540,7 @@ hr_finetune_params (const HrModel    *model,
           if (adapted (f, &mats[i]))
             {
               out->adapters += n_kind[is_moe] * adapter_params (f, &mats[i]);
+              out->paged += n_kind[is_moe] * adapter_paged (f, &mats[i]);
               if (f->method == HR_FINETUNE_DORA)
                 /* [DoRA] Eq. 5, PEFT DoraLinearLayer: ||W + ΔW|| per output row. */
                 out->magnitude += n_kind[is_moe] * mats[i].count * mats[i].out;
@@ -540,6 +569,7 @@ hr_finetune_params (const HrModel    *model,
       if (adapted (f, &head))
         {
           out->adapters += adapter_params (f, &head);
+          out->paged += adapter_paged (f, &head);
           if (f->method == HR_FINETUNE_DORA)
             out->magnitude += head.out;
           out->adapted_matrices++;
@@ -563,6 +593,10 @@ hr_finetune_params (const HrModel    *model,
   if (f->targets & HR_TARGET_EMBEDDING)
     {
       out->adapters += f->rank * (model->vocab_size + model->hidden_size);
+      out->paged += paged_elements (f->rank * model->vocab_size)
+                    + paged_elements (f->rank * model->hidden_size);
+      if (f->method == HR_FINETUNE_DORA)
+        out->paged += paged_elements (model->hidden_size);
       if (f->method == HR_FINETUNE_DORA)
         out->magnitude += model->hidden_size;
       out->adapted_matrices++;

@@ -93,6 +93,7 @@ typedef struct
   int64_t adapters;           /* LoRA A and B: r · (in + out) per adapted matrix */
   int64_t magnitude;          /* DoRA: out features per adapted matrix */
   int64_t trainable;          /* adapters + magnitude; or the unfrozen parameters */
+  int64_t paged;              /* trainable parameters in tensors a paged optimizer pages */
   int64_t frozen;             /* base parameters that get no gradient */
   int64_t quantized;          /* frozen parameters stored quantised */
   int64_t largest_quantized;  /* the largest quantised matrix (dequantised one at a time) */

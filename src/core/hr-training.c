@@ -204,6 +204,7 @@ hr_training_init (HrTraining *training)
   training->recompute_layers = 0;
   training->offload_activations = false;
   training->optimizer_in_backward = false;
+  training->paged_optimizer = false;
 }
 
 int64_t
@@ -385,6 +386,16 @@ validate_settings (const HrTraining *t,
   if (t->optimizer_in_backward && grad_accumulation (t) > 1)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "optimizer_in_backward", 1, 0,
                          "the step in the backward needs one micro-batch per step");
+  /* bitsandbytes ships paged AdamW, AdamW8bit, Lion and Lion8bit
+   * (bitsandbytes/optim/adamw.py PagedAdamW*, lion.py PagedLion*); its
+   * states are on the GPU, which ZeRO-Offload moves to the CPU instead. */
+  if (t->paged_optimizer && t->optimizer != HR_OPTIMIZER_ADAMW
+      && t->optimizer != HR_OPTIMIZER_ADAMW_8BIT && t->optimizer != HR_OPTIMIZER_LION)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "paged_optimizer", 1, 0,
+                         "bitsandbytes pages AdamW, 8-bit AdamW and Lion only");
+  if (t->paged_optimizer && t->offload_optimizer)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "paged_optimizer", 1, 0,
+                         "choose either a paged or an offloaded optimizer");
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");
@@ -1577,6 +1588,20 @@ finetune_states (const HrModel     *model,
                        + memory->grad_accumulation_buffer + memory->optimizer;
 }
 
+/* Share of the trained parameters whose optimizer states a paged optimizer
+ * pages (HrFinetuneParams.paged: tensors of 1e5 elements or more). */
+static double
+paged_share (const HrModel    *model,
+             const HrTraining *training)
+{
+  HrFinetuneParams fp;
+
+  if (hr_finetune_params (model, &training->finetune, 2, &fp, NULL) != HR_OK
+      || fp.trainable <= 0)
+    return 0;
+  return (double) fp.paged / (double) fp.trainable;
+}
+
 /* Mean bytes of a frozen parameter in its storage (16-bit or quantised). */
 static double
 frozen_bytes_per_param (const HrModel    *model,
@@ -1838,6 +1863,16 @@ stage_memory (const HrModel     *model,
   memory->temporary += finetune_buffers (model, training);
 
   phases (model, training, in, memory);
+
+  /* Paged optimizers (Dettmers et al. 2023, QLoRA §2 "Paged Optimizers";
+   * bitsandbytes optim/optimizer.py get_state_buffer): the states of each
+   * tensor of 1e5 elements or more are allocated with cudaMallocManaged
+   * (functional.py get_paged) and prefetched to the GPU for the update
+   * (prefetch_state). The driver evicts them to host memory when the GPU has
+   * no room and pages them back on access: they count in the total where
+   * there is room, but a run whose other bytes fit does not fail. */
+  if (training->paged_optimizer)
+    memory->pageable = memory->optimizer * paged_share (model, training);
 }
 
 HrStatus
@@ -1874,9 +1909,12 @@ hr_training_memory (const HrModel    *model,
     }
 
   memory->capacity = gpu->memory_bytes;
-  memory->fits = memory->total <= memory->capacity;
-  memory->headroom = memory->fits ? memory->capacity - memory->total : 0;
-  memory->overflow = memory->fits ? 0 : memory->total - memory->capacity;
+  /* Paged states leave the GPU before a run fails (stage_memory). */
+  memory->fits = memory->total - memory->pageable <= memory->capacity;
+  memory->headroom = memory->total <= memory->capacity ? memory->capacity - memory->total : 0;
+  memory->overflow = memory->fits ? 0 : memory->total - memory->pageable - memory->capacity;
+  memory->paged_out = memory->fits && memory->total > memory->capacity
+                      ? memory->total - memory->capacity : 0;
   return HR_OK;
 }
 
@@ -2143,7 +2181,7 @@ total_bytes (const HrModel    *model,
 
   if (hr_training_memory (model, training, gpu, &memory, NULL) != HR_OK)
     return INFINITY;
-  return memory.total;
+  return memory.total - memory.pageable;
 }
 
 static bool

@@ -137,6 +137,8 @@ typedef struct
   bool    offload_activations;    /* saved layer activations kept on the CPU */
   bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
   bool    optimizer_foreach;      /* torch.optim's foreach step: a state-sized temporary */
+  bool    paged_optimizer;        /* bitsandbytes paged optimizer: states in CUDA unified
+                                   * memory, evicted to the host under memory pressure */
   bool    overlap;                /* data-parallel communication overlapped with compute
                                    * (Megatron --overlap-grad-reduce/--overlap-param-gather,
                                    * DeepSpeed overlap_comm, FSDP prefetch); false: after
@@ -215,6 +217,11 @@ typedef struct
   double overflow;                /* total − capacity when it does not fit, else 0 */
   bool   fits;
   double cpu_bytes;               /* optimizer states and master weights offloaded to CPU */
+  double pageable;                /* paged optimizer: states in unified memory, inside total
+                                   * but not needed on the GPU for the run to fit */
+  double paged_out;               /* of these, what the GPU has no room for: evicted to the
+                                   * host during the forward and backward, paged back for
+                                   * the update (twice this over PCIe per step) */
   int64_t pipeline_stage;         /* the stage reported: 0 (first) or pp − 1 (last), the larger */
   HrTrainingRank rank;
 } HrTrainingMemory;

@@ -245,6 +245,11 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/numerics"), TRAIN (loss_chunks)),
   BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward"),
         GROUP ("workload/numerics"), TRAIN (optimizer_in_backward)),
+  BOOL ("training.paged_optimizer", "false", N_("Paged optimizer"),
+        GROUP ("workload/numerics"), TRAIN (paged_optimizer),
+        DESCRIPTION (N_("bitsandbytes’ paged AdamW, 8-bit AdamW or Lion: the optimizer states "
+                        "move to host memory when the GPU runs out, and come back for the "
+                        "update."))),
   BOOL ("training.optimizer_foreach", "false", N_("Optimizer step over lists (foreach)"),
         GROUP ("workload/numerics"), TRAIN (optimizer_foreach),
         DESCRIPTION (N_("torch.optim.AdamW’s default foreach step, which holds one more "

@@ -702,6 +702,95 @@ test_names (void)
   }
 }
 
+/* Paged optimizers (QLoRA §2; bitsandbytes optim/optimizer.py
+ * get_state_buffer): the states of tensors of 1e5 elements or more live in
+ * unified memory. They count in the total while the GPU has room; past it
+ * they are evicted to the host, and the run fails only when the rest does
+ * not fit. */
+static void
+test_paged_optimizer (void)
+{
+  HrTrainingMemory plain, paged;
+  HrTrainingLimits limits;
+  HrFinetuneParams fp;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+  HrGpu gpu;
+  double states;
+
+  llama2_7b (&m);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.paged_optimizer = true;
+
+  /* LoRA r 8 on q, v: lora_A 8 × 4096 and lora_B 4096 × 8 are 32,768
+   * elements each, under 1e5: nothing is paged. */
+  t.finetune.method = HR_FINETUNE_LORA;
+  params_ok (&m, &t.finetune, &fp);
+  g_assert_cmpint (fp.paged, ==, 0);
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &paged, &err), ==, HR_OK);
+  g_assert_cmpfloat (paged.pageable, ==, 0);
+
+  /* r 64: 262,144 elements each, all paged: 64 · (4096 + 4096) · 2 · 32 =
+   * 33,554,432 parameters; pure bf16 AdamW keeps m and v in bf16, 4 B per
+   * parameter. */
+  t.finetune.rank = 64;
+  params_ok (&m, &t.finetune, &fp);
+  g_assert_cmpint (fp.paged, ==, 33554432);
+  g_assert_cmpint (fp.trainable, ==, 33554432);
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &paged, &err), ==, HR_OK);
+  g_assert_cmpfloat (paged.pageable, ==, 4 * 33554432.0);
+  g_assert_cmpfloat (paged.paged_out, ==, 0);
+
+  /* Full training in pure bf16 with 8-bit AdamW: m and v one byte each
+   * plus an fp32 absmax per 256-element block, 2 · (1 + 4/256) = 2.03125 B
+   * per parameter, all of it paged. */
+  t.finetune.method = HR_FINETUNE_FULL;
+  t.optimizer = HR_OPTIMIZER_ADAMW_8BIT;
+  t.paged_optimizer = false;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &plain, &err), ==, HR_OK);
+  states = 2.03125 * 6738415616.0;
+  assert_near (states, plain.optimizer, 1e-12);
+  g_assert_cmpfloat (plain.pageable, ==, 0);
+
+  /* A GPU half the states short: without paging the run overflows by
+   * them; paged, it fits, with the missing half evicted to the host. */
+  gpu.memory_bytes = plain.total - states / 2;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &plain, &err), ==, HR_OK);
+  g_assert_false (plain.fits);
+  assert_near (states / 2, plain.overflow, 1e-12);
+  g_assert_cmpint (hr_training_limits (&m, &t, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.max_micro_batch, ==, 0);
+
+  t.paged_optimizer = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &paged, &err), ==, HR_OK);
+  g_assert_true (paged.fits);
+  g_assert_cmpfloat (paged.total, ==, plain.total);
+  assert_near (states, paged.pageable, 1e-12);
+  assert_near (states / 2, paged.paged_out, 1e-12);
+  g_assert_cmpfloat (paged.headroom, ==, 0);
+  g_assert_cmpfloat (paged.overflow, ==, 0);
+  g_assert_cmpint (hr_training_limits (&m, &t, &gpu, &limits, &err), ==, HR_OK);
+  g_assert_cmpint (limits.max_micro_batch, >=, 1);
+
+  /* Short of more than the states: it does not fit, by what is left. */
+  gpu.memory_bytes = plain.total - states - 1e9;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &paged, &err), ==, HR_OK);
+  g_assert_false (paged.fits);
+  assert_near (1e9, paged.overflow, 1e-6);
+  g_assert_cmpfloat (paged.paged_out, ==, 0);
+
+  /* bitsandbytes pages AdamW, 8-bit AdamW and Lion; not ZeRO-Offload too. */
+  t.optimizer = HR_OPTIMIZER_SGD;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &paged, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "paged_optimizer");
+  t.optimizer = HR_OPTIMIZER_ADAMW;
+  t.offload_optimizer = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &paged, &err), !=, HR_OK);
+  g_assert_cmpstr (err.field, ==, "paged_optimizer");
+}
+
 static void
 test_validate (void)
 {
@@ -749,6 +838,7 @@ main (int   argc,
   g_test_add_func ("/finetune/reference-runs", test_reference_runs);
   g_test_add_func ("/finetune/names", test_names);
   g_test_add_func ("/finetune/validate", test_validate);
+  g_test_add_func ("/finetune/paged-optimizer", test_paged_optimizer);
 
   return g_test_run ();
 }

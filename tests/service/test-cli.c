@@ -745,6 +745,37 @@ test_train_finetune (void)
            "--method", "lora", "--lora-targets", "qkv", NULL);
   g_assert_cmpint (bad_run.status, ==, 2);
   g_assert_nonnull (strstr (bad_run.err, "--lora-targets"));
+  /* Only a paged optimizer reports its pageable states. */
+  g_assert_false (json_object_has_member (json_object_get_object_member (qlora, "memory"),
+                                          "pageable"));
+}
+
+/* --paged-optimizer (docs/training.md, "Paged optimizers"): QLoRA r 64 on
+ * every linear of Llama 2 7B, 64 · (4 · 8192 + 2 · 15104 + 15104) · 32 =
+ * 159,907,840 adapter parameters, every lora_A and lora_B of 1e5 elements
+ * or more (64 · 4096 = 262,144 the smallest), so all their fp32 AdamW
+ * states are paged: 8 B each, 1,279,262,720 B. The GPU has room for them:
+ * none is evicted. AdamW's alternative, SGD, has no paged version. */
+static void
+test_train_paged_optimizer (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) bad_run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+
+  run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--method", "qlora", "--quant", "nf4", "--double-quant", "--lora-rank", "64",
+           "--lora-targets", "all-linear", "--paged-optimizer", "--json", NULL);
+  out = parse_output (&run);
+  g_assert_cmpint (member_int (out, "params.trainable"), ==, 159907840);
+  g_assert_cmpint (member_int (out, "memory.optimizer"), ==, 1279262720);
+  g_assert_cmpint (member_int (out, "memory.pageable"), ==, 1279262720);
+  g_assert_cmpint (member_int (out, "memory.paged_out"), ==, 0);
+
+  run_cli (&bad_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--optimizer", "sgd", "--paged-optimizer", NULL);
+  g_assert_cmpint (bad_run.status, ==, 2);
+  g_assert_nonnull (strstr (bad_run.err, "Paged optimizer (--paged-optimizer)"));
 }
 
 /* Options change the figures by their mechanism (same run as above). */
@@ -2011,6 +2042,7 @@ main (int   argc,
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
   g_test_add_func ("/cli/train/finetune", test_train_finetune);
+  g_test_add_func ("/cli/train/paged-optimizer", test_train_paged_optimizer);
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
