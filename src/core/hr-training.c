@@ -1875,22 +1875,17 @@ stage_memory (const HrModel     *model,
     memory->pageable = memory->optimizer * paged_share (model, training);
 }
 
-HrStatus
-hr_training_memory (const HrModel    *model,
-                    const HrTraining *training,
-                    const HrGpu      *gpu,
-                    HrTrainingMemory *memory,
-                    HrError          *err)
+/* The memory of a validated setting with the model's parameters counted. */
+static void
+memory_of (const HrModel    *model,
+           const HrTraining *training,
+           const HrGpu      *gpu,
+           const HrParams   *params,
+           HrTrainingMemory *memory)
 {
-  HrStatus status;
   StageInputs in;
 
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
-    return status;
-  if ((status = hr_model_params (model, &in.params, err)) != HR_OK)
-    return status;
+  in.params = *params;
   act_shape (model, training, &in.shape);
   layer_kinds (model, training, &in.shape, &in.kinds);
 
@@ -1915,6 +1910,25 @@ hr_training_memory (const HrModel    *model,
   memory->overflow = memory->fits ? 0 : memory->total - memory->pageable - memory->capacity;
   memory->paged_out = memory->fits && memory->total > memory->capacity
                       ? memory->total - memory->capacity : 0;
+}
+
+HrStatus
+hr_training_memory (const HrModel    *model,
+                    const HrTraining *training,
+                    const HrGpu      *gpu,
+                    HrTrainingMemory *memory,
+                    HrError          *err)
+{
+  HrStatus status;
+  HrParams params;
+
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
+    return status;
+  if ((status = hr_model_params (model, &params, err)) != HR_OK)
+    return status;
+  memory_of (model, training, gpu, &params, memory);
   return HR_OK;
 }
 
@@ -2171,30 +2185,42 @@ hr_training_utilization_from_step_seconds (const HrModel         *model,
 
 /* Limits */
 
-/* Bytes the GPU must hold, or +inf when the setting is invalid. */
+/* What every probe of a search shares: the model, its fine-tuning and the
+ * GPU are checked once, and the model's parameters counted once. */
+typedef struct
+{
+  const HrModel    *model;
+  const HrTraining *training;
+  const HrGpu      *gpu;
+  HrParams          params;
+} Search;
+
+/* Bytes the GPU must hold, or +inf when the setting is invalid: what
+ * hr_training_memory() gives, with only the checks a probe's changes (the
+ * micro-batch, the sequence, the data-parallel degree) can fail. */
 static double
-total_bytes (const HrModel    *model,
-             const HrTraining *training,
-             const HrGpu      *gpu)
+total_bytes (const Search     *s,
+             const HrTraining *training)
 {
   HrTrainingMemory memory;
 
-  if (hr_training_memory (model, training, gpu, &memory, NULL) != HR_OK)
+  if (validate_settings (training, NULL) != HR_OK
+      || validate_layout (training, s->model, NULL) != HR_OK)
     return INFINITY;
+  memory_of (s->model, training, s->gpu, &s->params, &memory);
   return memory.total - memory.pageable;
 }
 
 static bool
-fits (const HrModel    *model,
-      const HrTraining *training,
-      const HrGpu      *gpu)
+fits (const Search     *s,
+      const HrTraining *training)
 {
-  return total_bytes (model, training, gpu) <= gpu->memory_bytes;
+  return total_bytes (s, training) <= s->gpu->memory_bytes;
 }
 
 /* Bytes at n (micro-batch or sequence units), +inf when invalid; memory is
  * nondecreasing in n. */
-typedef double (*Probe) (const HrModel *, const HrTraining *, const HrGpu *, int64_t);
+typedef double (*Probe) (const Search *, int64_t);
 
 /* Largest n in [1, max] with probe(n) <= capacity, for probe nondecreasing;
  * 0 when n = 1 does not fit. The memory is affine in the micro-batch and at
@@ -2205,27 +2231,25 @@ typedef double (*Probe) (const HrModel *, const HrTraining *, const HrGpu *, int
  * bisection's whatever the shape; a bisection closes a bracket the secant
  * has not closed in a few steps. */
 static int64_t
-largest (Probe             probe,
-         const HrModel    *model,
-         const HrTraining *training,
-         const HrGpu      *gpu,
-         int64_t           max)
+largest (Probe         probe,
+         const Search *s,
+         int64_t       max)
 {
-  double capacity = gpu->memory_bytes;
+  double capacity = s->gpu->memory_bytes;
   int64_t lo, hi = max + 1;
   int64_t n0 = 1, n1;
   double m0, m1;
 
   if (max < 1)
     return 0;
-  m0 = probe (model, training, gpu, 1);
+  m0 = probe (s, 1);
   if (!(m0 <= capacity))
     return 0;
   lo = 1;
   if (max == 1)
     return 1;
   n1 = 2;
-  m1 = probe (model, training, gpu, n1);
+  m1 = probe (s, n1);
   if (m1 <= capacity)
     lo = n1;
   else
@@ -2246,14 +2270,14 @@ largest (Probe             probe,
         g = lo + 1;
       if (g >= hi)
         g = hi - 1;
-      mg = probe (model, training, gpu, g);
+      mg = probe (s, g);
       if (mg <= capacity)
         {
           lo = g;
           /* The answer is often the guess itself: try the next one at once. */
           if (g + 1 < hi)
             {
-              double next = probe (model, training, gpu, g + 1);
+              double next = probe (s, g + 1);
 
               if (next <= capacity)
                 lo = g + 1;
@@ -2278,7 +2302,7 @@ largest (Probe             probe,
     {
       int64_t mid = lo + (hi - lo) / 2;
 
-      if (probe (model, training, gpu, mid) <= capacity)
+      if (probe (s, mid) <= capacity)
         lo = mid;
       else
         hi = mid;
@@ -2288,18 +2312,17 @@ largest (Probe             probe,
 
 /* Keeps the gradient-accumulation steps: global = micro × dp × steps. */
 static double
-micro_batch_bytes (const HrModel    *model,
-                   const HrTraining *training,
-                   const HrGpu      *gpu,
-                   int64_t           micro_batch)
+micro_batch_bytes (const Search *s,
+                   int64_t       micro_batch)
 {
+  const HrTraining *training = s->training;
   HrTraining t = *training;
 
   t.micro_batch = micro_batch;
   if (training->global_batch > 0)
     t.global_batch = micro_batch * hr_training_data_parallel (training)
                      * grad_accumulation (training);
-  return total_bytes (model, &t, gpu);
+  return total_bytes (s, &t);
 }
 
 /* The sequence in units of what CP and SP must divide. */
@@ -2311,15 +2334,14 @@ seq_unit (const HrTraining *training)
 }
 
 static double
-seq_bytes (const HrModel    *model,
-           const HrTraining *training,
-           const HrGpu      *gpu,
-           int64_t           units)
+seq_bytes (const Search *s,
+           int64_t       units)
 {
+  const HrTraining *training = s->training;
   HrTraining t = *training;
 
   t.seq_len = units * seq_unit (training);
-  return total_bytes (model, &t, gpu);
+  return total_bytes (s, &t);
 }
 
 /* The same layout (tp, pp, cp, ep, schedule) with data-parallel degree dp,
@@ -2411,7 +2433,11 @@ dp_candidates_init (DpCandidates     *c,
           continue;
         for (int k = 0; k < (pair[0] == pair[1] ? 1 : 2); k++)
           {
-            if (pair[k] > LIMIT_MAX_DATA_PARALLEL || !with_data_parallel (training, pair[k], &t))
+            /* The interleaved schedule needs the micro-batches per step,
+             * q ÷ dp, a multiple of pp (hr_training_validate()). */
+            if (pair[k] > LIMIT_MAX_DATA_PARALLEL || !with_data_parallel (training, pair[k], &t)
+                || (training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
+                    && (q / pair[k]) % training->pipeline_parallel != 0))
               continue;
             if ((size_t) c->n == size)
               {
@@ -2452,22 +2478,23 @@ hr_training_limits (const HrModel    *model,
 {
   HrStatus status;
   int64_t max_units;
+  Search s = { model, training, gpu, { 0 } };
 
   memset (limits, 0, sizeof *limits);
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
     return status;
   if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
     return status;
+  if ((status = hr_model_params (model, &s.params, err)) != HR_OK)
+    return status;
 
-  limits->max_micro_batch = largest (micro_batch_bytes, model, training, gpu,
-                                     LIMIT_MAX_MICRO_BATCH);
+  limits->max_micro_batch = largest (micro_batch_bytes, &s, LIMIT_MAX_MICRO_BATCH);
 
   /* A learned position table bounds the sequence too. */
   max_units = LIMIT_MAX_SEQ_LEN;
   if (model->positions == HR_POSITIONS_LEARNED && model->max_positions < max_units)
     max_units = model->max_positions;
-  limits->max_seq_len = largest (seq_bytes, model, training, gpu,
-                                 max_units / seq_unit (training)) * seq_unit (training);
+  limits->max_seq_len = largest (seq_bytes, &s, max_units / seq_unit (training)) * seq_unit (training);
 
   {
     DpCandidates c;
@@ -2482,7 +2509,7 @@ hr_training_limits (const HrModel    *model,
     dp_candidates_init (&c, training);
     if (c.n > 0 && (dp = dp_candidate (&c, c.n - 1)) > 0
         && with_data_parallel (training, dp, &t)
-        && (m_last = total_bytes (model, &t, gpu)) <= gpu->memory_bytes)
+        && (m_last = total_bytes (&s, &t)) <= gpu->memory_bytes)
       {
         lo = -1;
         hi = c.n - 1;                 /* fits */
@@ -2493,7 +2520,7 @@ hr_training_limits (const HrModel    *model,
           {
             double d0 = (double) dp_candidate (&c, 0), d1 = (double) dp_candidate (&c, c.n - 1);
 
-            m_first = total_bytes (model, &t, gpu);
+            m_first = total_bytes (&s, &t);
             if (m_first <= gpu->memory_bytes)
               hi = 0;
             else
@@ -2518,12 +2545,12 @@ hr_training_limits (const HrModel    *model,
                           at_lo = mid;
                       }
                     if (with_data_parallel (training, dp_candidate (&c, at_hi), &t)
-                        && fits (model, &t, gpu))
+                        && fits (&s, &t))
                       {
                         hi = at_hi;
                         if (at_hi - 1 > lo
                             && !(with_data_parallel (training, dp_candidate (&c, at_hi - 1), &t)
-                                 && fits (model, &t, gpu)))
+                                 && fits (&s, &t)))
                           lo = at_hi - 1;
                       }
                     else
@@ -2536,7 +2563,7 @@ hr_training_limits (const HrModel    *model,
             int64_t mid = lo + (hi - lo) / 2;
 
             dp = dp_candidate (&c, mid);
-            if (with_data_parallel (training, dp, &t) && fits (model, &t, gpu))
+            if (with_data_parallel (training, dp, &t) && fits (&s, &t))
               hi = mid;
             else
               lo = mid;

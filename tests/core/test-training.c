@@ -1575,6 +1575,141 @@ test_limits_match_walk (void)
         }
 }
 
+/* Largest n in [1, max] whose setting fits, by plain bisection over the
+ * public estimate (memory grows with n): what the limits' secant search
+ * must give. seq_unit 0: n is the micro-batch (accumulation steps kept);
+ * else the sequence in units of seq_unit tokens. */
+static int64_t
+bisect_largest (const HrModel    *model,
+                const HrTraining *t,
+                const HrGpu      *gpu,
+                int64_t           seq_unit,
+                int64_t           max)
+{
+  int64_t lo = 0, hi = max + 1;
+
+  while (hi - lo > 1)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+      HrTraining u = *t;
+
+      if (seq_unit > 0)
+        u.seq_len = mid * seq_unit;
+      else
+        {
+          u.micro_batch = mid;
+          if (t->global_batch > 0)
+            u.global_batch = t->global_batch / t->micro_batch * mid;
+        }
+      if (brute_fits (model, &u, gpu))
+        lo = mid;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Several thousand pseudo-random valid settings (fixed seed): model sizes,
+ * tp/pp/dp, ZeRO and FSDP, recomputation, flash or eager attention,
+ * precision, schedules, global batches and GPU sizes. The largest
+ * micro-batch and sequence equal a plain bisection's, and the fewest GPUs
+ * the first data-parallel degree, walking up, whose layout fits. */
+static void
+test_limits_random (void)
+{
+  static const int64_t tps[] = { 1, 2, 4, 8 }, pps[] = { 1, 2, 4 }, dps[] = { 1, 2, 4, 8, 16 };
+  static const double gibs[] = { 16, 24, 40, 80, 141 };
+  GRand *rand = g_rand_new_with_seed (20261125);
+  HrModel models[5];
+  int valid = 0, fitting = 0;
+
+  gpt_like (&models[0], 8, 256, 4, 1024, 2048);
+  gpt_like (&models[1], 24, 1024, 16, 4096, 50304);
+  llama2_7b (&models[2]);
+  llama_like (&models[3], 80, 8192, 64, 8, 28672, 128256);
+  /* Mixtral-like MoE with sliding windows on every other layer */
+  llama_like (&models[4], 32, 4096, 32, 8, 14336, 32000);
+  models[4].n_experts = 8;
+  models[4].experts_per_token = 2;
+  models[4].expert_ffn_size = 14336;
+  models[4].sliding_window = 4096;
+  models[4].sliding_window_period = 2;
+
+  while (valid < 3000)
+    {
+      const HrModel *model = &models[g_rand_int_range (rand, 0, G_N_ELEMENTS (models))];
+      HrTrainingLimits limits;
+      HrTraining t;
+      HrGpu gpu;
+      HrError err = { 0 };
+      int64_t dp, unit, max_units, walk = 0;
+
+      hr_training_init (&t);
+      round_gpu (&gpu);
+      gpu.memory_bytes = gibs[g_rand_int_range (rand, 0, G_N_ELEMENTS (gibs))] * GIB;
+      t.tensor_parallel = tps[g_rand_int_range (rand, 0, G_N_ELEMENTS (tps))];
+      t.pipeline_parallel = pps[g_rand_int_range (rand, 0, G_N_ELEMENTS (pps))];
+      dp = dps[g_rand_int_range (rand, 0, G_N_ELEMENTS (dps))];
+      t.gpus_per_node = 8;
+      t.nodes = 1;
+      if (t.tensor_parallel * t.pipeline_parallel * dp <= 8)
+        t.gpus_per_node = t.tensor_parallel * t.pipeline_parallel * dp;
+      else
+        t.nodes = t.tensor_parallel * t.pipeline_parallel * dp / 8;
+      t.pipeline_schedule = g_rand_int_range (rand, 0, 3);
+      if (t.pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+        t.virtual_stages = 2;
+      if (g_rand_boolean (rand))
+        t.fsdp = g_rand_int_range (rand, 1, 3);
+      else
+        t.zero_stage = g_rand_int_range (rand, 0, 4);
+      t.recompute = g_rand_int_range (rand, 0, 3);
+      t.attention = g_rand_boolean (rand) ? HR_ATTENTION_FLASH : HR_ATTENTION_EAGER;
+      t.precision = g_rand_int_range (rand, 0, 5);
+      t.sequence_parallel = t.tensor_parallel > 1 && g_rand_boolean (rand);
+      t.micro_batch = g_rand_int_range (rand, 1, 5);
+      t.global_batch = g_rand_boolean (rand) ? 0 : t.micro_batch * dp * 4 * g_rand_int_range (rand, 1, 9);
+      t.seq_len = 512 * g_rand_int_range (rand, 1, 17);
+      if (hr_training_validate (&t, model, NULL) != HR_OK)
+        continue;
+      valid++;
+      g_assert_cmpint (hr_training_limits (model, &t, &gpu, &limits, &err), ==, HR_OK);
+
+      g_assert_cmpint (limits.max_micro_batch, ==,
+                       bisect_largest (model, &t, &gpu, 0, INT64_C (1) << 20));
+      unit = t.context_parallel * (t.sequence_parallel ? t.tensor_parallel : 1);
+      max_units = INT64_C (1) << 24;
+      if (model->positions == HR_POSITIONS_LEARNED && model->max_positions < max_units)
+        max_units = model->max_positions;
+      g_assert_cmpint (limits.max_seq_len, ==,
+                       bisect_largest (model, &t, &gpu, unit, max_units / unit) * unit);
+      fitting += limits.max_micro_batch > 0;
+
+      for (int64_t d = 1; d <= 1024 && walk == 0; d++)
+        {
+          HrTraining u = t;
+          int64_t gpus = t.tensor_parallel * t.pipeline_parallel * t.context_parallel * d;
+
+          if (gpus <= t.gpus_per_node)
+            {
+              u.nodes = 1;
+              u.gpus_per_node = gpus;
+            }
+          else if (gpus % t.gpus_per_node == 0)
+            u.nodes = gpus / t.gpus_per_node;
+          else
+            continue;
+          if (brute_fits (model, &u, &gpu))
+            walk = gpus;
+        }
+      if (walk > 0 || limits.min_gpus <= 1024 * t.tensor_parallel * t.pipeline_parallel)
+        g_assert_cmpint (limits.min_gpus, ==, walk);
+    }
+  /* Not a sweep of settings that never fit. */
+  g_assert_cmpint (fitting, >, 1000);
+  g_rand_free (rand);
+}
+
 static void
 test_limits (void)
 {
@@ -1949,6 +2084,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/torchtune-rows", test_torchtune_rows);
   g_test_add_func ("/training/limits", test_limits);
   g_test_add_func ("/training/limits/match-walk", test_limits_match_walk);
+  g_test_add_func ("/training/limits/random", test_limits_random);
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
