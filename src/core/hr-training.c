@@ -1643,7 +1643,7 @@ finetune_buffers (const HrModel    *model,
 /* What every pipeline stage of one setting shares, worked out once. */
 typedef struct
 {
-  HrParams   params;
+  const HrParams *params;
   ActShape   shape;
   LayerKinds kinds;
 } StageInputs;
@@ -1815,12 +1815,12 @@ stage_memory (const HrModel     *model,
   memory->pipeline_stage = stage;
   memory->data_parallel = hr_training_data_parallel (training);
   memory->grad_accumulation = grad_accumulation (training);
-  stage_rank (model, training, &in->params, stage, &memory->rank);
+  stage_rank (model, training, in->params, stage, &memory->rank);
   memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
   if (hr_finetune_is_full (&training->finetune))
     hr_training_model_states (training, &memory->rank, memory);
   else
-    finetune_states (model, training, &in->params, memory);
+    finetune_states (model, training, in->params, memory);
 
   stage_activations (model, training, a, &in->kinds, stage, &memory->activation);
   memory->micro_batches_in_flight = in_flight (training, stage);
@@ -1885,7 +1885,7 @@ memory_of (const HrModel    *model,
 {
   StageInputs in;
 
-  in.params = *params;
+  in.params = params;
   act_shape (model, training, &in.shape);
   layer_kinds (model, training, &in.shape, &in.kinds);
 
