@@ -69,7 +69,17 @@ prescan (const char  *data,
           for (i++; i < size && data[i] != '"'; i++)
             {
               if (data[i] == '\\')
-                i++;
+                {
+                  /* RFC 8259 §7 has these escapes only; json-glib also takes
+                   * octal ones ("\222"), which make text that is not UTF-8. */
+                  if (++i < size && (data[i] == '\0' || strchr ("\"\\/bfnrtu", data[i]) == NULL))
+                    {
+                      g_set_error (error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_SYNTAX,
+                                   _("line %u: “\\%c” is not a JSON escape"), line,
+                                   g_ascii_isprint (data[i]) ? data[i] : '?');
+                      return FALSE;
+                    }
+                }
               else if (data[i] == '\n')
                 line++;
             }
@@ -133,8 +143,22 @@ headroom_json_check_finite (JsonNode    *node,
 
       for (GList *l = members; l != NULL; l = l->next)
         {
-          g_autofree char *child = path != NULL ? g_strconcat (path, ".", l->data, NULL)
-                                                : g_strdup (l->data);
+          g_autofree char *child = NULL;
+
+          /* A "\ud800" escape alone decodes to text that is not UTF-8. */
+          if (!g_utf8_validate (l->data, -1, NULL))
+            {
+              g_autofree char *name = path != NULL ? headroom_format_one_line (path) : NULL;
+
+              if (name != NULL)
+                g_set_error (error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_SYNTAX,
+                             _("%s: a member’s name is not UTF-8 text"), name);
+              else
+                g_set_error_literal (error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_SYNTAX,
+                                     _("a member’s name is not UTF-8 text"));
+              return FALSE;
+            }
+          child = path != NULL ? g_strconcat (path, ".", l->data, NULL) : g_strdup (l->data);
 
           if (!headroom_json_check_finite (json_object_get_member (object, l->data), child,
                                            error))

@@ -400,6 +400,38 @@ test_deep_nesting (void)
   }
 }
 
+/* The project fuzzer's: json-glib reads "\\222" as the byte 0x92 and "\\ud800"
+ * as half a character, so a kept unknown key was saved as text that is not
+ * UTF-8 and the saved file did not load. Both are refused on reading, with
+ * the line; the JSON escapes (RFC 8259 §7) still read. */
+static void
+test_escapes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HeadroomProject) project = NULL;
+  g_autoptr(GBytes) saved = NULL;
+  g_autoptr(HeadroomProject) reloaded = NULL;
+
+  g_assert_null (load_string ("{\"format\": \"headroom-project\", \"version\": 1,\n"
+                              " \"har\\222dware\": {}}", &error));
+  g_assert_cmpstr (error->message, ==,
+                   "Not a valid project file: line 2: “\\2” is not a JSON escape");
+  g_clear_error (&error);
+  g_assert_null (load_string ("{\"format\": \"headroom-project\", \"version\": 1,"
+                               " \"a\\ud800b\": 1}", &error));
+  g_assert_nonnull (strstr (error->message, "a member’s name is not UTF-8 text"));
+  g_clear_error (&error);
+
+  project = load_string ("{\"format\": \"headroom-project\", \"version\": 1,"
+                         " \"model\": {\"preset\": \"llama-3.1-8b\"},"
+                         " \"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\": 1}", &error);
+  g_assert_no_error (error);
+  saved = headroom_project_to_bytes (project);
+  reloaded = headroom_project_new_from_bytes (saved, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (reloaded);
+}
+
 /* Item 13: content after the object is refused; version 1.0 is an integer. */
 static void
 test_trailing_and_version (void)
@@ -753,6 +785,7 @@ main (int   argc,
   g_test_add_func ("/robust/format/no-negative-zero", test_no_negative_zero);
   g_test_add_func ("/robust/csv/formula-injection", test_csv_injection);
   g_test_add_func ("/robust/messages/one-line", test_messages_one_line);
+  g_test_add_func ("/robust/load/escapes", test_escapes);
   g_test_add_func ("/robust/catalog/never-writes-inf", test_catalog_never_writes_inf);
 
   return g_test_run ();
