@@ -14,6 +14,24 @@
 #include "headroom-compare-view.h"
 #include "headroom-scenario.h"
 
+/* The label under `widget` whose shown text (markup rendered) is `text`. */
+static GtkLabel *
+find_shown_text (GtkWidget  *widget,
+                 const char *text)
+{
+  if (GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0)
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_shown_text (child, text);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static GtkWidget *
 window_new (HeadroomProject      *project,
             HeadroomCompareView **view)
@@ -194,6 +212,24 @@ test_apply_and_remove (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A confirmation names the scenario as typed: toast titles are markup, so
+ * "&" is escaped rather than emptying the toast. */
+static void
+test_toast_escaped (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  HeadroomCompareView *view;
+  GtkWidget *window;
+
+  g_assert_nonnull (headroom_project_keep_scenario (project, NULL, NULL));
+  g_assert_true (headroom_project_rename_scenario (project, 0, "A & B", NULL));
+  window = window_new (project, &view);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (view), "compare.apply", "u", 0));
+  drain_main_loop ();
+  g_assert_nonnull (find_shown_text (GTK_WIDGET (view), "The editor now holds “A & B”"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -203,6 +239,7 @@ main (int   argc,
 
   g_test_add_func ("/compare-view/keep-and-colour", test_keep_and_colour);
   g_test_add_func ("/compare-view/apply-and-remove", test_apply_and_remove);
+  g_test_add_func ("/compare-view/toast-escaped", test_toast_escaped);
 
   return g_test_run ();
 }

@@ -41,11 +41,17 @@ enum {
 
 static GParamSpec *properties[N_PROPS];
 
+/* Escaped, since toast titles are Pango markup: a scenario named "A & B"
+ * would otherwise give an empty toast. */
 static void
 toast (HeadroomCompareView *self,
        const char          *message)
 {
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+  g_autofree char *escaped = g_markup_escape_text (message, -1);
+  AdwToast *toast = adw_toast_new (escaped);
+
+  adw_toast_set_timeout (toast, 3);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
 
 /* The shown figure named `name`, or -1. */
