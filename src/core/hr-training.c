@@ -2197,72 +2197,107 @@ typedef struct
 
 /* Bytes the GPU must hold, or +inf when the setting is invalid: what
  * hr_training_memory() gives, with only the checks a probe's changes (the
- * micro-batch, the sequence, the data-parallel degree) can fail. */
+ * micro-batch, the sequence, the data-parallel degree) can fail. `memory`
+ * (or NULL) receives the estimate. */
 static double
 total_bytes (const Search     *s,
-             const HrTraining *training)
+             const HrTraining *training,
+             HrTrainingMemory *memory)
 {
-  HrTrainingMemory memory;
+  HrTrainingMemory scratch;
 
+  if (memory == NULL)
+    memory = &scratch;
   if (validate_settings (training, NULL) != HR_OK
       || validate_layout (training, s->model, NULL) != HR_OK)
     return INFINITY;
-  memory_of (s->model, training, s->gpu, &s->params, &memory);
-  return memory.total - memory.pageable;
+  memory_of (s->model, training, s->gpu, &s->params, memory);
+  return memory->total - memory->pageable;
 }
 
 static bool
 fits (const Search     *s,
       const HrTraining *training)
 {
-  return total_bytes (s, training) <= s->gpu->memory_bytes;
+  return total_bytes (s, training, NULL) <= s->gpu->memory_bytes;
 }
 
 /* Bytes at n (micro-batch or sequence units), +inf when invalid; memory is
- * nondecreasing in n. */
-typedef double (*Probe) (const Search *, int64_t);
+ * nondecreasing in n. `memory` as for total_bytes(). */
+typedef double (*Probe) (const Search *, int64_t, HrTrainingMemory *);
+
+/* Where the bytes reach `capacity`, solved from the estimate at n = 1 as if
+ * what each phase adds for its activations (and the loss's buffers) were
+ * proportional to n and nothing else grew (phases()): the first guess of
+ * largest(). The activations scale with the tokens b·s; eager attention's
+ * s² scores make the sequence's guess high, which the secant then corrects.
+ * Rounding, overhead and paged states are held as they are at n = 1. */
+static double
+proportional_guess (const HrTrainingMemory *m,
+                    double                  capacity)
+{
+  const HrTrainingActivations *act = &m->activation;
+  double room = capacity - (m->total - m->pageable - m->allocated_peak);
+  double peaks[3] = { m->peak_forward, m->peak_loss_backward, m->peak_layer_backward };
+  double grows[3] = {
+    m->activations,
+    m->activations + act->loss_transient,
+    (m->micro_batches_in_flight - 1) * act->micro_batch
+    + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding,
+  };
+  double guess = INFINITY;
+
+  for (int p = 0; p < 3; p++)
+    if (grows[p] > 0)
+      {
+        double n = 1 + (room - peaks[p]) / grows[p];
+
+        if (n < guess)
+          guess = n;
+      }
+  return guess;
+}
 
 /* Largest n in [1, max] with probe(n) <= capacity, for probe nondecreasing;
- * 0 when n = 1 does not fit. The memory is affine in the micro-batch and at
- * most quadratic in the sequence (eager attention's s² scores), so a secant
- * step through the last two probes lands on or next to the answer: a few
- * closed-form estimates instead of a bisection's log2(max). Each probe only
+ * 0 when n = 1 does not fit. The first guess solves the estimate at n = 1
+ * for the capacity (proportional_guess()); the memory is affine in the
+ * micro-batch and at most quadratic in the sequence, so it lands on the
+ * answer or next to it, and the guess after it is probed at once. Later
+ * guesses are secant steps through the last two probes. Each probe only
  * narrows the bracket [lo, hi) (lo fits, hi does not), so the result is the
- * bisection's whatever the shape; a bisection closes a bracket the secant
- * has not closed in a few steps. */
+ * bisection's whatever the shape; a bisection closes a bracket the guesses
+ * have not closed in a few steps. */
 static int64_t
 largest (Probe         probe,
          const Search *s,
          int64_t       max)
 {
   double capacity = s->gpu->memory_bytes;
+  HrTrainingMemory at_one;
   int64_t lo, hi = max + 1;
-  int64_t n0 = 1, n1;
-  double m0, m1;
+  int64_t n0 = 1, n1 = 1;
+  double m0, m1, guess;
 
   if (max < 1)
     return 0;
-  m0 = probe (s, 1);
+  m0 = m1 = probe (s, 1, &at_one);
   if (!(m0 <= capacity))
     return 0;
   lo = 1;
-  if (max == 1)
-    return 1;
-  n1 = 2;
-  m1 = probe (s, n1);
-  if (m1 <= capacity)
-    lo = n1;
-  else
-    return 1;
+  guess = proportional_guess (&at_one, capacity);
 
   for (int step = 0; step < 6 && hi - lo > 1; step++)
     {
-      double slope = (m1 - m0) / (double) (n1 - n0);
-      double guess = slope > 0 && isfinite (m0) && isfinite (m1)
-                     ? (double) n1 + (capacity - m1) / slope : (double) hi;
       int64_t g;
       double mg;
 
+      if (step > 0)
+        {
+          double slope = (m1 - m0) / (double) (n1 - n0);
+
+          guess = slope > 0 && isfinite (m0) && isfinite (m1)
+                  ? (double) n1 + (capacity - m1) / slope : (double) hi;
+        }
       if (!(guess < (double) hi))
         guess = (double) (hi - 1);
       g = guess > (double) lo ? (int64_t) floor (guess) : lo + 1;
@@ -2270,14 +2305,14 @@ largest (Probe         probe,
         g = lo + 1;
       if (g >= hi)
         g = hi - 1;
-      mg = probe (s, g);
+      mg = probe (s, g, NULL);
       if (mg <= capacity)
         {
           lo = g;
           /* The answer is often the guess itself: try the next one at once. */
           if (g + 1 < hi)
             {
-              double next = probe (s, g + 1);
+              double next = probe (s, g + 1, NULL);
 
               if (next <= capacity)
                 lo = g + 1;
@@ -2292,8 +2327,11 @@ largest (Probe         probe,
         }
       else
         hi = g;
-      n0 = n1;
-      m0 = m1;
+      if (n1 != g)
+        {
+          n0 = n1;
+          m0 = m1;
+        }
       n1 = g;
       m1 = mg;
     }
@@ -2302,7 +2340,7 @@ largest (Probe         probe,
     {
       int64_t mid = lo + (hi - lo) / 2;
 
-      if (probe (s, mid) <= capacity)
+      if (probe (s, mid, NULL) <= capacity)
         lo = mid;
       else
         hi = mid;
@@ -2312,8 +2350,9 @@ largest (Probe         probe,
 
 /* Keeps the gradient-accumulation steps: global = micro × dp × steps. */
 static double
-micro_batch_bytes (const Search *s,
-                   int64_t       micro_batch)
+micro_batch_bytes (const Search     *s,
+                   int64_t           micro_batch,
+                   HrTrainingMemory *memory)
 {
   const HrTraining *training = s->training;
   HrTraining t = *training;
@@ -2322,7 +2361,7 @@ micro_batch_bytes (const Search *s,
   if (training->global_batch > 0)
     t.global_batch = micro_batch * hr_training_data_parallel (training)
                      * grad_accumulation (training);
-  return total_bytes (s, &t);
+  return total_bytes (s, &t, memory);
 }
 
 /* The sequence in units of what CP and SP must divide. */
@@ -2334,14 +2373,15 @@ seq_unit (const HrTraining *training)
 }
 
 static double
-seq_bytes (const Search *s,
-           int64_t       units)
+seq_bytes (const Search     *s,
+           int64_t           units,
+           HrTrainingMemory *memory)
 {
   const HrTraining *training = s->training;
   HrTraining t = *training;
 
   t.seq_len = units * seq_unit (training);
-  return total_bytes (s, &t);
+  return total_bytes (s, &t, memory);
 }
 
 /* The same layout (tp, pp, cp, ep, schedule) with data-parallel degree dp,
@@ -2509,7 +2549,7 @@ hr_training_limits (const HrModel    *model,
     dp_candidates_init (&c, training);
     if (c.n > 0 && (dp = dp_candidate (&c, c.n - 1)) > 0
         && with_data_parallel (training, dp, &t)
-        && (m_last = total_bytes (&s, &t)) <= gpu->memory_bytes)
+        && (m_last = total_bytes (&s, &t, NULL)) <= gpu->memory_bytes)
       {
         lo = -1;
         hi = c.n - 1;                 /* fits */
@@ -2520,7 +2560,7 @@ hr_training_limits (const HrModel    *model,
           {
             double d0 = (double) dp_candidate (&c, 0), d1 = (double) dp_candidate (&c, c.n - 1);
 
-            m_first = total_bytes (&s, &t);
+            m_first = total_bytes (&s, &t, NULL);
             if (m_first <= gpu->memory_bytes)
               hi = 0;
             else
