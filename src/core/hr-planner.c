@@ -442,6 +442,57 @@ check_links (const PlanContext *ctx,
   return HR_OK;
 }
 
+/* Bytes a gated or plain activation function reads and writes per element
+ * of the MLP's intermediate, forward. Fused: read a, write a (gated: read
+ * both halves). Eager SwiGLU, silu(gate(x)) * up(x) in transformers',
+ * torchtitan's and torchtune's MLPs: silu reads and writes a, the product
+ * reads 2a and writes a. torch.compile fuses it. */
+static double
+glu_bytes (const HrTraining *tr,
+           const HrModel    *model,
+           double            a)
+{
+  if (model->ffn_kind != HR_FFN_GATED)
+    return 2.0 * a;
+  if (tr->glu_kernel == HR_GLU_KERNEL_EAGER && !tr->compile)
+    return 5.0 * a;
+  return 3.0 * a;
+}
+
+/* Bytes the rotary embedding reads and writes per element of q and k,
+ * forward (docs/planner.md, "Memory-bound kernels"); the cos/sin tables
+ * are per token and negligible. A fused kernel reads and writes each
+ * element once. Eager, op by op:
+ * - rotate-half (transformers' apply_rotary_pos_emb):
+ *   q·cos 2a, −x2 a (half the elements), cat 2a, ·sin 2a, add 3a = 10a;
+ * - complex (torchtitan): float() a + 4, complex multiply 4 + 4,
+ *   type_as 4 + a;
+ * - interleaved (torchtune): float() a + 4, four products of half the
+ *   elements 4 × (2 + 2), a difference and a sum 2 × (4 + 2), stack 4 + 4,
+ *   type_as 4 + a.
+ * In fp32 the casts copy nothing. torch.compile fuses the ops. */
+static double
+rope_bytes (const HrTraining *tr,
+            double            a)
+{
+  double casts = a < 4.0 ? 2.0 * (a + 4.0) : 0.0;
+
+  if (tr->compile)
+    return 2.0 * a;
+  switch (tr->rope_kernel)
+    {
+    case HR_ROPE_KERNEL_ROTATE_HALF:
+      return 10.0 * a;
+    case HR_ROPE_KERNEL_COMPLEX:
+      return casts + 8.0;
+    case HR_ROPE_KERNEL_INTERLEAVED:
+      return casts + 16.0 + 12.0 + 8.0;
+    case HR_ROPE_KERNEL_FUSED:
+    default:
+      return 2.0 * a;
+    }
+}
+
 /* The step of a validated layout as one pipeline rank paces it: `stage`
  * holds `rank_layers` layers, and the LM head and loss when `head`.
  * `memory` supplies the optimizer's bytes. */
@@ -591,9 +642,9 @@ evaluate_rank (const PlanContext      *ctx,
                                     + (tr->dropout ? 2.0 * (2.0 * a + mask) : 0.0));
   mem_layer += (moe ? tokens * (double) model->experts_per_token : tokens)
                * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
-               * (model->ffn_kind == HR_FFN_GATED ? 3.0 : 2.0) * a;   /* activation function */
+               * glu_bytes (tr, model, a);   /* activation function */
   if (model->positions == HR_POSITIONS_ROTARY)
-    mem_layer += tokens * ((double) ctx->q_dim / t + kv_local) * 2.0 * a;
+    mem_layer += tokens * ((double) ctx->q_dim / t + kv_local) * rope_bytes (tr, a);
   mem_softmax = 0.0;
   if (tr->attention == HR_ATTENTION_EAGER)
     {

@@ -94,6 +94,18 @@ static const char * const norm_kernel_names[] = {
   [HR_NORM_KERNEL_EAGER] = "eager",
 };
 
+static const char * const rope_kernel_names[] = {
+  [HR_ROPE_KERNEL_FUSED] = "fused",
+  [HR_ROPE_KERNEL_ROTATE_HALF] = "rotate-half",
+  [HR_ROPE_KERNEL_COMPLEX] = "complex",
+  [HR_ROPE_KERNEL_INTERLEAVED] = "interleaved",
+};
+
+static const char * const glu_kernel_names[] = {
+  [HR_GLU_KERNEL_FUSED] = "fused",
+  [HR_GLU_KERNEL_EAGER] = "eager",
+};
+
 static const char * const loss_names[] = {
   [HR_LOSS_FULL] = "full",
   [HR_LOSS_CHUNKED] = "chunked",
@@ -153,6 +165,8 @@ DEFINE_NAMES (hr_fsdp, HrFsdp, fsdp_names)
 DEFINE_NAMES (hr_training_attention, HrAttentionImpl, attention_names)
 DEFINE_NAMES (hr_training_recompute, HrRecompute, recompute_names)
 DEFINE_NAMES (hr_norm_kernel, HrNormKernel, norm_kernel_names)
+DEFINE_NAMES (hr_rope_kernel, HrRopeKernel, rope_kernel_names)
+DEFINE_NAMES (hr_glu_kernel, HrGluKernel, glu_kernel_names)
 DEFINE_NAMES (hr_loss, HrLoss, loss_names)
 
 /* Settings */
@@ -196,6 +210,8 @@ hr_training_init (HrTraining *training)
   training->overlap = true;
   hr_finetune_init (&training->finetune);
   training->norm_kernel = HR_NORM_KERNEL_FUSED;
+  training->rope_kernel = HR_ROPE_KERNEL_FUSED;
+  training->glu_kernel = HR_GLU_KERNEL_FUSED;
   training->compile = false;
   training->loss = HR_LOSS_FULL;
   /* CEWithChunkedOutputLoss(num_output_chunks=8), pytorch/torchtune
@@ -372,6 +388,10 @@ validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", t->recompute, 0, NULL);
   if ((unsigned) t->norm_kernel >= N_ELEMENTS (norm_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
+  if ((unsigned) t->rope_kernel >= N_ELEMENTS (rope_kernel_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "rope_kernel", t->rope_kernel, 0, NULL);
+  if ((unsigned) t->glu_kernel >= N_ELEMENTS (glu_kernel_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "glu_kernel", t->glu_kernel, 0, NULL);
   if ((unsigned) t->loss >= N_ELEMENTS (loss_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "loss", t->loss, 0, NULL);
   if (t->recompute_every < 0)

@@ -63,6 +63,26 @@ typedef enum
   HR_NORM_KERNEL_EAGER,
 } HrNormKernel;
 
+/* How the rotary embedding runs (docs/planner.md, "Memory-bound kernels"):
+ * one fused kernel (Transformer Engine, Apex, Liger, torch.compile), or
+ * the eager PyTorch ops of a code base. */
+typedef enum
+{
+  HR_ROPE_KERNEL_FUSED,
+  HR_ROPE_KERNEL_ROTATE_HALF,  /* transformers' apply_rotary_pos_emb */
+  HR_ROPE_KERNEL_COMPLEX,      /* torchtitan's apply_rotary_emb: complex multiply in fp32 */
+  HR_ROPE_KERNEL_INTERLEAVED,  /* torchtune's RotaryPositionalEmbeddings: fp32 pairs, stack */
+} HrRopeKernel;
+
+/* How a gated MLP's activation and product run: one fused kernel
+ * (Megatron's bias_swiglu, Liger, torch.compile), or the eager silu and
+ * multiply. */
+typedef enum
+{
+  HR_GLU_KERNEL_FUSED,
+  HR_GLU_KERNEL_EAGER,
+} HrGluKernel;
+
 /* How the cross-entropy loss meets the logits. */
 typedef enum
 {
@@ -127,6 +147,8 @@ typedef struct
   /* Kernels, loss, optimizer placement, as frameworks ship them
    * (docs/training.md, "Recipes as frameworks run them") */
   HrNormKernel norm_kernel;
+  HrRopeKernel rope_kernel;
+  HrGluKernel glu_kernel;
   bool    compile;                /* torch.compile of each layer and of the loss */
   HrLoss  loss;
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
@@ -362,6 +384,12 @@ bool        hr_training_attention_from_name (const char         *name,
 const char *hr_norm_kernel_name             (HrNormKernel        kernel);
 bool        hr_norm_kernel_from_name        (const char         *name,
                                              HrNormKernel       *kernel);
+const char *hr_rope_kernel_name             (HrRopeKernel        kernel);
+bool        hr_rope_kernel_from_name        (const char         *name,
+                                             HrRopeKernel       *kernel);
+const char *hr_glu_kernel_name              (HrGluKernel         kernel);
+bool        hr_glu_kernel_from_name         (const char         *name,
+                                             HrGluKernel        *kernel);
 const char *hr_loss_name                    (HrLoss              loss);
 bool        hr_loss_from_name               (const char         *name,
                                              HrLoss             *loss);

@@ -43,6 +43,15 @@ static const char * const overlap_choices[] = { "on", "off", NULL };
 static const char * const overlap_labels[] = { N_("On"), N_("Off"), NULL };
 static const char * const norm_kernel_choices[] = { "fused", "eager", NULL };
 static const char * const norm_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
+static const char * const rope_kernel_choices[] = {
+  "fused", "rotate-half", "complex", "interleaved", NULL
+};
+static const char * const rope_kernel_labels[] = {
+  N_("Fused"), N_("Eager, rotate-half (Hugging Face)"), N_("Eager, complex (torchtitan)"),
+  N_("Eager, interleaved (torchtune)"), NULL
+};
+static const char * const glu_kernel_choices[] = { "fused", "eager", NULL };
+static const char * const glu_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
 static const char * const loss_choices[] = { "full", "chunked", "fused", NULL };
 static const char * const loss_labels[] = { N_("Full logits"), N_("Chunked"), N_("Fused"), NULL };
 static const char * const optimizer_choices[] = {
@@ -214,7 +223,7 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/batch"), PLACEHOLDER (N_("Not set")), TRAIN (tokens)),
   /* docs/training.md, "Frameworks"; applied by the estimator, not a struct field */
   CHOICE ("training.framework", framework, "none", N_("Framework"), GROUP ("workload/numerics"),
-          DESCRIPTION (N_("Fills the recipe settings you have not set (precision, norm kernel, "
+          DESCRIPTION (N_("Fills the recipe settings you have not set (precision, norm, rotary and MLP kernels, "
                           "loss, recomputation…) as that framework ships them."))),
   CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
           GROUP ("workload/numerics"), APPLY (apply_precision)),
@@ -238,6 +247,14 @@ static const HeadroomKeyInfo keys[] = {
         GROUP ("workload/numerics"), TRAIN (offload_activations)),
   CHOICE ("training.norm_kernel", norm_kernel, "fused", N_("Norm kernel"),
           GROUP ("workload/numerics"), TRAIN (norm_kernel), ENUM (hr_norm_kernel_from_name)),
+  CHOICE ("training.rope_kernel", rope_kernel, "fused", N_("Rotary embedding kernel"),
+          GROUP ("workload/numerics"), TRAIN (rope_kernel), ENUM (hr_rope_kernel_from_name),
+          DESCRIPTION (N_("How q and k are rotated: one fused kernel, or the eager PyTorch ops of "
+                          "a code base, each a pass over memory; torch.compile fuses them"))),
+  CHOICE ("training.glu_kernel", glu_kernel, "fused", N_("Gated MLP kernel"),
+          GROUP ("workload/numerics"), TRAIN (glu_kernel), ENUM (hr_glu_kernel_from_name),
+          DESCRIPTION (N_("SwiGLU’s silu and product in one kernel, or as two eager passes "
+                          "over the MLP’s intermediate; torch.compile fuses them"))),
   BOOL ("training.compile", "false", N_("torch.compile"), GROUP ("workload/numerics"), TRAIN (compile)),
   CHOICE ("training.loss", loss, "full", N_("Loss"),
           GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
@@ -901,6 +918,10 @@ static const struct
    * norms, no recomputation unless asked. */
   { "megatron", "training.precision", "bf16-mixed" },
   { "megatron", "training.norm_kernel", "fused" },
+  /* Megatron-Core fuses RoPE (apply_rope_fusion) and SwiGLU
+   * (bias_swiglu_fusion) unless --no-rope-fusion / --no-bias-swiglu-fusion. */
+  { "megatron", "training.rope_kernel", "fused" },
+  { "megatron", "training.glu_kernel", "fused" },
   { "megatron", "training.loss", "full" },
   { "megatron", "training.recompute", "none" },
   /* --bf16 turns on accumulate_allreduce_grads_in_fp32 (arguments.py):
@@ -913,12 +934,16 @@ static const struct
    * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
   { "deepspeed", "training.precision", "bf16-mixed" },
   { "deepspeed", "training.norm_kernel", "eager" },
+  { "deepspeed", "training.rope_kernel", "rotate-half" },
+  { "deepspeed", "training.glu_kernel", "eager" },
   { "deepspeed", "training.loss", "full" },
   { "deepspeed", "training.recompute", "none" },
   /* PyTorch FSDP with MixedPrecision(param_dtype=bf16) on a Hugging Face
    * model. */
   { "fsdp", "training.precision", "bf16-mixed" },
   { "fsdp", "training.norm_kernel", "eager" },
+  { "fsdp", "training.rope_kernel", "rotate-half" },
+  { "fsdp", "training.glu_kernel", "eager" },
   { "fsdp", "training.loss", "full" },
   { "fsdp", "training.fsdp", "full" },
   { "fsdp", "training.zero_stage", "0" },
@@ -928,6 +953,8 @@ static const struct
    * (train_configs/llama3_8b.toml: mode "selective", option "op"). */
   { "torchtitan", "training.precision", "bf16-mixed" },
   { "torchtitan", "training.norm_kernel", "eager" },
+  { "torchtitan", "training.rope_kernel", "complex" },
+  { "torchtitan", "training.glu_kernel", "eager" },
   { "torchtitan", "training.loss", "full" },
   { "torchtitan", "training.recompute", "op-selective" },
   /* MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32): the sharded
@@ -939,6 +966,8 @@ static const struct
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },
   { "hf", "training.norm_kernel", "eager" },
+  { "hf", "training.rope_kernel", "rotate-half" },
+  { "hf", "training.glu_kernel", "eager" },
   { "hf", "training.loss", "full" },
   { "hf", "training.recompute", "none" },
   /* optim "adamw_torch": torch.optim.AdamW, foreach by default on CUDA. */
@@ -954,6 +983,8 @@ static const struct
    * optimizer_in_bwd, bitsandbytes PagedAdamW8bit. */
   { "torchtune", "training.precision", "bf16" },
   { "torchtune", "training.norm_kernel", "eager" },
+  { "torchtune", "training.rope_kernel", "interleaved" },
+  { "torchtune", "training.glu_kernel", "eager" },
   { "torchtune", "training.loss", "chunked" },
   { "torchtune", "training.recompute", "full" },
   { "torchtune", "training.optimizer_in_backward", "true" },

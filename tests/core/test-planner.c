@@ -583,6 +583,54 @@ test_eager_norm (void)
   assert_close (compiled.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
+/* Eager rotary embeddings and SwiGLU, op by op (docs/planner.md,
+ * "Memory-bound kernels"). q and k hold 2 × 1024 elements a token (8 heads
+ * of 128, no grouping), T = 1024 tokens, two layers, forward and backward
+ * (twice the forward): 3 × 2 × 1024 × 2048 element passes. Per element in
+ * bf16 (a = 2) against a fused kernel's 2a = 4 bytes: rotate-half 10a = 20,
+ * complex 2(a + 4) + 8 = 20, interleaved 2(a + 4) + 36 = 48. The gated
+ * MLP's 4096-wide intermediate: eager 5a = 10 bytes against fused 3a = 6,
+ * over 3 × 2 × 1024 × 4096 elements. torch.compile fuses both. */
+static void
+test_eager_rope_glu (void)
+{
+  static const struct { HrRopeKernel kernel; double bytes; } ropes[] = {
+    { HR_ROPE_KERNEL_ROTATE_HALF, 20 },
+    { HR_ROPE_KERNEL_COMPLEX, 20 },
+    { HR_ROPE_KERNEL_INTERLEAVED, 48 },
+  };
+  double passes = 3 * 2 * 1024.0;
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep fused, eager;
+
+  toy_model (&model);
+  model.positions = HR_POSITIONS_ROTARY;
+  model.ffn_kind = HR_FFN_GATED;
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  step_ok (&model, &t, &gpu, NULL, &fused);
+  for (size_t i = 0; i < G_N_ELEMENTS (ropes); i++)
+    {
+      t.rope_kernel = ropes[i].kernel;
+      step_ok (&model, &t, &gpu, NULL, &eager);
+      assert_close (eager.split.memory_bound - fused.split.memory_bound,
+                    passes * 2048 * (ropes[i].bytes - 4) / 0.8e12, 1e-9);
+    }
+  t.rope_kernel = HR_ROPE_KERNEL_FUSED;
+  t.glu_kernel = HR_GLU_KERNEL_EAGER;
+  step_ok (&model, &t, &gpu, NULL, &eager);
+  assert_close (eager.split.memory_bound - fused.split.memory_bound,
+                passes * 4096 * (10 - 6) / 0.8e12, 1e-9);
+
+  t.rope_kernel = HR_ROPE_KERNEL_INTERLEAVED;
+  t.compile = true;
+  step_ok (&model, &t, &gpu, NULL, &eager);
+  assert_close (eager.split.memory_bound, fused.split.memory_bound, 1e-12);
+}
+
 /* Stages that do not divide the layers: 3 layers on 2 stages split as
  * torchtitan splits them (the embedding and the output count as a layer
  * each: 5 units, 3 and 2), 2 layers on the first stage, 1 and the LM head on
@@ -1209,6 +1257,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/attention-context-parallel", test_attention_context_parallel);
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
+  g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
   g_test_add_func ("/planner/step/network-cards", test_network_cards);
   g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);

@@ -154,6 +154,8 @@ test_key_table (void)
           HrQuantScope scope;
           HrEngine engine;
           HrNormKernel norm_kernel;
+          HrRopeKernel rope_kernel;
+          HrGluKernel glu_kernel;
           HrLoss loss;
 
           /* The autocast recipes are the mixed ones with the fp32 residual
@@ -164,6 +166,10 @@ test_key_table (void)
                            || strcmp (name, "fp16-autocast") == 0);
           else if (strcmp (keys[i].key, "training.norm_kernel") == 0)
             g_assert_true (hr_norm_kernel_from_name (name, &norm_kernel));
+          else if (strcmp (keys[i].key, "training.rope_kernel") == 0)
+            g_assert_true (hr_rope_kernel_from_name (name, &rope_kernel));
+          else if (strcmp (keys[i].key, "training.glu_kernel") == 0)
+            g_assert_true (hr_glu_kernel_from_name (name, &glu_kernel));
           else if (strcmp (keys[i].key, "training.loss") == 0)
             g_assert_true (hr_loss_from_name (name, &loss));
           else if (strcmp (keys[i].key, "training.optimizer") == 0)
