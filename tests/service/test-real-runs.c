@@ -27,7 +27,8 @@ typedef struct
 } Bounds;
 
 /* Rows outside 15 %, as the model stands: optimistic, since the MAMF rates
- * are a best shape's short burst (docs/planner.md, "Sustained rates"). */
+ * are the best shape's in a sweep, not the rate at a model's shapes inside
+ * a training step (docs/planner.md, "Check against measured runs"). */
 static const Bounds misses[] = {
   { "torchtitan-a100-llama3-8b-sac-op-fsdp64", 1.15, 1.45 },
   { "torchtitan-a100-llama3-70b-full-fsdp64", 1.15, 1.35 },
