@@ -213,6 +213,7 @@ hr_training_init (HrTraining *training)
   training->rope_kernel = HR_ROPE_KERNEL_FUSED;
   training->glu_kernel = HR_GLU_KERNEL_FUSED;
   training->compile = false;
+  training->compile_loss = true;
   training->loss = HR_LOSS_FULL;
   /* CEWithChunkedOutputLoss(num_output_chunks=8), pytorch/torchtune
    * torchtune/modules/loss/ce_chunked_output_loss.py */
@@ -888,6 +889,7 @@ stage_rank (const HrModel    *model,
         rank->factored_elements += factored (ceil_div (model->vocab_size, tp), model->hidden_size);
       rank->factored_elements += lp.final_norm;
     }
+  rank->outside_layers = rank->params - (dense_layers * dense + rank->moe_layers * moe);
 }
 
 HrStatus
@@ -1051,6 +1053,16 @@ hr_training_model_states (const HrTraining     *training,
   /* [ZeRO] §5: stage 1 shards optimizer states (with the master copy),
    * stage 2 adds gradients, stage 3 adds the weights. */
   memory->weights = bytes_for (rank, &g, b.weights, zero >= 3);
+  /* FSDP with a 16-bit param_dtype keeps only the fp32 shard: each
+   * all-gather casts it on the fly (FSDP2 FSDPParam.all_gather_inputs,
+   * sharded_param.to(param_dtype); FSDP1 allocates its _mp_shard for the
+   * gather and frees it after), so no 16-bit shard persists; the gathered
+   * copies are the temporary buffers (stage_memory). */
+  if (training->fsdp != HR_FSDP_NONE && zero >= 3 && b.master > 0
+      && (training->precision == HR_PRECISION_BF16_MIXED
+          || training->precision == HR_PRECISION_FP16_MIXED)
+      && !training->fp32_residual)
+    memory->weights = 0;
   memory->master_weights = bytes_for (rank, &g, b.master, zero >= 1);
   memory->gradients = bytes_for (rank, &g, b.gradients, zero >= 2);
   memory->optimizer = bytes_for (rank, &g, optimizer_per_param, zero >= 1);
@@ -1432,6 +1444,11 @@ stage_activations (const HrModel         *model,
       double vocab = ceil ((double) model->vocab_size / tp);
       double logits = a->tokens * vocab;
       double chunks = (double) training->loss_chunks;
+      /* torchtune's compile: True compiles the loss too (compile_loss in
+       * full_finetune_single_device.py); torchtitan at 9dec370 compiles the
+       * blocks only (train.py: "compiling loss function causes CUDA errors,
+       * turning off for now"). */
+      bool loss_compiled = training->compile && training->compile_loss;
 
       if (model->final_norm)
         act->final_norm = a->tokens * a->h_rep
@@ -1452,8 +1469,8 @@ stage_activations (const HrModel         *model,
            * the upcast is recomputed and the 16-bit chunks are saved. The
            * backward of one chunk holds its gradient: fp32 of the
            * log-probabilities and of the logits eager, one 16-bit compiled. */
-          act->loss = logits * (training->compile ? a->compute : 4);
-          act->loss_transient = logits / chunks * (training->compile ? a->compute : 8);
+          act->loss = logits * (loss_compiled ? a->compute : 4);
+          act->loss_transient = logits / chunks * (loss_compiled ? a->compute : 8);
           break;
         case HR_LOSS_FUSED:
           {
@@ -1481,7 +1498,7 @@ stage_activations (const HrModel         *model,
            * logits' gradient, both fp32; compiled, one fused kernel writes
            * the logits' gradient from the saved fp32 logits. */
           act->loss = logits * 4;
-          act->loss_transient = logits * (training->compile ? 4 : 8);
+          act->loss_transient = logits * (loss_compiled ? 4 : 8);
           break;
         }
       /* int64 labels */
@@ -1685,6 +1702,15 @@ layer_tensors (const HrModel *model)
   return n;
 }
 
+/* FSDP's gathered parameters by phase (stage_memory): the root group, live
+ * from the forward to the end of the backward, and what of the backward's
+ * layer buffers (in temporary) the forward and the loss do not hold. */
+typedef struct
+{
+  double root;
+  double forward_less;
+} FsdpBuffers;
+
 /* The peak of a step is the largest of its phases, not the sum of each
  * part's maximum (docs/training.md, "What users measure"):
  *  - end of the forward: the model states, the gradients where they persist
@@ -1700,6 +1726,7 @@ static void
 phases (const HrModel     *model,
         const HrTraining  *training,
         const StageInputs *in,
+        const FsdpBuffers *fsdp,
         HrTrainingMemory  *memory)
 {
   const HrTrainingActivations *act = &memory->activation;
@@ -1753,12 +1780,13 @@ phases (const HrModel     *model,
 
   {
     /* What is live in each phase: gradients, activations, buffers. */
+    double forward_temp = memory->temporary - fsdp->forward_less + fsdp->root;
     double live[4][3] = {
-      { grads_forward, memory->activations, memory->temporary },
-      { grads_forward + head_grad, memory->activations, memory->temporary + act->loss_transient },
+      { grads_forward, memory->activations, forward_temp },
+      { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
       { grads, (memory->micro_batches_in_flight - 1) * act->micro_batch
                + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding,
-        memory->temporary },
+        memory->temporary + fsdp->root },
       { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
@@ -1772,6 +1800,21 @@ phases (const HrModel     *model,
           at = i;
       }
     memory->allocated_peak = *peak[at];
+    /* The caching allocator keeps a pool of blocks per stream
+     * (c10/cuda/CUDACachingAllocator.cpp: a freed block is reused only by
+     * its own stream). FSDP reduce-scatters into gradient shards allocated
+     * on its reduce-scatter stream (FSDP2 foreach_reduce; FSDP1 its
+     * post-backward stream), so once zero_grad frees them their blocks stay
+     * reserved there; and FSDP2 all-gathers into a flat buffer allocated on
+     * its copy-in stream (foreach_all_gather), whose largest is the root
+     * group's, or two layers' with the prefetch. */
+    if (training->fsdp != HR_FSDP_NONE && fsdp->root > 0)
+      {
+        double layers2 = 2 * (double) memory->rank.largest_layer * b.weights;
+
+        memory->stream_cache = (grads > live[at][0] ? grads - live[at][0] : 0)
+                               + (fsdp->root > layers2 ? fsdp->root : layers2);
+      }
     memory->peak_gradients = live[at][0];
     memory->peak_activations = live[at][1];
     memory->peak_temporary = live[at][2];
@@ -1813,7 +1856,8 @@ phases (const HrModel     *model,
     if (effective_zero_stage (training) == 0 && param_block >= ALLOCATOR_MIN_LARGE)
       n_tensors += per_layer * layers * copies;
   }
-  memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2;
+  memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2
+                          + memory->stream_cache;
 
   memory->overhead = training->overhead_bytes;
   memory->total = memory->reserved_peak + memory->overhead;
@@ -1829,6 +1873,7 @@ stage_memory (const HrModel     *model,
 {
   const ActShape *a = &in->shape;
   int64_t zero = effective_zero_stage (training);
+  FsdpBuffers fsdp = { 0, 0 };
   StateBytes b;
 
   memset (memory, 0, sizeof *memory);
@@ -1871,18 +1916,36 @@ stage_memory (const HrModel     *model,
   /* Temporary buffers */
   state_bytes (training, &b);
   if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1)
-    /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
-     * hold the full gradient of a layer until it is reduce-scattered. */
-    memory->temporary += (double) memory->rank.largest_layer
-                         * (hr_finetune_is_adapter (&training->finetune)
-                            /* the frozen layer in its storage, no base gradient */
-                            ? 2 * frozen_bytes_per_param (model, training)
-                            : 2 * b.weights + b.gradients);
+    {
+      bool adapter = hr_finetune_is_adapter (&training->finetune);
+      /* a gathered parameter: the frozen base in its storage, else param_dtype */
+      double gathered = adapter ? frozen_bytes_per_param (model, training) : b.weights;
+
+      /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
+       * hold the full gradient of a layer until it is reduce-scattered: the
+       * backward's buffers. Under FSDP the end of the forward and the loss
+       * hold one layer (torchtitan's apply_fsdp keeps the last block
+       * unsharded after its forward; the backward prefetch starts in that
+       * block's pre-backward hook). */
+      memory->temporary += (double) memory->rank.largest_layer
+                           * (adapter ? 2 * gathered : 2 * gathered + b.gradients);
+      if (training->fsdp != HR_FSDP_NONE)
+        fsdp.forward_less = (double) memory->rank.largest_layer
+                            * (adapter ? gathered : gathered + b.gradients);
+      /* FSDP does not reshard the root module after its forward ("for the
+       * root, do not reshard after forward since for training, the
+       * parameters would be freed and all-gathered immediately":
+       * FSDPState._lazy_init in FSDP2, _post_forward_reshard in FSDP1): the
+       * parameters outside the wrapped blocks (embedding, final norm, head)
+       * stay gathered from the forward to the end of the backward. */
+      if (training->fsdp != HR_FSDP_NONE)
+        fsdp.root = (double) memory->rank.outside_layers * gathered;
+    }
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
   memory->temporary += finetune_buffers (model, training);
 
-  phases (model, training, in, memory);
+  phases (model, training, in, &fsdp, memory);
 
   /* Paged optimizers (Dettmers et al. 2023, QLoRA §2 "Paged Optimizers";
    * bitsandbytes optim/optimizer.py get_state_buffer): the states of each

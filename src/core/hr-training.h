@@ -149,7 +149,9 @@ typedef struct
   HrNormKernel norm_kernel;
   HrRopeKernel rope_kernel;
   HrGluKernel glu_kernel;
-  bool    compile;                /* torch.compile of each layer and of the loss */
+  bool    compile;                /* torch.compile of each layer (and of the loss, below) */
+  bool    compile_loss;           /* with compile, the loss is compiled too (torchtune;
+                                   * torchtitan at the checked commit leaves it eager) */
   HrLoss  loss;
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
   int64_t recompute_layers;       /* full recompute on the first N layers of each
@@ -175,6 +177,8 @@ typedef struct
   int64_t factored_elements;  /* Adafactor second-moment elements: rows + cols per
                                * matrix, every element of a vector */
   int64_t largest_layer;      /* the rank's largest layer (ZeRO-3 gathers) */
+  int64_t outside_layers;     /* of params: embedding, position table, final norm and
+                               * head on the rank (FSDP's root group) */
   int64_t layers;             /* transformer layers on the rank */
   int64_t moe_layers;         /* of which MoE layers */
 } HrTrainingRank;
@@ -220,6 +224,9 @@ typedef struct
   double activations;             /* per_layer × layers × in flight, + outside-layer tensors */
   double activations_per_layer;   /* one layer of one micro-batch */
   double temporary;               /* gathered layers, comm buckets, fp32 logits and loss */
+  double stream_cache;            /* FSDP: blocks its communication streams keep cached,
+                                   * in reserved_peak only (gradient shards, all-gather
+                                   * buffer) */
   double overhead;                /* CUDA context, cuBLAS workspace, NCCL buffers */
   double recompute;               /* a recomputed layer's transient during its backward */
   double allocated_peak;          /* live tensors at the step's peak phase

@@ -256,6 +256,8 @@ static const HeadroomKeyInfo keys[] = {
           DESCRIPTION (N_("SwiGLU’s silu and product in one kernel, or as two eager passes "
                           "over the MLP’s intermediate; torch.compile fuses them"))),
   BOOL ("training.compile", "false", N_("torch.compile"), GROUP ("workload/numerics"), TRAIN (compile)),
+  BOOL ("training.compile_loss", "true", N_("Compile the loss"), GROUP ("workload/numerics"),
+        TRAIN (compile_loss), VISIBLE_WHEN ("training.compile", "true")),
   CHOICE ("training.loss", loss, "full", N_("Loss"),
           GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
   INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks"),
@@ -961,6 +963,9 @@ static const struct
    * fp32 parameters get fp32 gradients. */
   { "torchtitan", "training.fp32_gradients", "true" },
   { "torchtitan", "training.fsdp", "full" },
+  /* train.py at 9dec370 (the H100 runs of docs/performance.md): the loss
+   * stays eager ("compiling loss function causes CUDA errors"). */
+  { "torchtitan", "training.compile_loss", "false" },
   { "torchtitan", "training.zero_stage", "0" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */

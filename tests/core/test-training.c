@@ -157,10 +157,11 @@ test_zero_stages (void)
 static void
 test_fsdp (void)
 {
-  /* P = 1e9, 16 B per parameter. FSDP full shard on 8 GPUs = ZeRO-3: 2e9.
-   * Shard-grad-op = ZeRO-2: 2 + 14/8 = 3.75 B → 3.75e9. Hybrid on 2 nodes of
-   * 8: sharded over the 8 GPUs of a node only, 2e9, where full shard over
-   * all 16 gives 1e9. */
+  /* P = 1e9, 16 B per parameter. FSDP full shard on 8 GPUs = ZeRO-3 less
+   * the 16-bit shard FSDP never keeps (it casts the fp32 shard at each
+   * all-gather): 14 B / 8 → 1.75e9. Shard-grad-op = ZeRO-2: 2 + 14/8 = 3.75 B
+   * → 3.75e9. Hybrid on 2 nodes of 8: sharded over the 8 GPUs of a node
+   * only, 1.75e9, where full shard over all 16 gives 14/16 → 0.875e9. */
   HrTrainingRank rank = { .params = 1000000000 };
   HrTrainingMemory m = { 0 };
   HrTraining t;
@@ -168,7 +169,8 @@ test_fsdp (void)
   hr_training_init (&t);
   t.fsdp = HR_FSDP_FULL;
   hr_training_model_states (&t, &rank, &m);
-  g_assert_cmpfloat (states (&m), ==, 2e9);
+  g_assert_cmpfloat (m.weights, ==, 0);
+  g_assert_cmpfloat (states (&m), ==, 1.75e9);
 
   t.fsdp = HR_FSDP_GRAD_OP;
   hr_training_model_states (&t, &rank, &m);
@@ -177,10 +179,10 @@ test_fsdp (void)
   t.nodes = 2;
   t.fsdp = HR_FSDP_HYBRID;
   hr_training_model_states (&t, &rank, &m);
-  g_assert_cmpfloat (states (&m), ==, 2e9);
+  g_assert_cmpfloat (states (&m), ==, 1.75e9);
   t.fsdp = HR_FSDP_FULL;
   hr_training_model_states (&t, &rank, &m);
-  g_assert_cmpfloat (states (&m), ==, 1e9);
+  g_assert_cmpfloat (states (&m), ==, 0.875e9);
 }
 
 static void
@@ -1061,6 +1063,11 @@ test_loss_kinds (void)
   t.compile = true;
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.loss_transient, ==, 32768);
+  /* torchtitan at 9dec370 compiles the blocks, not the loss: eager's 65,536. */
+  t.compile_loss = false;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss_transient, ==, 65536);
+  t.compile_loss = true;
 
   t.loss = HR_LOSS_CHUNKED;
   t.compile = false;
@@ -1177,6 +1184,56 @@ test_peak_phases (void)
   t.global_batch = 2;
   memory_ok (&model, &t, &gpu, &m);
   g_assert_cmpfloat (m.peak_forward, ==, 806912 + 213632);
+}
+
+static void
+test_fsdp_buffers (void)
+{
+  /* FSDP full shard on 2 GPUs, torchtitan's recipe (bf16 param_dtype, fp32
+   * gradients), the tiny Llama with a 4,096-token vocabulary so that the
+   * loss is the peak. Parameters: embedding and head 4,096·64 = 262,144
+   * each, layers 2 · 36,992, final norm 64: P = 598,336; outside the layers
+   * (the root group) 524,352; largest layer 36,992.
+   * States: no 16-bit shard; fp32 master 4·P/2 = 1,196,672, gradients the
+   * same, AdamW 8·P/2 = 2,393,344.
+   * Activations: token ids 256, layers 2 · 62,208, final norm 4,224, head
+   * input 4,096, fp32 log-probs 4·32·4,096 = 524,288 and labels 256:
+   * 657,536; the loss's backward 8·32·4,096 = 1,048,576 more.
+   * Buffers: DP buckets 2 · 25 MiB = 52,428,800; the backward gathers two
+   * layers in bf16 and holds one layer's fp32 gradient, 36,992·8 = 295,936,
+   * where the forward and the loss hold one layer, 73,984; the root group
+   * stays gathered from the forward to the end of the backward, 524,352·2 =
+   * 1,048,704.
+   *   loss backward 1,196,672 + 2,393,344 + 657,536 + 1,048,576
+   *     + 52,428,800 + 73,984 + 1,048,704                   = 58,847,616  ← peak
+   *   last layer's backward 3,590,016 + 1,196,672 + 62,208 + 256
+   *     + 52,428,800 + 295,936 + 1,048,704                  = 58,622,592
+   * Reserved: the gradient shards' blocks stay cached on the reduce-scatter
+   * stream, 1,196,672, and the all-gather buffer on the copy-in stream is the
+   * root group's, 1,048,704 (two layers: 147,968): 61,092,992 (every block
+   * under 10 MiB: no rounding). */
+  HrTrainingMemory m;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  tiny_llama (&model, &t);
+  model.vocab_size = 4096;
+  round_gpu (&gpu);
+  t.gpus_per_node = 2;
+  t.precision = HR_PRECISION_BF16_MIXED;
+  t.fp32_gradients = true;
+  t.fsdp = HR_FSDP_FULL;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.rank.outside_layers, ==, 524352);
+  g_assert_cmpfloat (m.weights, ==, 0);
+  g_assert_cmpfloat (m.master_weights, ==, 1196672);
+  g_assert_cmpfloat (m.activations, ==, 657536);
+  g_assert_cmpfloat (m.peak_loss_backward, ==, 58847616);
+  g_assert_cmpfloat (m.peak_layer_backward, ==, 58622592);
+  g_assert_cmpfloat (m.allocated_peak, ==, 58847616);
+  g_assert_cmpfloat (m.stream_cache, ==, 1196672 + 1048704);
+  g_assert_cmpfloat (m.reserved_peak, ==, 61092992);
 }
 
 static void
@@ -2100,6 +2157,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);
+  g_test_add_func ("/training/recipes/fsdp-buffers", test_fsdp_buffers);
   g_test_add_func ("/training/recipes/offload-activations", test_offload_activations);
   g_test_add_func ("/training/recipes/torchtune-rows", test_torchtune_rows);
   g_test_add_func ("/training/limits", test_limits);
