@@ -257,15 +257,17 @@ sum (const double parts[HR_FLOPS_N_COMPONENTS])
 }
 
 double
-hr_flops_prefill (const HrModel *model,
-                  int64_t        batch,
-                  int64_t        prompt,
-                  bool           causal)
+hr_flops_prefill_components (const HrModel *model,
+                             int64_t        batch,
+                             int64_t        prompt,
+                             bool           causal,
+                             double         parts[HR_FLOPS_N_COMPONENTS])
 {
-  double fwd[HR_FLOPS_N_COMPONENTS];
   HrParams params;
   Pass pass;
 
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    parts[c] = 0;
   if (hr_model_params (model, &params, NULL) != HR_OK || batch <= 0 || prompt <= 0)
     return 0;
   pass.tokens = (double) batch * (double) prompt;
@@ -273,8 +275,41 @@ hr_flops_prefill (const HrModel *model,
   pass.span_sliding = mean_span ((double) prompt, causal, (double) model->sliding_window);
   /* generation needs the logits of the last position only */
   pass.lm_tokens = (double) batch;
-  forward_pass (model, &params, &pass, fwd);
-  return sum (fwd);
+  forward_pass (model, &params, &pass, parts);
+  return sum (parts);
+}
+
+double
+hr_flops_prefill (const HrModel *model,
+                  int64_t        batch,
+                  int64_t        prompt,
+                  bool           causal)
+{
+  double parts[HR_FLOPS_N_COMPONENTS];
+
+  return hr_flops_prefill_components (model, batch, prompt, causal, parts);
+}
+
+double
+hr_flops_decode_token_components (const HrModel *model,
+                                  int64_t        batch,
+                                  int64_t        context,
+                                  double         parts[HR_FLOPS_N_COMPONENTS])
+{
+  double window = (double) model->sliding_window;
+  HrParams params;
+  Pass pass;
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    parts[c] = 0;
+  if (hr_model_params (model, &params, NULL) != HR_OK || batch <= 0 || context <= 0)
+    return 0;
+  pass.tokens = (double) batch;
+  pass.span_global = (double) context;
+  pass.span_sliding = window > 0 && window < (double) context ? window : (double) context;
+  pass.lm_tokens = (double) batch;
+  forward_pass (model, &params, &pass, parts);
+  return sum (parts);
 }
 
 double
@@ -282,19 +317,9 @@ hr_flops_decode_token (const HrModel *model,
                        int64_t        batch,
                        int64_t        context)
 {
-  double fwd[HR_FLOPS_N_COMPONENTS];
-  double window = (double) model->sliding_window;
-  HrParams params;
-  Pass pass;
+  double parts[HR_FLOPS_N_COMPONENTS];
 
-  if (hr_model_params (model, &params, NULL) != HR_OK || batch <= 0 || context <= 0)
-    return 0;
-  pass.tokens = (double) batch;
-  pass.span_global = (double) context;
-  pass.span_sliding = window > 0 && window < (double) context ? window : (double) context;
-  pass.lm_tokens = (double) batch;
-  forward_pass (model, &params, &pass, fwd);
-  return sum (fwd);
+  return hr_flops_decode_token_components (model, batch, context, parts);
 }
 
 const char *

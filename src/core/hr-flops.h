@@ -90,6 +90,18 @@ double hr_flops_decode_token (const HrModel *model,
                               int64_t        batch,
                               int64_t        context);
 
+/* The same by component (HrFlopsComponent order, whole model); each returns
+ * the sum of `parts`. */
+double hr_flops_prefill_components (const HrModel *model,
+                                    int64_t        batch,
+                                    int64_t        prompt,
+                                    bool           causal,
+                                    double         parts[HR_FLOPS_N_COMPONENTS]);
+double hr_flops_decode_token_components (const HrModel *model,
+                                         int64_t        batch,
+                                         int64_t        context,
+                                         double         parts[HR_FLOPS_N_COMPONENTS]);
+
 const char *hr_flops_component_name (HrFlopsComponent component); /* "attention_projections", … */
 
 /* Added by core-model */

@@ -16,6 +16,7 @@
 
 #include "hr-flops.h"
 #include "hr-inference.h"
+#include "hr-rates.h"
 #include "hr-serving.h"
 
 /* vLLM pads the vocabulary to a multiple of 64 before splitting it across
@@ -771,23 +772,21 @@ hr_inference_memory (const HrModel     *model,
 
 /* ---- Latency --------------------------------------------------------------- */
 
-/* Peak FLOP/s of the precision the matrix products run at: 16-bit for
- * bf16/fp16 and for the weight-only int8/int4 kernels (W8A16/W4A16, weights
- * dequantised on the fly), fp8 tensor cores for fp8 where the GPU has them
- * (vLLM falls back to a W8A16 kernel otherwise). */
-static double
-peak_flops (const HrGpu       *gpu,
-            const HrInference *inf)
+/* The precision the matrix products run at: 16-bit for bf16/fp16 and for
+ * the weight-only int8/int4 kernels (W8A16/W4A16, weights dequantised on the
+ * fly), fp8 tensor cores for fp8 where the GPU has them (vLLM falls back to
+ * a W8A16 kernel otherwise). */
+static HrDtype
+compute_dtype (const HrGpu       *gpu,
+               const HrInference *inf)
 {
-  double bf16 = gpu->peak_flops[HR_DTYPE_BF16];
-  double fp16 = gpu->peak_flops[HR_DTYPE_FP16];
+  HrDtype bf16 = gpu->peak_flops[HR_DTYPE_BF16] > 0.0 ? HR_DTYPE_BF16 : HR_DTYPE_FP16;
+  HrDtype fp16 = gpu->peak_flops[HR_DTYPE_FP16] > 0.0 ? HR_DTYPE_FP16 : HR_DTYPE_BF16;
 
   switch (inf->weights)
     {
     case HR_WEIGHTS_FP8:
-      if (gpu->peak_flops[HR_DTYPE_FP8] > 0.0)
-        return gpu->peak_flops[HR_DTYPE_FP8];
-      return bf16 > 0.0 ? bf16 : fp16;
+      return gpu->peak_flops[HR_DTYPE_FP8] > 0.0 ? HR_DTYPE_FP8 : bf16;
     case HR_WEIGHTS_FP16:
     case HR_WEIGHTS_INT8:
     case HR_WEIGHTS_INT4:
@@ -803,12 +802,75 @@ peak_flops (const HrGpu       *gpu,
     case HR_WEIGHTS_IQ3_XXS:
     case HR_WEIGHTS_IQ4_NL:
     case HR_WEIGHTS_IQ4_XS:
-      return fp16 > 0.0 ? fp16 : bf16;
+      return fp16;
     case HR_WEIGHTS_BF16:
     case HR_WEIGHTS_N:
     default:
-      return bf16 > 0.0 ? bf16 : fp16;
+      return bf16;
     }
+}
+
+/* Seconds the matrix products of one step take on one TP rank
+ * (docs/inference.md, "Rates"): each component's FLOPs (`parts`, the whole
+ * model's) ÷ TP at the rate training uses (hr-rates.h: the catalog's
+ * sustained rate, else peak × compute_efficiency) × the tile efficiency of
+ * its product. `tokens` is the step's query tokens, `queries` and `keys`
+ * one sequence's, `lm_rows` the LM head's rows. A prefill runs attention's
+ * core as FlashAttention at the catalog's causal forward rate for `keys`;
+ * a decode step's products are skinny (one row per sequence), run by GEMV
+ * and narrow-tile kernels that pad no rows, so only n and k are padded
+ * there, and its attention core, a memory-bound read of the cache, is
+ * counted at the sustained rate. The LM head, router and attention core stay
+ * 16-bit, as in fp8 serving (vLLM quantises the linear layers only). */
+static double
+products_time (const HrModel     *model,
+               const HrInference *inf,
+               const HrGpu       *gpu,
+               const double       parts[HR_FLOPS_N_COMPONENTS],
+               double             tokens,
+               double             queries,
+               double             keys,
+               double             lm_rows,
+               bool               prefill)
+{
+  HrDtype dtype = compute_dtype (gpu, inf);
+  HrDtype dtype16 = dtype == HR_DTYPE_FP8
+                    ? (gpu->peak_flops[HR_DTYPE_BF16] > 0.0 ? HR_DTYPE_BF16 : HR_DTYPE_FP16)
+                    : dtype;
+  double rate = hr_rates_gemm (gpu, dtype, inf->compute_efficiency);
+  double rate16 = hr_rates_gemm (gpu, dtype16, inf->compute_efficiency);
+  double t = (double) inf->tensor_parallel;
+  double h = (double) model->hidden_size;
+  double hd = (double) hr_model_head_dim (model);
+  double q = (double) model->n_heads * hd / t;
+  double qkv = q + 2.0 * (double) kv_heads_per_gpu (model, inf) * hd;
+  bool moe = model->n_experts > 0;
+  double ffn = (double) (moe ? model->expert_ffn_size : model->ffn_size)
+               * (model->ffn_kind == HR_FFN_GATED ? 2.0 : 1.0) / t;  /* gate and up fused */
+  double expert_rows = moe ? tokens * (double) model->experts_per_token / (double) model->n_experts
+                           : tokens;
+  double rows = prefill ? tokens : HR_RATES_TILE_MN;
+  double spf[HR_FLOPS_N_COMPONENTS];
+  double fwd, bwd, total = 0.0;
+
+  spf[HR_FLOPS_ATTN_PROJ] = 1.0 / (rate * hr_rates_tile (rows, qkv, h));
+  spf[HR_FLOPS_ATTN_OUT] = 1.0 / (rate * hr_rates_tile (rows, h, q));
+  spf[HR_FLOPS_MLP] = 1.0 / (rate * hr_rates_tile (prefill ? expert_rows : rows, ffn, h));
+  spf[HR_FLOPS_ROUTER] = 1.0 / (rate16 * hr_rates_tile (rows, (double) (moe ? model->n_experts : 1), h));
+  spf[HR_FLOPS_LM_HEAD] = 1.0 / (rate16 * hr_rates_tile (prefill ? lm_rows : rows,
+                                                         (double) model->vocab_size / t, h));
+  if (!prefill)
+    spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = 1.0 / rate16;
+  else if (hr_rates_attention_seconds_per_flop (gpu, keys, inf->causal, &fwd, &bwd))
+    spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = fwd;
+  else
+    {
+      spf[HR_FLOPS_ATTN_SCORES] = 1.0 / (rate16 * hr_rates_tile (queries, keys, hd));
+      spf[HR_FLOPS_ATTN_OVER_V] = 1.0 / (rate16 * hr_rates_tile (queries, hd, keys));
+    }
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    total += parts[c] / t * spf[c];
+  return total;
 }
 
 /* What one forward step over the whole model reads per TP rank: every
@@ -823,7 +885,36 @@ typedef struct
   double routed_experts;  /* this rank's shard of every routed expert */
   int64_t sliding_layers; /* layers capped at the window when reading */
   double kv_token_layer;  /* bytes per token and layer on this rank */
+  double elementwise;     /* bytes the memory-bound kernels move per token, all layers */
 } ModelReads;
+
+/* Bytes the memory-bound kernels of one token move through every layer on
+ * one TP rank, 16-bit activations, as vLLM's kernels do them (csrc/):
+ * each norm fused with the residual add before it (`fused_add_rms_norm`:
+ * reads the input and the residual, writes both, 4·h elements), the gated
+ * activation (`silu_and_mul`: reads gate and up, writes their product,
+ * 3·ffn/tp; 2·ffn/tp ungated) for each expert a token runs, and rotary
+ * embedding in place on q and k (`rotary_embedding`: reads and writes them,
+ * 2·(q + kv)/tp). TensorRT-LLM and LMDeploy fuse the same passes. */
+static double
+elementwise_bytes (const HrModel     *model,
+                   const HrInference *inf)
+{
+  double t = (double) inf->tensor_parallel;
+  double h = (double) model->hidden_size;
+  double hd = (double) hr_model_head_dim (model);
+  double ffn = (double) model->ffn_size;
+  double per_layer;
+
+  if (model->n_experts > 0)
+    ffn = (double) model->experts_per_token * (double) model->expert_ffn_size
+          + (double) model->n_shared_experts * (double) model->shared_expert_ffn_size;
+  per_layer = 4.0 * h * (double) model->norms_per_layer
+              + (model->ffn_kind == HR_FFN_GATED ? 3.0 : 2.0) * ffn / t;
+  if (model->positions == HR_POSITIONS_ROTARY)
+    per_layer += 2.0 * ((double) model->n_heads * hd / t + (double) kv_heads_per_gpu (model, inf) * hd);
+  return per_layer * (double) model->n_layers * BYTES_16BIT;
+}
 
 static void
 model_reads (const HrModel     *model,
@@ -851,6 +942,7 @@ model_reads (const HrModel     *model,
     r->sliding_layers = counts.n[0][1] + counts.n[1][1];
   }
   r->kv_token_layer = kv_bytes_per_token_layer (model, inf);
+  r->elementwise = elementwise_bytes (model, inf);
 }
 
 static double
@@ -917,7 +1009,7 @@ hr_inference_latency (const HrModel      *model,
   HrParams params;
   HrStatus status;
   ModelReads reads;
-  double flops_rate;
+  double parts[HR_FLOPS_N_COMPONENTS];
   double bandwidth;
   double batch = (double) inf->batch;
   int64_t chunk;
@@ -931,9 +1023,8 @@ hr_inference_latency (const HrModel      *model,
       (status = hr_model_params (model, &params, err)) != HR_OK)
     return status;
 
-  flops_rate = peak_flops (gpu, inf) * inf->compute_efficiency * (double) inf->tensor_parallel;
   bandwidth = gpu->memory_bandwidth * inf->memory_efficiency;
-  if (!(flops_rate > 0.0 && isfinite (flops_rate)))
+  if (!(hr_rates_gemm (gpu, compute_dtype (gpu, inf), inf->compute_efficiency) > 0.0))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "peak_flops", 0, 0,
                          "the GPU lists no peak for this precision");
   if (!(bandwidth > 0.0 && isfinite (bandwidth)))
@@ -949,8 +1040,10 @@ hr_inference_latency (const HrModel      *model,
    * per chunk; the prompt's K and V are written once. */
   chunk = prefill_chunk_tokens (inf);
   chunks = (inf->prompt + chunk - 1) / chunk;
-  lat->prefill_flops = hr_flops_prefill (model, inf->batch, inf->prompt, inf->causal);
-  lat->prefill_compute_time = lat->prefill_flops / flops_rate;
+  lat->prefill_flops = hr_flops_prefill_components (model, inf->batch, inf->prompt, inf->causal,
+                                                    parts);
+  lat->prefill_compute_time = products_time (model, inf, gpu, parts, batch * (double) chunk,
+                                             (double) chunk, (double) inf->prompt, batch, true);
   lat->prefill_memory_time = ((double) chunks * weights_read (model, &reads, batch * (double) chunk) +
                               batch * (double) inf->prompt * (double) model->n_layers *
                               reads.kv_token_layer) / bandwidth;
@@ -958,12 +1051,14 @@ hr_inference_latency (const HrModel      *model,
                        HR_BOUND_COMPUTE : HR_BOUND_MEMORY;
   lat->prefill_allreduce_time = allreduce_time (model, inf, gpu, batch * (double) inf->prompt,
                                                  (double) chunks);
+  lat->prefill_elementwise_time = batch * (double) inf->prompt * reads.elementwise / bandwidth;
   lat->time_to_first_token = fmax (lat->prefill_compute_time, lat->prefill_memory_time) +
-                             lat->prefill_allreduce_time;
+                             lat->prefill_elementwise_time + lat->prefill_allreduce_time;
 
   /* Decode: step j (1 ≤ j < generate) feeds token j at position
    * prompt + j − 1 and attends over prompt + j tokens, itself included. */
   lat->decode_allreduce_time = steps > 0 ? allreduce_time (model, inf, gpu, batch, 1.0) : 0.0;
+  lat->decode_elementwise_time = steps > 0 ? batch * reads.elementwise / bandwidth : 0.0;
   samples = steps < MAX_DECODE_SAMPLES ? steps : MAX_DECODE_SAMPLES;
   for (int64_t i = 0; i < samples; i++)
     {
@@ -972,15 +1067,17 @@ hr_inference_latency (const HrModel      *model,
       int64_t last = (i + 1) * steps / samples;
       int64_t j = (first + last) / 2;
       double weight = (double) (last - first + 1);
-      double flops = hr_flops_decode_token (model, inf->batch, inf->prompt + j);
-      double compute = flops / flops_rate;
+      double flops = hr_flops_decode_token_components (model, inf->batch, inf->prompt + j, parts);
+      double compute = products_time (model, inf, gpu, parts, batch, 1.0,
+                                      (double) (inf->prompt + j), batch, false);
       double memory = (weights_read (model, &reads, batch) +
                        batch * kv_read (model, &reads, inf->prompt + j)) / bandwidth;
 
       lat->decode_flops += weight * flops;
       lat->decode_compute_time += weight * compute;
       lat->decode_memory_time += weight * memory;
-      decode_time += weight * (fmax (compute, memory) + lat->decode_allreduce_time);
+      decode_time += weight * (fmax (compute, memory) + lat->decode_elementwise_time +
+                               lat->decode_allreduce_time);
     }
   if (steps > 0)
     {

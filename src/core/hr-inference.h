@@ -122,11 +122,13 @@ typedef struct
   double  end_to_end;                 /* s: TTFT + (generate − 1) × TPOT */
   double  tokens_per_second;          /* generated tokens/s, all sequences */
   double  tokens_per_second_per_sequence;
-  double  prefill_compute_time;       /* s: FLOPs / (peak × efficiency) */
-  double  prefill_memory_time;        /* s: bytes / (bandwidth × efficiency) */
+  double  prefill_compute_time;       /* s: the products at the sustained rates (hr-rates.h) */
+  double  prefill_memory_time;        /* s: weights and KV bytes / (bandwidth × efficiency) */
+  double  prefill_elementwise_time;   /* s: norms, activation, rotary: memory-bound, in the TTFT */
   HrBound prefill_bound;
   double  decode_compute_time;        /* s: mean over the decode steps */
   double  decode_memory_time;         /* s: mean over the decode steps */
+  double  decode_elementwise_time;    /* s: of one decode step, in the TPOT */
   HrBound decode_bound;
   double  prefill_allreduce_time;     /* s: TP all-reduces of the prefill, in the TTFT */
   double  decode_allreduce_time;      /* s: TP all-reduces of one decode step, in the TPOT */

@@ -10,14 +10,10 @@
 #include <string.h>
 
 #include "hr-planner.h"
+#include "hr-rates.h"
 
 /* Rank order of the process grid, innermost first: tp, cp, dp, pp
  * (Megatron-LM's default), so a TP group is contiguous within a node. */
-
-/* Tile of a tensor-core GEMM: m and n are padded to 128, k to 64 (NVIDIA,
- * "Matrix Multiplication Background User's Guide", tile quantization). */
-#define TILE_MN 128.0
-#define TILE_K   64.0
 
 /* Virtual stages the search tries (interleaved schedule): a search bound,
  * so that the layout loops never walk the layers (docs/project-format.md,
@@ -147,45 +143,14 @@ gradient_bytes (const HrTraining *training)
   return weight_bytes (training);
 }
 
-/* The rate large products sustain in `dtype`: the catalog's measured rate
- * (docs/planner.md, "Sustained rates"), else peak × gemm_efficiency. */
+/* The rate large products sustain in `dtype` (hr-rates.h). */
 static double
 gemm_rate (const PlanContext *ctx,
            HrDtype            dtype)
 {
-  double measured = ctx->gpu->gemm_sustained_flops[dtype];
-
-  return measured > 0.0 ? measured : ctx->gpu->peak_flops[dtype] * ctx->as.gemm_efficiency;
+  return hr_rates_gemm (ctx->gpu, dtype, ctx->as.gemm_efficiency);
 }
 
-/* Sequence lengths of HrGpu's attention tables (hr-gpu.h). */
-static const double attention_lengths[HR_GPU_ATTENTION_POINTS] = {
-  512, 1024, 2048, 4096, 8192, 16384,
-};
-
-/* A table's rate at `len` tokens: linear in log2 of the length between the
- * grid's points, the end rates beyond them; 0 unless every point is set. */
-static double
-table_rate (const double *table,
-            double        len)
-{
-  int i;
-
-  for (i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
-    if (!(table[i] > 0.0))
-      return 0.0;
-  if (len <= attention_lengths[0])
-    return table[0];
-  for (i = 1; i < HR_GPU_ATTENTION_POINTS; i++)
-    if (len <= attention_lengths[i])
-      return table[i - 1] + log2 (len / attention_lengths[i - 1]) * (table[i] - table[i - 1]);
-  return table[HR_GPU_ATTENTION_POINTS - 1];
-}
-
-/* Seconds per FLOP of the FlashAttention kernel over `len` queries and keys,
- * forward and backward; false when the catalog has no rates. The papers
- * time no causal backward: it is taken to lose to the mask what the causal
- * forward loses at the same length. */
 static bool
 attention_seconds_per_flop (const PlanContext *ctx,
                             double             len,
@@ -193,20 +158,7 @@ attention_seconds_per_flop (const PlanContext *ctx,
                             double            *fwd,
                             double            *bwd)
 {
-  double f = table_rate (ctx->gpu->attention_fwd_flops, len);
-  double b = table_rate (ctx->gpu->attention_bwd_flops, len);
-  double fc = causal ? table_rate (ctx->gpu->attention_fwd_causal_flops, len) : 0.0;
-
-  if (!(f > 0.0 && b > 0.0))
-    return false;
-  if (fc > 0.0)
-    {
-      b *= fc / f;
-      f = fc;
-    }
-  *fwd = 1.0 / f;
-  *bwd = 1.0 / b;
-  return true;
+  return hr_rates_attention_seconds_per_flop (ctx->gpu, len, causal, fwd, bwd);
 }
 
 /* Seconds per FLOP of one rank's attention core. Context parallelism splits
@@ -238,11 +190,8 @@ core_seconds_per_flop (const PlanContext *ctx,
   return true;
 }
 
-/* Seconds per FLOP of an m×k by k×n product: the larger of its compute time
- * at the sustained rate × tile efficiency and its operand traffic at memory
- * bandwidth (a roofline, Williams et al. 2009, with NVIDIA's tile
- * quantization). `write_out` is false for fused kernels that keep the
- * product on chip (FlashAttention's scores). */
+/* Seconds per FLOP of an m×k by k×n product: its roofline (hr-rates.h) at
+ * this GPU's memory bandwidth. */
 static double
 gemm_seconds_per_flop (const PlanContext *ctx,
                        double             rate,
@@ -252,21 +201,8 @@ gemm_seconds_per_flop (const PlanContext *ctx,
                        double             k,
                        bool               write_out)
 {
-  double tile, compute, traffic, bytes;
-
-  if (m < 1.0)
-    m = 1.0;
-  if (n < 1.0)
-    n = 1.0;
-  if (k < 1.0)
-    k = 1.0;
-  tile = (m / (ceil (m / TILE_MN) * TILE_MN))
-         * (n / (ceil (n / TILE_MN) * TILE_MN))
-         * (k / (ceil (k / TILE_K) * TILE_K));
-  compute = 1.0 / (rate * tile);
-  bytes = elem * (m * k + k * n + (write_out ? m * n : 0.0));
-  traffic = bytes / (2.0 * m * n * k) / (ctx->gpu->memory_bandwidth * ctx->as.memory_efficiency);
-  return compute > traffic ? compute : traffic;
+  return hr_rates_gemm_seconds_per_flop (rate, ctx->gpu->memory_bandwidth * ctx->as.memory_efficiency,
+                                         elem, m, n, k, write_out);
 }
 
 /* Ring collectives over n ranks (Patarasuk & Yuan 2009; NCCL's ring):

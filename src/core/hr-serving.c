@@ -459,8 +459,10 @@ hr_serving_latency (const HrModel       *model,
        * chunk's few KV writes beside the others' KV reads are left out). */
       compute = a.prefill_compute_time / steps + o.decode_compute_time;
       memory = fmax (a.prefill_memory_time / steps, o.decode_memory_time);
-      lat->time_to_first_token_loaded = steps * (fmax (compute, memory) + o.decode_allreduce_time) +
-                                        a.prefill_allreduce_time + lat->first_token_overhead;
+      lat->time_to_first_token_loaded = steps * (fmax (compute, memory) + o.decode_elementwise_time +
+                                                 o.decode_allreduce_time) +
+                                        a.prefill_elementwise_time + a.prefill_allreduce_time +
+                                        lat->first_token_overhead;
     }
   if (inference->generate > 0 && lat->end_to_end > 0.0)
     lat->tokens_per_second = (double) inference->batch * (double) inference->generate /

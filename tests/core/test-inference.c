@@ -593,12 +593,20 @@ latency_of (const HrModel     *model,
   return lat;
 }
 
+/* Memory-bound kernels of one Llama-3-8B token (vLLM's fused_add_rms_norm,
+ * silu_and_mul, rotary_embedding; docs/inference.md, "Rates"): 2 norms ×
+ * 4 × 4096 + 3 × 14336 + 2 × (32 + 8) × 128 = 86016 elements a layer, × 32
+ * layers × 2 B = 5505024 B. */
+#define LLAMA3_8B_ELEMENTWISE 5505024.0
+
 /* Decode of Llama-3-8B, batch 1, one decode step (generate 2) after a
  * 1023-token prompt: the step reads every weight but the embedding table,
  * 16060522496 − 1050673152 = 15009849344 B, and the K and V of 1024 tokens,
  * 1024 × 131072 = 134217728 B: 15144067072 B at 3.35e12 × 0.7 B/s =
- * 6.45800e-3 s. Its 2 × 7.5e9 FLOPs take about 3e-5 s at 989.4e12 × 0.5:
- * memory-bound. */
+ * 6.45800e-3 s. Its 2 × 7.5e9 FLOPs take about 3e-5 s at 989.4e12 × 0.5
+ * (the test GPU has no measured rate; every product's n and k fill whole
+ * tiles, and a decode step pads no rows): memory-bound. The step adds its
+ * memory-bound kernels, 5505024 B: 2.35e-6 s. */
 static void
 test_latency_decode_memory_bound (void)
 {
@@ -606,16 +614,19 @@ test_latency_decode_memory_bound (void)
   HrInference inf = settings (1, 1023, 2);
   HrInferenceLatency lat = latency_of (&m, &inf);
   double memory = 15144067072.0 / (3.35e12 * 0.7);
+  double elementwise = LLAMA3_8B_ELEMENTWISE / (3.35e12 * 0.7);
 
   g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
   g_assert_cmpint (lat.decode_bound, ==, HR_BOUND_MEMORY);
-  g_assert_cmpfloat_with_epsilon (lat.time_per_output_token, memory, memory * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.decode_elementwise_time, elementwise, elementwise * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.time_per_output_token, memory + elementwise, memory * 1e-12);
   g_assert_cmpfloat_with_epsilon (lat.decode_compute_time,
                                   hr_flops_decode_token (&m, 1, 1024) / (989.4e12 * 0.5), 1e-15);
   g_assert_cmpfloat (lat.decode_flops, ==, hr_flops_decode_token (&m, 1, 1024));
 
   /* End to end: TTFT + 1 step; 2 tokens per sequence in that time. */
-  g_assert_cmpfloat_with_epsilon (lat.end_to_end, lat.time_to_first_token + memory, 1e-15);
+  g_assert_cmpfloat_with_epsilon (lat.end_to_end, lat.time_to_first_token + memory + elementwise,
+                                  1e-15);
   g_assert_cmpfloat_with_epsilon (lat.tokens_per_second_per_sequence, 2.0 / lat.end_to_end, 1e-9);
   g_assert_cmpfloat_with_epsilon (lat.tokens_per_second, 2.0 / lat.end_to_end, 1e-9);
 }
@@ -651,9 +662,12 @@ test_latency_moe_decode (void)
 
 /* A 4096-token prefill of Llama-3-8B needs about 2 × 7.5e9 × 4096 = 6e13
  * FLOPs, 0.12 s at 989.4e12 × 0.5, while its weights (15 GB) and the K and V
- * written (4096 × 131072 B) take 6.6e-3 s to move: compute-bound. The same
- * model decoding 4096 sequences of 16 tokens at once is compute-bound too,
- * and a 16-token prompt of one sequence is memory-bound. */
+ * written (4096 × 131072 B) take 6.6e-3 s to move: compute-bound. Every
+ * product fills whole 128 × 128 × 64 tiles but the LM head's, which runs the
+ * last position only: one row of 128, so its 2 × 4096 × 128256 FLOPs count
+ * 128 times. The memory-bound kernels add 4096 × 5505024 B at 3.35e12 × 0.7.
+ * The same model decoding 4096 sequences of 16 tokens at once is
+ * compute-bound too, and a 16-token prompt of one sequence is memory-bound. */
 static void
 test_latency_bound_switch (void)
 {
@@ -661,12 +675,16 @@ test_latency_bound_switch (void)
   HrInference inf = settings (1, 4096, 1);
   HrInferenceLatency lat = latency_of (&m, &inf);
   double prefill_memory = (15009849344.0 + 4096.0 * 131072.0) / (3.35e12 * 0.7);
+  double lm = 2.0 * 4096.0 * 128256.0;
+  double compute = (lat.prefill_flops - lm + 128.0 * lm) / (989.4e12 * 0.5);
+  double elementwise = 4096.0 * LLAMA3_8B_ELEMENTWISE / (3.35e12 * 0.7);
 
   g_assert_cmpint (lat.prefill_bound, ==, HR_BOUND_COMPUTE);
   g_assert_cmpfloat_with_epsilon (lat.prefill_memory_time, prefill_memory, prefill_memory * 1e-12);
   g_assert_cmpfloat (lat.prefill_flops, ==, hr_flops_prefill (&m, 1, 4096, true));
-  g_assert_cmpfloat_with_epsilon (lat.time_to_first_token, lat.prefill_flops / (989.4e12 * 0.5),
-                                  1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_compute_time, compute, compute * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.prefill_elementwise_time, elementwise, elementwise * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.time_to_first_token, compute + elementwise, compute * 1e-12);
   /* generate 1: the prefill gives the only token; no decode step. */
   g_assert_cmpfloat (lat.time_per_output_token, ==, 0.0);
   g_assert_cmpfloat (lat.end_to_end, ==, lat.time_to_first_token);
@@ -683,7 +701,8 @@ test_latency_bound_switch (void)
 /* The decode steps attend over a growing cache: with a 1000-token prompt and
  * 1001 tokens generated, steps 1..1000 read K and V of 1001..2000 tokens,
  * 1500.5 on average, × 131072 B. The mean memory time is the time of the
- * mean step because the read grows linearly. */
+ * mean step because the read grows linearly; each step adds the same
+ * memory-bound kernels. */
 static void
 test_latency_tpot_average (void)
 {
@@ -693,7 +712,8 @@ test_latency_tpot_average (void)
   double memory = (15009849344.0 + 1500.5 * 131072.0) / (3.35e12 * 0.7);
 
   g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
-  g_assert_cmpfloat_with_epsilon (lat.time_per_output_token, memory, memory * 1e-12);
+  g_assert_cmpfloat_with_epsilon (lat.time_per_output_token,
+                                  memory + LLAMA3_8B_ELEMENTWISE / (3.35e12 * 0.7), memory * 1e-12);
 
   /* Mistral's window stops the growth at 4096 tokens: steps past it read
    * the same as one at 4096. */
@@ -722,10 +742,11 @@ test_latency_chunked_prefill (void)
   g_assert_cmpfloat (lat.prefill_compute_time, ==, whole);
 }
 
-/* The peak follows the precision: fp8 weights run on the fp8 tensor cores,
- * 1978.9e12 against 989.4e12 FLOP/s, so the same FLOPs take 989.4 / 1978.9
- * of the time; without fp8 support vLLM's W8A16 fallback runs at the bf16
- * peak; weight-only int4 multiplies at 16 bit. */
+/* The peak follows the precision: fp8 weights run the linear layers on the
+ * fp8 tensor cores, 1978.9e12 against 989.4e12 FLOP/s, while attention's
+ * core and the LM head (its one row counting 128 times, see above) stay
+ * 16-bit; without fp8 support vLLM's W8A16 fallback runs at the bf16 peak;
+ * weight-only int4 multiplies at 16 bit. */
 static void
 test_latency_peak_by_precision (void)
 {
@@ -734,12 +755,17 @@ test_latency_peak_by_precision (void)
   HrGpu gpu = h100 ();
   HrInferenceLatency bf16, fp8;
   HrError err = { 0 };
+  double parts[HR_FLOPS_N_COMPONENTS];
+  double linear, sixteen;
 
+  hr_flops_prefill_components (&m, 1, 4096, true, parts);
+  linear = parts[HR_FLOPS_ATTN_PROJ] + parts[HR_FLOPS_ATTN_OUT] + parts[HR_FLOPS_MLP];
+  sixteen = parts[HR_FLOPS_ATTN_SCORES] + parts[HR_FLOPS_ATTN_OVER_V] + 128.0 * parts[HR_FLOPS_LM_HEAD];
   g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &bf16, &err), ==, HR_OK);
   inf.weights = HR_WEIGHTS_FP8;
   g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &fp8, &err), ==, HR_OK);
-  g_assert_cmpfloat_with_epsilon (fp8.prefill_compute_time / bf16.prefill_compute_time,
-                                  989.4 / 1978.9, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fp8.prefill_compute_time,
+                                  linear / (1978.9e12 * 0.5) + sixteen / (989.4e12 * 0.5), 1e-12);
 
   gpu.peak_flops[HR_DTYPE_FP8] = 0.0;
   g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &fp8, &err), ==, HR_OK);

@@ -1,0 +1,85 @@
+/* test-rates.c: the rate source training and serving share (hr-rates.h)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include <math.h>
+
+#include <glib.h>
+
+#include "hr-rates.h"
+
+/* The catalog's measured rate wins over peak × efficiency; without one,
+ * A100 bf16 at 312e12 × 0.5 = 156e12. */
+static void
+test_gemm_rate (void)
+{
+  HrGpu gpu = { 0 };
+
+  gpu.peak_flops[HR_DTYPE_BF16] = 312e12;
+  g_assert_cmpfloat_with_epsilon (hr_rates_gemm (&gpu, HR_DTYPE_BF16, 0.5), 156e12, 1.0);
+  gpu.gemm_sustained_flops[HR_DTYPE_BF16] = 271.2e12;
+  g_assert_cmpfloat (hr_rates_gemm (&gpu, HR_DTYPE_BF16, 0.5), ==, 271.2e12);
+}
+
+/* Tiles of 128 × 128 × 64: 100 rows fill 100/128 of one; 4096 × 11008 ×
+ * 4096 pads n to 11008 → 11008 (86 × 128 exactly) and fills every tile;
+ * one row, as in an LM head over the last position, is 1/128; k = 96 pads
+ * to 128: 0.75. */
+static void
+test_tile (void)
+{
+  g_assert_cmpfloat (hr_rates_tile (100, 4096, 4096), ==, 100.0 / 128.0);
+  g_assert_cmpfloat (hr_rates_tile (4096, 11008, 4096), ==, 1.0);
+  g_assert_cmpfloat (hr_rates_tile (1, 4096, 4096), ==, 1.0 / 128.0);
+  g_assert_cmpfloat (hr_rates_tile (4096, 4096, 96), ==, 0.75);
+}
+
+/* The roofline: 4096³ at 2 B is compute-bound, 1 / 271.2e12 s a FLOP; one
+ * row (m = 1) by a 4096 × 4096 matrix moves 2 × (4096 + 4096² + 4096) B for
+ * 2 × 4096² FLOPs, about 1 B a FLOP: 1 / 1.43e12 s at 1.43e12 B/s, more
+ * than its padded compute, 128 / 271.2e12. */
+static void
+test_roofline (void)
+{
+  double big = hr_rates_gemm_seconds_per_flop (271.2e12, 1.43e12, 2.0, 4096, 4096, 4096, true);
+  double row = hr_rates_gemm_seconds_per_flop (271.2e12, 1.43e12, 2.0, 1, 4096, 4096, true);
+  double bytes = 2.0 * (4096.0 + 4096.0 * 4096.0 + 4096.0);
+
+  g_assert_cmpfloat_with_epsilon (big, 1.0 / 271.2e12, 1e-27);
+  g_assert_cmpfloat_with_epsilon (row, bytes / (2.0 * 4096.0 * 4096.0) / 1.43e12, 1e-27);
+  g_assert_cmpfloat (row, >, 128.0 / 271.2e12);
+}
+
+/* The attention tables interpolate in log2 of the length: 1.5k tokens sit
+ * log2(1.5) = 0.585 of the way from 1k to 2k. A missing table gives none. */
+static void
+test_attention (void)
+{
+  HrGpu gpu = { 0 };
+  double fwd, bwd, rate;
+
+  g_assert_false (hr_rates_attention_seconds_per_flop (&gpu, 1024, true, &fwd, &bwd));
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    {
+      gpu.attention_fwd_flops[i] = 300e12 + 10e12 * i;
+      gpu.attention_bwd_flops[i] = 200e12;
+    }
+  g_assert_true (hr_rates_attention_seconds_per_flop (&gpu, 1536, false, &fwd, &bwd));
+  rate = 310e12 + log2 (1.5) * 10e12;
+  g_assert_cmpfloat_with_epsilon (fwd, 1.0 / rate, 1e-27);
+  g_assert_cmpfloat_with_epsilon (bwd, 1.0 / 200e12, 1e-27);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/rates/gemm", test_gemm_rate);
+  g_test_add_func ("/rates/tile", test_tile);
+  g_test_add_func ("/rates/roofline", test_roofline);
+  g_test_add_func ("/rates/attention", test_attention);
+
+  return g_test_run ();
+}
