@@ -603,6 +603,33 @@ find_descendant (GtkWidget *widget,
   return NULL;
 }
 
+/* Frozen, clearing and refilling the bar changes nothing until the thaw,
+ * which updates it once and keeps its legend entries (the results view
+ * refills it after every edit). */
+static void
+test_memory_bar_freeze (void)
+{
+  GtkWidget *bar = g_object_ref_sink (headroom_memory_bar_new ());
+  HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (bar);
+  GtkWidget *entry;
+
+  headroom_memory_bar_set_capacity (self, 80.0 * 1073741824.0);
+  headroom_memory_bar_add_segment (self, "Weights", "blue_3", 60.0 * 1073741824.0, NULL);
+  entry = find_descendant (bar, GTK_TYPE_BUTTON);
+  g_assert_nonnull (entry);
+
+  headroom_memory_bar_freeze (self);
+  headroom_memory_bar_clear (self);
+  headroom_memory_bar_add_segment (self, "Weights", "blue_3", 8.5 * 1073741824.0, NULL);
+  g_assert_cmpstr (headroom_memory_bar_get_description (self), ==,
+                   "Fits: 60.0 GiB of 80.0 GiB (20.0 GiB free); Weights 60.0 GiB.");
+  headroom_memory_bar_thaw (self);
+  g_assert_cmpstr (headroom_memory_bar_get_description (self), ==,
+                   "Fits: 8.50 GiB of 80.0 GiB (71.5 GiB free); Weights 8.50 GiB.");
+  g_assert_true (find_descendant (bar, GTK_TYPE_BUTTON) == entry);
+  g_assert_finalize_object (bar);
+}
+
 /* Accelerators of the widget's class bindings to actions of the app
  * ("win.", "window.", "plan."), not GTK's own focus and inspector keys. */
 static void
@@ -1068,6 +1095,7 @@ main (int   argc,
   g_test_add_func ("/window/workload", test_window_workload);
   g_test_add_func ("/window/import-hub", test_window_import_hub);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
+  g_test_add_func ("/memory-bar/freeze", test_memory_bar_freeze);
   g_test_add_func ("/format/units", test_format);
   g_test_add_func ("/window/help-overlay", test_help_overlay);
   g_test_add_func ("/window/save-gpu", test_window_save_gpu);

@@ -37,6 +37,8 @@ struct _HeadroomMemoryBar
 
   GArray    *segments;
   double     capacity;
+  guint      frozen;   /* headroom_memory_bar_freeze() depth */
+  gboolean   stale;    /* changed while frozen */
   char      *title;
   char      *description;
 
@@ -161,13 +163,20 @@ legend_entry_new (HeadroomMemoryBar *self)
 static void
 update (HeadroomMemoryBar *self)
 {
-  g_autoptr(GString) description = g_string_new (NULL);
+  g_autoptr(GString) description = NULL;
   g_autofree char *used = NULL;
   g_autofree char *capacity = NULL;
   g_autofree char *summary = NULL;
   double total = total_bytes (self);
   GtkWidget *child;
 
+  if (self->frozen > 0)
+    {
+      self->stale = TRUE;
+      return;
+    }
+  self->stale = FALSE;
+  description = g_string_new (NULL);
   child = gtk_widget_get_first_child (GTK_WIDGET (self->legend));
   for (guint i = 0; i < self->segments->len; i++)
     {
@@ -619,6 +628,24 @@ GtkWidget *
 headroom_memory_bar_new (void)
 {
   return g_object_new (HEADROOM_TYPE_MEMORY_BAR, NULL);
+}
+
+void
+headroom_memory_bar_freeze (HeadroomMemoryBar *self)
+{
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+
+  self->frozen++;
+}
+
+void
+headroom_memory_bar_thaw (HeadroomMemoryBar *self)
+{
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+  g_return_if_fail (self->frozen > 0);
+
+  if (--self->frozen == 0 && self->stale)
+    update (self);
 }
 
 void

@@ -14,6 +14,11 @@ G_DECLARE_FINAL_TYPE (HeadroomMemoryBar, headroom_memory_bar, HEADROOM, MEMORY_B
 
 GtkWidget  *headroom_memory_bar_new             (void);
 
+/* Hold the bar's and its legend's update until the matching thaw, so that
+ * clearing and refilling it keeps its legend entries and updates once. */
+void        headroom_memory_bar_freeze          (HeadroomMemoryBar *self);
+void        headroom_memory_bar_thaw            (HeadroomMemoryBar *self);
+
 /* Removes every segment; the capacity stays. */
 void        headroom_memory_bar_clear           (HeadroomMemoryBar *self);
 

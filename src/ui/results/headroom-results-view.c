@@ -388,6 +388,9 @@ refresh_memory (HeadroomResultsView *self)
   guint n = g_list_model_get_n_items (segments);
   gboolean offloaded = FALSE;
 
+  /* One update of each bar, its legend entries kept. */
+  headroom_memory_bar_freeze (self->memory_bar);
+  headroom_memory_bar_freeze (self->cpu_bar);
   headroom_memory_bar_clear (self->memory_bar);
   headroom_memory_bar_clear (self->cpu_bar);
   g_ptr_array_set_size (self->memory_names, 0);
@@ -418,6 +421,8 @@ refresh_memory (HeadroomResultsView *self)
     }
   headroom_memory_bar_set_capacity (self->memory_bar,
                                     headroom_estimator_get_memory_capacity (self->estimator));
+  headroom_memory_bar_thaw (self->memory_bar);
+  headroom_memory_bar_thaw (self->cpu_bar);
   gtk_widget_set_visible (GTK_WIDGET (self->cpu_bar), offloaded);
 }
 
