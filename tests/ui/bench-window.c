@@ -13,6 +13,8 @@
  * estimator and results view to the end of the next painted frame; 50
  * changes over 5 settings. Stall: the longest single main-loop dispatch
  * while the changes run (a frame, an idle recompute, a sweep step…).
+ * Frame: that frame's layout (measure and allocate) and its snapshot and
+ * render, in wall-clock and in the main thread's CPU time.
  */
 #include "config.h"
 
@@ -38,10 +40,46 @@ cpu_now (void)
   clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
   return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
+static gint64 frame_at, laid_out_at, rendered_at; /* this frame's before-paint, layout, paint */
+static gint64 frame_cpu, laid_out_cpu, rendered_cpu; /* the same in the main thread's CPU time */
+static double sum_layout, sum_render, sum_layout_cpu, sum_render_cpu;
+
+static gint64
+thread_cpu_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
 static gint64 painted_at;   /* last after-paint */
 static guint  n_paints;
 static gboolean updated;    /* the estimator emitted ::updated since the last change */
 static gint64 updated_paint; /* first after-paint after ::updated */
+
+/* Connected after the window's own handlers: the end of the frame's layout
+ * (measure and allocate) and of its paint (snapshot and render). */
+static void
+on_before_paint (GdkFrameClock *clock)
+{
+  frame_at = laid_out_at = rendered_at = g_get_monotonic_time ();
+  frame_cpu = laid_out_cpu = rendered_cpu = thread_cpu_now ();
+}
+
+static void
+on_layout (GdkFrameClock *clock)
+{
+  laid_out_at = rendered_at = g_get_monotonic_time ();
+  laid_out_cpu = rendered_cpu = thread_cpu_now ();
+}
+
+static void
+on_paint (GdkFrameClock *clock)
+{
+  rendered_at = g_get_monotonic_time ();
+  rendered_cpu = thread_cpu_now ();
+}
 
 static void
 on_after_paint (GdkFrameClock *clock)
@@ -52,6 +90,10 @@ on_after_paint (GdkFrameClock *clock)
     {
       updated_paint = painted_at;
       cpu_paint = cpu_now ();
+      sum_layout += (laid_out_at - frame_at) / 1000.0;
+      sum_render += (rendered_at - laid_out_at) / 1000.0;
+      sum_layout_cpu += (laid_out_cpu - frame_cpu) / 1000.0;
+      sum_render_cpu += (rendered_cpu - laid_out_cpu) / 1000.0;
     }
 }
 
@@ -195,6 +237,7 @@ main (int   argc,
   HeadroomWindow *window;
   GdkFrameClock *clock;
   gint64 stall = 0, start_us;
+  double start_layout, start_render, start_layout_cpu, start_render_cpu;
 
   t_main = g_get_monotonic_time ();
   setlocale (LC_ALL, "");
@@ -231,10 +274,17 @@ main (int   argc,
   gtk_window_present (GTK_WINDOW (window));
   gtk_widget_realize (GTK_WIDGET (window));
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  g_signal_connect (clock, "before-paint", G_CALLBACK (on_before_paint), NULL);
+  g_signal_connect (clock, "layout", G_CALLBACK (on_layout), NULL);
+  g_signal_connect (clock, "paint", G_CALLBACK (on_paint), NULL);
   g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), NULL);
 
   iterate_until (first_frame_with_results, window, 10 * G_USEC_PER_SEC);
   start_us = updated_paint - t_main;
+  start_layout = sum_layout;
+  start_render = sum_render;
+  start_layout_cpu = sum_layout_cpu;
+  start_render_cpu = sum_render_cpu;
 
   if (shot != NULL)
     {
@@ -308,6 +358,11 @@ main (int   argc,
            cpu[n_changes / 2], cpu[(int) ceil (0.95 * n_changes) - 1]);
   g_print ("mean phases: change to ::updated %.2f ms, views' handlers %.2f ms, to painted %.2f ms\n",
            sum_compute / n_changes, sum_handlers / n_changes, sum_paint / n_changes);
+  g_print ("mean of that frame: layout %.2f ms, snapshot and render %.2f ms "
+           "(main thread's CPU: %.2f ms, %.2f ms)\n",
+           (sum_layout - start_layout) / n_changes, (sum_render - start_render) / n_changes,
+           (sum_layout_cpu - start_layout_cpu) / n_changes,
+           (sum_render_cpu - start_render_cpu) / n_changes);
   g_print ("longest main-loop stall: %.2f ms\n", stall / 1000.0);
 
   headroom_project_set_modified (headroom_window_get_project (window), FALSE);
