@@ -303,6 +303,12 @@ print_train_json (HeadroomProject   *project,
   /* null, not 0, where the board power is unpublished (TPUs) */
   headroom_cli_json_double (builder, "energy_kwh", r->power_known ? t->energy_kwh : NAN);
   headroom_cli_json_double (builder, "mfu", t->mfu);
+  /* Only when bytes cross the host link, so that other outputs stay as they were. */
+  if (t->host_bytes > 0)
+    {
+      headroom_cli_json_bytes (builder, "host_bytes", t->host_bytes);
+      headroom_cli_json_double (builder, "host_seconds", t->host_seconds);
+    }
   /* false: the times come from the utilisation set (--mfu), not the prediction */
   json_builder_set_member_name (builder, "predicted");
   json_builder_add_boolean_value (builder, t->predicted);
@@ -385,6 +391,9 @@ print_train_table (const char       *name,
   headroom_cli_table_take (table, g_strdup (_("Step")),
                            headroom_cli_mark_not_fit (headroom_cli_format_duration (t->step_seconds), m->fits),
                            NULL);
+  if (t->host_bytes > 0)
+    headroom_cli_table_take (table, g_strdup (_("  of which on the host link")),
+                             headroom_cli_format_duration (t->host_seconds), NULL);
   if (t->predicted)
     headroom_cli_table_take (table, g_strdup (_("Times")), g_strdup (_("Predicted from the hardware")), NULL);
   else

@@ -35,6 +35,8 @@ typedef struct
   double intra_node_bandwidth;  /* NVLink/xGMI per GPU, one direction, bytes/s */
   double inter_node_bandwidth;  /* network per GPU, one direction, bytes/s */
   double inter_node_latency;    /* seconds per message */
+  double host_bandwidth;        /* link to the host's memory (PCIe; NVLink-C2C on Grace
+                                 * parts), one direction, bytes/s; 0 = not published */
   double power_watts;           /* board power */
 
   /* Sustained rates, measured (the catalog cites each source); 0 = not

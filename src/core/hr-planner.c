@@ -810,6 +810,30 @@ evaluate_rank (const PlanContext      *ctx,
                              + owned * (gradient_bytes (tr) + weight_bytes (tr))) / bw;
   }
 
+  /* The host link (docs/training.md, "Paged optimizers" and "Time on the
+   * host link"), at its raw rate. Paged optimizer states the GPU has no
+   * room for are evicted in the forward and backward and paged back by the
+   * update (bitsandbytes prefetch_state, on the update's stream): twice
+   * paged_out a step, with nothing to hide behind. Offloaded activations
+   * leave in each micro-batch's forward and return in its backward on a
+   * side stream (torchtune OffloadActivations, use_streams): only what
+   * outlasts the pass is exposed. */
+  {
+    double host = ctx->gpu->host_bandwidth;
+    double paging = 2.0 * memory->paged_out;
+    double one_way = host > 0 ? memory->offloaded_activations / host : 0;
+
+    step->host.bytes = paging + 2.0 * m * memory->offloaded_activations;
+    if (host > 0)
+      {
+        step->host.seconds = step->host.bytes / host;
+        step->host.exposed = paging / host
+                             + m * (max2 (0, one_way - (gemm_fwd + mem_fwd))
+                                    + max2 (0, one_way - (gemm_bwd + mem_bwd + gemm_rec + mem_rec)));
+      }
+    step->split.host_transfer = step->host.exposed;
+  }
+
   step->micro_batches = (int64_t) llround (m);
   step->split.compute = m * compute_mb;
   step->split.memory_bound = m * memory_mb;
@@ -822,7 +846,8 @@ evaluate_rank (const PlanContext      *ctx,
   step->split.bubble = (p - 1.0) / v * per_mb_avg;
   step->split.communication = m * comm_mb + dp_exposed;
   step->step_seconds = step->split.compute + step->split.memory_bound + step->split.recompute
-                       + step->split.communication + step->split.bubble + step->split.optimizer;
+                       + step->split.communication + step->split.bubble + step->split.optimizer
+                       + step->split.host_transfer;
 
   step->comm[HR_PLAN_COMM_TP] = (HrPlanCommCost) { m * tp_bytes, m * (tp_fwd + tp_bwd + tp_rec),
                                                    m * tp_exposed };
@@ -844,7 +869,7 @@ evaluate_rank (const PlanContext      *ctx,
   losses[HR_PLAN_BOUND_COMPUTE] = step->split.compute - ideal;
   losses[HR_PLAN_BOUND_MEMORY] = step->split.memory_bound + step->split.recompute
                                  + step->split.optimizer;
-  losses[HR_PLAN_BOUND_COMMUNICATION] = step->split.communication;
+  losses[HR_PLAN_BOUND_COMMUNICATION] = step->split.communication + step->split.host_transfer;
   losses[HR_PLAN_BOUND_BUBBLE] = step->split.bubble;
   step->bound = HR_PLAN_BOUND_COMPUTE;
   for (i = 1; i < 4; i++)
@@ -926,6 +951,9 @@ hr_plan_step (const HrModel           *model,
     return status;
 
   evaluate (&ctx, training, &memory, step);
+  if (step->host.bytes > 0 && !(gpu->host_bandwidth > 0.0))
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
+                         "needed to page optimizer states or offload activations to the host");
   return HR_OK;
 }
 
@@ -1110,6 +1138,10 @@ try_layout (Search     *search,
   search->result->fitting++;
 
   evaluate (&search->ctx, training, &memory, &step);
+  /* Bytes over a host link of unknown rate cannot be timed (hr_plan_step
+   * refuses them): such a layout fits but is not offered. */
+  if (step.host.bytes > 0 && !(search->ctx.gpu->host_bandwidth > 0.0))
+    return true;
   if (!wanted_best (search, &step, memory.total) && !wanted_pareto (search, &step, memory.total))
     return true;
 

@@ -29,7 +29,7 @@ typedef enum
 {
   HR_PLAN_BOUND_COMPUTE,        /* matrix products below peak (small or skinny shapes) */
   HR_PLAN_BOUND_MEMORY,         /* memory-bound kernels, recomputation, optimizer step */
-  HR_PLAN_BOUND_COMMUNICATION,  /* communication not hidden behind compute */
+  HR_PLAN_BOUND_COMMUNICATION,  /* communication not hidden behind compute, the host link */
   HR_PLAN_BOUND_BUBBLE,         /* pipeline fill and drain */
 } HrPlanBound;
 
@@ -52,6 +52,7 @@ typedef struct
   double communication;  /* communication left exposed after overlap */
   double bubble;         /* pipeline fill and drain */
   double optimizer;      /* optimizer update at memory bandwidth */
+  double host_transfer;  /* host link: paged-out optimizer states, offloaded activations */
 } HrPlanSplit;
 
 typedef enum
@@ -75,6 +76,7 @@ typedef struct
 {
   HrPlanSplit    split;
   HrPlanCommCost comm[HR_PLAN_COMM_N];
+  HrPlanCommCost host;        /* over the host link (PCIe), exposed = split.host_transfer */
   double  step_seconds;
   double  model_flops;        /* per step, whole cluster: forward + backward */
   double  hardware_flops;     /* per step, whole cluster: with recomputation */

@@ -1910,6 +1910,7 @@ stage_memory (const HrModel     *model,
         {
           memory->activations -= moved;
           memory->cpu_bytes += moved;
+          memory->offloaded_activations = memory->activation.layers_total - resident;
         }
     }
 
@@ -2153,6 +2154,8 @@ hr_training_time (const HrModel    *model,
       if ((status = hr_plan_step (model, training, gpu, NULL, &step, err)) != HR_OK)
         return status;
       time->step_seconds = step.step_seconds;
+      time->host_bytes = step.host.bytes;
+      time->host_seconds = step.split.host_transfer;
       time->predicted = true;
     }
   else
@@ -2176,6 +2179,24 @@ hr_training_time (const HrModel    *model,
                                             * training->pipeline_parallel)
                                 / gpu->memory_bandwidth;
       time->step_seconds += time->dequant_seconds;
+      /* Paged-out optimizer states cross the host link twice a step, on the
+       * update's stream (hr-planner.c); the utilisation set does not see
+       * them. Offloaded activations overlap the passes on a side stream:
+       * the measured utilisation holds what of them is exposed. */
+      if (training->paged_optimizer)
+        {
+          HrTrainingMemory memory;
+
+          if ((status = hr_training_memory (model, training, gpu, &memory, err)) != HR_OK)
+            return status;
+          if (memory.paged_out > 0 && !(gpu->host_bandwidth > 0))
+            return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
+                                 "needed to page optimizer states to the host");
+          time->host_bytes = 2 * memory.paged_out;
+          if (time->host_bytes > 0)
+            time->host_seconds = time->host_bytes / gpu->host_bandwidth;
+          time->step_seconds += time->host_seconds;
+        }
     }
   time->mfu = time->model_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->hfu = time->hardware_flops_per_step / (gpus * time->peak_flops * time->step_seconds);

@@ -250,7 +250,10 @@ typedef struct
                                    * but not needed on the GPU for the run to fit */
   double paged_out;               /* of these, what the GPU has no room for: evicted to the
                                    * host during the forward and backward, paged back for
-                                   * the update (twice this over PCIe per step) */
+                                   * the update (twice this over the host link per step) */
+  double offloaded_activations;   /* activation offloading: the saved tensors of one
+                                   * micro-batch sent to the host in the forward and
+                                   * fetched back in the backward */
   int64_t pipeline_stage;         /* the stage reported: 0 (first) or pp − 1 (last), the larger */
   HrTrainingRank rank;
 } HrTrainingMemory;
@@ -275,6 +278,9 @@ typedef struct
   double  hfu;                    /* hardware FLOPs / (GPUs × peak × step): the setting */
   double  dequant_seconds;        /* QLoRA: memory-bound dequantisation, inside step_seconds
                                    * (with a set mfu; the prediction has it in its split) */
+  double  host_bytes;             /* over the host link per GPU per step: paged-out optimizer
+                                   * states out and back, offloaded activations (predicted) */
+  double  host_seconds;           /* of it, the time on the critical path, inside step_seconds */
 
   /* Information, already inside the utilisation (not added to step_seconds) */
   double  bubble_fraction;        /* (p − 1)/m, or /(v·m) interleaved: idle over ideal time */

@@ -210,6 +210,7 @@ gpu_from_json (JsonObject  *entry,
       || !member_number (entry, "intra_node_bandwidth", FALSE, &gpu.intra_node_bandwidth, id, error)
       || !member_number (entry, "inter_node_bandwidth", FALSE, &gpu.inter_node_bandwidth, id, error)
       || !member_number (entry, "inter_node_latency", FALSE, &gpu.inter_node_latency, id, error)
+      || !member_number (entry, "host_bandwidth", FALSE, &gpu.host_bandwidth, id, error)
       || !member_number (entry, "power_watts", FALSE, &gpu.power_watts, id, error))
     return NULL;
 
@@ -712,6 +713,7 @@ save_user_gpus (HeadroomCatalog  *self,
       add_number (builder, "intra_node_bandwidth", gpu->intra_node_bandwidth);
       add_number (builder, "inter_node_bandwidth", gpu->inter_node_bandwidth);
       add_number (builder, "inter_node_latency", gpu->inter_node_latency);
+      add_number (builder, "host_bandwidth", gpu->host_bandwidth);
       add_number (builder, "power_watts", gpu->power_watts);
       json_builder_set_member_name (builder, "gemm_sustained_flops");
       json_builder_begin_object (builder);

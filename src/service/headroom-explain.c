@@ -255,6 +255,19 @@ explain_summary (HeadroomEstimator *self,
       if (!t->predicted)
         assumption = _("Every FLOP executed, recomputation included, runs at the measured "
                        "utilisation set (Training ▸ Throughput), not at the hardware prediction.");
+      if (t->host_bytes > 0)
+        {
+          g_autofree char *bytes = headroom_format_gib (t->host_bytes);
+          g_autofree char *host = headroom_format_duration (t->host_seconds);
+          char *with_host;
+
+          /* TRANSLATORS: appended to the step time, e.g. ", of which 0.43 s on the host link (12.7 GiB a step)" */
+          with_host = g_strdup_printf (_("%s, of which %s on the host link (%s a step: paged-out "
+                                         "optimizer states out and back, offloaded activations)"),
+                                       line, host, bytes);
+          g_free (line);
+          line = with_host;
+        }
       source = _("Chowdhery et al. 2022 (PaLM), App. B; Narayanan et al. 2021, §5");
     }
   else if (training && g_str_equal (name, "total_seconds"))

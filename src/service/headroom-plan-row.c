@@ -233,6 +233,8 @@ headroom_plan_row_get_part_seconds (HeadroomPlanRow  *self,
       return split->bubble;
     case HEADROOM_PLAN_PART_OPTIMIZER:
       return split->optimizer;
+    case HEADROOM_PLAN_PART_HOST_TRANSFER:
+      return split->host_transfer;
     case HEADROOM_PLAN_N_PARTS:
     default:
       g_return_val_if_reached (0);
@@ -429,6 +431,22 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
                      "bandwidth (AdamW in mixed precision: 28 bytes an owned parameter).");
       source = _("docs/planner.md, “Optimizer step”");
       break;
+    case HEADROOM_PLAN_PART_HOST_TRANSFER:
+      {
+        g_autofree char *bytes = headroom_format_gib (step->host.bytes);
+        g_autofree char *link = headroom_format_duration (step->host.seconds);
+
+        /* TRANSLATORS: e.g. "Host link = 12.7 GiB a step in 0.43 s, exposed 0.43 s" */
+        line = g_strdup_printf (_("%s = %s a step in %s, exposed %s"), _("Host link"), bytes,
+                                link, total);
+        assumption = _("Paged optimizer states the GPU has no room for leave during the forward "
+                       "and backward and come back for the update, at the link’s raw rate, not "
+                       "hidden; offloaded activations move on a side stream and show only where "
+                       "they outlast the pass.");
+        source = _("Dettmers et al. 2023 (QLoRA), §2; bitsandbytes prefetch_state; torchtune "
+                   "OffloadActivations");
+        break;
+      }
     case HEADROOM_PLAN_N_PARTS:
     default:
       g_return_val_if_reached (NULL);

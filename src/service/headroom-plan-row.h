@@ -24,6 +24,7 @@ typedef enum
   HEADROOM_PLAN_PART_COMMUNICATION,  /* communication left exposed after overlap */
   HEADROOM_PLAN_PART_BUBBLE,         /* pipeline fill and drain */
   HEADROOM_PLAN_PART_OPTIMIZER,      /* optimizer update */
+  HEADROOM_PLAN_PART_HOST_TRANSFER,  /* host link: paged-out optimizer states, offloaded activations */
   HEADROOM_PLAN_N_PARTS
 } HeadroomPlanPart;
 

@@ -170,6 +170,10 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
   DBL ("hardware.inter_node_latency", 0, 1e9, "0", "µs", N_("Inter-node latency"),
        GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
+  DBL ("hardware.host_bandwidth", 0, 1e6, "0", "GB/s", N_("Host link bandwidth per GPU"),
+       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure")),
+       DESCRIPTION (N_("One direction of the GPU’s link to host memory (PCIe x16, NVLink-C2C): "
+                       "what a paged optimizer’s evicted states and offloaded activations cross"))),
   DBL ("hardware.custom.memory", 0, 1e6, "80", "GiB", N_("Memory"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.memory_bandwidth", 0, 1e6, "3350", "GB/s", N_("Memory bandwidth"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.fp32", 0, 1e6, "67", "TFLOP/s", N_("FP32 peak"), GROUP ("hardware/custom")),
@@ -179,6 +183,8 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.custom.fp8", 0, 1e6, "1979", "TFLOP/s", N_("FP8 peak"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU"), GROUP ("hardware/custom")),
+  /* The H100 SXM's PCIe Gen5 x16, one direction (resources/gpus.json). */
+  DBL ("hardware.custom.host_bandwidth", 0, 1e6, "64", "GB/s", N_("Host link bandwidth per GPU"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power"), GROUP ("hardware/custom")),
   /* The core's defaults differ by workload (1 GiB training, HR_INFERENCE_DEFAULT_OVERHEAD_BYTES). */
   DBL ("hardware.overhead", -1, 1e15, "-1", "bytes", N_("Framework memory per GPU (−1: the default)"),
@@ -2561,6 +2567,7 @@ headroom_project_get_gpu (HeadroomProject  *self,
       gpu->peak_flops[HR_DTYPE_FP8] = headroom_project_get_double (self, "hardware.custom.fp8") * 1e12;
       gpu->peak_flops[HR_DTYPE_INT8] = headroom_project_get_double (self, "hardware.custom.int8") * 1e12;
       gpu->intra_node_bandwidth = headroom_project_get_double (self, "hardware.custom.intra_node_bandwidth") * 1e9;
+      gpu->host_bandwidth = headroom_project_get_double (self, "hardware.custom.host_bandwidth") * 1e9;
       gpu->power_watts = headroom_project_get_double (self, "hardware.custom.power");
       if (gpu->memory_bytes <= 0)
         {
@@ -2586,6 +2593,8 @@ headroom_project_get_gpu (HeadroomProject  *self,
     gpu->inter_node_bandwidth = bandwidth * 1e9;
   if (latency > 0)
     gpu->inter_node_latency = latency * 1e-6;
+  if (headroom_project_get_double (self, "hardware.host_bandwidth") > 0)
+    gpu->host_bandwidth = headroom_project_get_double (self, "hardware.host_bandwidth") * 1e9;
   return TRUE;
 }
 

@@ -761,7 +761,9 @@ test_train_paged_optimizer (void)
 {
   g_auto(Run) run = { 0 };
   g_auto(Run) bad_run = { 0 };
+  g_auto(Run) host_run = { 0 };
   g_autoptr(JsonObject) out = NULL;
+  g_autoptr(JsonObject) host = NULL;
 
   run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
            "--method", "qlora", "--quant", "nf4", "--double-quant", "--lora-rank", "64",
@@ -771,6 +773,20 @@ test_train_paged_optimizer (void)
   g_assert_cmpint (member_int (out, "memory.optimizer"), ==, 1279262720);
   g_assert_cmpint (member_int (out, "memory.pageable"), ==, 1279262720);
   g_assert_cmpint (member_int (out, "memory.paged_out"), ==, 0);
+  g_assert_false (json_object_has_member (json_object_get_object_member (out, "time"),
+                                          "host_bytes"));
+
+  /* Full training with paged 8-bit AdamW (12.75 GiB of states) on 75 GiB:
+   * 79.72 GiB in all, 85,597,880,448 − 80,530,636,800 = 5,067,243,648 B
+   * paged out, out and back in each step over the 32 GB/s set:
+   * 10,134,487,296 B ÷ 32e9 B/s = 0.316702728 s inside the step. */
+  run_cli (&host_run, "train", "--model", LLAMA_CONFIG, "--gpu", "custom", "--custom-memory", "75",
+           "--gpus", "1", "--precision", "bf16", "--optimizer", "adamw-8bit", "--paged-optimizer",
+           "--global-batch", "1", "--host-bandwidth", "32", "--json", NULL);
+  host = parse_output (&host_run);
+  g_assert_cmpint (member_int (host, "memory.paged_out"), ==, 5067243648);
+  g_assert_cmpint (member_int (host, "time.host_bytes"), ==, 10134487296);
+  g_assert_cmpfloat_with_epsilon (member_double (host, "time.host_seconds"), 0.316702728, 1e-9);
 
   run_cli (&bad_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
            "--optimizer", "sgd", "--paged-optimizer", NULL);

@@ -47,6 +47,9 @@ static const Part parts[] = {
   { "headroom_split_optimizer", N_("Optimizer"),
     N_("Optimizer update of the GPU's share of the parameters, at memory bandwidth"),
     HEADROOM_PLAN_PART_OPTIMIZER },
+  { "headroom_split_host_transfer", N_("Host link"),
+    N_("Paged-out optimizer states and offloaded activations crossing the link to host memory"),
+    HEADROOM_PLAN_PART_HOST_TRANSFER },
 };
 
 #define N_PARTS G_N_ELEMENTS (parts)

@@ -218,6 +218,13 @@ refresh_figures (HeadroomHardwarePage *self)
     if (HEADROOM_IS_SPIN_ROW (row)
         && headroom_project_get_double (self->project, "hardware.inter_node_latency") == 0)
       headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), text);
+    row = headroom_hardware_page_get_row (self, "hardware.host_bandwidth");
+    g_free (text);
+    text = gpu.host_bandwidth > 0 ? g_strdup_printf (_("Default (%.0f GB/s)"), gpu.host_bandwidth / 1e9)
+                                  : g_strdup (_("Not published"));
+    if (HEADROOM_IS_SPIN_ROW (row)
+        && headroom_project_get_double (self->project, "hardware.host_bandwidth") == 0)
+      headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), text);
   }
   for (Figure f = FIGURE_FP32; f <= FIGURE_INT8; f++)
     {
