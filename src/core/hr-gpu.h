@@ -30,7 +30,10 @@ typedef struct
   double memory_bytes;          /* usable device memory, bytes */
   double driver_memory_bytes;   /* total the CUDA driver reports (cudaMemGetInfo), bytes;
                                  * 0 = not known, take memory_bytes (hr-serving.h) */
-  double memory_bandwidth;      /* bytes/s */
+  double memory_bandwidth;      /* bytes/s, the datasheet's peak */
+  double memory_sustained_bandwidth; /* bytes/s a streaming copy reaches, measured (the
+                                      * catalog cites it); 0 = not measured, and the
+                                      * estimates take peak × their memory_efficiency */
   double peak_flops[HR_DTYPE_N];/* dense FLOP/s (OP/s for int8); 0 = not supported */
   double intra_node_bandwidth;  /* NVLink/xGMI per GPU, one direction, bytes/s */
   double inter_node_bandwidth;  /* network per GPU, one direction, bytes/s */

@@ -1023,7 +1023,7 @@ hr_inference_latency (const HrModel      *model,
       (status = hr_model_params (model, &params, err)) != HR_OK)
     return status;
 
-  bandwidth = gpu->memory_bandwidth * inf->memory_efficiency;
+  bandwidth = hr_rates_bandwidth (gpu, inf->memory_efficiency);
   if (!(hr_rates_gemm (gpu, compute_dtype (gpu, inf), inf->compute_efficiency) > 0.0))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "peak_flops", 0, 0,
                          "the GPU lists no peak for this precision");

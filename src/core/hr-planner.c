@@ -191,7 +191,7 @@ core_seconds_per_flop (const PlanContext *ctx,
 }
 
 /* Seconds per FLOP of an m×k by k×n product: its roofline (hr-rates.h) at
- * this GPU's memory bandwidth. */
+ * the bandwidth this GPU sustains. */
 static double
 gemm_seconds_per_flop (const PlanContext *ctx,
                        double             rate,
@@ -201,7 +201,7 @@ gemm_seconds_per_flop (const PlanContext *ctx,
                        double             k,
                        bool               write_out)
 {
-  return hr_rates_gemm_seconds_per_flop (rate, ctx->gpu->memory_bandwidth * ctx->as.memory_efficiency,
+  return hr_rates_gemm_seconds_per_flop (rate, hr_rates_bandwidth (ctx->gpu, ctx->as.memory_efficiency),
                                          elem, m, n, k, write_out);
 }
 
@@ -454,7 +454,7 @@ evaluate_rank (const PlanContext      *ctx,
   double elem = dtype_bytes (dtype);
   double elem16 = dtype_bytes (dtype16);
   double a = activation_bytes (dtype);
-  double bw = ctx->gpu->memory_bandwidth * as->memory_efficiency;
+  double bw = hr_rates_bandwidth (ctx->gpu, as->memory_efficiency);
   int64_t gpn = tr->gpus_per_node;
   int64_t gpus = tr->nodes * gpn;
   double t = (double) tr->tensor_parallel;

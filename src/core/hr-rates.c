@@ -29,6 +29,15 @@ hr_rates_gemm (const HrGpu *gpu,
 }
 
 double
+hr_rates_bandwidth (const HrGpu *gpu,
+                    double       efficiency)
+{
+  double measured = gpu->memory_sustained_bandwidth;
+
+  return measured > 0.0 ? measured : gpu->memory_bandwidth * efficiency;
+}
+
+double
 hr_rates_tile (double m,
                double n,
                double k)

@@ -19,6 +19,11 @@ double hr_rates_gemm (const HrGpu *gpu,
                       HrDtype      dtype,
                       double       efficiency);
 
+/* Bytes/s memory-bound kernels sustain: the catalog's measured
+ * memory_sustained_bandwidth, else peak × `efficiency`. */
+double hr_rates_bandwidth (const HrGpu *gpu,
+                           double       efficiency);
+
 /* Rows and columns of a tensor-core GEMM's output tile (NVIDIA, "Matrix
  * Multiplication Background User's Guide", tile quantization). */
 #define HR_RATES_TILE_MN 128.0

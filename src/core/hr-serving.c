@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-rates.h"
 #include "hr-serving.h"
 
 static const char *const engine_names[HR_ENGINE_N] = {
@@ -210,11 +211,11 @@ llamacpp_plan (const HrModel           *model,
   plan->max_concurrency = 1.0;
   plan->fits = plan->weights + plan->kv_cache + plan->activations <= plan->total;
 
-  /* One token at the full context: the GPU's layers (and output) at its
-   * bandwidth × memory_efficiency, the CPU's at the host bandwidth. */
+  /* One token at the full context: the GPU's layers (and output) at the
+   * bandwidth it sustains (hr-rates.h), the CPU's at the host bandwidth. */
   gpu_bytes = plan->weights + plan->kv_cache;
   plan->gpu_decode_time = gpu->memory_bandwidth > 0.0 ?
-                          gpu_bytes / (gpu->memory_bandwidth * inf->memory_efficiency) : 0.0;
+                          gpu_bytes / hr_rates_bandwidth (gpu, inf->memory_efficiency) : 0.0;
   /* A lookup reads a row of the token embedding, not the table, unless
    * the table is also the output matrix left on the CPU. */
   plan->cpu_decode_time = (plan->cpu_weights + plan->cpu_kv_cache -

@@ -207,12 +207,22 @@ gpu_from_json (JsonObject  *entry,
   if (!member_number (entry, "memory_bytes", TRUE, &gpu.memory_bytes, id, error)
       || !member_number (entry, "driver_memory_bytes", FALSE, &gpu.driver_memory_bytes, id, error)
       || !member_number (entry, "memory_bandwidth", TRUE, &gpu.memory_bandwidth, id, error)
+      || !member_number (entry, "memory_sustained_bandwidth", FALSE,
+                         &gpu.memory_sustained_bandwidth, id, error)
       || !member_number (entry, "intra_node_bandwidth", FALSE, &gpu.intra_node_bandwidth, id, error)
       || !member_number (entry, "inter_node_bandwidth", FALSE, &gpu.inter_node_bandwidth, id, error)
       || !member_number (entry, "inter_node_latency", FALSE, &gpu.inter_node_latency, id, error)
       || !member_number (entry, "host_bandwidth", FALSE, &gpu.host_bandwidth, id, error)
       || !member_number (entry, "power_watts", FALSE, &gpu.power_watts, id, error))
     return NULL;
+
+  /* A measured rate above the datasheet's peak is a typo. */
+  if (gpu.memory_sustained_bandwidth > gpu.memory_bandwidth)
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: memory_sustained_bandwidth: must not exceed memory_bandwidth", id);
+      return NULL;
+    }
 
   peaks_node = json_object_get_member (entry, "peak_flops");
   if (peaks_node == NULL || !JSON_NODE_HOLDS_OBJECT (peaks_node))
@@ -705,6 +715,8 @@ save_user_gpus (HeadroomCatalog  *self,
       if (gpu->driver_memory_bytes > 0)
         add_number (builder, "driver_memory_bytes", gpu->driver_memory_bytes);
       add_number (builder, "memory_bandwidth", gpu->memory_bandwidth);
+      if (gpu->memory_sustained_bandwidth > 0)
+        add_number (builder, "memory_sustained_bandwidth", gpu->memory_sustained_bandwidth);
       json_builder_set_member_name (builder, "peak_flops");
       json_builder_begin_object (builder);
       for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
@@ -805,6 +817,13 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
     {
       g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
                            "memory_bandwidth: must be positive");
+      return FALSE;
+    }
+  if (!isfinite (gpu->memory_sustained_bandwidth) || gpu->memory_sustained_bandwidth < 0
+      || gpu->memory_sustained_bandwidth > gpu->memory_bandwidth)
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                           "memory_sustained_bandwidth: must lie between 0 and memory_bandwidth");
       return FALSE;
     }
   for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)

@@ -629,6 +629,18 @@ test_latency_decode_memory_bound (void)
                                   1e-15);
   g_assert_cmpfloat_with_epsilon (lat.tokens_per_second_per_sequence, 2.0 / lat.end_to_end, 1e-9);
   g_assert_cmpfloat_with_epsilon (lat.tokens_per_second, 2.0 / lat.end_to_end, 1e-9);
+
+  /* A GPU whose copy rate is measured (resources/gpus.json,
+   * memory_sustained_bandwidth) moves the same bytes at that rate instead:
+   * 15144067072 B at 3.0e12 B/s = 5.04802e-3 s. */
+  {
+    HrGpu gpu = h100 ();
+    HrError err = { 0 };
+
+    gpu.memory_sustained_bandwidth = 3.0e12;
+    g_assert_cmpint (hr_inference_latency (&m, &inf, &gpu, &lat, &err), ==, HR_OK);
+    g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, 15144067072.0 / 3.0e12, 1e-15);
+  }
 }
 
 /* MoE decode reads only the experts chosen: one token of DeepSeek-V2-Lite

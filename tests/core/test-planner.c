@@ -237,6 +237,12 @@ test_memory_bound (void)
   step_ok (&model, &t, &gpu, NULL, &step);
 
   assert_close (step.split.memory_bound, 3 * forward / 0.8e12, 1e-9);
+
+  /* A measured copy rate (memory_sustained_bandwidth) replaces peak ×
+   * memory_efficiency: the same bytes at 0.9e12 B/s, as serving's decode. */
+  gpu.memory_sustained_bandwidth = 0.9e12;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.memory_bound, 3 * forward / 0.9e12, 1e-9);
 }
 
 /* Adam in mixed precision on one GPU reads and writes m, v (8 bytes) and the

@@ -21,6 +21,18 @@ test_gemm_rate (void)
   g_assert_cmpfloat (hr_rates_gemm (&gpu, HR_DTYPE_BF16, 0.5), ==, 271.2e12);
 }
 
+/* A measured copy rate wins over peak × efficiency: the H100 PCIe's
+ * 1630e9 B/s (resources/gpus.json) against 2.0e12 × 0.7 = 1.4e12. */
+static void
+test_bandwidth (void)
+{
+  HrGpu gpu = { .memory_bandwidth = 2.0e12 };
+
+  g_assert_cmpfloat_with_epsilon (hr_rates_bandwidth (&gpu, 0.7), 1.4e12, 1.0);
+  gpu.memory_sustained_bandwidth = 1630e9;
+  g_assert_cmpfloat (hr_rates_bandwidth (&gpu, 0.7), ==, 1630e9);
+}
+
 /* Tiles of 128 × 128 × 64: 100 rows fill 100/128 of one; 4096 × 11008 ×
  * 4096 pads n to 11008 → 11008 (86 × 128 exactly) and fills every tile;
  * one row, as in an LM head over the last position, is 1/128; k = 96 pads
@@ -77,6 +89,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/rates/gemm", test_gemm_rate);
+  g_test_add_func ("/rates/bandwidth", test_bandwidth);
   g_test_add_func ("/rates/tile", test_tile);
   g_test_add_func ("/rates/roofline", test_roofline);
   g_test_add_func ("/rates/attention", test_attention);

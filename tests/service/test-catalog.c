@@ -74,6 +74,7 @@ test_builtin (void)
       /* A measured rate never exceeds the peak it is measured against. */
       for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
         g_assert_cmpfloat (gpu->gemm_sustained_flops[dtype], <=, gpu->peak_flops[dtype]);
+      g_assert_cmpfloat (gpu->memory_sustained_bandwidth, <=, gpu->memory_bandwidth);
       for (int point = 0; point < HR_GPU_ATTENTION_POINTS; point++)
         {
           g_assert_cmpfloat (gpu->attention_fwd_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
@@ -112,6 +113,10 @@ test_sustained_rates (void)
   /* No published sweep: 0, and the planner's fallback applies. */
   g_assert_cmpfloat (pcie.gemm_sustained_flops[HR_DTYPE_BF16], ==, 0);
   g_assert_cmpfloat (pcie.attention_fwd_flops[0], ==, 0);
+  /* chsasank/device-benchmarks' copy: the H100 PCIe at 1630 GB/s of its
+   * 2.0 TB/s; no published figure for the A100 SXM (0: peak × efficiency). */
+  g_assert_cmpfloat (pcie.memory_sustained_bandwidth, ==, 1630e9);
+  g_assert_cmpfloat (a100.memory_sustained_bandwidth, ==, 0);
   remove_user_dir (dir);
 }
 
@@ -147,6 +152,7 @@ test_user_gpu (void)
   HrGpu gpu = {
     .memory_bytes = 48.0 * 1073741824.0,
     .memory_bandwidth = 864e9,
+    .memory_sustained_bandwidth = 760e9,
     .peak_flops = { 91.6e12, 183e12, 362e12, 362e12, 733e12, 733e12 },
     .intra_node_bandwidth = 32e9,
     .power_watts = 350,
@@ -190,6 +196,7 @@ test_user_gpu_invalid (void)
   HrGpu gpu = { .memory_bytes = 0, .memory_bandwidth = 1e12 };
   g_autoptr(GError) zero_error = NULL;
   g_autoptr(GError) nan_error = NULL;
+  g_autoptr(GError) above_error = NULL;
 
   g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &zero_error));
   g_assert_error (zero_error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID);
@@ -199,6 +206,13 @@ test_user_gpu_invalid (void)
   gpu.peak_flops[HR_DTYPE_BF16] = NAN;
   g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &nan_error));
   g_assert_true (g_str_has_prefix (nan_error->message, "peak_flops.bf16"));
+
+  /* A copy never runs faster than the datasheet's peak. */
+  gpu.peak_flops[HR_DTYPE_BF16] = 0;
+  gpu.memory_sustained_bandwidth = 1.1e12;
+  g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &above_error));
+  g_assert_true (g_str_has_prefix (above_error->message, "memory_sustained_bandwidth"));
+  gpu.memory_sustained_bandwidth = 0;
 
   /* A built-in id cannot be taken over. */
   if (g_list_model_get_n_items (gpus) > 0)

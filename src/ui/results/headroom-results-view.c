@@ -540,8 +540,8 @@ refresh_summary (HeadroomResultsView *self)
                 : g_strdup_printf (_("%s, as the Plan view predicts them"), basis);
     }
   else
-    caption = g_strdup_printf (_("Assumes the GPU’s measured matrix rates (else %.0f %% of peak "
-                                 "compute) and %.0f %% of memory bandwidth (Inference ▸ Serving)"),
+    caption = g_strdup_printf (_("Assumes the GPU’s measured rates, else %.0f %% of peak compute "
+                                 "and %.0f %% of memory bandwidth (Inference ▸ Serving)"),
                                100.0 * headroom_project_get_double (headroom_estimator_get_project (self->estimator), "inference.compute_efficiency"),
                                100.0 * headroom_project_get_double (headroom_estimator_get_project (self->estimator), "inference.memory_efficiency"));
   /* Figures of a run that cannot start are marked as such, with the reason. */
