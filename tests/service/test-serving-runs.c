@@ -197,9 +197,28 @@ test_benchmarks (void)
        * training uses it) take 0.101 s, the causal FlashAttention core
        * 2 ms, the memory-bound kernels (2048 tokens × 32 layers × (2 × 4 ×
        * 4096 + 3 × 11008 + 2 × 8192) × 2 B = 10.7 GB at 2.039e12 × 0.7)
-       * 7.5 ms: 0.110 s, 0.79×. Compared at batch 1 only. */
+       * 7.5 ms: 0.110 s, 0.79×. Compared at batch 1 only.
+       * TurboMind (LMDeploy v0.1's engine) prefills one token less and
+       * produces the first token in its first decode step
+       * (src/turbomind/models/llama/LlamaBatch.cc, contextDecode():
+       * input and context lengths − 1, "skip last input token (will
+       * process with decoder later)"): a prefill of 2047 tokens then one
+       * step over 2048 cached tokens, 0.120 s, 0.86×. Headroom has no
+       * LMDeploy engine to apply it to; it is shown, not asserted. */
       if (inf.batch == 1 && json_object_has_member (measured, "ttft_s"))
-        assert_within ("TTFT", lat.time_to_first_token, number (row, "measured", "ttft_s"), 0.25);
+        {
+          HrInference turbomind = inf;
+          HrInferenceLatency tm;
+
+          assert_within ("TTFT", lat.time_to_first_token, number (row, "measured", "ttft_s"), 0.25);
+          turbomind.prompt = inf.prompt - 1;
+          turbomind.generate = 2;
+          g_assert_cmpint (hr_inference_latency (&model, &turbomind, &gpu, &tm, &err), ==, HR_OK);
+          g_test_message ("TTFT as TurboMind steps it: %.6g (%.3f x)",
+                          tm.time_to_first_token + tm.time_per_output_token,
+                          (tm.time_to_first_token + tm.time_per_output_token)
+                          / number (row, "measured", "ttft_s"));
+        }
       if (json_object_has_member (measured, "tpot_s"))
         assert_within ("TPOT", lat.time_per_output_token, number (row, "measured", "tpot_s"), 0.25);
     }
