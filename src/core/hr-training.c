@@ -1791,6 +1791,7 @@ phases (const HrModel     *model,
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
                         &memory->peak_layer_backward, &memory->peak_optimizer };
+    double cached[4] = { 0, 0, 0, 0 }, reserved = 0;
     int at = 0;
 
     for (int i = 0; i < 4; i++)
@@ -1800,7 +1801,9 @@ phases (const HrModel     *model,
           at = i;
       }
     memory->allocated_peak = *peak[at];
-    /* The caching allocator keeps a pool of blocks per stream
+    /* Blocks the caching allocator holds free in a phase that the phase
+     * cannot use count in what it reserves (reserved_peak, the largest over
+     * the phases; below). The allocator keeps a pool of blocks per stream
      * (c10/cuda/CUDACachingAllocator.cpp: a freed block is reused only by
      * its own stream). FSDP reduce-scatters into gradient shards allocated
      * on its reduce-scatter stream (FSDP2 foreach_reduce; FSDP1 its
@@ -1812,9 +1815,26 @@ phases (const HrModel     *model,
       {
         double layers2 = 2 * (double) memory->rank.largest_layer * b.weights;
 
-        memory->stream_cache = (grads > live[at][0] ? grads - live[at][0] : 0)
-                               + (fsdp->root > layers2 ? fsdp->root : layers2);
+        for (int i = 0; i < 4; i++)
+          cached[i] = (grads > live[i][0] ? grads - live[i][0] : 0)
+                      + (fsdp->root > layers2 ? fsdp->root : layers2);
       }
+    /* The eager full loss upcasts the 16-bit logits (torchtitan's loss_fn:
+     * cross_entropy(pred.float(), …)) and the logits are dropped before the
+     * backward (train.py: del pred). Their block, of T·V 16-bit elements, is
+     * its own segment (over kMinLargeAlloc) and half the size of each fp32
+     * buffer the loss's backward allocates (the log-probabilities' and the
+     * logits' gradients): it stays cached, unused, in that phase — in every
+     * step, since the next forward's logits take it back. */
+    if (training->loss == HR_LOSS_FULL
+        && act->loss_transient / 8 * 2 >= ALLOCATOR_MIN_LARGE
+        && !(training->compile && training->compile_loss)
+        && hr_training_compute_dtype (training) != HR_DTYPE_FP32)
+      cached[1] += act->loss_transient / 8 * 2;
+    for (int i = 0; i < 4; i++)
+      if (*peak[i] + cached[i] > reserved)
+        reserved = *peak[i] + cached[i];
+    memory->cached_free = reserved - memory->allocated_peak;
     memory->peak_gradients = live[at][0];
     memory->peak_activations = live[at][1];
     memory->peak_temporary = live[at][2];
@@ -1857,7 +1877,7 @@ phases (const HrModel     *model,
       n_tensors += per_layer * layers * copies;
   }
   memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2
-                          + memory->stream_cache;
+                          + memory->cached_free;
 
   memory->overhead = training->overhead_bytes;
   memory->total = memory->reserved_peak + memory->overhead;

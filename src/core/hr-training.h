@@ -224,9 +224,9 @@ typedef struct
   double activations;             /* per_layer × layers × in flight, + outside-layer tensors */
   double activations_per_layer;   /* one layer of one micro-batch */
   double temporary;               /* gathered layers, comm buckets, fp32 logits and loss */
-  double stream_cache;            /* FSDP: blocks its communication streams keep cached,
-                                   * in reserved_peak only (gradient shards, all-gather
-                                   * buffer) */
+  double cached_free;            /* blocks the caching allocator holds free that a phase
+                                   * cannot use (FSDP's stream pools, the 16-bit logits'
+                                   * block): reserved_peak less allocated_peak and rounding */
   double overhead;                /* CUDA context, cuBLAS workspace, NCCL buffers */
   double recompute;               /* a recomputed layer's transient during its backward */
   double allocated_peak;          /* live tensors at the step's peak phase

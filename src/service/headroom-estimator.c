@@ -430,9 +430,11 @@ fill_memory_segments (HeadroomEstimator *self)
                     _("saved for the backward and live at the peak (Korthikanti et al. 2022, §4)"));
       add_quantity (items, "temporary", _("Temporary buffers"), m->peak_temporary, "bytes",
                     "buffers", _("gathered layers, communication buckets, the loss's buffers at the peak"));
-      add_quantity (items, "allocator", _("Allocator rounding"),
+      add_quantity (items, "allocator", _("Allocator rounding and cache"),
                     m->reserved_peak - m->allocated_peak, "bytes", "overhead",
-                    _("the caching allocator's 2 MiB rounding of large blocks"));
+                    _("the caching allocator's 2 MiB rounding of large blocks, and the freed "
+                      "blocks it keeps that the peak cannot use (FSDP's stream pools, the "
+                      "16-bit logits)"));
       add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
                     _("CUDA context, cuBLAS workspace, NCCL buffers"));
       /* The offloaded states of fine-tuning are the trained part's: shown in

@@ -609,22 +609,35 @@ test_reference_runs (void)
   within ("LitGPT L2-7B QLoRA", 12.89, mem.allocated_peak, 0.10);
 
   /* peft-l40s-l32-3b-*: bf16 (no autocast), 4 × 768, AdamW, no AC, eager
-   * LlamaRMSNorm; 99th percentile of memory_reserved. */
+   * LlamaRMSNorm. PEFT's MetaMathQA run.py logs memory_reserved() after each
+   * step and empties the cache after it: each step's own reserve. Batches are
+   * bucketed by length, so the 99th percentile over steps (printed) sits
+   * below the reserve of the longest, 768-token batch the estimate describes
+   * — once the reserve holds the 16-bit logits' block (their `outputs` keep
+   * the logits through the backward), LoRA's and DoRA's by 12 %. Held to the
+   * run's maximum, accelerator_memory_max (evaluation included): 38.87,
+   * 22.29 and 24.53 GB. */
   one_gpu (&t);
   t.micro_batch = 4;
   t.seq_len = 768;
   t.global_batch = 4;
   t.norm_kernel = HR_NORM_KERNEL_EAGER;
   memory_of (&l3, &t, &mem);
-  within ("PEFT L3.2-3B full", 34.78, mem.reserved_peak, 0.10);
+  g_test_message ("PEFT L3.2-3B full: 99th percentile 34.78 GiB (%+.1f %%)",
+                  100 * (mem.reserved_peak / GIB / 34.78 - 1));
+  within ("PEFT L3.2-3B full", 38868615168 / GIB, mem.reserved_peak, 0.10);
   t.finetune.method = HR_FINETUNE_LORA;
   t.finetune.rank = 32;
   t.finetune.fp32_adapters = true;
   memory_of (&l3, &t, &mem);
-  within ("PEFT L3.2-3B LoRA", 18.738, mem.reserved_peak, 0.10);
+  g_test_message ("PEFT L3.2-3B LoRA: 99th percentile 18.74 GiB (%+.1f %%)",
+                  100 * (mem.reserved_peak / GIB / 18.738 - 1));
+  within ("PEFT L3.2-3B LoRA", 22292725760 / GIB, mem.reserved_peak, 0.10);
   t.finetune.method = HR_FINETUNE_DORA;
   memory_of (&l3, &t, &mem);
-  within ("PEFT L3.2-3B DoRA", 20.656, mem.reserved_peak, 0.10);
+  g_test_message ("PEFT L3.2-3B DoRA: 99th percentile 20.66 GiB (%+.1f %%)",
+                  100 * (mem.reserved_peak / GIB / 20.656 - 1));
+  within ("PEFT L3.2-3B DoRA", 24532484096 / GIB, mem.reserved_peak, 0.10);
 
   /* torchtune-a100-l32-3b-lora (README, llama3_2/3B_lora_single_device):
    * r 64 on q, v, o and the MLP, 2 × 4096 packed, AC, compile, chunked
