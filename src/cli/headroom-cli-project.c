@@ -195,7 +195,7 @@ headroom_cli_report (int    argc,
   if (model.project == NULL)
     {
       g_set_error (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("%s: format: not a Headroom project (use “headroom-cli import” for a config.json)"),
+                   _("%s: not a Headroom project (use “headroom-cli import” for a config.json)"),
                    path);
       return headroom_cli_report_error (error);
     }

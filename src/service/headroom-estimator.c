@@ -148,7 +148,7 @@ compute_training (HeadroomProject  *project,
     if (!all_sane (figures, G_N_ELEMENTS (figures)))
       {
         g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                             _("training: the estimate is out of range; check the sizes"));
+                             _("The training estimate is out of range; check the sizes"));
         return FALSE;
       }
   }
@@ -232,7 +232,7 @@ compute_inference (HeadroomProject  *project,
     if (!all_sane (figures, G_N_ELEMENTS (figures)))
       {
         g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                             _("inference: the estimate is out of range; check the sizes"));
+                             _("The inference estimate is out of range; check the sizes"));
         return FALSE;
       }
   }
@@ -1218,7 +1218,7 @@ headroom_estimator_measure_training (HeadroomEstimator      *self,
   if (!self->has_result || self->result.workload != HEADROOM_WORKLOAD_TRAINING)
     {
       g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                           _("training: no estimate to measure against"));
+                           _("No training estimate to measure against"));
       return FALSE;
     }
   if (!headroom_project_get_gpu (self->project, &gpu, error))

@@ -1518,7 +1518,7 @@ load_root (HeadroomProject  *self,
       || strcmp (json_node_get_string (node), HEADROOM_PROJECT_FORMAT) != 0)
     {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_FORMAT,
-                   _("format: not a Headroom project (expected “%s”)"), HEADROOM_PROJECT_FORMAT);
+                   _("Not a Headroom project (expected the format “%s”)"), HEADROOM_PROJECT_FORMAT);
       return FALSE;
     }
 
@@ -1529,7 +1529,7 @@ load_root (HeadroomProject  *self,
       || fabs (json_node_get_double (node)) > MAX_COUNT)
     {
       g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_TYPE,
-                           _("version: expected an integer"));
+                           _("The format version is not an integer"));
       return FALSE;
     }
   version = json_node_get_value_type (node) == G_TYPE_INT64 ? json_node_get_int (node)
@@ -1537,7 +1537,7 @@ load_root (HeadroomProject  *self,
   if (version > HEADROOM_PROJECT_VERSION)
     {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_VERSION,
-                   _("version: this project was written by a newer Headroom (format version %"
+                   _("This project was written by a newer Headroom (format version %"
                      G_GINT64_FORMAT "; this version reads up to %d); please update Headroom"),
                    version, HEADROOM_PROJECT_VERSION);
       return FALSE;
@@ -1545,7 +1545,7 @@ load_root (HeadroomProject  *self,
   if (version < 1)
     {
       g_set_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                   _("version: %" G_GINT64_FORMAT " is not a valid format version"), version);
+                   _("%" G_GINT64_FORMAT " is not a valid format version"), version);
       return FALSE;
     }
 
@@ -2521,7 +2521,7 @@ headroom_project_get_model (HeadroomProject  *self,
   if (preset == NULL && json_object_get_size (self->config) == 0)
     {
       g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                           _("model: missing; choose a preset or import a config.json"));
+                           _("No model: choose a preset or import a config.json"));
       return FALSE;
     }
 

@@ -169,7 +169,7 @@ const HeadroomKeyInfo *headroom_project_find_option (const char *section,
 
 G_DECLARE_FINAL_TYPE (HeadroomProject, headroom_project, HEADROOM, PROJECT, GObject)
 
-/* Every key at its default and no model: the estimator reports "model: missing". */
+/* Every key at its default and no model: the estimator reports "No model: …". */
 HeadroomProject *headroom_project_new           (void) G_GNUC_WARN_UNUSED_RESULT;
 /* Llama-3.1-8B pretraining on one node of 8 H100 SXM, bf16 mixed precision, AdamW,
  * ZeRO-1, tensor parallel 2 with sequence parallelism, selective recomputation,

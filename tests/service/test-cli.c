@@ -1802,8 +1802,8 @@ test_bad_input (void)
     { { "report", CLI_DATA "/bad-layout.headroom.json" }, "Tensor parallel (training.tensor_parallel): " },
     { { "report", CLI_DATA "/bad-truncated.headroom.json" }, "not valid JSON" },
     /* Issue 15: a mistyped tag is named, not a missing hidden_size; a second object is refused. */
-    { { "report", CLI_DATA "/bad-format.headroom.json" }, "format: not a Headroom project (expected “headroom-project”)" },
-    { { "train", "--model", CLI_DATA "/bad-format.headroom.json", "--gpu", "test-gpu" }, "format: not a Headroom project" },
+    { { "report", CLI_DATA "/bad-format.headroom.json" }, "Not a Headroom project (expected the format “headroom-project”)" },
+    { { "train", "--model", CLI_DATA "/bad-format.headroom.json", "--gpu", "test-gpu" }, "Not a Headroom project" },
     { { "params", "--model", CLI_DATA "/bad-trailing.json" }, "line 2: unexpected content after the end of the JSON object" },
     { { "report", CLI_DATA "/no-such.headroom.json" }, "no such file" },
     { { "report", CLI_DATA "/tiny-llama.json" }, "not a Headroom project" },

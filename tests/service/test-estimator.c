@@ -431,7 +431,7 @@ test_no_model (void)
 
   headroom_estimator_recompute_now (estimator);
   g_assert_false (headroom_estimator_get_has_result (estimator));
-  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "model: missing"));
+  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "No model: choose"));
   g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator)),
                     ==, 0);
   g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, 0);
