@@ -310,12 +310,14 @@ hr_serving_plan (const HrModel     *model,
 
     case HR_ENGINE_TRTLLM:
       /* The KV cache takes free_gpu_memory_fraction of what is free once the
-       * engine (weights, activation buffers at max_num_tokens) is loaded. */
+       * engine (weights, activation buffers at max_num_tokens) is loaded, in
+       * blocks of its own tokens_per_block. */
       if (fraction == 0.0)
         fraction = HR_SERVING_DEFAULT_TRTLLM_FREE_FRACTION;
       plan->activations = m.activations;
       plan->non_torch = non_torch;
       plan->usable = plan->total;
+      plan->block_size = HR_SERVING_TRTLLM_TOKENS_PER_BLOCK;
       fill_capacity (plan, fraction * (plan->total - plan->weights - plan->activations -
                                        plan->non_torch));
       break;

@@ -43,6 +43,10 @@ typedef enum
 #define HR_SERVING_VLLM_FIRST_TOKEN_OVERHEAD      0.004
 /* TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction. */
 #define HR_SERVING_DEFAULT_TRTLLM_FREE_FRACTION   0.9
+/* TensorRT-LLM KvCacheConfig.tokens_per_block (tensorrt_llm/llmapi/
+ * llm_args.py, the LLM API and trtllm-serve); engines built by older
+ * releases set it in PluginConfig: 128 at NVIDIA/TensorRT-LLM 035b99e0. */
+#define HR_SERVING_TRTLLM_TOKENS_PER_BLOCK        32
 /* Memory an engine allocates outside PyTorch (cuBLAS and NCCL workspaces,
  * the CUDA context's growth), as vLLM's profiles print it: 0.16 GiB on one
  * H100 (vllm PR #12126), 0.20 GiB per RTX 3090 at TP 4 (PR #14447). */

@@ -193,7 +193,8 @@ test_sglang_llama3_h100 (void)
  * the engine leaves, activations at 8192 tokens (839,630,336 B, above):
  *   KV = 0.9 × (85,061,827,297 − 16,060,522,496 − 839,630,336 − 214,748,364.8)
  *      = 0.9 × 67,946,926,100.2 = 61,152,233,490.2 B
- *   blocks of 16 = floor(61,152,233,490.2 / 2,097,152) = 29,159 → 466,544 tokens. */
+ *   blocks of TensorRT-LLM's 32 tokens (KvCacheConfig.tokens_per_block), 4,194,304 B:
+ *   floor(61,152,233,490.2 / 4,194,304) = 14,579 → 466,528 tokens. */
 static void
 test_trtllm_llama3_h100 (void)
 {
@@ -211,7 +212,9 @@ test_trtllm_llama3_h100 (void)
   plan (&model, &inf, &serving, &gpu, &p);
 
   g_assert_cmpfloat (p.activations, ==, 839630336.0);
-  g_assert_cmpint (p.kv_capacity_tokens, ==, 466544);
+  g_assert_cmpint (p.block_size, ==, 32);
+  g_assert_cmpint (p.kv_blocks, ==, 14579);
+  g_assert_cmpint (p.kv_capacity_tokens, ==, 466528);
 }
 
 /* llama.cpp holds n_ctx = max_model_len cells: Llama 3 8B at 8192 keeps
