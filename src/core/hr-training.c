@@ -1036,6 +1036,20 @@ bytes_for (const HrTrainingRank *rank,
                             + (double) rank->expert_params / g->expert);
 }
 
+/* FSDP (full or hybrid shard) under pipeline parallelism keeps the stage's
+ * parameters gathered through the step: torchtitan's apply_fsdp passes
+ * reshard_after_forward=False with PP ("to avoid per-microbatch
+ * all-gathers"), and torch.distributed.pipelining runs every micro-batch's
+ * backward but the last without gradient sync or resharding
+ * (PipelineStage.backward_maybe_with_nosync: set_requires_gradient_sync and
+ * set_reshard_after_backward False), so FSDP2 accumulates the unsharded
+ * gradients, in reduce_dtype (FSDPParam.to_accumulated_grad_if_needed). */
+static bool
+fsdp_pipeline (const HrTraining *t)
+{
+  return t->fsdp != HR_FSDP_NONE && effective_zero_stage (t) >= 3 && t->pipeline_parallel > 1;
+}
+
 void
 hr_training_model_states (const HrTraining     *training,
                           const HrTrainingRank *rank,
@@ -1066,6 +1080,11 @@ hr_training_model_states (const HrTraining     *training,
   memory->master_weights = bytes_for (rank, &g, b.master, zero >= 1);
   memory->gradients = bytes_for (rank, &g, b.gradients, zero >= 2);
   memory->optimizer = bytes_for (rank, &g, optimizer_per_param, zero >= 1);
+  if (fsdp_pipeline (training))
+    {
+      memory->weights = bytes_for (rank, &g, b.weights, false);
+      memory->gradients = bytes_for (rank, &g, b.gradients, false);
+    }
 
   /* 16-bit gradients accumulated over several micro-batches go into an fp32
    * buffer (DeepSpeed's bf16 optimizer, fp32 accumulation) */
@@ -1709,6 +1728,8 @@ typedef struct
 {
   double root;
   double forward_less;
+  double gather_pool;   /* FSDP2's copy-in stream: its largest all-gather buffer */
+  double grad_shards;   /* the reduce-scatter stream: the gradient shards */
 } FsdpBuffers;
 
 /* The peak of a step is the largest of its phases, not the sum of each
@@ -1811,14 +1832,11 @@ phases (const HrModel     *model,
      * reserved there; and FSDP2 all-gathers into a flat buffer allocated on
      * its copy-in stream (foreach_all_gather), whose largest is the root
      * group's, or two layers' with the prefetch. */
-    if (training->fsdp != HR_FSDP_NONE && fsdp->root > 0)
-      {
-        double layers2 = 2 * (double) memory->rank.largest_layer * b.weights;
-
-        for (int i = 0; i < 4; i++)
-          cached[i] = (grads > live[i][0] ? grads - live[i][0] : 0)
-                      + (fsdp->root > layers2 ? fsdp->root : layers2);
-      }
+    for (int i = 0; i < 4; i++)
+      if (fsdp->gather_pool > 0)
+        cached[i] = fsdp->gather_pool
+                    + (fsdp_pipeline (training) ? fsdp->grad_shards
+                       : (fsdp->grad_shards > live[i][0] ? fsdp->grad_shards - live[i][0] : 0));
     /* The eager full loss upcasts the 16-bit logits (torchtitan's loss_fn:
      * cross_entropy(pred.float(), …)) and the logits are dropped before the
      * backward (train.py: del pred). Their block, of T·V 16-bit elements, is
@@ -1893,7 +1911,7 @@ stage_memory (const HrModel     *model,
 {
   const ActShape *a = &in->shape;
   int64_t zero = effective_zero_stage (training);
-  FsdpBuffers fsdp = { 0, 0 };
+  FsdpBuffers fsdp = { 0, 0, 0, 0 };
   StateBytes b;
 
   memset (memory, 0, sizeof *memory);
@@ -1936,7 +1954,8 @@ stage_memory (const HrModel     *model,
 
   /* Temporary buffers */
   state_bytes (training, &b);
-  if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1)
+  if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1
+      && !fsdp_pipeline (training))
     {
       bool adapter = hr_finetune_is_adapter (&training->finetune);
       /* a gathered parameter: the frozen base in its storage, else param_dtype */
@@ -1961,6 +1980,24 @@ stage_memory (const HrModel     *model,
        * stay gathered from the forward to the end of the backward. */
       if (training->fsdp != HR_FSDP_NONE)
         fsdp.root = (double) memory->rank.outside_layers * gathered;
+    }
+  if (training->fsdp != HR_FSDP_NONE && zero >= 3
+      && hr_training_data_parallel (training) * training->context_parallel > 1)
+    {
+      double gathered = hr_finetune_is_adapter (&training->finetune)
+                        ? frozen_bytes_per_param (model, training) : b.weights;
+      double outside = (double) memory->rank.outside_layers;
+      double layers2 = 2 * (double) memory->rank.largest_layer;
+      ShardGroups g;
+
+      /* What FSDP's communication streams keep cached (phases()): the
+       * largest all-gather buffer, the root group's or two layers', and the
+       * gradient shards (under a pipeline the unsharded accumulators are
+       * the gradients; the shards are made at the last micro-batch). */
+      shard_groups (training, &g);
+      fsdp.gather_pool = (outside > layers2 ? outside : layers2) * gathered;
+      fsdp.grad_shards = fsdp_pipeline (training) ? memory->gradients / g.dense
+                                                  : memory->gradients;
     }
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;

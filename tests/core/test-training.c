@@ -1236,6 +1236,35 @@ test_fsdp_buffers (void)
   g_assert_cmpfloat (m.allocated_peak, ==, 58847616);
   g_assert_cmpfloat (m.cached_free, ==, 1196672 + 1048704);
   g_assert_cmpfloat (m.reserved_peak, ==, 61092992);
+
+  /* Under a pipeline (pp 2 on 4 GPUs, dp 2, two micro-batches a step, the
+   * 256-row vocabulary) FSDP keeps the stage gathered and accumulates
+   * unsharded fp32 gradients. The last stage holds layer 1, the final norm
+   * and the head: 53,440 parameters; gathered bf16 106,880, gradients
+   * 4 · 53,440 = 213,760, fp32 master 106,880 and AdamW 213,760 sharded
+   * over dp 2. One micro-batch in flight: layer 62,208, final norm 4,224,
+   * head input 4,096, loss 33,024 = 103,552; the loss's backward 65,536;
+   * no per-layer gathers; DP buckets 52,428,800; gradients held through
+   * the forward.
+   *   loss backward 427,520 + 213,760 + 103,552 + 52,428,800 + 65,536
+   *                                                          = 53,239,168
+   * Cached: the all-gather buffer of two layers, 73,984 · 2 = 147,968, and
+   * the gradient shards from the last micro-batch, 213,760 / 2 = 106,880:
+   * reserved 53,494,016. The first stage (53,376 parameters, two
+   * micro-batches of 62,464 in flight) reserves 53,448,960: the last is
+   * reported. */
+  model.vocab_size = 256;
+  t.gpus_per_node = 4;
+  t.pipeline_parallel = 2;
+  t.global_batch = 4;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 1);
+  g_assert_cmpfloat (m.weights, ==, 106880);
+  g_assert_cmpfloat (m.gradients, ==, 213760);
+  g_assert_cmpfloat (m.master_weights, ==, 106880);
+  g_assert_cmpfloat (m.allocated_peak, ==, 53239168);
+  g_assert_cmpfloat (m.cached_free, ==, 147968 + 106880);
+  g_assert_cmpfloat (m.reserved_peak, ==, 53494016);
 }
 
 static void
