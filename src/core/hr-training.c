@@ -2387,14 +2387,15 @@ fits (const Search     *s,
  * nondecreasing in n. `memory` as for total_bytes(). */
 typedef double (*Probe) (const Search *, int64_t, HrTrainingMemory *);
 
-/* Where the bytes reach `capacity`, solved from the estimate at n = 1 as if
+/* Where the bytes reach `capacity`, solved from the estimate at n as if
  * what each phase adds for its activations (and the loss's buffers) were
  * proportional to n and nothing else grew (phases()): the first guess of
  * largest(). The activations scale with the tokens b·s; eager attention's
  * s² scores make the sequence's guess high, which the secant then corrects.
- * Rounding, overhead and paged states are held as they are at n = 1. */
+ * Rounding, overhead and paged states are held as they are at n. */
 static double
 proportional_guess (const HrTrainingMemory *m,
+                    int64_t                 n,
                     double                  capacity)
 {
   const HrTrainingActivations *act = &m->activation;
@@ -2411,41 +2412,58 @@ proportional_guess (const HrTrainingMemory *m,
   for (int p = 0; p < 3; p++)
     if (grows[p] > 0)
       {
-        double n = 1 + (room - peaks[p]) / grows[p];
+        double at = (double) n * (1 + (room - peaks[p]) / grows[p]);
 
-        if (n < guess)
-          guess = n;
+        if (at < guess)
+          guess = at;
       }
   return guess;
 }
 
 /* Largest n in [1, max] with probe(n) <= capacity, for probe nondecreasing;
- * 0 when n = 1 does not fit. The first guess solves the estimate at n = 1
- * for the capacity (proportional_guess()); the memory is affine in the
- * micro-batch and at most quadratic in the sequence, so it lands on the
- * answer or next to it, and the guess after it is probed at once. Later
- * guesses are secant steps through the last two probes. Each probe only
- * narrows the bracket [lo, hi) (lo fits, hi does not), so the result is the
- * bisection's whatever the shape; a bisection closes a bracket the guesses
- * have not closed in a few steps. */
+ * 0 when none fits. `known` (or NULL) is the estimate at n = `start`, the
+ * setting itself, else n = 1 is probed first. The first guess solves that
+ * estimate for the capacity (proportional_guess()); the memory is affine in
+ * the micro-batch and at most quadratic in the sequence, so it lands on the
+ * answer or next to it, and the n after a guess that fits is probed at
+ * once. Later guesses are secant steps through the last two probes. Each
+ * probe only narrows the bracket [lo, hi) (lo fits or is 0, hi does not),
+ * so the result is the bisection's whatever the shape; a bisection closes a
+ * bracket the guesses have not closed in a few steps. */
 static int64_t
-largest (Probe         probe,
-         const Search *s,
-         int64_t       max)
+largest (Probe                   probe,
+         const Search           *s,
+         int64_t                 max,
+         int64_t                 start,
+         const HrTrainingMemory *known)
 {
   double capacity = s->gpu->memory_bytes;
   HrTrainingMemory at_one;
-  int64_t lo, hi = max + 1;
-  int64_t n0 = 1, n1 = 1;
+  int64_t lo = 0, hi = max + 1;
+  int64_t n0, n1;
   double m0, m1, guess;
 
   if (max < 1)
     return 0;
-  m0 = m1 = probe (s, 1, &at_one);
-  if (!(m0 <= capacity))
-    return 0;
-  lo = 1;
-  guess = proportional_guess (&at_one, capacity);
+  if (known == NULL || start < 1 || start > max)
+    {
+      start = 1;
+      m0 = probe (s, 1, &at_one);
+      known = &at_one;
+      if (!isfinite (m0))
+        return 0;
+    }
+  else
+    m0 = known->total - known->pageable;
+  if (m0 <= capacity)
+    lo = start;
+  else
+    hi = start;
+  if (hi - lo <= 1)
+    return lo;
+  guess = proportional_guess (known, start, capacity);
+  n0 = n1 = start;
+  m1 = m0;
 
   for (int step = 0; step < 6 && hi - lo > 1; step++)
     {
@@ -2670,6 +2688,25 @@ dp_candidate (const DpCandidates *c,
   return (c->first_j + index - c->in_node) * c->step;
 }
 
+/* The index of degree `dp` among the candidates, −1 when it is not one. */
+static int64_t
+dp_index (const DpCandidates *c,
+          int64_t             dp)
+{
+  int64_t lo = 0, hi = c->n;
+
+  while (hi > lo)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+
+      if (dp_candidate (c, mid) < dp)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < c->n && dp_candidate (c, lo) == dp ? lo : -1;
+}
+
 HrStatus
 hr_training_limits (const HrModel    *model,
                     const HrTraining *training,
@@ -2678,8 +2715,9 @@ hr_training_limits (const HrModel    *model,
                     HrError          *err)
 {
   HrStatus status;
-  int64_t max_units;
+  int64_t max_units, unit;
   Search s = { model, training, gpu, { 0 } };
+  HrTrainingMemory at;
 
   memset (limits, 0, sizeof *limits);
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
@@ -2689,74 +2727,105 @@ hr_training_limits (const HrModel    *model,
   if ((status = hr_model_params (model, &s.params, err)) != HR_OK)
     return status;
 
-  limits->max_micro_batch = largest (micro_batch_bytes, &s, LIMIT_MAX_MICRO_BATCH);
+  /* The setting itself is a point of all three searches. */
+  memory_of (model, training, gpu, &s.params, &at);
+  limits->max_micro_batch = largest (micro_batch_bytes, &s, LIMIT_MAX_MICRO_BATCH,
+                                     training->micro_batch, &at);
 
   /* A learned position table bounds the sequence too. */
   max_units = LIMIT_MAX_SEQ_LEN;
   if (model->positions == HR_POSITIONS_LEARNED && model->max_positions < max_units)
     max_units = model->max_positions;
-  limits->max_seq_len = largest (seq_bytes, &s, max_units / seq_unit (training)) * seq_unit (training);
+  unit = seq_unit (training);
+  limits->max_seq_len = largest (seq_bytes, &s, max_units / unit,
+                                 training->seq_len % unit == 0 ? training->seq_len / unit : 0,
+                                 &at) * unit;
 
   {
     DpCandidates c;
     HrTraining t;
-    int64_t lo, hi, dp;
+    /* The bracket over the candidates' indices: lo does not fit (or is −1),
+     * hi fits (or is c.n: none known to). */
+    int64_t lo = -1, hi, dp, at_index;
+    /* Two points of M(dp) for the guess, as (dp, bytes). */
+    double d[2] = { 0, 0 }, m[2] = { 0, 0 };
+    int n_points = 0;
 
     /* Memory does not grow with the data-parallel degree (more sharding,
      * fewer micro-batches in flight), so the fewest GPUs is a bisection over
-     * the degrees the layout can take, after one probe at the largest. */
-    double m_last, m_first;
-
+     * the degrees the layout can take. The setting's own degree starts the
+     * bracket; the largest is probed only when that does not fit. */
     dp_candidates_init (&c, training);
-    if (c.n > 0 && (dp = dp_candidate (&c, c.n - 1)) > 0
-        && with_data_parallel (training, dp, &t)
-        && (m_last = total_bytes (&s, &t, NULL)) <= gpu->memory_bytes)
+    hi = c.n;
+    at_index = dp_index (&c, hr_training_data_parallel (training));
+    if (at_index >= 0)
       {
-        lo = -1;
-        hi = c.n - 1;                 /* fits */
-        /* The sharded states fall as 1/dp: M(dp) ≈ A + B/dp through the
-         * first and last degrees guesses the edge; it and the degree
-         * before it are probed, and the bisection closes what is left. */
-        if (c.n > 2 && with_data_parallel (training, dp_candidate (&c, 0), &t))
+        d[n_points] = (double) hr_training_data_parallel (training);
+        m[n_points++] = at.total - at.pageable;
+        if (at.total - at.pageable <= gpu->memory_bytes)
+          hi = at_index;
+        else
+          lo = at_index;
+      }
+    if (hi == c.n && lo < c.n - 1 && c.n > 0)
+      {
+        dp = dp_candidate (&c, c.n - 1);
+        if (with_data_parallel (training, dp, &t)
+            && (m[n_points] = total_bytes (&s, &t, NULL)) <= gpu->memory_bytes)
           {
-            double d0 = (double) dp_candidate (&c, 0), d1 = (double) dp_candidate (&c, c.n - 1);
-
-            m_first = total_bytes (&s, &t, NULL);
-            if (m_first <= gpu->memory_bytes)
+            d[n_points++] = (double) dp;
+            hi = c.n - 1;
+          }
+      }
+    if (hi < c.n)
+      {
+        /* The sharded states fall as 1/dp: M(dp) ≈ A + B/dp through two
+         * points guesses the edge; it and the degree before it are probed,
+         * and the bisection closes what is left. The first degree is the
+         * second point where the setting gave one. */
+        if (n_points == 1 && hi - lo > 2 && lo < 0
+            && with_data_parallel (training, dp_candidate (&c, 0), &t))
+          {
+            d[1] = (double) dp_candidate (&c, 0);
+            m[1] = total_bytes (&s, &t, NULL);
+            if (m[1] <= gpu->memory_bytes)
               hi = 0;
             else
               {
                 lo = 0;
-                if (isfinite (m_first))
+                n_points = 2;
+              }
+          }
+        if (n_points == 2 && hi - lo > 2 && isfinite (m[0]) && isfinite (m[1]) && d[0] != d[1])
+          {
+            double b = (m[1] - m[0]) / (1.0 / d[1] - 1.0 / d[0]);
+            double a = m[0] - b / d[0];
+            double guess = gpu->memory_bytes > a && b > 0
+                           ? b / (gpu->memory_bytes - a) : (double) dp_candidate (&c, hi);
+            int64_t at_lo = lo, at_hi = hi;
+
+            /* The first candidate at or above the guess. */
+            while (at_hi - at_lo > 1)
+              {
+                int64_t mid = at_lo + (at_hi - at_lo) / 2;
+
+                if ((double) dp_candidate (&c, mid) >= guess)
+                  at_hi = mid;
+                else
+                  at_lo = mid;
+              }
+            if (at_hi < hi)
+              {
+                if (with_data_parallel (training, dp_candidate (&c, at_hi), &t) && fits (&s, &t))
                   {
-                    double b = (m_first - m_last) / (1.0 / d0 - 1.0 / d1);
-                    double a = m_last - b / d1;
-                    double guess = gpu->memory_bytes > a && b > 0
-                                   ? b / (gpu->memory_bytes - a) : d1;
-                    int64_t at_lo = lo, at_hi = hi;
-
-                    /* The first candidate at or above the guess. */
-                    while (at_hi - at_lo > 1)
-                      {
-                        int64_t mid = at_lo + (at_hi - at_lo) / 2;
-
-                        if ((double) dp_candidate (&c, mid) >= guess)
-                          at_hi = mid;
-                        else
-                          at_lo = mid;
-                      }
-                    if (with_data_parallel (training, dp_candidate (&c, at_hi), &t)
-                        && fits (&s, &t))
-                      {
-                        hi = at_hi;
-                        if (at_hi - 1 > lo
-                            && !(with_data_parallel (training, dp_candidate (&c, at_hi - 1), &t)
-                                 && fits (&s, &t)))
-                          lo = at_hi - 1;
-                      }
-                    else
-                      lo = at_hi;
+                    hi = at_hi;
+                    if (at_hi - 1 > lo
+                        && !(with_data_parallel (training, dp_candidate (&c, at_hi - 1), &t)
+                             && fits (&s, &t)))
+                      lo = at_hi - 1;
                   }
+                else
+                  lo = at_hi;
               }
           }
         while (hi - lo > 1)
