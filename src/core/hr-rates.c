@@ -37,17 +37,21 @@ hr_rates_bandwidth (const HrGpu *gpu,
   return measured > 0.0 ? measured : gpu->memory_bandwidth * efficiency;
 }
 
+/* A product has at least one row, column and term on each side. */
+static double
+at_least_one (double x)
+{
+  return x < 1.0 ? 1.0 : x;
+}
+
 double
 hr_rates_tile (double m,
                double n,
                double k)
 {
-  if (m < 1.0)
-    m = 1.0;
-  if (n < 1.0)
-    n = 1.0;
-  if (k < 1.0)
-    k = 1.0;
+  m = at_least_one (m);
+  n = at_least_one (n);
+  k = at_least_one (k);
   return (m / (ceil (m / TILE_MN) * TILE_MN))
          * (n / (ceil (n / TILE_MN) * TILE_MN))
          * (k / (ceil (k / TILE_K) * TILE_K));
@@ -65,12 +69,9 @@ hr_rates_gemm_seconds_per_flop (double rate,
 {
   double compute, traffic, bytes;
 
-  if (m < 1.0)
-    m = 1.0;
-  if (n < 1.0)
-    n = 1.0;
-  if (k < 1.0)
-    k = 1.0;
+  m = at_least_one (m);
+  n = at_least_one (n);
+  k = at_least_one (k);
   compute = 1.0 / (rate * hr_rates_tile (m, n, k));
   bytes = elem * (m * k + k * n + (write_out ? m * n : 0.0));
   traffic = bytes / (2.0 * m * n * k) / bandwidth;
