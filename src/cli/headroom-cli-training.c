@@ -393,7 +393,9 @@ print_train_table (const char       *name,
                            NULL);
   if (t->host_bytes > 0)
     headroom_cli_table_take (table, g_strdup (_("  of which on the host link")),
-                             headroom_cli_format_duration (t->host_seconds), NULL);
+                             t->host_seconds > 0 ? headroom_cli_format_duration (t->host_seconds)
+                                                 : g_strdup (_("none (hidden behind the passes)")),
+                             NULL);
   if (t->predicted)
     headroom_cli_table_take (table, g_strdup (_("Times")), g_strdup (_("Predicted from the hardware")), NULL);
   else

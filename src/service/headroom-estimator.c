@@ -398,6 +398,9 @@ fill_memory_segments (HeadroomEstimator *self)
     {
       const HrTrainingMemory *m = &r->training_memory;
       const HrFinetune *f = &r->training.finetune;
+      /* A paged optimizer's states the GPU has no room for are in host
+       * memory: their own segment, last, out of the optimizer's. */
+      double paged = m->paged_out;
 
       if (!hr_finetune_is_full (f))
         add_quantity (items, "frozen_weights", _("Frozen weights"), m->frozen_weights, "bytes",
@@ -407,7 +410,7 @@ fill_memory_segments (HeadroomEstimator *self)
         /* The adapters' weights, gradients (as live at the peak) and
          * optimizer states, as one. */
         add_quantity (items, "adapters", _("Adapters"),
-                      m->adapters - m->gradients + m->peak_gradients, "bytes", "optimizer",
+                      m->adapters - m->gradients + m->peak_gradients - paged, "bytes", "optimizer",
                       _("adapter parameters × (weights + gradients + optimizer states), "
                         "÷ DP as ZeRO shards them"));
       else
@@ -422,7 +425,8 @@ fill_memory_segments (HeadroomEstimator *self)
           add_quantity (items, "grad_accumulation_buffer", _("Gradient accumulation"),
                         m->grad_accumulation_buffer, "bytes", "gradients",
                         _("separate fp32 accumulation buffer, where kept"));
-          add_quantity (items, "optimizer", _("Optimizer states"), m->optimizer, "bytes", "optimizer",
+          add_quantity (items, "optimizer", _("Optimizer states"), m->optimizer - paged, "bytes",
+                        "optimizer",
                         _("AdamW: 8 bytes × parameters (m and v in fp32), ÷ DP from ZeRO-1"));
         }
       add_quantity (items, "activations", _("Activations"), m->peak_activations, "bytes",
@@ -441,6 +445,11 @@ fill_memory_segments (HeadroomEstimator *self)
        * the total CPU figure only. */
       if (r->training.offload_optimizer && hr_finetune_is_full (f))
         add_cpu_segments (items, &r->training, m);
+      if (paged > 0)
+        add_quantity (items, "paged_out", _("Paged out to host memory"), paged, "bytes", "paged",
+                      _("paged optimizer states the GPU has no room for: the total less the "
+                        "capacity, evicted during the forward and backward and paged back for "
+                        "the update (bitsandbytes, CUDA unified memory)"));
     }
   else
     {

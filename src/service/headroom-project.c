@@ -2401,6 +2401,14 @@ headroom_project_key_applies (HeadroomProject *self,
   g_return_val_if_fail (HEADROOM_IS_PROJECT (self), TRUE);
   g_return_val_if_fail (key != NULL, TRUE);
 
+  /* A workload's keys apply under it only: the training and serving rows
+   * of a shared group (numerics, parallelism) are not each other's. */
+  if (g_str_has_prefix (key, "training.")
+      && headroom_project_get_workload (self) != HEADROOM_WORKLOAD_TRAINING)
+    return FALSE;
+  if (g_str_has_prefix (key, "inference.")
+      && headroom_project_get_workload (self) != HEADROOM_WORKLOAD_INFERENCE)
+    return FALSE;
   info = headroom_project_find_key (key);
   if (info == NULL || info->visible_when == NULL)
     return TRUE;

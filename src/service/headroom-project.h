@@ -264,9 +264,10 @@ char       *headroom_project_dup_value_string (HeadroomProject *self,
                                                const char      *key) G_GNUC_WARN_UNUSED_RESULT;
 
 HeadroomWorkload headroom_project_get_workload (HeadroomProject *self);
-/* Whether `key`'s setting applies given the others (the key table's
- * visible_when): LoRA rank only under LoRA, QLoRA or DoRA. TRUE for keys
- * without a condition. */
+/* Whether `key`'s setting applies given the others: training.* keys under
+ * the training workload only, inference.* under inference, and the key
+ * table's visible_when (LoRA rank only under LoRA, QLoRA or DoRA). TRUE for
+ * other keys without a condition. */
 gboolean    headroom_project_key_applies (HeadroomProject *self,
                                           const char      *key);
 

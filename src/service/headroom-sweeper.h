@@ -34,7 +34,8 @@ typedef struct
 {
   gint64      value;
   const char *error;              /* NULL when the figures are valid */
-  double      memory;             /* bytes on the most loaded GPU (what the GPU must hold) */
+  double      memory;             /* bytes on the most loaded GPU (what the GPU must hold:
+                                   * a paged optimizer's evicted states left out) */
   double      capacity;           /* bytes of one GPU */
   gboolean    fits;
   double      step_seconds;       /* training: optimizer step; inference: per output token */

@@ -218,6 +218,44 @@ test_lora_segments (void)
                    ==, "training.lora_targets");
 }
 
+/* A paged optimizer short of room (docs/training.md, "Paged optimizers"):
+ * full training of Llama 2 7B in bf16 with paged 8-bit AdamW, 12.75 GiB of
+ * states, on a 75 GiB GPU: the total less 75 GiB is evicted. The bar's
+ * segments keep adding up to the total, the evicted part its own segment,
+ * last, out of the optimizer's. */
+static void
+test_paged_segments (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  const HrTrainingMemory *memory;
+  g_autoptr(HeadroomQuantity) last = NULL;
+  GListModel *segments;
+
+  g_assert_true (headroom_project_set_string (project, "model.preset", "llama-2-7b", NULL));
+  g_assert_true (headroom_project_set_int (project, "hardware.gpus_per_node", 1, NULL));
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+  g_assert_true (headroom_project_set_int (project, "training.global_batch", 1, NULL));
+  g_assert_true (headroom_project_set_double (project, "hardware.custom.memory", 75, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.precision", "bf16", NULL));
+  g_assert_true (headroom_project_set_string (project, "training.optimizer", "adamw-8bit", NULL));
+  g_assert_true (headroom_project_set_boolean (project, "training.paged_optimizer", TRUE, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  memory = headroom_estimator_get_training_memory (estimator);
+  g_assert_true (memory->fits);
+  g_assert_cmpfloat (memory->paged_out, >, 0);
+  g_assert_cmpfloat (memory->paged_out, ==, memory->total - 75.0 * 1073741824.0);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  last = g_list_model_get_item (segments, g_list_model_get_n_items (segments) - 1);
+  g_assert_cmpstr (headroom_quantity_get_name (last), ==, "paged_out");
+  g_assert_cmpstr (headroom_quantity_get_role (last), ==, "paged");
+  g_assert_cmpfloat (headroom_quantity_get_value (last), ==, memory->paged_out);
+  g_assert_cmpfloat (segment_value (segments, "optimizer"), ==,
+                     memory->optimizer - memory->paged_out);
+  g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
+}
+
 /* ZeRO-Offload (docs/training.md, "Offload"): Llama-3.1-8B, P = 8 030 261 248
  * parameters, AdamW, ZeRO-1 over 8 data-parallel ranks (tp 1). Each rank's
  * host memory holds its shard of the fp32 master copy (4 B), m and v (8 B)
@@ -588,6 +626,7 @@ main (int   argc,
   g_test_add_func ("/estimator/training-result", test_training_result);
   g_test_add_func ("/estimator/offload-segments", test_offload_segments);
   g_test_add_func ("/estimator/lora-segments", test_lora_segments);
+  g_test_add_func ("/estimator/paged-segments", test_paged_segments);
   g_test_add_func ("/estimator/utilisation", test_utilisation);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
   g_test_add_func ("/estimator/assumed-architecture", test_assumed_architecture);

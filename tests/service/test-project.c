@@ -933,6 +933,14 @@ test_key_applies (void)
   g_assert_false (headroom_project_key_applies (project, "training.freeze_layers"));
   g_assert_true (headroom_project_set_string (project, "training.method", "freeze", NULL));
   g_assert_true (headroom_project_key_applies (project, "training.freeze_layers"));
+  /* A workload's keys apply under it only: serving's weight precision is
+   * not a training setting, and the other way round. */
+  g_assert_false (headroom_project_key_applies (project, "inference.weights"));
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  g_assert_true (headroom_project_key_applies (project, "inference.weights"));
+  g_assert_false (headroom_project_key_applies (project, "training.freeze_layers"));
+  g_assert_false (headroom_project_key_applies (project, "training.micro_batch"));
+  g_assert_true (headroom_project_key_applies (project, "hardware.gpu"));
 }
 
 int

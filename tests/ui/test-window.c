@@ -583,6 +583,24 @@ test_memory_bar_over_capacity (void)
   headroom_memory_bar_add_segment (self, "Weights", "blue_3", 8.5 * 1073741824.0, NULL);
   g_assert_cmpstr (headroom_memory_bar_get_description (self), ==,
                    "GPU memory: Fits: 8.50 GiB of 80.0 GiB (71.5 GiB free); Weights 8.50 GiB.");
+
+  /* A paged optimizer's evicted states past the capacity fit: 80 GiB held,
+   * 4.5 GiB in host memory, no overflow. */
+  headroom_memory_bar_clear (self);
+  headroom_memory_bar_add_segment (self, "Weights", "blue_3", 80.0 * 1073741824.0, NULL);
+  headroom_memory_bar_add_paged_segment (self, "Paged out to host memory", "orange_3",
+                                         4.5 * 1073741824.0, NULL);
+  g_assert_cmpfloat (headroom_memory_bar_get_total (self), ==, 84.5 * 1073741824.0);
+  g_assert_cmpstr (headroom_memory_bar_get_description (self), ==,
+                   "GPU memory: Fits: 80.0 GiB of 80.0 GiB, 4.50 GiB paged out to host memory; "
+                   "Weights 80.0 GiB; Paged out to host memory 4.50 GiB.");
+  /* What must stay on the GPU past the capacity still overflows. */
+  headroom_memory_bar_clear (self);
+  headroom_memory_bar_add_segment (self, "Weights", "blue_3", 82.0 * 1073741824.0, NULL);
+  headroom_memory_bar_add_paged_segment (self, "Paged out to host memory", "orange_3",
+                                         1.0 * 1073741824.0, NULL);
+  g_assert_nonnull (strstr (headroom_memory_bar_get_description (self),
+                            "Does not fit: 82.0 GiB needed, 80.0 GiB available (2.00 GiB over)"));
   g_assert_finalize_object (bar);
 }
 

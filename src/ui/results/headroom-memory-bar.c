@@ -24,6 +24,7 @@ typedef struct
   char    *color_name;
   char    *tooltip;
   double   bytes;
+  gboolean paged;  /* in host memory when the GPU has no room: not an overflow */
   GdkRGBA  color;
 } Segment;
 
@@ -100,6 +101,24 @@ total_bytes (HeadroomMemoryBar *self)
   return total;
 }
 
+/* Bytes the GPU must hold: the paged segments can leave it. */
+static double
+resident_bytes (HeadroomMemoryBar *self)
+{
+  double total = 0;
+
+  for (guint i = 0; i < self->segments->len; i++)
+    if (!g_array_index (self->segments, Segment, i).paged)
+      total += g_array_index (self->segments, Segment, i).bytes;
+  return total;
+}
+
+static gboolean
+overflows (HeadroomMemoryBar *self)
+{
+  return self->capacity > 0 && resident_bytes (self) > self->capacity;
+}
+
 /* Bytes that the full width stands for: the larger of the total and the
  * capacity, so that an overflow shows past the marker. */
 static double
@@ -168,6 +187,7 @@ update (HeadroomMemoryBar *self)
   g_autofree char *capacity = NULL;
   g_autofree char *summary = NULL;
   double total = total_bytes (self);
+  double resident = resident_bytes (self);
   GtkWidget *child;
 
   if (self->frozen > 0)
@@ -204,13 +224,21 @@ update (HeadroomMemoryBar *self)
       child = next;
     }
 
-  used = headroom_format_gib (total);
+  used = headroom_format_gib (resident);
   if (self->capacity > 0)
     {
-      g_autofree char *margin = headroom_format_gib (fabs (self->capacity - total));
+      g_autofree char *margin = headroom_format_gib (fabs (self->capacity - resident));
 
       capacity = headroom_format_gib (self->capacity);
-      if (total > self->capacity)
+      if (resident < total && !overflows (self))
+        {
+          g_autofree char *paged = headroom_format_gib (total - resident);
+
+          /* TRANSLATORS: e.g. "Fits: 80.0 GiB of 80.0 GiB, 4.72 GiB paged out to host memory" */
+          summary = g_strdup_printf (_("Fits: %s of %s, %s paged out to host memory"),
+                                     used, capacity, paged);
+        }
+      else if (resident > self->capacity)
         /* TRANSLATORS: e.g. "Does not fit: 92.1 GiB needed, 80.0 GiB available (12.1 GiB over)" */
         summary = g_strdup_printf (_("Does not fit: %s needed, %s available (%s over)"),
                                    used, capacity, margin);
@@ -226,7 +254,7 @@ update (HeadroomMemoryBar *self)
     summary = g_strdup_printf (_("%s in total"), used);
 
   gtk_label_set_label (self->summary, summary);
-  if (self->capacity > 0 && total > self->capacity)
+  if (overflows (self))
     gtk_widget_add_css_class (GTK_WIDGET (self->summary), "error");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->summary), "error");
@@ -348,6 +376,20 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
         continue;
       gtk_snapshot_append_color (snapshot, &segment->color,
                                  &GRAPHENE_RECT_INIT (x, top, w, BAR_HEIGHT));
+      /* Paged out to host memory: striped in the text colour, not the
+       * overflow's error colour. */
+      if (segment->paged)
+        {
+          GdkRGBA stripe_color = self->fg_color;
+
+          stripe_color.alpha = 0.3f;
+          gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (x, top, w, BAR_HEIGHT));
+          for (double stripe = x - BAR_HEIGHT; stripe < x + w; stripe += 8)
+            for (double dy = 0; dy < BAR_HEIGHT; dy += 2)
+              gtk_snapshot_append_color (snapshot, &stripe_color,
+                                         &GRAPHENE_RECT_INIT (stripe + dy, top + dy, 2, 2));
+          gtk_snapshot_pop (snapshot);
+        }
       /* A hairline between neighbours keeps similar colours apart. */
       if (x > bounds.origin.x)
         gtk_snapshot_append_color (snapshot, &self->trough_color,
@@ -355,12 +397,13 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       x += w;
     }
 
-  /* Past the capacity, the segments are hatched in the error colour. */
-  if (self->capacity > 0 && total_bytes (self) > self->capacity)
+  /* Past the capacity, what the GPU must hold is hatched in the error colour. */
+  if (overflows (self))
     {
       double cap_x = bounds.origin.x + width * self->capacity / scale;
       GdkRGBA hatch = self->error_color;
 
+      x = bounds.origin.x + width * resident_bytes (self) / scale;
       hatch.alpha = 0.8f;
       gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (cap_x, top, x - cap_x, BAR_HEIGHT));
       for (double stripe = cap_x - BAR_HEIGHT; stripe < x; stripe += 10)
@@ -404,7 +447,7 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
   if (self->capacity > 0)
     {
       double cap_x = bounds.origin.x + width * self->capacity / scale;
-      gboolean over = total_bytes (self) > self->capacity;
+      gboolean over = overflows (self);
       const GdkRGBA *marker = over ? &self->error_color : &self->fg_color;
       g_autofree char *size = headroom_format_gib (self->capacity);
       /* TRANSLATORS: label of the capacity marker, e.g. "80.0 GiB capacity" */
@@ -676,6 +719,20 @@ headroom_memory_bar_add_segment (HeadroomMemoryBar *self,
   segment.bytes = isfinite (bytes) && bytes > 0 ? bytes : 0;
   lookup_color (GTK_WIDGET (self), color, &segment.color);
   g_array_append_val (self->segments, segment);
+  update (self);
+}
+
+void
+headroom_memory_bar_add_paged_segment (HeadroomMemoryBar *self,
+                                       const char        *label,
+                                       const char        *color,
+                                       double             bytes,
+                                       const char        *tooltip)
+{
+  g_return_if_fail (HEADROOM_IS_MEMORY_BAR (self));
+
+  headroom_memory_bar_add_segment (self, label, color, bytes, tooltip);
+  g_array_index (self->segments, Segment, self->segments->len - 1).paged = TRUE;
   update (self);
 }
 

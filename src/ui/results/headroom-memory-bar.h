@@ -31,6 +31,15 @@ void        headroom_memory_bar_add_segment     (HeadroomMemoryBar *self,
                                                  double             bytes,
                                                  const char        *tooltip);
 
+/* Appends a segment the device can leave in host memory when it has no room
+ * (a paged optimizer's evicted states): drawn striped past the others,
+ * not counted against the capacity. Add it after the other segments. */
+void        headroom_memory_bar_add_paged_segment (HeadroomMemoryBar *self,
+                                                   const char        *label,
+                                                   const char        *color,
+                                                   double             bytes,
+                                                   const char        *tooltip);
+
 /* Bytes the device holds; 0 hides the marker. */
 void        headroom_memory_bar_set_capacity    (HeadroomMemoryBar *self,
                                                  double             bytes);

@@ -66,10 +66,12 @@ segment_color (HeadroomQuantity *quantity)
     { "weights", "blue_3" },
     { "master_weights", "blue_5" },
     { "frozen_weights", "blue_1" },
-    { "adapters", "red_3" },
+    { "adapters", "purple_3" },
     { "gradients", "purple_2" },
     { "grad_accumulation_buffer", "purple_4" },
     { "optimizer", "orange_3" },
+    /* Paged-out states keep the optimizer's colour, striped. */
+    { "paged_out", "orange_3" },
     { "activations", "green_4" },
     { "kv_cache", "yellow_5" },
     { "temporary", "brown_2" },
@@ -414,10 +416,16 @@ refresh_memory (HeadroomResultsView *self)
           continue;
         }
       g_ptr_array_add (self->memory_names, g_strdup (name));
-      headroom_memory_bar_add_segment (self->memory_bar, headroom_quantity_get_label (segment),
-                                       segment_color (segment),
-                                       headroom_quantity_get_value (segment),
-                                       headroom_quantity_get_formula (segment));
+      if (g_strcmp0 (role, "paged") == 0)
+        headroom_memory_bar_add_paged_segment (self->memory_bar, headroom_quantity_get_label (segment),
+                                               segment_color (segment),
+                                               headroom_quantity_get_value (segment),
+                                               headroom_quantity_get_formula (segment));
+      else
+        headroom_memory_bar_add_segment (self->memory_bar, headroom_quantity_get_label (segment),
+                                         segment_color (segment),
+                                         headroom_quantity_get_value (segment),
+                                         headroom_quantity_get_formula (segment));
     }
   headroom_memory_bar_set_capacity (self->memory_bar,
                                     headroom_estimator_get_memory_capacity (self->estimator));

@@ -20,7 +20,7 @@ struct _HeadroomSetting
   gboolean               extra;  /* an extra model key: 0 hands it back to the preset */
   GtkWidget             *row;    /* weak: the row owns its setting */
   HeadroomProject       *project;
-  gulong                 changed_id[4];
+  gulong                 changed_id[5];
   gboolean               syncing;
 };
 
@@ -401,7 +401,8 @@ on_project_changed (HeadroomSetting *self)
 }
 
 /* Rows that apply under some settings only (the key table's visible_when):
- * LoRA rank under LoRA, QLoRA and DoRA. */
+ * LoRA rank under LoRA, QLoRA and DoRA; and a workload's rows under it
+ * (headroom_project_key_applies()). */
 static void
 refresh_visible (HeadroomSetting *self)
 {
@@ -447,8 +448,13 @@ headroom_setting_set_project (HeadroomSetting *self,
 
       self->changed_id[3] = g_signal_connect_object (project, signal, G_CALLBACK (refresh_visible),
                                                      self, G_CONNECT_SWAPPED);
-      refresh_visible (self);
     }
+  if (g_str_has_prefix (self->key, "training.") || g_str_has_prefix (self->key, "inference."))
+    self->changed_id[4] = g_signal_connect_object (project, "changed::workload",
+                                                   G_CALLBACK (refresh_visible), self,
+                                                   G_CONNECT_SWAPPED);
+  if (self->changed_id[3] != 0 || self->changed_id[4] != 0)
+    refresh_visible (self);
   headroom_setting_set_error (self, NULL);
   refresh (self);
 }
