@@ -218,6 +218,7 @@ hr_training_init (HrTraining *training)
   /* CEWithChunkedOutputLoss(num_output_chunks=8), pytorch/torchtune
    * torchtune/modules/loss/ce_chunked_output_loss.py */
   training->loss_chunks = 8;
+  training->loss_parallel = false;
   training->recompute_layers = 0;
   training->offload_activations = false;
   training->optimizer_in_backward = false;
@@ -1518,6 +1519,13 @@ stage_activations (const HrModel         *model,
            * the logits' gradient from the saved fp32 logits. */
           act->loss = logits * 4;
           act->loss_transient = logits * (loss_compiled ? 4 : 8);
+          /* DTensor's loss_parallel() (torch/distributed/tensor/parallel/
+           * loss.py, _nll_loss_and_log_softmax_backward) computes
+           * (zeros_like(x) scattered + exp(x)) · grad: beside the saved
+           * log-probabilities x it holds the scattered zeros, exp(x) and
+           * their sum, three fp32 buffers of the rank's logits. */
+          if (training->loss_parallel && training->tensor_parallel > 1 && !loss_compiled)
+            act->loss_transient = logits * 12;
           break;
         }
       /* int64 labels */
@@ -1813,6 +1821,9 @@ phases (const HrModel     *model,
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
                         &memory->peak_layer_backward, &memory->peak_optimizer };
     double cached[4] = { 0, 0, 0, 0 }, reserved = 0;
+    /* the 16-bit logits of the rank's vocabulary rows */
+    double logits_16 = in->shape.tokens
+                       * ceil ((double) model->vocab_size / (double) training->tensor_parallel) * 2;
     int at = 0;
 
     for (int i = 0; i < 4; i++)
@@ -1844,11 +1855,11 @@ phases (const HrModel     *model,
      * buffer the loss's backward allocates (the log-probabilities' and the
      * logits' gradients): it stays cached, unused, in that phase — in every
      * step, since the next forward's logits take it back. */
-    if (training->loss == HR_LOSS_FULL
-        && act->loss_transient / 8 * 2 >= ALLOCATOR_MIN_LARGE
+    if (training->loss == HR_LOSS_FULL && act->loss_transient > 0
+        && logits_16 >= ALLOCATOR_MIN_LARGE
         && !(training->compile && training->compile_loss)
         && hr_training_compute_dtype (training) != HR_DTYPE_FP32)
-      cached[1] += act->loss_transient / 8 * 2;
+      cached[1] += logits_16;
     for (int i = 0; i < 4; i++)
       if (*peak[i] + cached[i] > reserved)
         reserved = *peak[i] + cached[i];
@@ -1899,7 +1910,6 @@ phases (const HrModel     *model,
 
   memory->overhead = training->overhead_bytes;
   memory->total = memory->reserved_peak + memory->overhead;
-  (void) in;
 }
 
 static void

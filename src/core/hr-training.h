@@ -154,6 +154,8 @@ typedef struct
                                    * torchtitan at the checked commit leaves it eager) */
   HrLoss  loss;
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
+  bool    loss_parallel;          /* under TP, the full loss through DTensor's
+                                   * loss_parallel() (torchtitan) */
   int64_t recompute_layers;       /* full recompute on the first N layers of each
                                    * stage (Megatron --recompute-num-layers); 0 = all */
   int64_t recompute_every;        /* only every k-th layer (torchtitan's layer SAC,

@@ -268,6 +268,8 @@ static const HeadroomKeyInfo keys[] = {
           GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
   INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks"),
        GROUP ("workload/numerics"), TRAIN (loss_chunks)),
+  BOOL ("training.loss_parallel", "false", N_("DTensor loss parallel"), GROUP ("workload/numerics"),
+        TRAIN (loss_parallel)),
   BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward"),
         GROUP ("workload/numerics"), TRAIN (optimizer_in_backward)),
   BOOL ("training.paged_optimizer", "false", N_("Paged optimizer"),
@@ -972,6 +974,10 @@ static const struct
   /* train.py at 9dec370 (the H100 runs of docs/performance.md): the loss
    * stays eager ("compiling loss function causes CUDA errors"). */
   { "torchtitan", "training.compile_loss", "false" },
+  /* train.py: parallelize with enable_loss_parallel = not
+   * training.disable_loss_parallel (off by default): under TP the loss runs
+   * in loss_parallel(). */
+  { "torchtitan", "training.loss_parallel", "true" },
   { "torchtitan", "training.zero_stage", "0" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */

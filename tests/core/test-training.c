@@ -1070,6 +1070,22 @@ test_loss_kinds (void)
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.loss_transient, ==, 65536);
   t.compile_loss = true;
+  /* Under TP 2 a rank holds V/2 = 128 rows, 4,096 logits: eager 8 · 4,096 =
+   * 32,768; through DTensor's loss_parallel() the backward holds the
+   * scattered zeros_like(x), exp(x) and their sum beside x: 12 · 4,096 =
+   * 49,152. */
+  t.compile = false;
+  t.gpus_per_node = 2;
+  t.tensor_parallel = 2;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss_transient, ==, 32768);
+  t.loss_parallel = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss_transient, ==, 49152);
+  t.loss_parallel = false;
+  t.tensor_parallel = 1;
+  t.gpus_per_node = 1;
+  t.compile = true;
 
   t.loss = HR_LOSS_CHUNKED;
   t.compile = false;
