@@ -14,10 +14,10 @@ typedef enum
 {
   SECTION_WORKLOAD,
   SECTION_BATCH,
+  SECTION_FINETUNE,  /* what is trained, first after the batch: it decides the rest */
   SECTION_NUMERICS,
   SECTION_PARALLELISM,
   SECTION_THROUGHPUT,
-  SECTION_FINETUNE,
   SECTION_REQUESTS,
   SECTION_SERVING,
   N_SECTIONS
@@ -25,8 +25,8 @@ typedef enum
 
 /* The key table's group names, in the .ui's order. */
 static const char * const section_names[N_SECTIONS] = {
-  "workload/workload", "workload/batch", "workload/numerics", "workload/parallelism",
-  "workload/throughput", "workload/finetune", "workload/requests", "workload/serving",
+  "workload/workload", "workload/batch", "workload/finetune", "workload/numerics",
+  "workload/parallelism", "workload/throughput", "workload/requests", "workload/serving",
 };
 
 struct _HeadroomWorkloadPage
@@ -47,7 +47,7 @@ refresh_sections (HeadroomWorkloadPage *self)
 {
   gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
 
-  for (Section s = SECTION_BATCH; s <= SECTION_FINETUNE; s++)
+  for (Section s = SECTION_BATCH; s <= SECTION_THROUGHPUT; s++)
     gtk_widget_set_visible (self->sections[s], training);
   for (Section s = SECTION_REQUESTS; s <= SECTION_SERVING; s++)
     gtk_widget_set_visible (self->sections[s], !training);
