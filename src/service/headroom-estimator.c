@@ -300,23 +300,51 @@ same_item (gpointer a,
   return FALSE;
 }
 
-/* Unchanged lists are left alone: a view bound to one (the parameter
- * breakdown) is not rebuilt by an edit that does not change it. */
+/* The same quantity but for its value. */
+static gboolean
+same_but_value (gpointer a,
+                gpointer b)
+{
+  return HEADROOM_IS_QUANTITY (a) && HEADROOM_IS_QUANTITY (b)
+         && g_strcmp0 (headroom_quantity_get_name (a), headroom_quantity_get_name (b)) == 0
+         && g_strcmp0 (headroom_quantity_get_label (a), headroom_quantity_get_label (b)) == 0
+         && g_strcmp0 (headroom_quantity_get_unit (a), headroom_quantity_get_unit (b)) == 0
+         && g_strcmp0 (headroom_quantity_get_role (a), headroom_quantity_get_role (b)) == 0
+         && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0;
+}
+
+/* Unchanged lists are left alone, and quantities whose values alone changed
+ * take the new values in place (::notify::value): a view bound to a list
+ * (the parameter breakdown) is not rebuilt by an edit that leaves its rows
+ * as they are or changes only their figures. */
 static void
 replace_items (GListStore *store,
                GPtrArray  *items)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (store));
-  gboolean same = n == items->len;
+  gboolean same = n == items->len, values_only = same;
 
-  for (guint i = 0; same && i < n; i++)
+  for (guint i = 0; values_only && i < n; i++)
     {
       g_autoptr(GObject) old = g_list_model_get_item (G_LIST_MODEL (store), i);
 
-      same = same_item (old, items->pdata[i]);
+      same = same && same_item (old, items->pdata[i]);
+      values_only = same_item (old, items->pdata[i]) || same_but_value (old, items->pdata[i]);
     }
   if (same)
     return;
+  if (values_only)
+    {
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(GObject) old = g_list_model_get_item (G_LIST_MODEL (store), i);
+
+          if (HEADROOM_IS_QUANTITY (old))
+            headroom_quantity_set_value (HEADROOM_QUANTITY (old),
+                                         headroom_quantity_get_value (items->pdata[i]));
+        }
+      return;
+    }
   g_list_store_splice (store, 0, g_list_model_get_n_items (G_LIST_MODEL (store)),
                        items->pdata, items->len);
 }

@@ -93,7 +93,7 @@ headroom_quantity_class_init (HeadroomQuantityClass *klass)
   properties[PROP_LABEL] = g_param_spec_string ("label", NULL, NULL, NULL,
                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_VALUE] = g_param_spec_double ("value", NULL, NULL, -G_MAXDOUBLE, G_MAXDOUBLE, 0,
-                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_UNIT] = g_param_spec_string ("unit", NULL, NULL, NULL,
                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_ROLE] = g_param_spec_string ("role", NULL, NULL, NULL,
@@ -146,6 +146,18 @@ headroom_quantity_get_value (HeadroomQuantity *self)
 {
   g_return_val_if_fail (HEADROOM_IS_QUANTITY (self), 0);
   return self->value;
+}
+
+void
+headroom_quantity_set_value (HeadroomQuantity *self,
+                             double            value)
+{
+  g_return_if_fail (HEADROOM_IS_QUANTITY (self));
+
+  if (self->value == value)
+    return;
+  self->value = value;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALUE]);
 }
 
 const char *

@@ -29,6 +29,9 @@ const char *headroom_quantity_get_name    (HeadroomQuantity *self);
 /* Translated label. */
 const char *headroom_quantity_get_label   (HeadroomQuantity *self);
 double      headroom_quantity_get_value   (HeadroomQuantity *self);
+/* The estimator's update of a list item in place; notifies "value". */
+void        headroom_quantity_set_value   (HeadroomQuantity *self,
+                                           double            value);
 /* "bytes", "parameters", "FLOP", "s", "USD", "tokens/s", "%" */
 const char *headroom_quantity_get_unit    (HeadroomQuantity *self);
 /* Chart colour role: "weights", "gradients", "optimizer", "activations",

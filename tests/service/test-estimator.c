@@ -98,6 +98,47 @@ test_coalescing (void)
 }
 
 static void
+count_items_changed (GListModel *model,
+                     guint       position,
+                     guint       removed,
+                     guint       added,
+                     guint      *count)
+{
+  (*count)++;
+}
+
+/* An edit that changes only figures keeps the parameter rows and updates
+ * their values (a view bound to the list is not rebuilt). Llama 3.1 8B's
+ * attention per layer: q and o 4096 × 4096, k and v 4096 × 1024 (8 key/value
+ * heads of 128), no biases: 41 943 040; 32 layers: 1 342 177 280, 40 layers:
+ * 1 677 721 600. */
+static void
+test_params_in_place (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autoptr(HeadroomQuantity) attention = NULL;
+  g_autoptr(HeadroomQuantity) after = NULL;
+  GListModel *rows;
+  guint changes = 0;
+
+  headroom_estimator_recompute_now (estimator);
+  rows = headroom_estimator_get_params_rows (estimator);
+  attention = g_list_model_get_item (rows, 2);
+  g_assert_cmpstr (headroom_quantity_get_name (attention), ==, "attention");
+  g_assert_cmpfloat (headroom_quantity_get_value (attention), ==, 1342177280.0);
+  g_signal_connect (rows, "items-changed", G_CALLBACK (count_items_changed), &changes);
+
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 40, NULL));
+  headroom_estimator_recompute_now (estimator);
+  after = g_list_model_get_item (rows, 2);
+  g_assert_true (after == attention);
+  g_assert_cmpfloat (headroom_quantity_get_value (attention), ==, 1677721600.0);
+  g_assert_cmpuint (changes, ==, 0);
+  g_signal_handlers_disconnect_by_func (rows, count_items_changed, &changes);
+}
+
+static void
 test_training_result (void)
 {
   g_autoptr(HeadroomProject) project = custom_gpu_project ();
@@ -624,6 +665,7 @@ main (int   argc,
 
   g_test_add_func ("/estimator/coalescing", test_coalescing);
   g_test_add_func ("/estimator/training-result", test_training_result);
+  g_test_add_func ("/estimator/params-in-place", test_params_in_place);
   g_test_add_func ("/estimator/offload-segments", test_offload_segments);
   g_test_add_func ("/estimator/lora-segments", test_lora_segments);
   g_test_add_func ("/estimator/paged-segments", test_paged_segments);

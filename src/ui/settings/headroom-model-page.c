@@ -162,13 +162,12 @@ refresh_preset (HeadroomModelPage *self)
 
 /* Parameter breakdown */
 
-static GtkWidget *
-create_params_row (gpointer item,
-                   gpointer user_data)
+/* A row's figure, its exact count and its derivation. */
+static void
+params_row_update (HeadroomQuantity *quantity,
+                   GParamSpec       *pspec,
+                   GtkWidget        *row)
 {
-  HeadroomQuantity *quantity = item;
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *value;
   double count = headroom_quantity_get_value (quantity);
   g_autofree char *text = headroom_format_count (count);
   g_autofree char *digits = headroom_format_integer (count);
@@ -177,12 +176,7 @@ create_params_row (gpointer item,
                                                          (gulong) MIN (count, (double) G_MAXULONG)),
                                             digits);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_quantity_get_label (quantity));
-  value = gtk_label_new (text);
-  gtk_widget_add_css_class (value, "numeric");
-  if (g_strcmp0 (headroom_quantity_get_name (quantity), "total") == 0)
-    gtk_widget_add_css_class (value, "heading");
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
+  gtk_label_set_label (g_object_get_data (G_OBJECT (row), "value"), text);
   if (headroom_quantity_get_formula (quantity) != NULL)
     {
       g_autofree char *tooltip = g_strdup_printf ("%s\n%s", exact, headroom_quantity_get_formula (quantity));
@@ -191,6 +185,26 @@ create_params_row (gpointer item,
     }
   else
     gtk_widget_set_tooltip_text (row, exact);
+}
+
+/* The row follows its quantity's value: the estimator updates the list's
+ * items in place when only their figures change. */
+static GtkWidget *
+create_params_row (gpointer item,
+                   gpointer user_data)
+{
+  HeadroomQuantity *quantity = item;
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *value = gtk_label_new (NULL);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_quantity_get_label (quantity));
+  gtk_widget_add_css_class (value, "numeric");
+  if (g_strcmp0 (headroom_quantity_get_name (quantity), "total") == 0)
+    gtk_widget_add_css_class (value, "heading");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), value);
+  g_object_set_data (G_OBJECT (row), "value", value);
+  params_row_update (quantity, NULL, row);
+  g_signal_connect_object (quantity, "notify::value", G_CALLBACK (params_row_update), row, 0);
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
   return row;
 }
@@ -201,6 +215,13 @@ quantity_is_nonzero (gpointer item,
                      gpointer user_data)
 {
   return headroom_quantity_get_value (item) != 0;
+}
+
+/* Values change in place: a part can appear or vanish with an update. */
+static void
+refilter (GtkFilter *filter)
+{
+  gtk_filter_changed (filter, GTK_FILTER_CHANGE_DIFFERENT);
 }
 
 /* How the estimate read the config: the parts config.json only implies
@@ -316,15 +337,18 @@ headroom_model_page_set_estimator (HeadroomModelPage *self,
                                    HeadroomEstimator *estimator)
 {
   g_autoptr(GtkFilterListModel) nonzero = NULL;
+  GtkFilter *filter;
 
   g_return_if_fail (HEADROOM_IS_MODEL_PAGE (self));
   g_return_if_fail (HEADROOM_IS_ESTIMATOR (estimator));
   g_return_if_fail (self->estimator == NULL);
 
   self->estimator = g_object_ref (estimator);
+  filter = GTK_FILTER (gtk_custom_filter_new (quantity_is_nonzero, NULL, NULL));
   nonzero = gtk_filter_list_model_new (g_object_ref (headroom_estimator_get_params_rows (estimator)),
-                                       GTK_FILTER (gtk_custom_filter_new (quantity_is_nonzero, NULL, NULL)));
+                                       filter);
   gtk_list_box_bind_model (self->params_list, G_LIST_MODEL (nonzero), create_params_row, NULL, NULL);
+  g_signal_connect_object (estimator, "updated", G_CALLBACK (refilter), filter, G_CONNECT_SWAPPED);
   g_signal_connect_object (estimator, "updated", G_CALLBACK (refresh_interpretation),
                            self, G_CONNECT_SWAPPED);
   g_signal_connect_object (estimator, "notify::project", G_CALLBACK (on_estimator_project),
