@@ -71,6 +71,20 @@ test_builtin (void)
       if (g_str_equal (headroom_gpu_info_get_id (info), "h100-sxm"))
         /* 79.22 GiB (vLLM PR #10511's log): round(79.22 × 2^30). */
         g_assert_cmpfloat (gpu->driver_memory_bytes, ==, 85061827297.0);
+      /* CUDA deviceQuery prints totalGlobalMem in bytes and, rounded, in
+       * MiB: 22491 MBytes = round(23583784960 / 2^20) on an L4 (bottlerocket-
+       * kernel-kit PR #139), 14931 = round(15655829504 / 2^20) on a T4
+       * (bottlerocket PR #3798). */
+      if (g_str_equal (headroom_gpu_info_get_id (info), "l4"))
+        {
+          g_assert_cmpfloat (gpu->driver_memory_bytes, ==, 23583784960.0);
+          g_assert_cmpfloat (round (gpu->driver_memory_bytes / 1048576.0), ==, 22491.0);
+        }
+      if (g_str_equal (headroom_gpu_info_get_id (info), "t4"))
+        {
+          g_assert_cmpfloat (gpu->driver_memory_bytes, ==, 15655829504.0);
+          g_assert_cmpfloat (round (gpu->driver_memory_bytes / 1048576.0), ==, 14931.0);
+        }
       /* A measured rate never exceeds the peak it is measured against. */
       for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
         g_assert_cmpfloat (gpu->gemm_sustained_flops[dtype], <=, gpu->peak_flops[dtype]);
