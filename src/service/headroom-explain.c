@@ -259,12 +259,18 @@ explain_summary (HeadroomEstimator *self,
         {
           g_autofree char *bytes = headroom_format_gib (t->host_bytes);
           g_autofree char *host = headroom_format_duration (t->host_seconds);
+          gboolean paged = headroom_estimator_get_training_memory (self)->paged_out > 0;
+          gboolean offloaded = headroom_estimator_get_training_memory (self)->offloaded_activations > 0;
+          const char *what = paged && offloaded
+                             ? _("paged-out optimizer states out and back, offloaded activations")
+                             : paged ? _("paged-out optimizer states out and back")
+                                     : _("offloaded activations out and back, on a side stream");
           char *with_host;
 
-          /* TRANSLATORS: appended to the step time, e.g. ", of which 0.43 s on the host link (12.7 GiB a step)" */
-          with_host = g_strdup_printf (_("%s, of which %s on the host link (%s a step: paged-out "
-                                         "optimizer states out and back, offloaded activations)"),
-                                       line, host, bytes);
+          /* TRANSLATORS: appended to the step time, e.g. ", of which 0.43 s on the host link
+           * (12.7 GiB a step: paged-out optimizer states out and back)" */
+          with_host = g_strdup_printf (_("%s, of which %s on the host link (%s a step: %s)"),
+                                       line, host, bytes, what);
           g_free (line);
           line = with_host;
         }

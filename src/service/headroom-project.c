@@ -173,7 +173,8 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.host_bandwidth", 0, 1e6, "0", "GB/s", N_("Host link bandwidth per GPU"),
        GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure")),
        DESCRIPTION (N_("One direction of the GPU’s link to host memory (PCIe x16, NVLink-C2C): "
-                       "what a paged optimizer’s evicted states and offloaded activations cross"))),
+                       "what a paged optimizer’s evicted states and offloaded activations cross")),
+       VISIBLE_WHEN ("workload", "training")),
   DBL ("hardware.custom.memory", 0, 1e6, "80", "GiB", N_("Memory"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.memory_bandwidth", 0, 1e6, "3350", "GB/s", N_("Memory bandwidth"), GROUP ("hardware/custom")),
   DBL ("hardware.custom.fp32", 0, 1e6, "67", "TFLOP/s", N_("FP32 peak"), GROUP ("hardware/custom")),
@@ -190,7 +191,7 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.overhead", -1, 1e15, "-1", "bytes", N_("Framework memory per GPU (−1: the default)"),
        OPTION ("overhead"), APPLY (apply_overhead)),
   DBL ("hardware.cpu_memory_bandwidth", 0.001, 1e6, "89.6", "GB/s", N_("Host memory bandwidth"),
-       GROUP ("hardware/cluster"),
+       GROUP ("hardware/cluster"), VISIBLE_WHEN ("workload", "inference"),
        FIELD_OF (HEADROOM_KEY_FIELD_SERVING, HrServing, cpu_memory_bandwidth),
        APPLY (apply_gb_per_s)),
 

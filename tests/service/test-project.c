@@ -936,7 +936,12 @@ test_key_applies (void)
   /* A workload's keys apply under it only: serving's weight precision is
    * not a training setting, and the other way round. */
   g_assert_false (headroom_project_key_applies (project, "inference.weights"));
+  /* The host link times training's paging; host memory's rate, llama.cpp's layers. */
+  g_assert_true (headroom_project_key_applies (project, "hardware.host_bandwidth"));
+  g_assert_false (headroom_project_key_applies (project, "hardware.cpu_memory_bandwidth"));
   g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  g_assert_false (headroom_project_key_applies (project, "hardware.host_bandwidth"));
+  g_assert_true (headroom_project_key_applies (project, "hardware.cpu_memory_bandwidth"));
   g_assert_true (headroom_project_key_applies (project, "inference.weights"));
   g_assert_false (headroom_project_key_applies (project, "training.freeze_layers"));
   g_assert_false (headroom_project_key_applies (project, "training.micro_batch"));
