@@ -103,6 +103,7 @@ static void apply_lora_targets (HeadroomProject *, const HeadroomKeyInfo *, Head
 static void apply_overhead (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_gb_per_s (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 static void apply_ms (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+static void apply_gpu (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 
 /* A row: the key, its type, bounds, default (as a file writes it), unit and
  * label, then any of these, in any order: */
@@ -137,6 +138,9 @@ static void apply_ms (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyFie
 #define TRAIN(f) FIELD_OF (HEADROOM_KEY_FIELD_TRAINING, HrTraining, f)
 #define INFER(f) FIELD_OF (HEADROOM_KEY_FIELD_INFERENCE, HrInference, f)
 #define SERVE(f) FIELD_OF (HEADROOM_KEY_FIELD_SERVING, HrServing, f)
+/* … GPU (field), CUSTOM_GPU (field): the HrGpu member, in the unit's base (apply_gpu ()); */
+#define GPU(f) FIELD_OF (HEADROOM_KEY_FIELD_GPU, HrGpu, f), APPLY (apply_gpu)
+#define CUSTOM_GPU(f) FIELD_OF (HEADROOM_KEY_FIELD_CUSTOM_GPU, HrGpu, f), APPLY (apply_gpu)
 #define ENUM(fn) .from_name = (HeadroomKeyFromName) (void (*) (void)) fn
 #define APPLY(fn) .apply = fn
 
@@ -167,26 +171,37 @@ static const HeadroomKeyInfo keys[] = {
   DBL ("hardware.price_per_gpu_hour", 0, 1e6, "2.5", "USD", N_("Price per GPU-hour"),
        GROUP ("hardware/cluster"), OPTION ("price"), APPLY (apply_price)),
   DBL ("hardware.inter_node_bandwidth", 0, 1e6, "0", "GB/s", N_("Inter-node bandwidth per GPU"),
-       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
+       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure")), GPU (inter_node_bandwidth)),
   DBL ("hardware.inter_node_latency", 0, 1e9, "0", "µs", N_("Inter-node latency"),
-       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure"))),
+       GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure")), GPU (inter_node_latency)),
   DBL ("hardware.host_bandwidth", 0, 1e6, "0", "GB/s", N_("Host link bandwidth per GPU"),
        GROUP ("hardware/cluster"), PLACEHOLDER (N_("The GPU’s figure")),
        DESCRIPTION (N_("One direction of the GPU’s link to host memory (PCIe x16, NVLink-C2C): "
                        "what a paged optimizer’s evicted states and offloaded activations cross")),
-       VISIBLE_WHEN ("workload", "training")),
-  DBL ("hardware.custom.memory", 0, 1e6, "80", "GiB", N_("Memory"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.memory_bandwidth", 0, 1e6, "3350", "GB/s", N_("Memory bandwidth"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.fp32", 0, 1e6, "67", "TFLOP/s", N_("FP32 peak"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.tf32", 0, 1e6, "495", "TFLOP/s", N_("TF32 peak"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.bf16", 0, 1e6, "989", "TFLOP/s", N_("BF16 peak"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.fp16", 0, 1e6, "989", "TFLOP/s", N_("FP16 peak"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.fp8", 0, 1e6, "1979", "TFLOP/s", N_("FP8 peak"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU"), GROUP ("hardware/custom")),
+       VISIBLE_WHEN ("workload", "training"), GPU (host_bandwidth)),
+  DBL ("hardware.custom.memory", 0, 1e6, "80", "GiB", N_("Memory"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (memory_bytes)),
+  DBL ("hardware.custom.memory_bandwidth", 0, 1e6, "3350", "GB/s", N_("Memory bandwidth"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (memory_bandwidth)),
+  DBL ("hardware.custom.fp32", 0, 1e6, "67", "TFLOP/s", N_("FP32 peak"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (peak_flops[HR_DTYPE_FP32])),
+  DBL ("hardware.custom.tf32", 0, 1e6, "495", "TFLOP/s", N_("TF32 peak"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (peak_flops[HR_DTYPE_TF32])),
+  DBL ("hardware.custom.bf16", 0, 1e6, "989", "TFLOP/s", N_("BF16 peak"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (peak_flops[HR_DTYPE_BF16])),
+  DBL ("hardware.custom.fp16", 0, 1e6, "989", "TFLOP/s", N_("FP16 peak"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (peak_flops[HR_DTYPE_FP16])),
+  DBL ("hardware.custom.fp8", 0, 1e6, "1979", "TFLOP/s", N_("FP8 peak"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (peak_flops[HR_DTYPE_FP8])),
+  DBL ("hardware.custom.int8", 0, 1e6, "1979", "TOP/s", N_("INT8 peak"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (peak_flops[HR_DTYPE_INT8])),
+  DBL ("hardware.custom.intra_node_bandwidth", 0, 1e6, "450", "GB/s", N_("Intra-node bandwidth per GPU"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (intra_node_bandwidth)),
   /* The H100 SXM's PCIe Gen5 x16, one direction (resources/gpus.json). */
-  DBL ("hardware.custom.host_bandwidth", 0, 1e6, "64", "GB/s", N_("Host link bandwidth per GPU"), GROUP ("hardware/custom")),
-  DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power"), GROUP ("hardware/custom")),
+  DBL ("hardware.custom.host_bandwidth", 0, 1e6, "64", "GB/s", N_("Host link bandwidth per GPU"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (host_bandwidth)),
+  DBL ("hardware.custom.power", 0, 1e5, "700", "W", N_("Board power"), GROUP ("hardware/custom"),
+       CUSTOM_GPU (power_watts)),
   /* The core's defaults differ by workload (1 GiB training, HR_INFERENCE_DEFAULT_OVERHEAD_BYTES). */
   DBL ("hardware.overhead", -1, 1e15, "-1", "bytes", N_("Framework memory per GPU (−1: the default)"),
        OPTION ("overhead"), APPLY (apply_overhead)),
@@ -2557,7 +2572,45 @@ headroom_project_get_n_gpus (HeadroomProject *self)
          * headroom_project_get_int (self, "hardware.gpus_per_node");
 }
 
-/* Units of the file: GB/s = 1e9 bytes/s, TFLOP/s = 1e12, GiB = 2^30 bytes, µs = 1e-6 s. */
+/* Units of the file: GiB = 2^30 bytes, GB/s = 1e9 bytes/s, TFLOP/s and TOP/s = 1e12,
+ * µs = 1e-6 s, W as it is. */
+static double
+unit_scale (const char *unit)
+{
+  if (g_strcmp0 (unit, "GiB") == 0)
+    return 1073741824.0;
+  if (g_strcmp0 (unit, "GB/s") == 0)
+    return 1e9;
+  if (g_strcmp0 (unit, "TFLOP/s") == 0 || g_strcmp0 (unit, "TOP/s") == 0)
+    return 1e12;
+  if (g_strcmp0 (unit, "µs") == 0)
+    return 1e-6;
+  return 1;
+}
+
+/* A GPU figure in its field, in bytes, bytes/s, FLOP/s, s or W. The
+ * hardware.* ones replace the GPU's figure only where set (0: the GPU's). */
+static void
+apply_gpu (HeadroomProject       *self,
+           const HeadroomKeyInfo *info,
+           HeadroomKeyField       field,
+           void                  *out)
+{
+  double value;
+
+  if (field != info->field)
+    return;
+  value = headroom_project_get_double (self, info->key) * unit_scale (info->unit);
+  if (field == HEADROOM_KEY_FIELD_GPU && !(value > 0))
+    return;
+  G_STRUCT_MEMBER (double, out, info->field_offset) = value;
+}
+
+static void fill_struct (HeadroomProject *, HeadroomKeyField, void *);
+
+/* The catalog's GPU or the custom one (hardware.custom.*), with the cluster's
+ * figures (hardware.inter_node_bandwidth and friends) where set: all from the
+ * key table (CUSTOM_GPU (…), GPU (…)). */
 gboolean
 headroom_project_get_gpu (HeadroomProject  *self,
                           HrGpu            *gpu,
@@ -2565,7 +2618,6 @@ headroom_project_get_gpu (HeadroomProject  *self,
 {
   g_autoptr(GError) lookup_error = NULL;
   const char *id;
-  double bandwidth, latency;
 
   g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
   g_return_val_if_fail (gpu != NULL, FALSE);
@@ -2574,17 +2626,7 @@ headroom_project_get_gpu (HeadroomProject  *self,
   if (uses_custom_gpu (self))
     {
       memset (gpu, 0, sizeof *gpu);
-      gpu->memory_bytes = headroom_project_get_double (self, "hardware.custom.memory") * 1073741824.0;
-      gpu->memory_bandwidth = headroom_project_get_double (self, "hardware.custom.memory_bandwidth") * 1e9;
-      gpu->peak_flops[HR_DTYPE_FP32] = headroom_project_get_double (self, "hardware.custom.fp32") * 1e12;
-      gpu->peak_flops[HR_DTYPE_TF32] = headroom_project_get_double (self, "hardware.custom.tf32") * 1e12;
-      gpu->peak_flops[HR_DTYPE_BF16] = headroom_project_get_double (self, "hardware.custom.bf16") * 1e12;
-      gpu->peak_flops[HR_DTYPE_FP16] = headroom_project_get_double (self, "hardware.custom.fp16") * 1e12;
-      gpu->peak_flops[HR_DTYPE_FP8] = headroom_project_get_double (self, "hardware.custom.fp8") * 1e12;
-      gpu->peak_flops[HR_DTYPE_INT8] = headroom_project_get_double (self, "hardware.custom.int8") * 1e12;
-      gpu->intra_node_bandwidth = headroom_project_get_double (self, "hardware.custom.intra_node_bandwidth") * 1e9;
-      gpu->host_bandwidth = headroom_project_get_double (self, "hardware.custom.host_bandwidth") * 1e9;
-      gpu->power_watts = headroom_project_get_double (self, "hardware.custom.power");
+      fill_struct (self, HEADROOM_KEY_FIELD_CUSTOM_GPU, gpu);
       if (gpu->memory_bytes <= 0)
         {
           set_invalid (error, "hardware.custom.memory", _("must be positive"));
@@ -2602,15 +2644,7 @@ headroom_project_get_gpu (HeadroomProject  *self,
                                       lookup_error->message);
       return FALSE;
     }
-
-  bandwidth = headroom_project_get_double (self, "hardware.inter_node_bandwidth");
-  latency = headroom_project_get_double (self, "hardware.inter_node_latency");
-  if (bandwidth > 0)
-    gpu->inter_node_bandwidth = bandwidth * 1e9;
-  if (latency > 0)
-    gpu->inter_node_latency = latency * 1e-6;
-  if (headroom_project_get_double (self, "hardware.host_bandwidth") > 0)
-    gpu->host_bandwidth = headroom_project_get_double (self, "hardware.host_bandwidth") * 1e9;
+  fill_struct (self, HEADROOM_KEY_FIELD_GPU, gpu);
   return TRUE;
 }
 

@@ -83,6 +83,8 @@ typedef enum
   HEADROOM_KEY_FIELD_TRAINING,   /* HrTraining */
   HEADROOM_KEY_FIELD_INFERENCE,  /* HrInference */
   HEADROOM_KEY_FIELD_SERVING,    /* HrServing */
+  HEADROOM_KEY_FIELD_CUSTOM_GPU, /* HrGpu of hardware.gpu "custom" */
+  HEADROOM_KEY_FIELD_GPU,        /* HrGpu, over the catalog's or the custom one's where set */
 } HeadroomKeyField;
 
 typedef struct _HeadroomKeyInfo HeadroomKeyInfo;

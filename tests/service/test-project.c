@@ -90,6 +90,31 @@ test_default_catalog (void)
   g_assert_no_error (error);
 }
 
+/* The custom GPU from its keys in the file's units, and the cluster's
+ * figures over it only where set: 80 GiB = 80 × 2^30 bytes, 3350 GB/s =
+ * 3.35e12 B/s, 989 TFLOP/s = 9.89e14 FLOP/s, 1979 TOP/s = 1.979e15,
+ * 700 W; an inter-node latency of 5 µs = 5e-6 s; a bandwidth of 0 leaves the
+ * GPU's (0 for the custom one). */
+static void
+test_custom_gpu (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(GError) error = NULL;
+  HrGpu gpu;
+
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", NULL));
+  g_assert_true (headroom_project_set_double (project, "hardware.inter_node_latency", 5, NULL));
+  g_assert_true (headroom_project_get_gpu (project, &gpu, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (gpu.memory_bytes, ==, 80.0 * 1073741824.0);
+  g_assert_cmpfloat (gpu.memory_bandwidth, ==, 3350 * 1e9);
+  g_assert_cmpfloat (gpu.peak_flops[HR_DTYPE_BF16], ==, 989 * 1e12);
+  g_assert_cmpfloat (gpu.peak_flops[HR_DTYPE_INT8], ==, 1979 * 1e12);
+  g_assert_cmpfloat (gpu.power_watts, ==, 700);
+  g_assert_cmpfloat (gpu.inter_node_latency, ==, 5 * 1e-6);
+  g_assert_cmpfloat (gpu.inter_node_bandwidth, ==, 0);
+}
+
 /* Every table default must pass the table's own checks, and every choice
  * must be a name the core reads. */
 /* The CLI prints a result's setting by the table's choice name: every name
@@ -956,6 +981,7 @@ main (int   argc,
 
   g_test_add_func ("/project/default-model", test_default_model);
   g_test_add_func ("/project/default-catalog", test_default_catalog);
+  g_test_add_func ("/project/custom-gpu", test_custom_gpu);
   g_test_add_func ("/project/key-table", test_key_table);
   g_test_add_func ("/project/choice-for-enum", test_choice_for_enum);
   g_test_add_func ("/project/key-rows", test_key_rows);
