@@ -1891,18 +1891,25 @@ phases (const HrModel     *model,
     double param_block = per_layer * layers > 0
                          ? (double) memory->rank.params * b.weights / (per_layer * layers) : 0;
 
+    /* ZeRO 1 and 2 flatten the trained parameters' groups, ZeRO 3 and FSDP
+     * every parameter, into a few flat blocks. */
+    bool flat = effective_zero_stage (training) > 0;
+
     /* Adapters: the base's tensors are frozen, one copy each in their
-     * storage; the adapters' own blocks are small. */
+     * storage; the adapters' own blocks are small. ZeRO 1 and 2 leave the
+     * frozen tensors as they are (DeepSpeed flattens only the groups it
+     * optimises: stage_1_and_2.py, bit16_groups_flat). */
     if (hr_finetune_is_adapter (&training->finetune))
       {
         copies = 1;
         param_block = per_layer * layers > 0 ? memory->frozen_weights / (per_layer * layers) : 0;
+        flat = effective_zero_stage (training) >= 3;
       }
 
     n_tensors = 0;
     if (memory->activation.per_layer / saved_per_layer >= ALLOCATOR_MIN_LARGE)
       n_tensors += saved;
-    if (effective_zero_stage (training) == 0 && param_block >= ALLOCATOR_MIN_LARGE)
+    if (!flat && param_block >= ALLOCATOR_MIN_LARGE)
       n_tensors += per_layer * layers * copies;
   }
   memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2
