@@ -125,6 +125,8 @@ print_infer_json (HeadroomProject   *project,
   headroom_cli_json_string (builder, "engine",
                             headroom_cli_choice_name ("inference.engine", r->serving.engine));
   headroom_cli_json_bytes (builder, "driver_memory", r->plan.total);
+  json_builder_set_member_name (builder, "driver_memory_from_datasheet");
+  json_builder_add_boolean_value (builder, r->plan.total_from_datasheet);
   headroom_cli_json_bytes (builder, "weights", r->plan.weights);
   headroom_cli_json_bytes (builder, "activations", r->plan.activations);
   headroom_cli_json_bytes (builder, "non_torch", r->plan.non_torch);
@@ -263,7 +265,10 @@ print_infer_table (const char        *name,
   headroom_cli_table_take (table, g_strdup (_("Engine")),
                            g_strdup (headroom_cli_choice_name ("inference.engine", r->serving.engine)),
                            NULL);
-  headroom_cli_table_add_gib (table, _("Memory the driver reports"), r->plan.total);
+  headroom_cli_table_add_gib (table, r->plan.total_from_datasheet
+                                     ? _("Memory (datasheet; the driver’s figure is not published)")
+                                     : _("Memory the driver reports"),
+                              r->plan.total);
   headroom_cli_table_add_gib (table, _("Usable by the engine"), r->plan.usable);
   headroom_cli_table_add_gib (table, _("KV cache"), r->plan.kv_cache);
   headroom_cli_table_take (table, g_strdup (_("KV cache capacity (tokens)")),

@@ -268,6 +268,7 @@ hr_serving_plan (const HrModel     *model,
 
   *plan = (HrServingPlan) {
     .total = hr_gpu_driver_memory (gpu),
+    .total_from_datasheet = !(gpu->driver_memory_bytes > 0.0),
     .weights = m.weights,
     .kv_per_token = m.kv_cache_per_token,
     .block_size = inference->paged_block > 0 ? inference->paged_block : 1,

@@ -75,6 +75,8 @@ typedef struct
 typedef struct
 {
   double  total;                   /* bytes the driver reports (or the catalog's memory) */
+  bool    total_from_datasheet;    /* no published driver figure: total is the datasheet's,
+                                    * an upper bound on what the driver reports */
   double  usable;                  /* bytes the engine may use for weights, activations, KV */
   double  weights;                 /* on this GPU */
   double  activations;             /* the profiling run's peak */

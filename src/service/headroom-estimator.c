@@ -626,7 +626,11 @@ fill_summary (HeadroomEstimator *self)
                     _("one token of one sequence, all layers on this GPU"));
       add_quantity (items, "usable_memory", _("Memory the engine may use"),
                     r->serving_plan.usable, "bytes", NULL,
-                    _("per GPU: the engine’s fraction of the memory the driver reports"));
+                    r->serving_plan.total_from_datasheet
+                    ? _("per GPU: the engine’s fraction of the datasheet’s memory; what the "
+                        "driver reports for this GPU is not published and is a little less, "
+                        "so this is an upper bound")
+                    : _("per GPU: the engine’s fraction of the memory the driver reports"));
       add_quantity (items, "kv_capacity_tokens", _("KV cache capacity"),
                     (double) r->serving_plan.kv_capacity_tokens, "tokens", NULL,
                     _("tokens the engine’s KV cache holds once weights, activations and its "

@@ -123,6 +123,14 @@ test_vllm_llama3_h100 (void)
   g_assert_cmpint (p.kv_capacity_tokens, ==, 453376);
   g_assert_cmpfloat_with_epsilon (p.max_concurrency, 55.34375, 1e-9);
   g_assert_true (p.fits);
+  g_assert_false (p.total_from_datasheet);
+
+  /* Without the driver's figure the plan says it took the datasheet's
+   * 80 GiB: 0.9 × 85,899,345,920 = 77,309,411,328 B. */
+  gpu.driver_memory_bytes = 0.0;
+  plan (&model, &inf, &serving, &gpu, &p);
+  g_assert_true (p.total_from_datasheet);
+  g_assert_cmpfloat_with_epsilon (p.usable, 77309411328.0, 1.0);
 }
 
 /* vLLM, Llama 2 7B in fp16 on one A100 80 GB, max_model_len 4096 (vLLM PR
