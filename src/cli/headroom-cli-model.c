@@ -157,11 +157,16 @@ print_flops_table (const char           *name,
 
   headroom_cli_table_add (table, _("Component"), _("Forward"), _("Backward"), _("Recompute"), NULL);
   for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
-    headroom_cli_table_take (table, g_strdup (hr_flops_component_name (c)),
-                             headroom_cli_format_flops (flops->component[c].forward),
-                             headroom_cli_format_flops (flops->component[c].backward),
-                             headroom_cli_format_flops (flops->component[c].recompute),
-                             NULL);
+    {
+      /* A dense model has no router: no row rather than a 0 FLOP one (the JSON keeps it). */
+      if (c == HR_FLOPS_ROUTER && params->router == 0)
+        continue;
+      headroom_cli_table_take (table, g_strdup (hr_flops_component_name (c)),
+                               headroom_cli_format_flops (flops->component[c].forward),
+                               headroom_cli_format_flops (flops->component[c].backward),
+                               headroom_cli_format_flops (flops->component[c].recompute),
+                               NULL);
+    }
   headroom_cli_table_take (table, g_strdup (_("Total")),
                            headroom_cli_format_flops (flops->forward),
                            headroom_cli_format_flops (flops->backward),

@@ -13,6 +13,7 @@
 #include "headroom-estimator.h"
 #include "headroom-plan-row.h"
 #include "headroom-planner.h"
+#include "headroom-quantity.h"
 
 /* The options of train and plan that are not project keys, as typed; every
  * key of training.* and hardware.* is an option too (headroom-cli-options.c). */
@@ -175,8 +176,26 @@ typedef struct
   HrTrainingUtilization measured;
   gboolean         power_known;   /* the catalog gives the board power (0: unpublished) */
   gint64           model_context; /* the model's max_position_embeddings */
+  const char      *run_needs;     /* the key the run's length needs (training.tokens); else NULL */
   GPtrArray       *explanations;  /* --explain: id, text pairs; else NULL */
 } TrainResult;
+
+/* The key of the setting the training time needs, as the estimator's summary
+ * says it (its "total_seconds" figure); NULL when the time is a result. */
+static const char *
+run_needs (HeadroomEstimator *estimator)
+{
+  GListModel *summary = headroom_estimator_get_summary (estimator);
+
+  for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (summary, i);
+
+      if (g_strcmp0 (headroom_quantity_get_name (q), "total_seconds") == 0)
+        return headroom_quantity_get_needs (q) != NULL ? "training.tokens" : NULL;
+    }
+  return NULL;
+}
 
 /* The estimate of `project`, by the estimator the window uses. */
 static gboolean
@@ -206,6 +225,7 @@ compute_training (HeadroomProject        *project,
     result->limits = *limits;
   result->power_known = headroom_estimator_get_power_known (estimator);
   result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
+  result->run_needs = run_needs (estimator);
   if (args->explain)
     result->explanations = headroom_cli_dup_explanations (estimator);
 
@@ -297,11 +317,13 @@ print_train_json (HeadroomProject   *project,
   json_builder_begin_object (builder);
   headroom_cli_json_double (builder, "step_seconds", t->step_seconds);
   headroom_cli_json_double (builder, "tokens_per_second", t->tokens_per_second);
-  headroom_cli_json_double (builder, "total_seconds", t->total_seconds);
-  headroom_cli_json_double (builder, "gpu_hours", t->gpu_hours);
-  headroom_cli_json_double (builder, "cost", t->cost);
-  /* null, not 0, where the board power is unpublished (TPUs) */
-  headroom_cli_json_double (builder, "energy_kwh", r->power_known ? t->energy_kwh : NAN);
+  /* null, not 0, without the training tokens they need */
+  headroom_cli_json_double (builder, "total_seconds", r->run_needs == NULL ? t->total_seconds : NAN);
+  headroom_cli_json_double (builder, "gpu_hours", r->run_needs == NULL ? t->gpu_hours : NAN);
+  headroom_cli_json_double (builder, "cost", r->run_needs == NULL ? t->cost : NAN);
+  /* and where the board power is unpublished (TPUs) */
+  headroom_cli_json_double (builder, "energy_kwh",
+                            r->power_known && r->run_needs == NULL ? t->energy_kwh : NAN);
   headroom_cli_json_double (builder, "mfu", t->mfu);
   /* Only when bytes cross the host link, so that other outputs stay as they were. */
   if (t->host_bytes > 0)
@@ -420,7 +442,18 @@ print_train_table (const char       *name,
       headroom_cli_table_take (table, g_strdup (_("Measured HFU")),
                                g_strdup_printf ("%s%%", measured_hfu), NULL);
     }
-  if (t->total_seconds > 0)
+  if (r->run_needs != NULL)
+    {
+      const HeadroomKeyInfo *info = headroom_project_find_key (r->run_needs);
+
+      /* TRANSLATORS: e.g. "not set (give --tokens)" */
+      headroom_cli_table_take (table, g_strdup (_("Time and cost")),
+                               g_strdup_printf (_("%s not set (give --%s)"),
+                                                headroom_project_get_key_label (r->run_needs),
+                                                headroom_key_info_get_option (info)),
+                               NULL);
+    }
+  else
     {
       headroom_cli_table_take (table, g_strdup (_("Training time")),
                                headroom_cli_mark_not_fit (headroom_cli_format_duration (t->total_seconds), m->fits),

@@ -288,7 +288,9 @@ same_item (gpointer a,
            && headroom_quantity_get_value (a) == headroom_quantity_get_value (b)
            && g_strcmp0 (headroom_quantity_get_unit (a), headroom_quantity_get_unit (b)) == 0
            && g_strcmp0 (headroom_quantity_get_role (a), headroom_quantity_get_role (b)) == 0
-           && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0;
+           && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0
+           && g_strcmp0 (headroom_quantity_get_detail (a), headroom_quantity_get_detail (b)) == 0
+           && g_strcmp0 (headroom_quantity_get_needs (a), headroom_quantity_get_needs (b)) == 0;
   if (HEADROOM_IS_FLOPS_ROW (a) && HEADROOM_IS_FLOPS_ROW (b))
     return g_strcmp0 (headroom_flops_row_get_name (a), headroom_flops_row_get_name (b)) == 0
            && g_strcmp0 (headroom_flops_row_get_label (a), headroom_flops_row_get_label (b)) == 0
@@ -300,7 +302,7 @@ same_item (gpointer a,
   return FALSE;
 }
 
-/* The same quantity but for its value. */
+/* The same quantity but for its value and detail. */
 static gboolean
 same_but_value (gpointer a,
                 gpointer b)
@@ -310,7 +312,8 @@ same_but_value (gpointer a,
          && g_strcmp0 (headroom_quantity_get_label (a), headroom_quantity_get_label (b)) == 0
          && g_strcmp0 (headroom_quantity_get_unit (a), headroom_quantity_get_unit (b)) == 0
          && g_strcmp0 (headroom_quantity_get_role (a), headroom_quantity_get_role (b)) == 0
-         && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0;
+         && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0
+         && g_strcmp0 (headroom_quantity_get_needs (a), headroom_quantity_get_needs (b)) == 0;
 }
 
 /* Unchanged lists are left alone, and quantities whose values alone changed
@@ -340,8 +343,12 @@ replace_items (GListStore *store,
           g_autoptr(GObject) old = g_list_model_get_item (G_LIST_MODEL (store), i);
 
           if (HEADROOM_IS_QUANTITY (old))
-            headroom_quantity_set_value (HEADROOM_QUANTITY (old),
-                                         headroom_quantity_get_value (items->pdata[i]));
+            {
+              headroom_quantity_set_detail (HEADROOM_QUANTITY (old),
+                                            headroom_quantity_get_detail (items->pdata[i]));
+              headroom_quantity_set_value (HEADROOM_QUANTITY (old),
+                                           headroom_quantity_get_value (items->pdata[i]));
+            }
         }
       return;
     }
@@ -378,10 +385,20 @@ fill_params_rows (HeadroomEstimator *self)
       && !hr_finetune_is_full (&self->result.training.finetune))
     {
       const HrTrainingMemory *m = &self->result.training_memory;
+      HeadroomQuantity *trainable;
 
       add_quantity (items, "trainable", _("Trainable"), m->trainable_params, "parameters", NULL,
                     _("LoRA: rank × (inputs + outputs) per adapted matrix, DoRA adds its "
                       "outputs; freeze: all but the embeddings and the frozen layers"));
+      /* The share of all parameters, trainable + frozen (adapters included). */
+      trainable = items->pdata[items->len - 1];
+      if (m->trainable_params + m->frozen_params > 0)
+        {
+          g_autofree char *share = g_strdup_printf ("%.2f %%", 100.0 * (double) m->trainable_params
+                                                               / (double) (m->trainable_params + m->frozen_params));
+
+          headroom_quantity_set_detail (trainable, share);
+        }
       add_quantity (items, "frozen", _("Frozen"), m->frozen_params, "parameters", NULL,
                     _("parameters that get no gradient and no optimizer state"));
     }
@@ -535,6 +552,9 @@ fill_flops_rows (HeadroomEstimator *self)
       double recompute = inference ? 0 : part->recompute;
       double sum = part->forward + backward + recompute;
 
+      /* A dense model has no router: no row rather than a 0 FLOP one. */
+      if (c == HR_FLOPS_ROUTER && self->result.model.n_experts == 0)
+        continue;
       g_ptr_array_add (items, headroom_flops_row_new (hr_flops_component_name (c),
                                                       flops_component_label (c),
                                                       part->forward, backward, recompute,
@@ -584,18 +604,40 @@ fill_summary (HeadroomEstimator *self)
                     _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time)"));
       add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
                     NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
-      add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
-                    _("⌈training tokens ÷ tokens per step⌉"));
-      add_quantity (items, "total_seconds", _("Training time"), t->total_seconds, "s", NULL,
-                    _("steps × step time"));
-      add_quantity (items, "gpu_hours", _("GPU-hours"), t->gpu_hours, "GPU-h", NULL,
-                    _("GPUs × training time"));
-      add_quantity (items, "cost", _("Cost"), t->cost, "USD", NULL,
-                    _("GPU-hours × price per GPU-hour"));
-      /* No tile rather than a false 0 kWh where the board power is unpublished */
-      if (r->power_known)
-        add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
-                      _("GPUs × board power × training time"));
+      if (r->training.tokens > 0)
+        {
+          add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
+                        _("⌈training tokens ÷ tokens per step⌉"));
+          add_quantity (items, "total_seconds", _("Training time"), t->total_seconds, "s", NULL,
+                        _("steps × step time"));
+          add_quantity (items, "gpu_hours", _("GPU-hours"), t->gpu_hours, "GPU-h", NULL,
+                        _("GPUs × training time"));
+          add_quantity (items, "cost", _("Cost"), t->cost, "USD", NULL,
+                        _("GPU-hours × price per GPU-hour"));
+          /* No tile rather than a false 0 kWh where the board power is unpublished */
+          if (r->power_known)
+            add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
+                          _("GPUs × board power × training time"));
+        }
+      else
+        {
+          /* No token budget, no run length: figures that say what they need, not 0. */
+          const char *needs = headroom_project_get_key_label ("training.tokens");
+
+          g_ptr_array_add (items, headroom_quantity_new_missing ("steps", _("Steps"), "steps",
+                                                                 _("⌈training tokens ÷ tokens per step⌉"),
+                                                                 needs));
+          g_ptr_array_add (items, headroom_quantity_new_missing ("total_seconds", _("Training time"), "s",
+                                                                 _("steps × step time"), needs));
+          g_ptr_array_add (items, headroom_quantity_new_missing ("gpu_hours", _("GPU-hours"), "GPU-h",
+                                                                 _("GPUs × training time"), needs));
+          g_ptr_array_add (items, headroom_quantity_new_missing ("cost", _("Cost"), "USD",
+                                                                 _("GPU-hours × price per GPU-hour"), needs));
+          if (r->power_known)
+            g_ptr_array_add (items, headroom_quantity_new_missing ("energy", _("Energy"), "kWh",
+                                                                   _("GPUs × board power × training time"),
+                                                                   needs));
+        }
       if (r->has_training_limits)
         {
           add_quantity (items, "max_micro_batch", _("Largest micro-batch that fits"),

@@ -15,6 +15,8 @@ struct _HeadroomQuantity
   char *unit;
   char *role;
   char *formula;
+  char *detail;
+  char *needs;
   double value;
 };
 
@@ -28,6 +30,8 @@ enum {
   PROP_UNIT,
   PROP_ROLE,
   PROP_FORMULA,
+  PROP_DETAIL,
+  PROP_NEEDS,
   N_PROPS
 };
 
@@ -43,6 +47,8 @@ headroom_quantity_finalize (GObject *object)
   g_clear_pointer (&self->unit, g_free);
   g_clear_pointer (&self->role, g_free);
   g_clear_pointer (&self->formula, g_free);
+  g_clear_pointer (&self->detail, g_free);
+  g_clear_pointer (&self->needs, g_free);
 
   G_OBJECT_CLASS (headroom_quantity_parent_class)->finalize (object);
 }
@@ -75,6 +81,12 @@ headroom_quantity_get_property (GObject    *object,
     case PROP_FORMULA:
       g_value_set_string (value, self->formula);
       break;
+    case PROP_DETAIL:
+      g_value_set_string (value, self->detail);
+      break;
+    case PROP_NEEDS:
+      g_value_set_string (value, self->needs);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -100,6 +112,10 @@ headroom_quantity_class_init (HeadroomQuantityClass *klass)
                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_FORMULA] = g_param_spec_string ("formula", NULL, NULL, NULL,
                                                   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_DETAIL] = g_param_spec_string ("detail", NULL, NULL, NULL,
+                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NEEDS] = g_param_spec_string ("needs", NULL, NULL, NULL,
+                                                G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
@@ -179,4 +195,45 @@ headroom_quantity_get_formula (HeadroomQuantity *self)
 {
   g_return_val_if_fail (HEADROOM_IS_QUANTITY (self), NULL);
   return self->formula;
+}
+
+const char *
+headroom_quantity_get_detail (HeadroomQuantity *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_QUANTITY (self), NULL);
+  return self->detail;
+}
+
+void
+headroom_quantity_set_detail (HeadroomQuantity *self,
+                              const char       *detail)
+{
+  g_return_if_fail (HEADROOM_IS_QUANTITY (self));
+
+  if (g_strcmp0 (self->detail, detail) == 0)
+    return;
+  g_free (self->detail);
+  self->detail = g_strdup (detail);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETAIL]);
+}
+
+HeadroomQuantity *
+headroom_quantity_new_missing (const char *name,
+                               const char *label,
+                               const char *unit,
+                               const char *formula,
+                               const char *needs)
+{
+  HeadroomQuantity *self = headroom_quantity_new (name, label, 0, unit, NULL, formula);
+
+  g_return_val_if_fail (needs != NULL, self);
+  self->needs = g_strdup (needs);
+  return self;
+}
+
+const char *
+headroom_quantity_get_needs (HeadroomQuantity *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_QUANTITY (self), NULL);
+  return self->needs;
 }

@@ -39,5 +39,21 @@ const char *headroom_quantity_get_unit    (HeadroomQuantity *self);
 const char *headroom_quantity_get_role    (HeadroomQuantity *self);
 /* The formula and its source, e.g. "2·P bytes (bf16 weights)"; may be NULL. */
 const char *headroom_quantity_get_formula (HeadroomQuantity *self);
+/* A translated note the service made to go with the figure, e.g. "0.44 % of
+ * all parameters"; may be NULL. */
+const char *headroom_quantity_get_detail  (HeadroomQuantity *self);
+/* The estimator's update in place; notifies "detail". */
+void        headroom_quantity_set_detail  (HeadroomQuantity *self,
+                                           const char       *detail);
+
+/* A figure that cannot be computed until a setting is given: its value is 0
+ * and no result; `needs` is that setting's label, e.g. "Training tokens". */
+HeadroomQuantity *headroom_quantity_new_missing (const char *name,
+                                                 const char *label,
+                                                 const char *unit,
+                                                 const char *formula,
+                                                 const char *needs) G_GNUC_WARN_UNUSED_RESULT;
+/* The label of the setting the figure needs; NULL when it is a result. */
+const char *headroom_quantity_get_needs   (HeadroomQuantity *self);
 
 G_END_DECLS

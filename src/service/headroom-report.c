@@ -311,10 +311,24 @@ write_summary (Csv               *csv,
     {
       g_autoptr(HeadroomQuantity) q = g_list_model_get_item (rows, i);
 
+      const char *needs = headroom_quantity_get_needs (q);
+
       csv_field (csv, section);
       csv_field (csv, headroom_quantity_get_name (q));
-      csv_field (csv, headroom_quantity_get_label (q));
-      csv_number (csv, headroom_quantity_get_value (q));
+      /* A figure that needs a setting: an empty value and the setting named, never 0. */
+      if (needs != NULL)
+        {
+          g_autofree char *label = g_strdup_printf (_("%s: needs %s"), headroom_quantity_get_label (q),
+                                                    needs);
+
+          csv_field (csv, label);
+          csv_field (csv, NULL);
+        }
+      else
+        {
+          csv_field (csv, headroom_quantity_get_label (q));
+          csv_number (csv, headroom_quantity_get_value (q));
+        }
       csv_field (csv, headroom_quantity_get_unit (q));
       csv_end_row (csv);
     }

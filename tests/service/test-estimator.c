@@ -173,16 +173,18 @@ test_training_result (void)
    * 8 030 261 248 × 4 / 8 = 4 015 130 624 bytes. */
   g_assert_cmpfloat (memory->master_weights, ==, 4015130624.0);
 
-  /* The FLOPs rows add up to the total row, and the total to the core's. */
+  /* The FLOPs rows add up to the total row, and the total to the core's;
+   * the dense Llama has no router row, so the components less one. */
   flops_rows = headroom_estimator_get_flops_rows (estimator);
-  g_assert_cmpuint (g_list_model_get_n_items (flops_rows), ==, HR_FLOPS_N_COMPONENTS + 1);
-  for (guint i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
+  g_assert_cmpuint (g_list_model_get_n_items (flops_rows), ==, HR_FLOPS_N_COMPONENTS);
+  for (guint i = 0; i + 1 < HR_FLOPS_N_COMPONENTS; i++)
     {
       g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (flops_rows, i);
 
+      g_assert_cmpstr (headroom_flops_row_get_name (row), !=, "router");
       flops_total += headroom_flops_row_get_total (row);
     }
-  total_row = g_list_model_get_item (flops_rows, HR_FLOPS_N_COMPONENTS);
+  total_row = g_list_model_get_item (flops_rows, HR_FLOPS_N_COMPONENTS - 1);
   g_assert_cmpfloat_with_epsilon (flops_total / headroom_flops_row_get_total (total_row), 1.0, 1e-12);
   g_assert_cmpfloat (headroom_flops_row_get_total (total_row), ==,
                      headroom_estimator_get_flops (estimator)->total);
@@ -206,6 +208,89 @@ segment_value (GListModel *segments,
     }
   g_assert_not_reached ();
   return 0;
+}
+
+static const char *
+quantity_detail (GListModel *quantities,
+                 const char *name)
+{
+  for (guint i = 0; i < g_list_model_get_n_items (quantities); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (quantities, i);
+
+      if (g_str_equal (headroom_quantity_get_name (q), name))
+        return headroom_quantity_get_detail (q);
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static HeadroomQuantity *find_quantity (GListModel *model,
+                                        const char *name);
+
+/* Without training tokens the run has no length: steps, time, GPU-hours,
+ * cost and energy say they need "Training tokens" instead of a 0; the step
+ * time does not depend on them and stays a result. With 1e12 tokens the
+ * steps are ⌈1e12 ÷ (512 × 8192)⌉ = ⌈238 418.6⌉ = 238 419 (default global
+ * batch 512 sequences of 8 192 tokens). */
+static void
+test_training_needs_tokens (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  static const char * const run[] = { "steps", "total_seconds", "gpu_hours", "cost" };
+  g_autoptr(HeadroomQuantity) step = NULL;
+  GListModel *summary;
+
+  g_assert_true (headroom_project_set_double (project, "training.tokens", 0, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  summary = headroom_estimator_get_summary (estimator);
+  for (guint i = 0; i < G_N_ELEMENTS (run); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = find_quantity (summary, run[i]);
+
+      g_assert_cmpstr (headroom_quantity_get_needs (q), ==, "Training tokens");
+    }
+  step = find_quantity (summary, "step_seconds");
+  g_assert_null (headroom_quantity_get_needs (step));
+  g_assert_cmpfloat (headroom_quantity_get_value (step), >, 0);
+
+  g_assert_true (headroom_project_set_double (project, "training.tokens", 1e12, NULL));
+  headroom_estimator_recompute_now (estimator);
+  summary = headroom_estimator_get_summary (estimator);
+  for (guint i = 0; i < G_N_ELEMENTS (run); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = find_quantity (summary, run[i]);
+
+      g_assert_null (headroom_quantity_get_needs (q));
+    }
+  g_assert_cmpfloat (segment_value (summary, "steps"), ==, 238419.0);
+}
+
+/* The Compute table lists the router for a mixture of experts only: Mixtral
+ * 8x7B has 8 experts, so its table has every component and the total. */
+static void
+test_flops_router_moe_only (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  GListModel *rows;
+  gboolean router = FALSE;
+
+  g_assert_true (headroom_project_set_string (project, "model.preset", "mixtral-8x7b", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  rows = headroom_estimator_get_flops_rows (estimator);
+  g_assert_cmpuint (g_list_model_get_n_items (rows), ==, HR_FLOPS_N_COMPONENTS + 1);
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(HeadroomFlopsRow) row = g_list_model_get_item (rows, i);
+
+      if (g_str_equal (headroom_flops_row_get_name (row), "router"))
+        router = headroom_flops_row_get_total (row) > 0;
+    }
+  g_assert_true (router);
 }
 
 /* LoRA on the default Llama 3.1 8B (h 4096, 32 layers, 8 KV heads of 128,
@@ -238,6 +323,8 @@ test_lora_segments (void)
   params = headroom_estimator_get_params_rows (estimator);
   g_assert_cmpfloat (segment_value (params, "trainable"), ==, 41943040.0);
   g_assert_cmpfloat (segment_value (params, "frozen"), ==, 8030261248.0);
+  /* The share of all: 41 943 040 / (41 943 040 + 8 030 261 248) = 0.5196 %. */
+  g_assert_cmpstr (quantity_detail (params, "trainable"), ==, "0.52 %");
 
   /* Pythia's attention is one query_key_value linear (gpt_neox): adapting
    * q adapts all three, r·(h + 3h) = 16 · 8192 per layer of h 2048, × 16
@@ -359,6 +446,7 @@ test_offload_segments (void)
   g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory->total);
 }
 
+/* Borrowed: the list keeps its items. */
 static HeadroomQuantity *
 find_quantity (GListModel *model,
                const char *name)
@@ -668,6 +756,8 @@ main (int   argc,
   g_test_add_func ("/estimator/params-in-place", test_params_in_place);
   g_test_add_func ("/estimator/offload-segments", test_offload_segments);
   g_test_add_func ("/estimator/lora-segments", test_lora_segments);
+  g_test_add_func ("/estimator/training-needs-tokens", test_training_needs_tokens);
+  g_test_add_func ("/estimator/flops-router-moe-only", test_flops_router_moe_only);
   g_test_add_func ("/estimator/paged-segments", test_paged_segments);
   g_test_add_func ("/estimator/utilisation", test_utilisation);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);

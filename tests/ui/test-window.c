@@ -621,6 +621,60 @@ find_descendant (GtkWidget *widget,
   return NULL;
 }
 
+/* Whether a label that `widget` shows (itself or a visible descendant)
+ * reads `text`, or contains it when `part` is set. */
+static gboolean
+shows_label (GtkWidget  *widget,
+             const char *text,
+             gboolean    part)
+{
+  if (!gtk_widget_get_visible (widget))
+    return FALSE;
+  if (GTK_IS_LABEL (widget))
+    {
+      const char *label = gtk_label_get_label (GTK_LABEL (widget));
+
+      if (part ? strstr (label, text) != NULL : g_str_equal (label, text))
+        return TRUE;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    if (shows_label (child, text, part))
+      return TRUE;
+  return FALSE;
+}
+
+/* Never a silently wrong number: without training tokens the time and cost
+ * tiles say what they need, not "$0.00"; the dense Llama's Compute table has
+ * no Router row; LoRA's trainable share shows next to its count:
+ * 41 943 040 of 8 072 204 288 (r 16 on every linear, test-estimator.c) = 0.52 %. */
+static void
+test_window_missing_figures (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomProject *project = headroom_window_get_project (window);
+
+  g_assert_false (shows_label (GTK_WIDGET (window), "Cost: needs Training tokens", FALSE));
+  g_assert_true (shows_label (GTK_WIDGET (window), "Cost", FALSE));
+  set_spin (window, "training.tokens", 0);
+  g_assert_true (shows_label (GTK_WIDGET (window), "Cost: needs Training tokens", FALSE));
+  g_assert_true (shows_label (GTK_WIDGET (window), "Training time: needs Training tokens", FALSE));
+  g_assert_true (shows_label (GTK_WIDGET (window), "—", FALSE));
+  g_assert_false (shows_label (GTK_WIDGET (window), "$0.00", FALSE));
+  g_assert_false (shows_label (GTK_WIDGET (window), "Router", FALSE));
+  set_spin (window, "training.tokens", 1e12);
+  g_assert_false (shows_label (GTK_WIDGET (window), "Cost: needs Training tokens", FALSE));
+  g_assert_true (shows_label (GTK_WIDGET (window), "Cost", FALSE));
+
+  g_assert_false (shows_label (GTK_WIDGET (window), "%)", TRUE));
+  g_assert_true (headroom_project_set_string (project, "training.method", "lora", NULL));
+  g_assert_true (headroom_project_set_int (project, "training.lora_rank", 16, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.lora_targets", "all-linear", NULL));
+  drain_main_loop ();
+  g_assert_true (shows_label (GTK_WIDGET (window), "41.9 M (0.52 %)", FALSE));
+  window_destroy (window);
+}
+
 /* Frozen, clearing and refilling the bar changes nothing until the thaw,
  * which updates it once and keeps its legend entries (the results view
  * refills it after every edit). */
@@ -1120,6 +1174,7 @@ main (int   argc,
   g_test_add_func ("/window/save-preset", test_window_save_preset);
   g_test_add_func ("/window/open-errors", test_window_open_errors);
   g_test_add_func ("/window/keep-scenario", test_window_keep_scenario);
+  g_test_add_func ("/window/missing-figures", test_window_missing_figures);
 
   status = g_test_run ();
   g_clear_object (&app);

@@ -321,13 +321,28 @@ tile_update (GtkWidget        *tile,
                                             headroom_quantity_get_unit (quantity));
   GtkLabel *number = g_object_get_data (G_OBJECT (tile), "number");
 
-  /* A limit of 0: not even the smallest setting fits. */
-  if (is_limit (quantity) && headroom_quantity_get_value (quantity) == 0)
-    gtk_label_set_label (number, _("None"));
+  const char *needs = headroom_quantity_get_needs (quantity);
+
+  /* A figure that needs a setting says which, never 0. */
+  if (needs != NULL)
+    {
+      /* TRANSLATORS: a tile's caption, e.g. "Cost: needs Training tokens" */
+      g_autofree char *caption = g_strdup_printf (_("%s: needs %s"),
+                                                  headroom_quantity_get_label (quantity), needs);
+
+      gtk_label_set_label (number, "—");
+      gtk_label_set_label (g_object_get_data (G_OBJECT (tile), "caption"), caption);
+    }
   else
-    gtk_label_set_label (number, value);
-  gtk_label_set_label (g_object_get_data (G_OBJECT (tile), "caption"),
-                       headroom_quantity_get_label (quantity));
+    {
+      /* A limit of 0: not even the smallest setting fits. */
+      if (is_limit (quantity) && headroom_quantity_get_value (quantity) == 0)
+        gtk_label_set_label (number, _("None"));
+      else
+        gtk_label_set_label (number, value);
+      gtk_label_set_label (g_object_get_data (G_OBJECT (tile), "caption"),
+                           headroom_quantity_get_label (quantity));
+    }
   /* Setting a tooltip asks the display where the pointer is: only on change. */
   if (g_strcmp0 (gtk_widget_get_tooltip_text (tile), headroom_quantity_get_formula (quantity)) != 0)
     gtk_widget_set_tooltip_text (tile, headroom_quantity_get_formula (quantity));

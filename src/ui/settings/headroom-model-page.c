@@ -176,7 +176,16 @@ params_row_update (HeadroomQuantity *quantity,
                                                          (gulong) MIN (count, (double) G_MAXULONG)),
                                             digits);
 
-  gtk_label_set_label (g_object_get_data (G_OBJECT (row), "value"), text);
+  /* The service's note: the trainable share, "311 M (0.44 %)" */
+  if (headroom_quantity_get_detail (quantity) != NULL)
+    {
+      g_autofree char *with_detail = g_strdup_printf ("%s (%s)", text,
+                                                      headroom_quantity_get_detail (quantity));
+
+      gtk_label_set_label (g_object_get_data (G_OBJECT (row), "value"), with_detail);
+    }
+  else
+    gtk_label_set_label (g_object_get_data (G_OBJECT (row), "value"), text);
   if (headroom_quantity_get_formula (quantity) != NULL)
     {
       g_autofree char *tooltip = g_strdup_printf ("%s\n%s", exact, headroom_quantity_get_formula (quantity));
@@ -205,6 +214,7 @@ create_params_row (gpointer item,
   g_object_set_data (G_OBJECT (row), "value", value);
   params_row_update (quantity, NULL, row);
   g_signal_connect_object (quantity, "notify::value", G_CALLBACK (params_row_update), row, 0);
+  g_signal_connect_object (quantity, "notify::detail", G_CALLBACK (params_row_update), row, 0);
   gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
   return row;
 }
