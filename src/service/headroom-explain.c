@@ -222,6 +222,11 @@ explain_summary (HeadroomEstimator *self,
   const char *source = NULL;
   gboolean training = headroom_estimator_get_workload (self) == HEADROOM_WORKLOAD_TRAINING;
 
+  /* A figure that needs a setting names it, rather than deriving a 0. */
+  if (headroom_quantity_get_needs (q) != NULL)
+    /* TRANSLATORS: e.g. "Cost: needs Training tokens, which is not set\nAssumes: GPU-hours × …" */
+    return g_strdup_printf (_("%s: needs %s, which is not set\nAssumes: %s"), label,
+                            headroom_quantity_get_needs (q), assumption);
   if (training && g_str_equal (name, "step_seconds"))
     {
       g_autofree char *flops = headroom_format_flops (t->hardware_flops_per_step);

@@ -64,6 +64,14 @@ test_time_and_cost (void)
   assert_contains (flops, "MLP = ");
   assert_contains (flops, "backward");
   assert_contains (flops, "Chowdhery et al. 2022");
+
+  /* Without training tokens the cost names the setting, and derives no $0. */
+  g_assert_true (headroom_project_set_double (project, "training.tokens", 0, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_clear_pointer (&cost, g_free);
+  cost = headroom_estimator_dup_explanation (estimator, "summary.cost");
+  assert_contains (cost, "Cost: needs Training tokens, which is not set");
+  g_assert_null (strstr (cost, "$"));
 }
 
 /* Gemma 3 1B serving a 1,024-token prompt and 256 generated tokens (the
