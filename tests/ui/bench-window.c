@@ -6,7 +6,7 @@
  * runs it. Under Xvfb:
  *
  *   GSK_RENDERER=cairo bench-window          # or gl, ngl
- *   bench-window --shot wide.png --width 1280 --height 800 [--dark] [--page hardware]
+ *   bench-window --shot wide.png --width 1280 --height 800 [--dark] [--page hardware] [--scroll 1]
  *
  * Start: from main() to the end of the first frame painted with results.
  * Change: from a row's new value (as typing it sets it) through project,
@@ -188,6 +188,25 @@ find_view_stack (GtkWidget  *widget,
   return NULL;
 }
 
+/* The first scrolled window under `widget` that is drawn. */
+static GtkScrolledWindow *
+find_shown_scroller (GtkWidget *widget)
+{
+  if (!gtk_widget_get_mapped (widget))
+    return NULL;
+  if (GTK_IS_SCROLLED_WINDOW (widget))
+    return GTK_SCROLLED_WINDOW (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkScrolledWindow *found = find_shown_scroller (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 save_shot (GtkWidget  *window,
            const char *path)
@@ -215,6 +234,7 @@ main (int   argc,
   g_autofree char *view = NULL;
   g_autofree char *open = NULL;
   int width = 1280, height = 800, n_changes = 50;
+  double scroll = 0;
   gboolean dark = FALSE, results = FALSE;
   GOptionEntry entries[] = {
     { "shot", 0, 0, G_OPTION_ARG_FILENAME, &shot, "Save a screenshot instead of timing", "PNG" },
@@ -225,6 +245,7 @@ main (int   argc,
     { "view", 0, 0, G_OPTION_ARG_STRING, &view, "Results view: estimate, plan, compare", "NAME" },
     { "results", 0, 0, G_OPTION_ARG_NONE, &results, "Folded: show the results", NULL },
     { "open", 0, 0, G_OPTION_ARG_FILENAME, &open, "Open a project first", "FILE" },
+    { "scroll", 0, 0, G_OPTION_ARG_DOUBLE, &scroll, "Scroll the results this far down (0 to 1)", "F" },
     { "changes", 0, 0, G_OPTION_ARG_INT, &n_changes, "Number of changes", "N" },
     { NULL }
   };
@@ -304,6 +325,17 @@ main (int   argc,
         gtk_widget_activate_action (GTK_WIDGET (window), "win.show-results", NULL);
       /* Let the layout settle (the sweep, the plan's search). */
       iterate_until (never, NULL, 1500 * 1000);
+      if (scroll > 0)
+        {
+          GtkWidget *results_view = adw_view_stack_get_visible_child (ADW_VIEW_STACK (find_view_stack (GTK_WIDGET (window), "estimate")));
+          GtkScrolledWindow *scroller = find_shown_scroller (results_view);
+          GtkAdjustment *adjustment = scroller != NULL ? gtk_scrolled_window_get_vadjustment (scroller) : NULL;
+
+          if (adjustment != NULL)
+            gtk_adjustment_set_value (adjustment, scroll * (gtk_adjustment_get_upper (adjustment)
+                                                            - gtk_adjustment_get_page_size (adjustment)));
+          iterate_until (never, NULL, 300 * 1000);
+        }
       save_shot (GTK_WIDGET (window), shot);
       headroom_project_set_modified (headroom_window_get_project (window), FALSE);
       gtk_window_destroy (GTK_WINDOW (window));
