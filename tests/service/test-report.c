@@ -154,6 +154,17 @@ test_report (void)
   /* Where the times come from, as the window says it (training.mfu 0: predicted). */
   g_assert_cmpstr (find_value (rows, "time_and_cost", "time_basis", 2), ==, "Predicted from the hardware");
   g_assert_cmpstr (find_value (rows, "time_and_cost", "time_basis", 3), ==, "0");
+
+  /* Without training tokens the cost is no number: an empty value and the
+   * setting it needs, never 0. */
+  g_assert_true (headroom_project_set_double (project, "training.tokens", 0, NULL));
+  g_clear_pointer (&csv, g_free);
+  g_clear_pointer (&rows, g_ptr_array_unref);
+  csv = report (project);
+  rows = parse_csv (csv);
+  g_assert_cmpstr (find_value (rows, "time_and_cost", "cost", 2), ==, "Cost: needs Training tokens");
+  g_assert_cmpstr (find_value (rows, "time_and_cost", "cost", 3), ==, "");
+  g_assert_cmpstr (find_value (rows, "time_and_cost", "steps", 3), ==, "");
 }
 
 /* German writes 0,4; the report must still write 0.4 and be byte-identical. */
