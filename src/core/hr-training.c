@@ -219,6 +219,7 @@ hr_training_init (HrTraining *training)
    * torchtune/modules/loss/ce_chunked_output_loss.py */
   training->loss_chunks = 8;
   training->loss_parallel = false;
+  training->torch_pipelining = false;
   training->recompute_layers = 0;
   training->offload_activations = false;
   training->optimizer_in_backward = false;
@@ -1346,6 +1347,14 @@ typedef struct
                      * the saved tensors reused and the rest rebuilt */
 } LayerKinds;
 
+/* Stages run by torch.distributed.pipelining, with one stage a rank. */
+static bool
+torch_pipelining (const HrTraining *t)
+{
+  return t->torch_pipelining && t->pipeline_parallel > 1
+         && t->pipeline_schedule != HR_PIPELINE_INTERLEAVED;
+}
+
 static void
 layer_kinds (const HrModel    *model,
              const HrTraining *training,
@@ -1532,8 +1541,19 @@ stage_activations (const HrModel         *model,
       act->loss += a->tokens * 8;
     }
 
+  /* torch.distributed.pipelining (stage.py, forward_one_chunk) keeps each
+   * micro-batch's stage output in fwd_cache until its backward_one_chunk:
+   * the residual stream leaving the stage, or on the last stage the 16-bit
+   * logits (which the fp32 cast of the loss does not save). Not counted
+   * for the interleaved schedule (docs/training.md). */
+  if (torch_pipelining (training))
+    act->stage_output = stage == pp - 1
+                        ? a->tokens * ceil ((double) model->vocab_size / tp) * a->compute
+                        : a->tokens * a->h_rep * a->residual;
+
   act->layers_total = layers_total;
-  act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss;
+  act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss
+                     + act->stage_output;
 }
 
 HrStatus
@@ -1814,7 +1834,8 @@ phases (const HrModel     *model,
       { grads_forward, memory->activations, forward_temp },
       { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
       { grads, (memory->micro_batches_in_flight - 1) * act->micro_batch
-               + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding,
+               + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding
+               + act->stage_output,
         memory->temporary + fsdp->root },
       { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp },
     };
@@ -1855,7 +1876,7 @@ phases (const HrModel     *model,
      * buffer the loss's backward allocates (the log-probabilities' and the
      * logits' gradients): it stays cached, unused, in that phase — in every
      * step, since the next forward's logits take it back. */
-    if (training->loss == HR_LOSS_FULL && act->loss_transient > 0
+    if (training->loss == HR_LOSS_FULL && act->loss_transient > 0 && act->stage_output == 0
         && logits_16 >= ALLOCATOR_MIN_LARGE
         && !(training->compile && training->compile_loss)
         && hr_training_compute_dtype (training) != HR_DTYPE_FP32)
@@ -2015,6 +2036,23 @@ stage_memory (const HrModel     *model,
       fsdp.gather_pool = (outside > layers2 ? outside : layers2) * gathered;
       fsdp.grad_shards = fsdp_pipeline (training) ? memory->gradients / g.dense
                                                   : memory->gradients;
+    }
+  /* torch.distributed.pipelining allocates its receive buffers once, one
+   * per micro-batch (stage.py: _prepare_forward_infra makes
+   * args_recv_info[chunk] for each chunk, _prepare_backward_infra
+   * grad_recv_info[mb] for each): every stage but the last receives its
+   * output's gradients, every stage but the first its input. An in-flight
+   * micro-batch's input buffer is what its first layer saves (counted in
+   * the activations); the others are held besides. */
+  if (torch_pipelining (training))
+    {
+      double m = (double) memory->grad_accumulation;
+      double boundary = a->tokens * a->h_rep * a->residual;
+
+      if (stage < training->pipeline_parallel - 1)
+        memory->temporary += m * boundary;
+      if (stage > 0)
+        memory->temporary += (m - memory->micro_batches_in_flight) * boundary;
     }
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
@@ -2422,7 +2460,7 @@ proportional_guess (const HrTrainingMemory *m,
     m->activations,
     m->activations + act->loss_transient,
     (m->micro_batches_in_flight - 1) * act->micro_batch
-    + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding,
+    + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding + act->stage_output,
   };
   double guess = INFINITY;
 

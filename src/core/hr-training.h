@@ -156,6 +156,9 @@ typedef struct
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
   bool    loss_parallel;          /* under TP, the full loss through DTensor's
                                    * loss_parallel() (torchtitan) */
+  bool    torch_pipelining;       /* pipeline stages run by torch.distributed.pipelining
+                                   * (torchtitan): each micro-batch's stage output kept to
+                                   * its backward, a receive buffer per micro-batch */
   int64_t recompute_layers;       /* full recompute on the first N layers of each
                                    * stage (Megatron --recompute-num-layers); 0 = all */
   int64_t recompute_every;        /* only every k-th layer (torchtitan's layer SAC,
@@ -198,6 +201,8 @@ typedef struct
   double  lm_head;          /* last stage: LM head input */
   double  loss;             /* last stage: what the loss saves for its backward */
   double  loss_transient;   /* last stage: the loss backward's buffers beyond that */
+  double  stage_output;     /* torch.distributed.pipelining: the stage's output, kept
+                             * for its backward (the 16-bit logits on the last stage) */
   double  micro_batch;      /* everything above for one micro-batch on this rank */
 } HrTrainingActivations;
 

@@ -227,6 +227,12 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/parallelism"), PLACEHOLDER (N_("An even split")), TRAIN (pp_first_stage_layers)),
   INT ("training.pp_last_stage_layers", 0, 1e6, "0", "layers", N_("Last stage layers"),
        GROUP ("workload/parallelism"), PLACEHOLDER (N_("An even split")), TRAIN (pp_last_stage_layers)),
+  BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
+        GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
+        VISIBLE_WHEN ("training.pipeline_schedule", "1f1b|gpipe"),
+        DESCRIPTION (N_("Stages run by torch.distributed.pipelining (torchtitan): each "
+                        "micro-batch’s stage output is kept until its backward, and a "
+                        "receive buffer is allocated for every micro-batch"))),
   INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel"),
        GROUP ("workload/parallelism"), OPTION ("cp"), TRAIN (context_parallel)),
   INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel"),
@@ -996,6 +1002,9 @@ static const struct
    * in loss_parallel(). */
   { "torchtitan", "training.loss_parallel", "true" },
   { "torchtitan", "training.zero_stage", "0" },
+  /* pipeline_llama.py: each stage is a torch.distributed.pipelining
+   * PipelineStage run by its schedules. */
+  { "torchtitan", "training.torch_pipelining", "true" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },

@@ -1973,6 +1973,62 @@ test_uneven_pipeline (void)
 }
 
 static void
+test_torch_pipelining (void)
+{
+  /* torch.distributed.pipelining (stage.py): each micro-batch's stage output
+   * stays in fwd_cache until its backward, and the stage allocates one
+   * receive buffer per micro-batch, for its output's gradient (all but the
+   * last stage) and for its input (all but the first). 32 layers on 4
+   * stages of 6, 10, 10, 6 (Megatron's sizes), 8 micro-batches of 1 × 4096
+   * tokens, bf16: a stage boundary is 4096 · 1024 · 2 B = 8 MiB. Stage 1
+   * (3 micro-batches in flight under 1F1B) is reported either way. */
+  const double boundary = 4096.0 * 1024 * 2;
+  HrTrainingActivations act;
+  HrTrainingMemory off, on;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  llama_like (&model, 32, 1024, 8, 8, 2048, 1000);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 4;
+  t.pipeline_parallel = 4;
+  t.global_batch = 8;
+  t.pp_first_stage_layers = 6;
+  t.pp_last_stage_layers = 6;
+  round_gpu (&gpu);
+  memory_ok (&model, &t, &gpu, &off);
+  t.torch_pipelining = true;
+  memory_ok (&model, &t, &gpu, &on);
+  g_assert_cmpint (off.pipeline_stage, ==, 1);
+  g_assert_cmpint (on.pipeline_stage, ==, 1);
+  g_assert_cmpfloat (on.micro_batches_in_flight, ==, 3);
+  g_assert_cmpfloat (on.activation.stage_output, ==, boundary);
+
+  /* End of the forward: 3 outputs kept, 8 gradient buffers, and 8 input
+   * buffers of which the 3 in flight are the first layer's saved inputs,
+   * already counted: 3 + 8 + 5 = 16 boundaries. */
+  g_assert_cmpfloat (fabs (on.peak_forward - off.peak_forward - 16 * boundary), <, 1);
+  /* The first layer's backward: 2 other micro-batches' outputs, the one
+   * being backpropagated (held by backward_one_chunk), the 13 buffers. */
+  g_assert_cmpfloat (fabs (on.peak_layer_backward - off.peak_layer_backward - 16 * boundary), <, 1);
+
+  /* The first stage keeps its outputs but receives no input; the last
+   * keeps its 16-bit logits, 4096 × 1000 × 2 B. */
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.stage_output, ==, boundary);
+  g_assert_cmpint (hr_training_activations (&model, &t, 3, &act, &err), ==, HR_OK);
+  g_assert_cmpfloat (act.stage_output, ==, 4096.0 * 1000 * 2);
+
+  /* Off (Megatron: its schedules free the sent output's data,
+   * deallocate_output_tensor with deallocate_pipeline_outputs, which
+   * Megatron-LM's training sets), no output is kept. */
+  g_assert_cmpfloat (off.activation.stage_output, ==, 0);
+}
+
+static void
 test_validation (void)
 {
   HrModel model;
@@ -2211,6 +2267,7 @@ main (int   argc,
   g_test_add_func ("/training/limits/match-walk", test_limits_match_walk);
   g_test_add_func ("/training/limits/random", test_limits_random);
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
+  g_test_add_func ("/training/pipeline/torch-pipelining", test_torch_pipelining);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
 
