@@ -178,7 +178,25 @@ typedef struct
   gint64           model_context; /* the model's max_position_embeddings */
   const char      *run_needs;     /* the key the run's length needs (training.tokens); else NULL */
   GPtrArray       *explanations;  /* --explain: id, text pairs; else NULL */
+  char            *trainable_share; /* fine-tuning: the share of all parameters trained; else NULL */
 } TrainResult;
+
+/* The estimator's share of the parameters a fine-tuning trains, "0.04 %";
+ * NULL when every parameter is trained. */
+static char *
+dup_trainable_share (HeadroomEstimator *estimator)
+{
+  GListModel *rows = headroom_estimator_get_params_rows (estimator);
+
+  for (guint i = 0; i < g_list_model_get_n_items (rows); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (rows, i);
+
+      if (g_strcmp0 (headroom_quantity_get_name (q), "trainable") == 0)
+        return g_strdup (headroom_quantity_get_detail (q));
+    }
+  return NULL;
+}
 
 /* The key of the setting the training time needs, as the estimator's summary
  * says it (its "total_seconds" figure); NULL when the time is a result. */
@@ -226,6 +244,7 @@ compute_training (HeadroomProject        *project,
   result->power_known = headroom_estimator_get_power_known (estimator);
   result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
   result->run_needs = run_needs (estimator);
+  result->trainable_share = dup_trainable_share (estimator);
   if (args->explain)
     result->explanations = headroom_cli_dup_explanations (estimator);
 
@@ -377,6 +396,13 @@ print_train_table (const char       *name,
           name, params, gpus, training->tensor_parallel,
           training->pipeline_parallel, training->context_parallel, m->data_parallel,
           training->micro_batch, training->seq_len);
+  if (r->trainable_share != NULL)
+    {
+      g_autofree char *trainable = headroom_cli_format_count (m->trainable_params);
+
+      /* TRANSLATORS: e.g. "Trainable: 3,407,872 parameters (0.04 %)" */
+      printf (_("Trainable: %s parameters (%s)\n"), trainable, r->trainable_share);
+    }
   printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
   if (training->finetune.method != HR_FINETUNE_FULL)
     headroom_cli_table_add_gib (table, _("Frozen weights"), m->frozen_weights);
@@ -503,6 +529,7 @@ run_train (HeadroomCliModel       *model,
   if (!compute_training (project, options, model, args, &result, &error))
     {
       g_clear_pointer (&result.explanations, g_ptr_array_unref);
+      g_clear_pointer (&result.trainable_share, g_free);
       return headroom_cli_report_error (error);
     }
 
@@ -515,6 +542,7 @@ run_train (HeadroomCliModel       *model,
       headroom_cli_print_assumed (project);
     }
   g_clear_pointer (&result.explanations, g_ptr_array_unref);
+  g_clear_pointer (&result.trainable_share, g_free);
 
   return HEADROOM_CLI_EXIT_OK;
 }

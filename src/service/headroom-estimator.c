@@ -394,8 +394,12 @@ fill_params_rows (HeadroomEstimator *self)
       trainable = items->pdata[items->len - 1];
       if (m->trainable_params + m->frozen_params > 0)
         {
-          g_autofree char *share = g_strdup_printf ("%.2f %%", 100.0 * (double) m->trainable_params
-                                                               / (double) (m->trainable_params + m->frozen_params));
+          double percent = 100.0 * (double) m->trainable_params
+                           / (double) (m->trainable_params + m->frozen_params);
+          /* Two significant digits below 1 % (LoRA's 0.042 %), never a 0 that is not */
+          g_autofree char *share = percent >= 1 ? g_strdup_printf ("%.1f %%", percent)
+                                   : percent >= 0.01 ? g_strdup_printf ("%.2g %%", percent)
+                                   : g_strdup ("< 0.01 %");
 
           headroom_quantity_set_detail (trainable, share);
         }

@@ -722,6 +722,7 @@ static void
 test_train_finetune (void)
 {
   g_auto(Run) lora_run = { 0 };
+  g_auto(Run) lora_table = { 0 };
   g_auto(Run) qlora_run = { 0 };
   g_auto(Run) bad_run = { 0 };
   g_autoptr(JsonObject) lora = NULL;
@@ -734,6 +735,10 @@ test_train_finetune (void)
   g_assert_cmpint (member_int (lora, "params.frozen"), ==, 6738415616);
   g_assert_cmpint (member_int (lora, "memory.frozen_weights"), ==, 13476831232);
   g_assert_cmpint (member_int (lora, "memory.adapters"), ==, 16 * 4194304);
+  /* The table says the share: 4,194,304 / (4,194,304 + 6,738,415,616) = 0.0622 %. */
+  run_cli (&lora_table, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--global-batch", "0", "--method", "lora", "--lora-rank", "8", "--lora-targets", "attention", NULL);
+  g_assert_nonnull (strstr (lora_table.out, "\nTrainable: 4,194,304 parameters (0.062 %)\n"));
 
   run_cli (&qlora_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
            "--method", "qlora", "--quant", "nf4", "--double-quant", "--lora-targets",

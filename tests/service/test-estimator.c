@@ -325,6 +325,13 @@ test_lora_segments (void)
   g_assert_cmpfloat (segment_value (params, "frozen"), ==, 8030261248.0);
   /* The share of all: 41 943 040 / (41 943 040 + 8 030 261 248) = 0.5196 %. */
   g_assert_cmpstr (quantity_detail (params, "trainable"), ==, "0.52 %");
+  /* Freeze trains all but the embedding (128 256 × 4 096 = 525 336 576):
+   * 7 504 924 672 / 8 030 261 248 = 93.46 %, one decimal at 1 % and above. */
+  g_assert_true (headroom_project_set_string (project, "training.method", "freeze", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_cmpfloat (segment_value (params, "trainable"), ==, 7504924672.0);
+  g_assert_cmpstr (quantity_detail (params, "trainable"), ==, "93.5 %");
+  g_assert_true (headroom_project_set_string (project, "training.method", "lora", NULL));
 
   /* Pythia's attention is one query_key_value linear (gpt_neox): adapting
    * q adapts all three, r·(h + 3h) = 16 · 8192 per layer of h 2048, × 16
