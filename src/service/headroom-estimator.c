@@ -557,7 +557,7 @@ fill_flops_rows (HeadroomEstimator *self)
       double sum = part->forward + backward + recompute;
 
       /* A dense model has no router: no row rather than a 0 FLOP one. */
-      if (c == HR_FLOPS_ROUTER && self->result.model.n_experts == 0)
+      if (c == HR_FLOPS_ROUTER && self->result.params.router == 0)
         continue;
       g_ptr_array_add (items, headroom_flops_row_new (hr_flops_component_name (c),
                                                       flops_component_label (c),
