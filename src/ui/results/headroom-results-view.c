@@ -126,6 +126,9 @@ cell_text (HeadroomFlopsRow *row,
     case COLUMN_TOTAL:
       return headroom_format_flops (headroom_flops_row_get_total (row));
     case COLUMN_SHARE:
+      /* A share that rounds to 0.0 % is not none (Mixtral's router, 0.007 %). */
+      if (headroom_flops_row_get_share (row) > 0 && headroom_flops_row_get_share (row) < 0.0005)
+        return g_strdup (_("< 0.1 %"));
       return g_strdup_printf ("%.1f %%", 100.0 * headroom_flops_row_get_share (row));
     case N_COLUMNS:
     default:
