@@ -219,6 +219,7 @@ hr_training_init (HrTraining *training)
    * torchtune/modules/loss/ce_chunked_output_loss.py */
   training->loss_chunks = 8;
   training->loss_parallel = false;
+  training->dtensor_tp = false;
   training->torch_pipelining = false;
   training->recompute_layers = 0;
   training->offload_activations = false;
@@ -1115,6 +1116,7 @@ typedef struct
   double s_q, s_k;    /* query rows (s / cp) and key columns (s) of one attention */
   double h;           /* hidden size */
   double h_rep;       /* hidden width of the tensors TP does not split: h, or h / tp under SP */
+  double h_proj;      /* width of a saved column-parallel projection input (below) */
   double tokens_rep;  /* tokens whose statistics TP does not split: b·s/cp, or / tp under SP */
   double heads;       /* query heads per TP rank */
   double kv_heads;    /* k/v heads per TP rank (at least one) */
@@ -1147,6 +1149,13 @@ act_shape (const HrModel    *model,
   a->h = (double) model->hidden_size;
   a->h_rep = t->sequence_parallel ? a->h / tp : a->h;
   a->tokens_rep = t->sequence_parallel ? a->tokens / tp : a->tokens;
+  /* Megatron's sequence-parallel linears save their input split and gather
+   * it again in the backward ([SP] §4.2.2; tensor_parallel/layers.py,
+   * LinearWithGradAccumulationAndAsyncCommunication). Under DTensor
+   * (torchtitan's parallelize_llama.py) PrepareModuleInput redistributes the
+   * norm's output from Shard(1) to Replicate before wq, wk, wv and before w1,
+   * w3, which then save the gathered tensor. */
+  a->h_proj = t->dtensor_tp && t->sequence_parallel ? a->h : a->h_rep;
   a->heads = (double) model->n_heads / tp;
   a->kv_heads = kv >= tp ? kv / tp : 1;
   a->d_qk = (double) head_dim_qk (model);
@@ -1286,7 +1295,7 @@ layer_bytes (const HrModel    *model,
   /* Norm inputs and statistics; projection inputs (the norm outputs). */
   bytes += (double) model->norms_per_layer
            * (a->tokens * a->h_rep * (a->residual + a->norm_fp32) + norm_stats (model, a));
-  bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_rep * a->input;
+  bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_proj * a->input;
 
   /* Attention core: q after the rotary embedding, k and v. */
   bytes += q;

@@ -156,6 +156,9 @@ typedef struct
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
   bool    loss_parallel;          /* under TP, the full loss through DTensor's
                                    * loss_parallel() (torchtitan) */
+  bool    dtensor_tp;             /* TP through DTensor's parallelize_module (torchtitan):
+                                   * under SP the column-parallel projections save their
+                                   * all-gathered input */
   bool    torch_pipelining;       /* pipeline stages run by torch.distributed.pipelining
                                    * (torchtitan): each micro-batch's stage output kept to
                                    * its backward, a receive buffer per micro-batch */

@@ -227,6 +227,12 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/parallelism"), PLACEHOLDER (N_("An even split")), TRAIN (pp_first_stage_layers)),
   INT ("training.pp_last_stage_layers", 0, 1e6, "0", "layers", N_("Last stage layers"),
        GROUP ("workload/parallelism"), PLACEHOLDER (N_("An even split")), TRAIN (pp_last_stage_layers)),
+  BOOL ("training.dtensor_tp", "false", N_("DTensor tensor parallel"),
+        GROUP ("workload/parallelism"), TRAIN (dtensor_tp),
+        VISIBLE_WHEN ("training.sequence_parallel", "true"),
+        DESCRIPTION (N_("Tensor parallelism through DTensor (torchtitan): under sequence "
+                        "parallelism the projections save their all-gathered input, where "
+                        "Megatron saves it split and gathers it again in the backward"))),
   BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
         GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
         VISIBLE_WHEN ("training.pipeline_schedule", "1f1b|gpipe"),
@@ -1005,6 +1011,9 @@ static const struct
   /* pipeline_llama.py: each stage is a torch.distributed.pipelining
    * PipelineStage run by its schedules. */
   { "torchtitan", "training.torch_pipelining", "true" },
+  /* parallelize_llama.py: apply_tp is parallelize_module with DTensor
+   * plans (ColwiseParallel, RowwiseParallel, PrepareModuleInput). */
+  { "torchtitan", "training.dtensor_tp", "true" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },

@@ -2029,6 +2029,48 @@ test_torch_pipelining (void)
 }
 
 static void
+test_dtensor_tp (void)
+{
+  /* TP 2 with SP, 1 × 4096 tokens, h = 1024, bf16, nothing recomputed.
+   * Megatron's linears save their input split, 4096 · 512 · 2 B for the
+   * attention's and the MLP's; under DTensor wq, wk, wv and w1, w3 save the
+   * gathered 4096 · 1024 · 2 B: each layer saves 2 · 4096 · 512 · 2 B =
+   * 8 MiB more. Without SP both save the full width. */
+  HrTrainingActivations megatron, dtensor;
+  HrModel model;
+  HrTraining t;
+
+  llama_like (&model, 4, 1024, 8, 8, 2048, 1000);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 2;
+  t.tensor_parallel = 2;
+  t.sequence_parallel = true;
+  activations_ok (&model, &t, &megatron);
+  t.dtensor_tp = true;
+  activations_ok (&model, &t, &dtensor);
+  g_assert_cmpfloat (dtensor.per_layer - megatron.per_layer, ==, 2 * 4096.0 * 512 * 2);
+
+  /* Full recomputation saves the layer input only; the recomputed layer
+   * holds the gathered inputs during its backward. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  t.dtensor_tp = false;
+  activations_ok (&model, &t, &megatron);
+  t.dtensor_tp = true;
+  activations_ok (&model, &t, &dtensor);
+  g_assert_cmpfloat (dtensor.per_layer, ==, megatron.per_layer);
+  g_assert_cmpfloat (dtensor.per_layer_full - megatron.per_layer_full, ==, 2 * 4096.0 * 512 * 2);
+
+  t.recompute = HR_RECOMPUTE_NONE;
+  t.sequence_parallel = false;
+  t.dtensor_tp = false;
+  activations_ok (&model, &t, &megatron);
+  t.dtensor_tp = true;
+  activations_ok (&model, &t, &dtensor);
+  g_assert_cmpfloat (dtensor.per_layer, ==, megatron.per_layer);
+}
+
+static void
 test_validation (void)
 {
   HrModel model;
@@ -2268,6 +2310,7 @@ main (int   argc,
   g_test_add_func ("/training/limits/random", test_limits_random);
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/pipeline/torch-pipelining", test_torch_pipelining);
+  g_test_add_func ("/training/activations/dtensor-tp", test_dtensor_tp);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
 

@@ -257,7 +257,7 @@ static const MemoryBounds torchtitan_misses[] = {
   /* 70B on FSDP 32 × TP 8 and 405B on TP 8 × PP 8: what FSDP under TP adds
    * and AsyncTP's symmetric-memory buffers are not yet derived */
   { "t4-70b-256gpu-2d", 0.85, 0.95 },
-  { "t5-405b-512gpu-1f1b", 0.75, 0.85 },
+  { "t5-405b-512gpu-1f1b", 0.80, 0.85 },
   { "t6-405b-512gpu-cp1", 0.75, 0.90 },
   { "t6-405b-512gpu-cp2", 0.75, 0.90 },
   { "t6-405b-512gpu-cp4", 0.75, 0.90 },
