@@ -1014,6 +1014,9 @@ static const struct
   /* parallelize_llama.py: apply_tp is parallelize_module with DTensor
    * plans (ColwiseParallel, RowwiseParallel, PrepareModuleInput). */
   { "torchtitan", "training.dtensor_tp", "true" },
+  /* optimizer.py build_optimizers: AdamW with fused = optimizer.fused (off
+   * by default, config_manager.py) and foreach = not fused. */
+  { "torchtitan", "training.optimizer_foreach", "true" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },
