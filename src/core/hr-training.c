@@ -14,6 +14,7 @@
  */
 #include "hr-training.h"
 #include "hr-planner.h"
+#include "hr-rates.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -2290,15 +2291,21 @@ hr_training_time (const HrModel    *model,
                            / (gpus * time->peak_flops * training->mfu);
       /* QLoRA: each micro-batch dequantises the rank's frozen weights in the
        * forward, again in the backward and in a recomputed forward;
-       * memory-bound, at the GPU's bandwidth, on top of the products. */
+       * memory-bound, at the bandwidth the planner's memory-bound kernels
+       * run at (hr-rates.h), on top of the products. */
       if (gpu->memory_bandwidth > 0)
-        time->dequant_seconds = m * (training->recompute == HR_RECOMPUTE_FULL ? 3 : 2)
-                                * hr_finetune_dequant_bytes (model, &training->finetune,
-                                                             hr_training_compute_dtype (training)
-                                                             == HR_DTYPE_FP32 ? 4 : 2)
-                                / (double) (training->tensor_parallel
-                                            * training->pipeline_parallel)
-                                / gpu->memory_bandwidth;
+        {
+          HrPlanAssumptions as;
+
+          hr_plan_assumptions_init (&as);
+          time->dequant_seconds = m * (training->recompute == HR_RECOMPUTE_FULL ? 3 : 2)
+                                  * hr_finetune_dequant_bytes (model, &training->finetune,
+                                                               hr_training_compute_dtype (training)
+                                                               == HR_DTYPE_FP32 ? 4 : 2)
+                                  / (double) (training->tensor_parallel
+                                              * training->pipeline_parallel)
+                                  / hr_rates_bandwidth (gpu, as.memory_efficiency);
+        }
       time->step_seconds += time->dequant_seconds;
       /* Paged-out optimizer states cross the host link twice a step, on the
        * update's stream (hr-planner.c); the utilisation set does not see
