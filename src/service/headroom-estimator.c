@@ -278,30 +278,6 @@ add_quantity (GPtrArray  *items,
   g_ptr_array_add (items, headroom_quantity_new (name, label, value, unit, role, formula));
 }
 
-static gboolean
-same_item (gpointer a,
-           gpointer b)
-{
-  if (HEADROOM_IS_QUANTITY (a) && HEADROOM_IS_QUANTITY (b))
-    return g_strcmp0 (headroom_quantity_get_name (a), headroom_quantity_get_name (b)) == 0
-           && g_strcmp0 (headroom_quantity_get_label (a), headroom_quantity_get_label (b)) == 0
-           && headroom_quantity_get_value (a) == headroom_quantity_get_value (b)
-           && g_strcmp0 (headroom_quantity_get_unit (a), headroom_quantity_get_unit (b)) == 0
-           && g_strcmp0 (headroom_quantity_get_role (a), headroom_quantity_get_role (b)) == 0
-           && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0
-           && g_strcmp0 (headroom_quantity_get_detail (a), headroom_quantity_get_detail (b)) == 0
-           && g_strcmp0 (headroom_quantity_get_needs (a), headroom_quantity_get_needs (b)) == 0;
-  if (HEADROOM_IS_FLOPS_ROW (a) && HEADROOM_IS_FLOPS_ROW (b))
-    return g_strcmp0 (headroom_flops_row_get_name (a), headroom_flops_row_get_name (b)) == 0
-           && g_strcmp0 (headroom_flops_row_get_label (a), headroom_flops_row_get_label (b)) == 0
-           && headroom_flops_row_get_forward (a) == headroom_flops_row_get_forward (b)
-           && headroom_flops_row_get_backward (a) == headroom_flops_row_get_backward (b)
-           && headroom_flops_row_get_recompute (a) == headroom_flops_row_get_recompute (b)
-           && headroom_flops_row_get_total (a) == headroom_flops_row_get_total (b)
-           && headroom_flops_row_get_share (a) == headroom_flops_row_get_share (b);
-  return FALSE;
-}
-
 /* The same quantity but for its value and detail. */
 static gboolean
 same_but_value (gpointer a,
@@ -314,6 +290,25 @@ same_but_value (gpointer a,
          && g_strcmp0 (headroom_quantity_get_role (a), headroom_quantity_get_role (b)) == 0
          && g_strcmp0 (headroom_quantity_get_formula (a), headroom_quantity_get_formula (b)) == 0
          && g_strcmp0 (headroom_quantity_get_needs (a), headroom_quantity_get_needs (b)) == 0;
+}
+
+static gboolean
+same_item (gpointer a,
+           gpointer b)
+{
+  if (HEADROOM_IS_QUANTITY (a) && HEADROOM_IS_QUANTITY (b))
+    return same_but_value (a, b)
+           && headroom_quantity_get_value (a) == headroom_quantity_get_value (b)
+           && g_strcmp0 (headroom_quantity_get_detail (a), headroom_quantity_get_detail (b)) == 0;
+  if (HEADROOM_IS_FLOPS_ROW (a) && HEADROOM_IS_FLOPS_ROW (b))
+    return g_strcmp0 (headroom_flops_row_get_name (a), headroom_flops_row_get_name (b)) == 0
+           && g_strcmp0 (headroom_flops_row_get_label (a), headroom_flops_row_get_label (b)) == 0
+           && headroom_flops_row_get_forward (a) == headroom_flops_row_get_forward (b)
+           && headroom_flops_row_get_backward (a) == headroom_flops_row_get_backward (b)
+           && headroom_flops_row_get_recompute (a) == headroom_flops_row_get_recompute (b)
+           && headroom_flops_row_get_total (a) == headroom_flops_row_get_total (b)
+           && headroom_flops_row_get_share (a) == headroom_flops_row_get_share (b);
+  return FALSE;
 }
 
 /* Unchanged lists are left alone, and quantities whose values alone changed
@@ -330,9 +325,10 @@ replace_items (GListStore *store,
   for (guint i = 0; values_only && i < n; i++)
     {
       g_autoptr(GObject) old = g_list_model_get_item (G_LIST_MODEL (store), i);
+      gboolean this_same = same_item (old, items->pdata[i]);
 
-      same = same && same_item (old, items->pdata[i]);
-      values_only = same_item (old, items->pdata[i]) || same_but_value (old, items->pdata[i]);
+      same = same && this_same;
+      values_only = this_same || same_but_value (old, items->pdata[i]);
     }
   if (same)
     return;
@@ -608,40 +604,34 @@ fill_summary (HeadroomEstimator *self)
                     _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time)"));
       add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
                     NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
-      if (r->training.tokens > 0)
+      /* The run's length needs a token budget: without one each figure says
+       * what it needs instead of a 0. No energy tile where the board power is
+       * unpublished, rather than a false 0 kWh. */
+      {
+        const struct
         {
-          add_quantity (items, "steps", _("Steps"), t->steps, "steps", NULL,
-                        _("⌈training tokens ÷ tokens per step⌉"));
-          add_quantity (items, "total_seconds", _("Training time"), t->total_seconds, "s", NULL,
-                        _("steps × step time"));
-          add_quantity (items, "gpu_hours", _("GPU-hours"), t->gpu_hours, "GPU-h", NULL,
-                        _("GPUs × training time"));
-          add_quantity (items, "cost", _("Cost"), t->cost, "USD", NULL,
-                        _("GPU-hours × price per GPU-hour"));
-          /* No tile rather than a false 0 kWh where the board power is unpublished */
-          if (r->power_known)
-            add_quantity (items, "energy", _("Energy"), t->energy_kwh, "kWh", NULL,
-                          _("GPUs × board power × training time"));
-        }
-      else
-        {
-          /* No token budget, no run length: figures that say what they need, not 0. */
-          const char *needs = headroom_project_get_key_label ("training.tokens");
+          const char *name, *label, *unit, *formula;
+          double      value;
+          gboolean    shown;
+        } run[] = {
+          { "steps", _("Steps"), "steps", _("⌈training tokens ÷ tokens per step⌉"), t->steps, TRUE },
+          { "total_seconds", _("Training time"), "s", _("steps × step time"), t->total_seconds, TRUE },
+          { "gpu_hours", _("GPU-hours"), "GPU-h", _("GPUs × training time"), t->gpu_hours, TRUE },
+          { "cost", _("Cost"), "USD", _("GPU-hours × price per GPU-hour"), t->cost, TRUE },
+          { "energy", _("Energy"), "kWh", _("GPUs × board power × training time"), t->energy_kwh,
+            r->power_known },
+        };
+        const char *needs = headroom_project_get_key_label ("training.tokens");
 
-          g_ptr_array_add (items, headroom_quantity_new_missing ("steps", _("Steps"), "steps",
-                                                                 _("⌈training tokens ÷ tokens per step⌉"),
-                                                                 needs));
-          g_ptr_array_add (items, headroom_quantity_new_missing ("total_seconds", _("Training time"), "s",
-                                                                 _("steps × step time"), needs));
-          g_ptr_array_add (items, headroom_quantity_new_missing ("gpu_hours", _("GPU-hours"), "GPU-h",
-                                                                 _("GPUs × training time"), needs));
-          g_ptr_array_add (items, headroom_quantity_new_missing ("cost", _("Cost"), "USD",
-                                                                 _("GPU-hours × price per GPU-hour"), needs));
-          if (r->power_known)
-            g_ptr_array_add (items, headroom_quantity_new_missing ("energy", _("Energy"), "kWh",
-                                                                   _("GPUs × board power × training time"),
+        for (guint i = 0; i < G_N_ELEMENTS (run); i++)
+          if (run[i].shown && r->training.tokens > 0)
+            add_quantity (items, run[i].name, run[i].label, run[i].value, run[i].unit, NULL,
+                          run[i].formula);
+          else if (run[i].shown)
+            g_ptr_array_add (items, headroom_quantity_new_missing (run[i].name, run[i].label,
+                                                                   run[i].unit, run[i].formula,
                                                                    needs));
-        }
+      }
       if (r->has_training_limits)
         {
           add_quantity (items, "max_micro_batch", _("Largest micro-batch that fits"),
