@@ -1864,6 +1864,8 @@ phases (const HrModel     *model,
           at = i;
       }
     memory->allocated_peak = *peak[at];
+    for (int i = 0; i < 3; i++)
+      memory->growing[i] = live[i][1] + (i == 1 ? act->loss_transient : 0);
     /* Blocks the caching allocator holds free in a phase that the phase
      * cannot use count in what it reserves (reserved_peak, the largest over
      * the phases; below). The allocator keeps a pool of blocks per stream
@@ -2460,30 +2462,24 @@ typedef double (*Probe) (const Search *, int64_t, HrTrainingMemory *);
 
 /* Where the bytes reach `capacity`, solved from the estimate at n as if
  * what each phase adds for its activations (and the loss's buffers) were
- * proportional to n and nothing else grew (phases()): the first guess of
- * largest(). The activations scale with the tokens b·s; eager attention's
- * s² scores make the sequence's guess high, which the secant then corrects.
+ * proportional to n and nothing else grew (`growing`, set by phases()):
+ * the first guess of largest(). The activations scale with the tokens
+ * b·s; eager attention's s² scores make the sequence's guess high, which
+ * the secant then corrects.
  * Rounding, overhead and paged states are held as they are at n. */
 static double
 proportional_guess (const HrTrainingMemory *m,
                     int64_t                 n,
                     double                  capacity)
 {
-  const HrTrainingActivations *act = &m->activation;
   double room = capacity - (m->total - m->pageable - m->allocated_peak);
   double peaks[3] = { m->peak_forward, m->peak_loss_backward, m->peak_layer_backward };
-  double grows[3] = {
-    m->activations,
-    m->activations + act->loss_transient,
-    (m->micro_batches_in_flight - 1) * act->micro_batch
-    + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding + act->stage_output,
-  };
   double guess = INFINITY;
 
   for (int p = 0; p < 3; p++)
-    if (grows[p] > 0)
+    if (m->growing[p] > 0)
       {
-        double at = (double) n * (1 + (room - peaks[p]) / grows[p]);
+        double at = (double) n * (1 + (room - peaks[p]) / m->growing[p]);
 
         if (at < guess)
           guess = at;

@@ -247,6 +247,9 @@ typedef struct
   double peak_loss_backward;      /* the loss's backward, */
   double peak_layer_backward;     /* the last layer's backward (all gradients held), */
   double peak_optimizer;          /* the optimizer step */
+  double growing[3];              /* what of the first three phases grows with the
+                                   * micro-batch and the sequence (activations, the
+                                   * loss's buffers): the limits' first guess */
   double peak_gradients;          /* what of gradients, activations and buffers is */
   double peak_activations;        /* live in the peak phase: with the states they sum */
   double peak_temporary;          /* to allocated_peak */
