@@ -1075,7 +1075,7 @@ hr_training_model_states (const HrTraining     *training,
    * all-gather casts it on the fly (FSDP2 FSDPParam.all_gather_inputs,
    * sharded_param.to(param_dtype); FSDP1 allocates its _mp_shard for the
    * gather and frees it after), so no 16-bit shard persists; the gathered
-   * copies are the temporary buffers (stage_memory). */
+   * copies are the temporary buffers (stage_states). */
   if (training->fsdp != HR_FSDP_NONE && zero >= 3 && b.master > 0
       && (training->precision == HR_PRECISION_BF16_MIXED
           || training->precision == HR_PRECISION_FP16_MIXED)
@@ -1734,14 +1734,6 @@ finetune_buffers (const HrModel    *model,
   return bytes / (double) training->tensor_parallel;
 }
 
-/* What every pipeline stage of one setting shares, worked out once. */
-typedef struct
-{
-  const HrParams *params;
-  ActShape   shape;
-  LayerKinds kinds;
-} StageInputs;
-
 /* Parameter tensors of one layer: 4 attention matrices, 2 or 3 MLP
  * matrices, the norms; biases as tensors of their own. Used only to count
  * the caching allocator's rounding. */
@@ -1759,7 +1751,7 @@ layer_tensors (const HrModel *model)
   return n;
 }
 
-/* FSDP's gathered parameters by phase (stage_memory): the root group, live
+/* FSDP's gathered parameters by phase (stage_states): the root group, live
  * from the forward to the end of the backward, and what of the backward's
  * layer buffers (in temporary) the forward and the loss do not hold. */
 typedef struct
@@ -1784,7 +1776,7 @@ typedef struct
 static void
 phases (const HrModel     *model,
         const HrTraining  *training,
-        const StageInputs *in,
+        const ActShape    *a,
         const FsdpBuffers *fsdp,
         HrTrainingMemory  *memory)
 {
@@ -1853,7 +1845,7 @@ phases (const HrModel     *model,
                         &memory->peak_layer_backward, &memory->peak_optimizer };
     double cached[4] = { 0, 0, 0, 0 }, reserved = 0;
     /* the 16-bit logits of the rank's vocabulary rows */
-    double logits_16 = in->shape.tokens
+    double logits_16 = a->tokens
                        * ceil ((double) model->vocab_size / (double) training->tensor_parallel) * 2;
     int at = 0;
 
@@ -1952,31 +1944,105 @@ phases (const HrModel     *model,
   memory->total = memory->reserved_peak + memory->overhead;
 }
 
-static void
-stage_memory (const HrModel     *model,
-              const HrTraining  *training,
-              const StageInputs *in,
-              int64_t            stage,
-              HrTrainingMemory  *memory)
+/* What a stage's memory takes from the layout and the data-parallel degree
+ * (the rank's parameters and model states, the buffers they make) is kept
+ * apart from what the micro-batch and the sequence set (the activations):
+ * the limits' probes change one side and keep the other. stage_states()
+ * fills the first; stage_finish() adds the activations, the buffers and the
+ * phases. */
+typedef struct
 {
-  const ActShape *a = &in->shape;
+  FsdpBuffers fsdp;
+  double      finetune_buffers;   /* finetune_buffers() */
+  double      paged_share;        /* paged_share(), with a paged optimizer */
+} StageBuffers;
+
+static void
+stage_states (const HrModel    *model,
+              const HrTraining *training,
+              const HrParams   *params,
+              int64_t           stage,
+              HrTrainingMemory *memory,
+              StageBuffers     *buffers)
+{
   int64_t zero = effective_zero_stage (training);
-  FsdpBuffers fsdp = { 0, 0, 0, 0 };
+  FsdpBuffers *fsdp = &buffers->fsdp;
   StateBytes b;
 
   memset (memory, 0, sizeof *memory);
+  memset (buffers, 0, sizeof *buffers);
   memory->pipeline_stage = stage;
   memory->data_parallel = hr_training_data_parallel (training);
   memory->grad_accumulation = grad_accumulation (training);
-  stage_rank (model, training, in->params, stage, &memory->rank);
+  stage_rank (model, training, params, stage, &memory->rank);
   memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
   if (hr_finetune_is_full (&training->finetune))
     hr_training_model_states (training, &memory->rank, memory);
   else
-    finetune_states (model, training, in->params, memory);
-
-  stage_activations (model, training, a, &in->kinds, stage, &memory->activation);
+    finetune_states (model, training, params, memory);
   memory->micro_batches_in_flight = in_flight (training, stage);
+
+  /* Temporary buffers */
+  state_bytes (training, &b);
+  if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1
+      && !fsdp_pipeline (training))
+    {
+      bool adapter = hr_finetune_is_adapter (&training->finetune);
+      /* a gathered parameter: the frozen base in its storage, else param_dtype */
+      double gathered = adapter ? frozen_bytes_per_param (model, training) : b.weights;
+
+      /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
+       * hold the full gradient of a layer until it is reduce-scattered: the
+       * backward's buffers. Under FSDP the end of the forward and the loss
+       * hold one layer (torchtitan's apply_fsdp keeps the last block
+       * unsharded after its forward; the backward prefetch starts in that
+       * block's pre-backward hook). */
+      memory->temporary += (double) memory->rank.largest_layer
+                           * (adapter ? 2 * gathered : 2 * gathered + b.gradients);
+      if (training->fsdp != HR_FSDP_NONE)
+        fsdp->forward_less = (double) memory->rank.largest_layer
+                             * (adapter ? gathered : gathered + b.gradients);
+      /* FSDP does not reshard the root module after its forward ("for the
+       * root, do not reshard after forward since for training, the
+       * parameters would be freed and all-gathered immediately":
+       * FSDPState._lazy_init in FSDP2, _post_forward_reshard in FSDP1): the
+       * parameters outside the wrapped blocks (embedding, final norm, head)
+       * stay gathered from the forward to the end of the backward. */
+      if (training->fsdp != HR_FSDP_NONE)
+        fsdp->root = (double) memory->rank.outside_layers * gathered;
+    }
+  if (training->fsdp != HR_FSDP_NONE && zero >= 3
+      && hr_training_data_parallel (training) * training->context_parallel > 1)
+    {
+      double gathered = hr_finetune_is_adapter (&training->finetune)
+                        ? frozen_bytes_per_param (model, training) : b.weights;
+      double outside = (double) memory->rank.outside_layers;
+      double layers2 = 2 * (double) memory->rank.largest_layer;
+      ShardGroups g;
+
+      /* What FSDP's communication streams keep cached (phases()): the
+       * largest all-gather buffer, the root group's or two layers', and the
+       * gradient shards (under a pipeline the unsharded accumulators are
+       * the gradients; the shards are made at the last micro-batch). */
+      shard_groups (training, &g);
+      fsdp->gather_pool = (outside > layers2 ? outside : layers2) * gathered;
+      fsdp->grad_shards = fsdp_pipeline (training) ? memory->gradients / g.dense
+                                                   : memory->gradients;
+    }
+  buffers->finetune_buffers = finetune_buffers (model, training);
+  if (training->paged_optimizer)
+    buffers->paged_share = paged_share (model, training);
+}
+
+/* The rest of a stage's memory, `memory` holding stage_states()'s and the
+ * stage's activations of one micro-batch (stage_activations()). */
+static void
+stage_finish (const HrModel      *model,
+              const HrTraining   *training,
+              const ActShape     *a,
+              const StageBuffers *buffers,
+              HrTrainingMemory   *memory)
+{
   memory->activations_per_layer = memory->activation.per_layer;
   memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
   /* The layer being recomputed holds the tensors its forward rebuilds during
@@ -2002,53 +2068,6 @@ stage_memory (const HrModel     *model,
         }
     }
 
-  /* Temporary buffers */
-  state_bytes (training, &b);
-  if (zero >= 3 && hr_training_data_parallel (training) * training->context_parallel > 1
-      && !fsdp_pipeline (training))
-    {
-      bool adapter = hr_finetune_is_adapter (&training->finetune);
-      /* a gathered parameter: the frozen base in its storage, else param_dtype */
-      double gathered = adapter ? frozen_bytes_per_param (model, training) : b.weights;
-
-      /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
-       * hold the full gradient of a layer until it is reduce-scattered: the
-       * backward's buffers. Under FSDP the end of the forward and the loss
-       * hold one layer (torchtitan's apply_fsdp keeps the last block
-       * unsharded after its forward; the backward prefetch starts in that
-       * block's pre-backward hook). */
-      memory->temporary += (double) memory->rank.largest_layer
-                           * (adapter ? 2 * gathered : 2 * gathered + b.gradients);
-      if (training->fsdp != HR_FSDP_NONE)
-        fsdp.forward_less = (double) memory->rank.largest_layer
-                            * (adapter ? gathered : gathered + b.gradients);
-      /* FSDP does not reshard the root module after its forward ("for the
-       * root, do not reshard after forward since for training, the
-       * parameters would be freed and all-gathered immediately":
-       * FSDPState._lazy_init in FSDP2, _post_forward_reshard in FSDP1): the
-       * parameters outside the wrapped blocks (embedding, final norm, head)
-       * stay gathered from the forward to the end of the backward. */
-      if (training->fsdp != HR_FSDP_NONE)
-        fsdp.root = (double) memory->rank.outside_layers * gathered;
-    }
-  if (training->fsdp != HR_FSDP_NONE && zero >= 3
-      && hr_training_data_parallel (training) * training->context_parallel > 1)
-    {
-      double gathered = hr_finetune_is_adapter (&training->finetune)
-                        ? frozen_bytes_per_param (model, training) : b.weights;
-      double outside = (double) memory->rank.outside_layers;
-      double layers2 = 2 * (double) memory->rank.largest_layer;
-      ShardGroups g;
-
-      /* What FSDP's communication streams keep cached (phases()): the
-       * largest all-gather buffer, the root group's or two layers', and the
-       * gradient shards (under a pipeline the unsharded accumulators are
-       * the gradients; the shards are made at the last micro-batch). */
-      shard_groups (training, &g);
-      fsdp.gather_pool = (outside > layers2 ? outside : layers2) * gathered;
-      fsdp.grad_shards = fsdp_pipeline (training) ? memory->gradients / g.dense
-                                                  : memory->gradients;
-    }
   /* torch.distributed.pipelining allocates its receive buffers once, one
    * per micro-batch (stage.py: _prepare_forward_infra makes
    * args_recv_info[chunk] for each chunk, _prepare_backward_infra
@@ -2061,16 +2080,16 @@ stage_memory (const HrModel     *model,
       double m = (double) memory->grad_accumulation;
       double boundary = a->tokens * a->h_rep * a->residual;
 
-      if (stage < training->pipeline_parallel - 1)
+      if (memory->pipeline_stage < training->pipeline_parallel - 1)
         memory->temporary += m * boundary;
-      if (stage > 0)
+      if (memory->pipeline_stage > 0)
         memory->temporary += (m - memory->micro_batches_in_flight) * boundary;
     }
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
-  memory->temporary += finetune_buffers (model, training);
+  memory->temporary += buffers->finetune_buffers;
 
-  phases (model, training, in, &fsdp, memory);
+  phases (model, training, a, &buffers->fsdp, memory);
 
   /* Paged optimizers (Dettmers et al. 2023, QLoRA §2 "Paged Optimizers";
    * bitsandbytes optim/optimizer.py get_state_buffer): the states of each
@@ -2080,10 +2099,127 @@ stage_memory (const HrModel     *model,
    * no room and pages them back on access: they count in the total where
    * there is room, but a run whose other bytes fit does not fail. */
   if (training->paged_optimizer)
-    memory->pageable = memory->optimizer * paged_share (model, training);
+    memory->pageable = memory->optimizer * buffers->paged_share;
+}
+
+/* The stages whose memory is looked at: the first (most in flight, the
+ * embedding) and the last (the loss), the most loaded of even stages, or
+ * every stage when they are uneven. Stage k of the n = examined_stages(). */
+static int64_t
+examined_stages (const HrTraining *training,
+                 const HrModel    *model,
+                 int64_t          *first_other)
+{
+  int64_t pp = training->pipeline_parallel;
+
+  *first_other = uneven_stages (training, model->n_layers) ? 1 : pp - 1;
+  return pp > 1 ? 1 + pp - *first_other : 1;
+}
+
+static int64_t
+examined_stage (int64_t first_other,
+                int64_t k)
+{
+  return k == 0 ? 0 : first_other + k - 1;
 }
 
 /* The memory of a validated setting with the model's parameters counted. */
+/* The finishing figures of a stage's memory against the GPU's. */
+static void
+memory_against (const HrGpu      *gpu,
+                HrTrainingMemory *memory)
+{
+  memory->capacity = gpu->memory_bytes;
+  /* Paged states leave the GPU before a run fails (stage_finish). */
+  memory->fits = memory->total - memory->pageable <= memory->capacity;
+  memory->headroom = memory->total <= memory->capacity ? memory->capacity - memory->total : 0;
+  memory->overflow = memory->fits ? 0 : memory->total - memory->pageable - memory->capacity;
+  memory->paged_out = memory->fits && memory->total > memory->capacity
+                      ? memory->total - memory->capacity : 0;
+}
+
+/* The limits' probes keep half of each examined stage from the setting's
+ * own estimate (stage_states()): the model states when only the micro-batch
+ * or the sequence changes, the activations when only the data-parallel
+ * degree does. The first STAGE_CACHE stages are kept; any others are worked
+ * out whole. */
+#define STAGE_CACHE 8
+
+typedef enum
+{
+  KEEP_NOTHING,       /* the setting itself: both halves, kept in the cache */
+  KEEP_STATES,        /* another micro-batch or sequence */
+  KEEP_ACTIVATIONS,   /* another data-parallel degree */
+} Keep;
+
+typedef struct
+{
+  ActShape              shape;   /* the setting's */
+  LayerKinds            kinds;
+  HrTrainingMemory      states[STAGE_CACHE];
+  StageBuffers          buffers[STAGE_CACHE];
+  HrTrainingActivations activations[STAGE_CACHE];
+} StageCache;
+
+/* The memory of a validated setting with the model's parameters counted:
+ * of the examined stages, the one with the largest total (the first of
+ * equals). With a cache, `keep` says what of the setting's stages it holds
+ * or, KEEP_NOTHING, is to hold. The figures against the GPU are left out
+ * (memory_against()). */
+static void
+stages_memory (const HrModel    *model,
+               const HrTraining *training,
+               const HrParams   *params,
+               StageCache       *cache,
+               Keep              keep,
+               HrTrainingMemory *memory)
+{
+  ActShape own_shape, *a = &own_shape;
+  LayerKinds own_kinds, *kinds = &own_kinds;
+  HrTrainingMemory other;
+  int64_t first_other, n = examined_stages (training, model, &first_other);
+
+  if (cache != NULL && keep != KEEP_STATES)
+    {
+      a = &cache->shape;
+      kinds = &cache->kinds;
+    }
+  if (cache == NULL || keep != KEEP_ACTIVATIONS)
+    {
+      act_shape (model, training, a);
+      layer_kinds (model, training, a, kinds);
+    }
+  for (int64_t k = 0; k < n; k++)
+    {
+      HrTrainingMemory *at = k == 0 ? memory : &other;
+      int64_t stage = examined_stage (first_other, k);
+      bool cached = cache != NULL && k < STAGE_CACHE;
+      StageBuffers own_buffers;
+      StageBuffers *buffers = cached && keep != KEEP_ACTIVATIONS ? &cache->buffers[k]
+                                                                 : &own_buffers;
+
+      if (cached && keep == KEEP_STATES)
+        *at = cache->states[k];
+      else
+        {
+          stage_states (model, training, params, stage, at, buffers);
+          if (cached && keep == KEEP_NOTHING)
+            cache->states[k] = *at;
+        }
+      if (cached && keep == KEEP_ACTIVATIONS)
+        at->activation = cache->activations[k];
+      else
+        {
+          stage_activations (model, training, a, kinds, stage, &at->activation);
+          if (cached && keep == KEEP_NOTHING)
+            cache->activations[k] = at->activation;
+        }
+      stage_finish (model, training, a, buffers, at);
+      if (k > 0 && other.total > memory->total)
+        *memory = other;
+    }
+}
+
 static void
 memory_of (const HrModel    *model,
            const HrTraining *training,
@@ -2091,33 +2227,8 @@ memory_of (const HrModel    *model,
            const HrParams   *params,
            HrTrainingMemory *memory)
 {
-  StageInputs in;
-
-  in.params = params;
-  act_shape (model, training, &in.shape);
-  layer_kinds (model, training, &in.shape, &in.kinds);
-
-  /* Even stages: the first (most in flight, the embedding) or the last (the
-   * loss) is the most loaded; uneven ones are each looked at. */
-  stage_memory (model, training, &in, 0, memory);
-  for (int64_t stage = uneven_stages (training, model->n_layers) ? 1
-                       : training->pipeline_parallel - 1;
-       stage > 0 && stage < training->pipeline_parallel; stage++)
-    {
-      HrTrainingMemory other;
-
-      stage_memory (model, training, &in, stage, &other);
-      if (other.total > memory->total)
-        *memory = other;
-    }
-
-  memory->capacity = gpu->memory_bytes;
-  /* Paged states leave the GPU before a run fails (stage_memory). */
-  memory->fits = memory->total - memory->pageable <= memory->capacity;
-  memory->headroom = memory->total <= memory->capacity ? memory->capacity - memory->total : 0;
-  memory->overflow = memory->fits ? 0 : memory->total - memory->pageable - memory->capacity;
-  memory->paged_out = memory->fits && memory->total > memory->capacity
-                      ? memory->total - memory->capacity : 0;
+  stages_memory (model, training, params, NULL, KEEP_NOTHING, memory);
+  memory_against (gpu, memory);
 }
 
 HrStatus
@@ -2420,45 +2531,42 @@ hr_training_utilization_from_step_seconds (const HrModel         *model,
 /* Limits */
 
 /* What every probe of a search shares: the model, its fine-tuning and the
- * GPU are checked once, and the model's parameters counted once. */
+ * GPU are checked once, the model's parameters counted once, and half of
+ * each examined stage of the setting's own estimate kept (StageCache). */
 typedef struct
 {
   const HrModel    *model;
   const HrTraining *training;
   const HrGpu      *gpu;
   HrParams          params;
+  StageCache        cache;
 } Search;
 
-/* Bytes the GPU must hold, or +inf when the setting is invalid: what
- * hr_training_memory() gives, with only the checks a probe's changes (the
- * micro-batch, the sequence, the data-parallel degree) can fail. `memory`
- * (or NULL) receives the estimate. */
+/* Bytes the GPU must hold for t, the setting with another data-parallel
+ * degree, or +inf when that is invalid: what hr_training_memory() gives
+ * (less what is pageable), with only the checks the degree can fail. */
 static double
-total_bytes (const Search     *s,
-             const HrTraining *training,
-             HrTrainingMemory *memory)
+dp_bytes (Search           *s,
+          const HrTraining *t)
 {
-  HrTrainingMemory scratch;
+  HrTrainingMemory memory;
 
-  if (memory == NULL)
-    memory = &scratch;
-  if (validate_settings (training, NULL) != HR_OK
-      || validate_layout (training, s->model, NULL) != HR_OK)
+  if (validate_settings (t, NULL) != HR_OK || validate_layout (t, s->model, NULL) != HR_OK)
     return INFINITY;
-  memory_of (s->model, training, s->gpu, &s->params, memory);
-  return memory->total - memory->pageable;
+  stages_memory (s->model, t, &s->params, &s->cache, KEEP_ACTIVATIONS, &memory);
+  return memory.total - memory.pageable;
 }
 
 static bool
-fits (const Search     *s,
+fits (Search           *s,
       const HrTraining *training)
 {
-  return total_bytes (s, training, NULL) <= s->gpu->memory_bytes;
+  return dp_bytes (s, training) <= s->gpu->memory_bytes;
 }
 
 /* Bytes at n (micro-batch or sequence units), +inf when invalid; memory is
- * nondecreasing in n. `memory` as for total_bytes(). */
-typedef double (*Probe) (const Search *, int64_t, HrTrainingMemory *);
+ * nondecreasing in n. `memory` (or NULL) receives the estimate. */
+typedef double (*Probe) (Search *, int64_t, HrTrainingMemory *);
 
 /* Where the bytes reach `capacity`, solved from the estimate at n as if
  * what each phase adds for its activations (and the loss's buffers) were
@@ -2499,7 +2607,7 @@ proportional_guess (const HrTrainingMemory *m,
  * bracket the guesses have not closed in a few steps. */
 static int64_t
 largest (Probe                   probe,
-         const Search           *s,
+         Search                 *s,
          int64_t                 max,
          int64_t                 start,
          const HrTrainingMemory *known)
@@ -2594,9 +2702,26 @@ largest (Probe                   probe,
   return lo;
 }
 
-/* Keeps the gradient-accumulation steps: global = micro × dp × steps. */
+/* Bytes for the setting changed by a probe of the micro-batch or the
+ * sequence, which no check can fail (the setting itself passed them all):
+ * the model states are the setting's. */
 static double
-micro_batch_bytes (const Search     *s,
+states_kept_bytes (Search           *s,
+                   const HrTraining *t,
+                   HrTrainingMemory *memory)
+{
+  HrTrainingMemory scratch;
+
+  if (memory == NULL)
+    memory = &scratch;
+  stages_memory (s->model, t, &s->params, &s->cache, KEEP_STATES, memory);
+  return memory->total - memory->pageable;
+}
+
+/* Keeps the gradient-accumulation steps: global = micro × dp × steps, still
+ * a multiple of micro × dp; +inf where that overflows. */
+static double
+micro_batch_bytes (Search           *s,
                    int64_t           micro_batch,
                    HrTrainingMemory *memory)
 {
@@ -2604,10 +2729,13 @@ micro_batch_bytes (const Search     *s,
   HrTraining t = *training;
 
   t.micro_batch = micro_batch;
-  if (training->global_batch > 0)
-    t.global_batch = micro_batch * hr_training_data_parallel (training)
-                     * grad_accumulation (training);
-  return total_bytes (s, &t, memory);
+  if (training->global_batch > 0
+      && (__builtin_mul_overflow (micro_batch, hr_training_data_parallel (training),
+                                  &t.global_batch)
+          || __builtin_mul_overflow (t.global_batch, grad_accumulation (training),
+                                     &t.global_batch)))
+    return INFINITY;
+  return states_kept_bytes (s, &t, memory);
 }
 
 /* The sequence in units of what CP and SP must divide. */
@@ -2618,8 +2746,9 @@ seq_unit (const HrTraining *training)
          * (training->sequence_parallel ? training->tensor_parallel : 1);
 }
 
+/* In units of seq_unit(): the sequence stays divisible. */
 static double
-seq_bytes (const Search     *s,
+seq_bytes (Search           *s,
            int64_t           units,
            HrTrainingMemory *memory)
 {
@@ -2627,7 +2756,7 @@ seq_bytes (const Search     *s,
   HrTraining t = *training;
 
   t.seq_len = units * seq_unit (training);
-  return total_bytes (s, &t, memory);
+  return states_kept_bytes (s, &t, memory);
 }
 
 /* The same layout (tp, pp, cp, ep, schedule) with data-parallel degree dp,
@@ -2783,10 +2912,13 @@ hr_training_limits (const HrModel    *model,
 {
   HrStatus status;
   int64_t max_units, unit;
-  Search s = { model, training, gpu, { 0 } };
+  Search s;
   HrTrainingMemory at;
 
   memset (limits, 0, sizeof *limits);
+  s.model = model;
+  s.training = training;
+  s.gpu = gpu;
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
     return status;
   if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
@@ -2795,7 +2927,7 @@ hr_training_limits (const HrModel    *model,
     return status;
 
   /* The setting itself is a point of all three searches. */
-  memory_of (model, training, gpu, &s.params, &at);
+  stages_memory (model, training, &s.params, &s.cache, KEEP_NOTHING, &at);
   limits->max_micro_batch = largest (micro_batch_bytes, &s, LIMIT_MAX_MICRO_BATCH,
                                      training->micro_batch, &at);
 
@@ -2838,7 +2970,7 @@ hr_training_limits (const HrModel    *model,
       {
         dp = dp_candidate (&c, c.n - 1);
         if (with_data_parallel (training, dp, &t)
-            && (m[n_points] = total_bytes (&s, &t, NULL)) <= gpu->memory_bytes)
+            && (m[n_points] = dp_bytes (&s, &t)) <= gpu->memory_bytes)
           {
             d[n_points++] = (double) dp;
             hi = c.n - 1;
@@ -2854,7 +2986,7 @@ hr_training_limits (const HrModel    *model,
             && with_data_parallel (training, dp_candidate (&c, 0), &t))
           {
             d[1] = (double) dp_candidate (&c, 0);
-            m[1] = total_bytes (&s, &t, NULL);
+            m[1] = dp_bytes (&s, &t);
             if (m[1] <= gpu->memory_bytes)
               hi = 0;
             else
