@@ -7,6 +7,7 @@
  * `causal`; sliding-window layers attend over at most their window.
  */
 #include "hr-flops.h"
+#include "hr-internal.h"
 
 /* FLOPs of one forward pass, per component, for `tokens` tokens of which
  * each attends over `span_global` keys in global layers and `span_sliding`
@@ -153,6 +154,21 @@ hr_flops_training (const HrModel        *model,
                    HrError              *err)
 {
   HrParams params;
+  HrStatus status;
+
+  status = hr_model_params (model, &params, err);
+  if (status != HR_OK)
+    return status;
+  return hr_flops_training_counted (model, &params, options, flops, err);
+}
+
+HrStatus
+hr_flops_training_counted (const HrModel        *model,
+                           const HrParams       *params,
+                           const HrFlopsOptions *options,
+                           HrFlops              *flops,
+                           HrError              *err)
+{
   HrFlops f = { 0 };
   Pass pass;
   double fwd[HR_FLOPS_N_COMPONENTS], adapter[HR_FLOPS_N_COMPONENTS];
@@ -160,11 +176,7 @@ hr_flops_training (const HrModel        *model,
   HrFinetune full;
   double s, window, n, l, q;
   int64_t tokens;
-  HrStatus status;
 
-  status = hr_model_params (model, &params, err);
-  if (status != HR_OK)
-    return status;
   if (options->seq_len <= 0)
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "seq_len", options->seq_len, 0, NULL);
   if (options->micro_batch <= 0)
@@ -187,7 +199,7 @@ hr_flops_training (const HrModel        *model,
   pass.span_global = mean_span (s, options->causal, 0);
   pass.span_sliding = mean_span (s, options->causal, window);
   pass.lm_tokens = (double) tokens;
-  forward_pass (model, &params, &pass, fwd);
+  forward_pass (model, params, &pass, fwd);
   /* Fine-tuning: frozen matrices skip their weight gradient, frozen bottom
    * layers their whole backward, adapters add their own products. */
   if (options->finetune != NULL)
@@ -235,7 +247,7 @@ hr_flops_training (const HrModel        *model,
   /* 6N per token (Kaplan et al. 2020, §2.1), N the active non-embedding
    * parameters; PaLM's model FLOPs add 12·L·H·Q·T for attention
    * (Chowdhery et al. 2022, App. B). */
-  n = (double) params.active_non_embedding;
+  n = (double) params->active_non_embedding;
   l = (double) model->n_layers;
   q = hr_model_uses_mla (model) ? (double) (model->qk_nope_head_dim + model->qk_rope_head_dim)
                                 : (double) hr_model_head_dim (model);

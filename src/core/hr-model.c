@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hr-internal.h"
 #include "hr-limits.h"
 #include "hr-model.h"
 
@@ -499,13 +500,20 @@ hr_model_params (const HrModel *model,
                  HrParams      *params,
                  HrError       *err)
 {
+  CHECK (hr_model_validate (model, err));
+  return hr_model_count_params (model, params, err);
+}
+
+HrStatus
+hr_model_count_params (const HrModel *model,
+                       HrParams      *params,
+                       HrError       *err)
+{
   Checked c = { NULL };
   HrParams p = { 0 };
   int64_t h = model->hidden_size;
   int64_t embed_dim;
   int64_t attn, layer_norms, dense_mlp, expert, experts, shared, router;
-
-  CHECK (hr_model_validate (model, err));
 
   p.n_moe_layers = count_moe_layers (model);
   p.n_dense_layers = model->n_layers - p.n_moe_layers;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hr-internal.h"
 #include "hr-planner.h"
 #include "hr-rates.h"
 
@@ -285,11 +286,13 @@ ring_link (const PlanContext *ctx,
   return (Link) { bandwidth * ctx->as.link_efficiency, ctx->gpu->inter_node_latency };
 }
 
+/* `params`: the model's, counted; NULL to validate the model and count them. */
 static HrStatus
 context_init (PlanContext             *ctx,
               const HrModel           *model,
               const HrGpu             *gpu,
               const HrPlanAssumptions *assumptions,
+              const HrParams          *params,
               HrError                 *err)
 {
   HrStatus status;
@@ -320,11 +323,9 @@ context_init (PlanContext             *ctx,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "inter_node_latency", 0, 0,
                          "must be a finite number of seconds >= 0");
 
-  status = hr_model_validate (model, err);
-  if (status != HR_OK)
-    return status;
-  status = hr_model_params (model, &ctx->params, err);
-  if (status != HR_OK)
+  if (params != NULL)
+    ctx->params = *params;
+  else if ((status = hr_model_params (model, &ctx->params, err)) != HR_OK)
     return status;
 
   ctx->head_dim = hr_model_head_dim (model);
@@ -353,7 +354,8 @@ context_flops (PlanContext      *ctx,
 
   if (ctx->have_flops[recompute])
     return HR_OK;
-  status = hr_flops_training (ctx->model, &options, &ctx->flops[recompute], err);
+  status = hr_flops_training_counted (ctx->model, &ctx->params, &options, &ctx->flops[recompute],
+                                      err);
   if (status != HR_OK)
     return status;
   ctx->have_flops[recompute] = true;
@@ -914,6 +916,47 @@ evaluate (const PlanContext      *ctx,
     *step = other;
 }
 
+/* hr_plan_step() past the checks of the model and the setting; `memory`
+ * is the setting's, or NULL to estimate it. */
+static HrStatus
+plan_step (PlanContext            *ctx,
+           const HrTraining       *training,
+           const HrTrainingMemory *memory,
+           HrPlanStep             *step,
+           HrError                *err)
+{
+  HrTrainingMemory own;
+  HrDtype dtype;
+  HrStatus status;
+
+  if (training->offload_optimizer)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
+                         "the step-time model does not cover a CPU optimizer step");
+  dtype = hr_training_compute_dtype (training);
+  if (!(ctx->gpu->peak_flops[dtype] > 0.0))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
+                         "the GPU has no peak FLOP/s for this precision");
+  status = check_links (ctx, training, err);
+  if (status != HR_OK)
+    return status;
+  status = context_flops (ctx, training, training->recompute, err);
+  if (status != HR_OK)
+    return status;
+  if (memory == NULL)
+    {
+      status = hr_training_memory (ctx->model, training, ctx->gpu, &own, err);
+      if (status != HR_OK)
+        return status;
+      memory = &own;
+    }
+
+  evaluate (ctx, training, memory, step);
+  if (step->host.bytes > 0 && !(ctx->gpu->host_bandwidth > 0.0))
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
+                         "needed to page optimizer states or offload activations to the host");
+  return HR_OK;
+}
+
 HrStatus
 hr_plan_step (const HrModel           *model,
               const HrTraining        *training,
@@ -923,38 +966,34 @@ hr_plan_step (const HrModel           *model,
               HrError                 *err)
 {
   PlanContext ctx;
-  HrTrainingMemory memory;
-  HrDtype dtype;
   HrStatus status;
 
-  status = context_init (&ctx, model, gpu, assumptions, err);
+  status = context_init (&ctx, model, gpu, assumptions, NULL, err);
   if (status != HR_OK)
     return status;
   status = hr_training_validate (training, model, err);
   if (status != HR_OK)
     return status;
-  if (training->offload_optimizer)
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
-                         "the step-time model does not cover a CPU optimizer step");
-  dtype = hr_training_compute_dtype (training);
-  if (!(gpu->peak_flops[dtype] > 0.0))
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
-                         "the GPU has no peak FLOP/s for this precision");
-  status = check_links (&ctx, training, err);
-  if (status != HR_OK)
-    return status;
-  status = context_flops (&ctx, training, training->recompute, err);
-  if (status != HR_OK)
-    return status;
-  status = hr_training_memory (model, training, gpu, &memory, err);
-  if (status != HR_OK)
-    return status;
+  return plan_step (&ctx, training, NULL, step, err);
+}
 
-  evaluate (&ctx, training, &memory, step);
-  if (step->host.bytes > 0 && !(gpu->host_bandwidth > 0.0))
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
-                         "needed to page optimizer states or offload activations to the host");
-  return HR_OK;
+HrStatus
+hr_plan_step_counted (const HrModel           *model,
+                      const HrTraining        *training,
+                      const HrGpu             *gpu,
+                      const HrPlanAssumptions *assumptions,
+                      const HrParams          *params,
+                      const HrTrainingMemory  *memory,
+                      HrPlanStep              *step,
+                      HrError                 *err)
+{
+  PlanContext ctx;
+  HrStatus status;
+
+  status = context_init (&ctx, model, gpu, assumptions, params, err);
+  if (status != HR_OK)
+    return status;
+  return plan_step (&ctx, training, memory, step, err);
 }
 
 static bool
@@ -1348,7 +1387,7 @@ hr_plan_search (const HrModel       *model,
   status = check_request (request, err);
   if (status != HR_OK)
     return status;
-  status = context_init (&search.ctx, model, gpu, &request->assumptions, err);
+  status = context_init (&search.ctx, model, gpu, &request->assumptions, NULL, err);
   if (status != HR_OK)
     return status;
   if (request->training.offload_optimizer)

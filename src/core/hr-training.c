@@ -13,6 +13,7 @@
  * docs/training.md explains every formula and its assumptions.
  */
 #include "hr-training.h"
+#include "hr-internal.h"
 #include "hr-planner.h"
 #include "hr-rates.h"
 
@@ -913,7 +914,7 @@ hr_training_rank (const HrModel    *model,
   if (stage < 0 || stage >= pp)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
                          "pipeline stage");
-  if ((status = hr_model_params (model, &params, err)) != HR_OK)
+  if ((status = hr_model_count_params (model, &params, err)) != HR_OK)
     return status;
   stage_rank (model, training, &params, stage, rank);
   return HR_OK;
@@ -2245,7 +2246,7 @@ hr_training_memory (const HrModel    *model,
     return status;
   if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
     return status;
-  if ((status = hr_model_params (model, &params, err)) != HR_OK)
+  if ((status = hr_model_count_params (model, &params, err)) != HR_OK)
     return status;
   memory_of (model, training, gpu, &params, memory);
   return HR_OK;
@@ -2253,9 +2254,11 @@ hr_training_memory (const HrModel    *model,
 
 /* Time */
 
+/* The FLOPs of a validated setting's step; `params` receives the model's. */
 static HrStatus
 step_flops (const HrModel    *model,
             const HrTraining *training,
+            HrParams         *params,
             HrFlops          *flops,
             HrError          *err)
 {
@@ -2268,7 +2271,11 @@ step_flops (const HrModel    *model,
     .finetune = &training->finetune,
   };
 
-  return hr_flops_training (model, &options, flops, err);
+  HrStatus status;
+
+  if ((status = hr_model_count_params (model, params, err)) != HR_OK)
+    return status;
+  return hr_flops_training_counted (model, params, &options, flops, err);
 }
 
 /* Ring all-reduce sends 2(n − 1)/n of the buffer per rank; an all-gather or a
@@ -2290,8 +2297,8 @@ static void
 communication (const HrModel    *model,
                const HrTraining *t,
                const HrGpu      *gpu,
-               HrTrainingTime   *time,
-               HrError          *err)
+               const HrParams   *params,
+               HrTrainingTime   *time)
 {
   double tp = (double) t->tensor_parallel;
   double m = (double) grad_accumulation (t);
@@ -2306,8 +2313,7 @@ communication (const HrModel    *model,
 
   act_shape (model, t, &a);
   state_bytes (t, &b);
-  if (hr_training_rank (model, t, 0, &rank, err) != HR_OK)
-    return;
+  stage_rank (model, t, params, 0, &rank);
   activation = a.tokens * a.h * a.compute;
 
   /* TP ([MLM] §2.3): two all-reduces of the layer's b·s·h activations in the
@@ -2329,11 +2335,9 @@ communication (const HrModel    *model,
   if (!hr_finetune_is_full (&t->finetune))
     {
       HrFinetuneParams fp;
-      HrParams params;
 
-      if (hr_model_params (model, &params, NULL) == HR_OK
-          && hr_finetune_params (model, &t->finetune, 2, &fp, NULL) == HR_OK)
-        time->dp_comm_bytes *= (double) fp.trainable / (double) params.total;
+      if (hr_finetune_params (model, &t->finetune, 2, &fp, NULL) == HR_OK)
+        time->dp_comm_bytes *= (double) fp.trainable / (double) params->total;
     }
   /* Megatron orders ranks tp, cp, dp, pp: the DP group stays in a node while
    * tp · cp · dp fits in one. */
@@ -2360,6 +2364,7 @@ hr_training_time (const HrModel    *model,
   double m = (double) grad_accumulation (training);
   double pp = (double) training->pipeline_parallel;
   HrStatus status;
+  HrParams params;
   HrFlops flops;
   HrPlanStep step;
 
@@ -2368,7 +2373,7 @@ hr_training_time (const HrModel    *model,
     return status;
   if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
     return status;
-  if ((status = step_flops (model, training, &flops, err)) != HR_OK)
+  if ((status = step_flops (model, training, &params, &flops, err)) != HR_OK)
     return status;
 
   time->tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
@@ -2377,6 +2382,8 @@ hr_training_time (const HrModel    *model,
   time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
   if (training->mfu == 0)
     {
+      HrTrainingMemory memory;
+
       /* One step-time model: the planner's prediction from the hardware
        * (docs/planner.md), so that a layout's step is the same number in the
        * plan and in the estimate. QLoRA's dequantisation is in its split.
@@ -2386,7 +2393,9 @@ hr_training_time (const HrModel    *model,
         return hr_error_set (err, HR_ERROR_UNSUPPORTED, "mfu", 0, 0,
                              "the predicted step time does not cover an optimizer step on "
                              "the CPU (ZeRO-Offload); set a measured utilisation");
-      if ((status = hr_plan_step (model, training, gpu, NULL, &step, err)) != HR_OK)
+      memory_of (model, training, gpu, &params, &memory);
+      if ((status = hr_plan_step_counted (model, training, gpu, NULL, &params, &memory, &step,
+                                          err)) != HR_OK)
         return status;
       time->step_seconds = step.step_seconds;
       time->host_bytes = step.host.bytes;
@@ -2428,8 +2437,7 @@ hr_training_time (const HrModel    *model,
         {
           HrTrainingMemory memory;
 
-          if ((status = hr_training_memory (model, training, gpu, &memory, err)) != HR_OK)
-            return status;
+          memory_of (model, training, gpu, &params, &memory);
           if (memory.paged_out > 0 && !(gpu->host_bandwidth > 0))
             return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
                                  "needed to page optimizer states to the host");
@@ -2465,7 +2473,7 @@ hr_training_time (const HrModel    *model,
                              : time->step_seconds * time->bubble_fraction
                                / (1 + time->bubble_fraction);
     }
-  communication (model, training, gpu, time, err);
+  communication (model, training, gpu, &params, time);
   return HR_OK;
 }
 
@@ -2482,6 +2490,7 @@ hr_training_utilization_from_tokens_per_second (const HrModel         *model,
   double gpus = (double) hr_training_gpus (training);
   double peak, tokens_per_step;
   HrStatus status;
+  HrParams params;
   HrFlops flops;
 
   memset (out, 0, sizeof *out);
@@ -2493,7 +2502,7 @@ hr_training_utilization_from_tokens_per_second (const HrModel         *model,
                          "a measured throughput");
   if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
     return status;
-  if ((status = step_flops (model, training, &flops, err)) != HR_OK)
+  if ((status = step_flops (model, training, &params, &flops, err)) != HR_OK)
     return status;
 
   peak = gpu->peak_flops[hr_training_compute_dtype (training)];
@@ -2923,7 +2932,7 @@ hr_training_limits (const HrModel    *model,
     return status;
   if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
     return status;
-  if ((status = hr_model_params (model, &s.params, err)) != HR_OK)
+  if ((status = hr_model_count_params (model, &s.params, err)) != HR_OK)
     return status;
 
   /* The setting itself is a point of all three searches. */
