@@ -1782,8 +1782,9 @@ phases (const HrModel     *model,
         HrTrainingMemory  *memory)
 {
   const HrTrainingActivations *act = &memory->activation;
+  /* Paged states are outside PyTorch's allocator (stage_memory). */
   double states = memory->frozen_weights + memory->weights + memory->master_weights
-                  + memory->optimizer + memory->grad_accumulation_buffer;
+                  + memory->optimizer - memory->pageable + memory->grad_accumulation_buffer;
   double grads = memory->gradients, grads_forward, head_grad = 0, step_temp = 0;
   double n_tensors;
   StateBytes b;
@@ -1911,9 +1912,11 @@ phases (const HrModel     *model,
     double saved_per_layer = training->recompute == HR_RECOMPUTE_FULL ? 1 : per_layer;
     double layers = (double) memory->rank.layers;
     double saved = saved_per_layer * layers * memory->micro_batches_in_flight;
+    /* the optimizer's copies less the paged ones, which are not PyTorch's blocks */
     double copies = (b.master > 0 ? 2 : 1) + 1
                     + (training->optimizer == HR_OPTIMIZER_ADAMW
-                       || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1);
+                       || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1)
+                      * (memory->optimizer > 0 ? 1 - memory->pageable / memory->optimizer : 1);
     double param_block = per_layer * layers > 0
                          ? (double) memory->rank.params * b.weights / (per_layer * layers) : 0;
 
@@ -1942,7 +1945,7 @@ phases (const HrModel     *model,
                           + memory->cached_free;
 
   memory->overhead = training->overhead_bytes;
-  memory->total = memory->reserved_peak + memory->overhead;
+  memory->total = memory->reserved_peak + memory->overhead + memory->pageable;
 }
 
 /* What a stage's memory takes from the layout and the data-parallel degree
@@ -2090,17 +2093,20 @@ stage_finish (const HrModel      *model,
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
   memory->temporary += buffers->finetune_buffers;
 
-  phases (model, training, a, &buffers->fsdp, memory);
-
   /* Paged optimizers (Dettmers et al. 2023, QLoRA §2 "Paged Optimizers";
    * bitsandbytes optim/optimizer.py get_state_buffer): the states of each
    * tensor of 1e5 elements or more are allocated with cudaMallocManaged
    * (functional.py get_paged) and prefetched to the GPU for the update
    * (prefetch_state). The driver evicts them to host memory when the GPU has
    * no room and pages them back on access: they count in the total where
-   * there is room, but a run whose other bytes fit does not fail. */
+   * there is room, but a run whose other bytes fit does not fail. get_paged
+   * wraps the pointer with torch.frombuffer, a CPU tensor: PyTorch's CUDA
+   * allocator never sees them, so phases() leaves them out of the allocated
+   * and reserved peaks. */
   if (training->paged_optimizer)
     memory->pageable = memory->optimizer * buffers->paged_share;
+
+  phases (model, training, a, &buffers->fsdp, memory);
 }
 
 /* The stages whose memory is looked at: the first (most in flight, the

@@ -240,7 +240,8 @@ typedef struct
   double overhead;                /* CUDA context, cuBLAS workspace, NCCL buffers */
   double recompute;               /* a recomputed layer's transient during its backward */
   double allocated_peak;          /* live tensors at the step's peak phase
-                                   * (torch.cuda.max_memory_allocated) */
+                                   * (torch.cuda.max_memory_allocated; paged
+                                   * states are not PyTorch's, not in it) */
   double reserved_peak;           /* plus the caching allocator's rounding
                                    * (torch.cuda.max_memory_reserved) */
   double peak_forward;            /* the phases: end of the forward (loss included), */
@@ -253,14 +254,16 @@ typedef struct
   double peak_gradients;          /* what of gradients, activations and buffers is */
   double peak_activations;        /* live in the peak phase: with the states they sum */
   double peak_temporary;          /* to allocated_peak */
-  double total;                   /* reserved_peak + overhead: what the GPU must hold */
+  double total;                   /* reserved_peak + overhead + pageable: what the GPU
+                                   * must hold */
   double capacity;                /* the GPU's memory */
   double headroom;                /* capacity − total when it fits, else 0 */
   double overflow;                /* total − capacity when it does not fit, else 0 */
   bool   fits;
   double cpu_bytes;               /* optimizer states and master weights offloaded to CPU */
   double pageable;                /* paged optimizer: states in unified memory, inside total
-                                   * but not needed on the GPU for the run to fit */
+                                   * (not in the allocated and reserved peaks) but not
+                                   * needed on the GPU for the run to fit */
   double paged_out;               /* of these, what the GPU has no room for: evicted to the
                                    * host during the forward and backward, paged back for
                                    * the update (twice this over the host link per step) */

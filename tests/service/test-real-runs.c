@@ -139,6 +139,10 @@ set_row (HeadroomProject *project,
       set (project, "training.loss", lora || strstr (others, "Chunked") != NULL ? "chunked" : "full");
       if (lora || json_object_get_boolean_member (recipe, "compile"))
         set (project, "training.compile", "true");
+      /* Not paged, although the config names PagedAdamW8bit: paged states
+       * are outside PyTorch's statistics (9.20 GiB for this row), and the
+       * measured 17.6 GiB counts the states (docs/training.md, "Checked
+       * against real runs"). */
       if (strstr (optimizer, "8bit") != NULL)
         {
           set (project, "training.optimizer", "adamw-8bit");
