@@ -1444,8 +1444,17 @@ stage_activations (const HrModel         *model,
       double every = 1;
 
       hr_model_count_layers (model, first, last, &all);
-      hr_model_count_layers (model, from, split, &recomputed);
-      hr_model_count_layers (model, from > split ? from : split, last, &kept);
+      /* Most often every layer of the chunk is in the graph and recomputed alike. */
+      if (from == first && split == last)
+        {
+          recomputed = all;
+          memset (&kept, 0, sizeof kept);
+        }
+      else
+        {
+          hr_model_count_layers (model, from, split, &recomputed);
+          hr_model_count_layers (model, from > split ? from : split, last, &kept);
+        }
       if (training->recompute_every > 1 && last > from)
         every = (double) (last / training->recompute_every - from / training->recompute_every)
                 / (double) (last - from);
@@ -2299,12 +2308,14 @@ transfer_seconds (double bytes,
   return bandwidth > 0 ? bytes / bandwidth : 0;
 }
 
+/* `memory` (or NULL): the setting's, whose rank serves where it is the first stage's. */
 static void
-communication (const HrModel    *model,
-               const HrTraining *t,
-               const HrGpu      *gpu,
-               const HrParams   *params,
-               HrTrainingTime   *time)
+communication (const HrModel          *model,
+               const HrTraining       *t,
+               const HrGpu            *gpu,
+               const HrParams         *params,
+               const HrTrainingMemory *memory,
+               HrTrainingTime         *time)
 {
   double tp = (double) t->tensor_parallel;
   double m = (double) grad_accumulation (t);
@@ -2319,7 +2330,10 @@ communication (const HrModel    *model,
 
   act_shape (model, t, &a);
   state_bytes (t, &b);
-  stage_rank (model, t, params, 0, &rank);
+  if (memory != NULL && memory->pipeline_stage == 0)
+    rank = memory->rank;
+  else
+    stage_rank (model, t, params, 0, &rank);
   activation = a.tokens * a.h * a.compute;
 
   /* TP ([MLM] §2.3): two all-reduces of the layer's b·s·h activations in the
@@ -2373,6 +2387,8 @@ hr_training_time (const HrModel    *model,
   HrParams params;
   HrFlops flops;
   HrPlanStep step;
+  HrTrainingMemory memory;
+  bool have_memory = false;
 
   memset (time, 0, sizeof *time);
   if ((status = hr_training_validate (training, model, err)) != HR_OK)
@@ -2388,8 +2404,6 @@ hr_training_time (const HrModel    *model,
   time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
   if (training->mfu == 0)
     {
-      HrTrainingMemory memory;
-
       /* One step-time model: the planner's prediction from the hardware
        * (docs/planner.md), so that a layout's step is the same number in the
        * plan and in the estimate. QLoRA's dequantisation is in its split.
@@ -2400,6 +2414,7 @@ hr_training_time (const HrModel    *model,
                              "the predicted step time does not cover an optimizer step on "
                              "the CPU (ZeRO-Offload); set a measured utilisation");
       memory_of (model, training, gpu, &params, &memory);
+      have_memory = true;
       if ((status = hr_plan_step_counted (model, training, gpu, NULL, &params, &memory, &step,
                                           err)) != HR_OK)
         return status;
@@ -2441,9 +2456,8 @@ hr_training_time (const HrModel    *model,
        * the measured utilisation holds what of them is exposed. */
       if (training->paged_optimizer)
         {
-          HrTrainingMemory memory;
-
           memory_of (model, training, gpu, &params, &memory);
+          have_memory = true;
           if (memory.paged_out > 0 && !(gpu->host_bandwidth > 0))
             return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
                                  "needed to page optimizer states to the host");
@@ -2479,7 +2493,7 @@ hr_training_time (const HrModel    *model,
                              : time->step_seconds * time->bubble_fraction
                                / (1 + time->bubble_fraction);
     }
-  communication (model, training, gpu, &params, time);
+  communication (model, training, gpu, &params, have_memory ? &memory : NULL, time);
   return HR_OK;
 }
 
