@@ -882,7 +882,9 @@ evaluate_rank (const PlanContext      *ctx,
 /* The step of a validated layout: the last pipeline rank (it holds the LM
  * head and the loss), or, when the stages hold different numbers of layers
  * (docs/training.md, "Pipelines"), whichever of it and the most loaded
- * other stage is slower: 1F1B runs at the slowest stage's pace. */
+ * other rank is slower: 1F1B runs at the slowest stage's pace, and the
+ * interleaved schedule at the slowest rank's, which runs all its chunks of
+ * every micro-batch in the steady state. */
 static void
 evaluate (const PlanContext      *ctx,
           const HrTraining       *tr,
@@ -894,8 +896,8 @@ evaluate (const PlanContext      *ctx,
   int64_t most = 0;
   HrPlanStep other;
 
-  if (pp <= 1 || tr->virtual_stages > 1
-      || (model->n_layers % pp == 0 && tr->pp_first_stage_layers == 0
+  if (pp <= 1
+      || (model->n_layers % (pp * tr->virtual_stages) == 0 && tr->pp_first_stage_layers == 0
           && tr->pp_last_stage_layers == 0))
     {
       evaluate_rank (ctx, tr, memory, (double) model->n_layers / (double) (pp > 1 ? pp : 1),
@@ -1478,13 +1480,18 @@ hr_plan_search (const HrModel       *model,
                       tr.zero_stage = options[o].zero_stage;
                       tr.fsdp = options[o].fsdp;
                       hopeless = !may_fit (&search, &tr, dp);
-                      for (vs = 1; vs <= layers / pp && vs <= (pp < 2 ? 1 : PLAN_MAX_VIRTUAL_STAGES);
+                      for (vs = 1; vs <= (pp < 2 ? 1 : PLAN_MAX_VIRTUAL_STAGES)
+                                   && pp * vs <= layers + 2;
                            vs++)
                         {
-                          /* Interleaving needs equal chunks; 1F1B takes
-                           * uneven stages (docs/training.md, "Pipelines"). */
-                          if ((layers / pp) % vs != 0 || pinned_out (request->virtual_stages, vs)
-                              || (vs > 1 && (pp < 2 || layers % pp != 0)))
+                          /* Stages need not divide the layers
+                           * (docs/training.md, "Pipelines"); the search
+                           * tries the chunk counts that do and 2,
+                           * torchtitan's stages per rank for its looped
+                           * schedules (pipeline_parallel.py,
+                           * _get_pipeline_metadata). */
+                          if (pinned_out (request->virtual_stages, vs)
+                              || (vs > 2 && layers % (pp * vs) != 0))
                             continue;
                           for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
                             {

@@ -485,8 +485,8 @@ validate_layout (const HrTraining *t,
                                   "moe_intermediate_size", err)) != HR_OK)
     return status;
 
-  /* Layers: pp stages of virtual_stages chunks each ([MLM] §2.2); without
-   * chunks, stages may differ (stage_layers). */
+  /* Layers: pp ranks of virtual_stages chunks each ([MLM] §2.2), which need
+   * not hold the same layers (stage_chunk). */
   if (t->pp_first_stage_layers < 0 || t->pp_last_stage_layers < 0)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE,
                          t->pp_first_stage_layers < 0 ? "pp_first_stage_layers"
@@ -498,20 +498,40 @@ validate_layout (const HrTraining *t,
     {
       int64_t fixed = (t->pp_first_stage_layers > 0) + (t->pp_last_stage_layers > 0);
       int64_t rest = model->n_layers - t->pp_first_stage_layers - t->pp_last_stage_layers;
+      int64_t v = t->virtual_stages;
 
       if (pp < 2 || pp < fixed || rest < 0 || (pp == fixed && rest != 0)
           || (pp > fixed && rest % (pp - fixed) != 0))
         return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pp_first_stage_layers",
                              t->pp_first_stage_layers, model->n_layers,
                              "the other stages must share the remaining layers evenly");
-      if (t->virtual_stages > 1)
-        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pp_first_stage_layers",
-                             t->pp_first_stage_layers, 0,
-                             "first and last stage sizes need one chunk per stage");
+      /* Megatron cuts each rank's layers into virtual_stages equal chunks
+       * (transformer_config.py: "number of layers at first/last stage must
+       * be divisible by virtual pipeline parallel degree"). */
+      if (v > 1)
+        {
+          int64_t mid = pp > fixed ? rest / (pp - fixed) : 0;
+          int64_t bad = t->pp_first_stage_layers % v != 0 ? t->pp_first_stage_layers
+                        : t->pp_last_stage_layers % v != 0 ? t->pp_last_stage_layers
+                        : mid % v != 0 ? mid : 0;
+
+          if (bad > 0)
+            return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "virtual_stages", v, bad,
+                                 "layers of a stage (Megatron cuts each stage into equal "
+                                 "chunks)");
+        }
     }
-  else if (pp > model->n_layers + 2
-           || (t->virtual_stages > 1 && model->n_layers % pp != 0))
+  else if (pp * t->virtual_stages > model->n_layers + 2)
     {
+      /* torchtitan's split needs a unit (a layer, the embedding or the
+       * output) for every stage (generate_llm_fqn_per_model_part: "Number
+       * of stages cannot be greater than effective layers"). */
+      if (t->virtual_stages > 1)
+        return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "virtual_stages", t->virtual_stages,
+                             model->n_layers + 2,
+                             "pipeline_parallel × virtual_stages stages need at most "
+                             "num_hidden_layers + 2 (the embedding and the output count as "
+                             "a layer each)");
       if ((status = check_divides (pp, model->n_layers, "pipeline_parallel",
                                    "num_hidden_layers", err)) != HR_OK)
         return status;
@@ -521,10 +541,6 @@ validate_layout (const HrTraining *t,
       if (pp < 2)
         return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pipeline_schedule", pp, 0,
                              "the interleaved schedule needs pipeline_parallel of 2 or more");
-      if ((status = check_divides (pp * t->virtual_stages, model->n_layers, "virtual_stages",
-                                   "num_hidden_layers (with pipeline_parallel × virtual_stages)",
-                                   err)) != HR_OK)
-        return status;
     }
   else if (t->virtual_stages != 1)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "virtual_stages", t->virtual_stages, 1,
@@ -659,43 +675,68 @@ ceil_div (int64_t a,
   return (a + b - 1) / b;
 }
 
-/* Megatron's layer → stage map: chunk c of L / (pp · v) layers lives on stage
- * c mod pp ([MLM] §2.2.1, interleaved schedule), so stage s holds the chunks
- * starting at layers s · chunk, (s + pp) · chunk, … : L / pp layers. */
-static int64_t
-layers_per_chunk (const HrTraining *t,
-                  int64_t           n_layers)
-{
-  return n_layers / (t->pipeline_parallel * t->virtual_stages);
-}
-
-/* Whether the stages hold different numbers of layers. */
+/* Whether the ranks hold different numbers of layers (or chunks of
+ * different sizes). */
 static bool
 uneven_stages (const HrTraining *t,
                int64_t           n_layers)
 {
   return t->pipeline_parallel > 1
          && (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0
-             || n_layers % t->pipeline_parallel != 0);
+             || n_layers % (t->pipeline_parallel * t->virtual_stages) != 0);
 }
 
-/* Layers of one stage without virtual chunks, [*first, *first + count):
+/* Layers of stage k of n_stages without first and last sizes,
+ * [*first, *first + count):
+ * - n_stages dividing the layers: L / n_stages each;
+ * - otherwise torchtitan's split, which counts the embedding and the norm
+ *   with the output as one layer each and gives the remainder to the first
+ *   stages (torchtitan/distributed/pipeline_parallel.py,
+ *   generate_llm_fqn_per_model_part, input_weight = output_weight = 1).
+ *   Llama 3.1 405B's 126 layers on 16 stages are 7, 8 × 14, 7, as the
+ *   checked commit's generate_split_points made them too. */
+static int64_t
+split_stage (int64_t  n_layers,
+             int64_t  n_stages,
+             int64_t  k,
+             int64_t *first)
+{
+  int64_t units, per, extra, count;
+
+  if (n_layers % n_stages == 0)
+    {
+      *first = k * (n_layers / n_stages);
+      return n_layers / n_stages;
+    }
+  units = n_layers + 2;
+  per = units / n_stages;
+  extra = units % n_stages;
+  /* Units before stage k: k · per + min(k, extra); the embedding is the
+   * first stage's first unit. */
+  *first = k * per + (k < extra ? k : extra) - (k > 0 ? 1 : 0);
+  count = per + (k < extra ? 1 : 0) - (k == 0) - (k == n_stages - 1);
+  if (*first > n_layers)
+    *first = n_layers;
+  if (count > n_layers - *first)
+    count = n_layers - *first;
+  return count > 0 ? count : 0;
+}
+
+/* Layers of pipeline rank `stage` over all its chunks, [*first, *first +
+ * count) counted as if they were contiguous (Megatron's first and last
+ * stage sizes):
  * - Megatron's --decoder-first-pipeline-num-layers and
  *   --decoder-last-pipeline-num-layers: the first and last stages hold what
  *   is asked, the others share the rest evenly
  *   (megatron/core/transformer/transformer_block.py, get_num_layers_to_build);
- * - stages that do not divide the layers: torchtitan's split, which counts
- *   the embedding and the norm with the output as one layer each and gives
- *   the remainder to the first stages (torchtitan/distributed/pipeline_parallel.py,
- *   generate_llm_fqn_per_model_part, input_weight = output_weight = 1);
- * - otherwise L / pp each. */
+ * - otherwise split_stage() over the pp stages. */
 static int64_t
 stage_layers (const HrTraining *t,
               int64_t           n_layers,
               int64_t           stage,
               int64_t          *first)
 {
-  int64_t pp = t->pipeline_parallel, count;
+  int64_t pp = t->pipeline_parallel;
 
   if (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0)
     {
@@ -711,37 +752,18 @@ stage_layers (const HrTraining *t,
         return t->pp_last_stage_layers;
       return mid;
     }
-  if (n_layers % pp != 0)
-    {
-      int64_t units = n_layers + 2, per = units / pp, extra = units % pp;
-
-      /* Units before stage s: s · per + min(s, extra); the embedding is the
-       * first stage's first unit. */
-      *first = stage * per + (stage < extra ? stage : extra) - (stage > 0 ? 1 : 0);
-      count = per + (stage < extra ? 1 : 0) - (stage == 0) - (stage == pp - 1);
-      if (*first > n_layers)
-        *first = n_layers;
-      if (count > n_layers - *first)
-        count = n_layers - *first;
-      return count > 0 ? count : 0;
-    }
-  *first = stage * (n_layers / pp);
-  return n_layers / pp;
+  return split_stage (n_layers, pp, stage, first);
 }
 
-int64_t
-hr_training_stage_layers (const HrTraining *training,
-                          const HrModel    *model,
-                          int64_t           stage)
-{
-  int64_t first;
-
-  if (training->pipeline_parallel <= 1)
-    return model->n_layers;
-  return stage_layers (training, model->n_layers, stage, &first);
-}
-
-/* Chunk j (0 … v − 1) of stage `stage`: its first layer and layer count. */
+/* Chunk j (0 … v − 1) of rank `stage`: its first layer and layer count.
+ * The looped assignment: rank s runs stages s, s + pp, …, s + (v − 1)·pp of
+ * the pp · v (Megatron [MLM] §2.2.1; torch.distributed.pipelining
+ * _get_pp_rank_to_stage_indices_mapping, style "loop", in torchtitan's
+ * pipeline_parallel.py). With Megatron's first and last stage sizes each
+ * rank's layers are cut into v equal chunks, chunk j of every rank inside
+ * model chunk j (megatron/core/transformer/transformer_layer.py,
+ * get_transformer_layer_offset); otherwise the pp · v stages are split by
+ * split_stage(). */
 static int64_t
 stage_chunk (const HrTraining *t,
              int64_t           n_layers,
@@ -749,13 +771,36 @@ stage_chunk (const HrTraining *t,
              int64_t           j,
              int64_t          *first)
 {
-  int64_t chunk;
+  int64_t v = t->virtual_stages, count;
 
-  if (t->virtual_stages <= 1)
+  if (v <= 1)
     return stage_layers (t, n_layers, stage, first);
-  chunk = layers_per_chunk (t, n_layers);
-  *first = (j * t->pipeline_parallel + stage) * chunk;
-  return chunk;
+  if (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0)
+    {
+      count = stage_layers (t, n_layers, stage, first) / v;
+      *first = j * (n_layers / v) + *first / v;
+      return count;
+    }
+  return split_stage (n_layers, t->pipeline_parallel * v, j * t->pipeline_parallel + stage,
+                      first);
+}
+
+int64_t
+hr_training_stage_layers (const HrTraining *training,
+                          const HrModel    *model,
+                          int64_t           stage)
+{
+  int64_t n = 0;
+
+  if (training->pipeline_parallel <= 1)
+    return model->n_layers;
+  for (int64_t j = 0; j < training->virtual_stages; j++)
+    {
+      int64_t first;
+
+      n += stage_chunk (training, model->n_layers, stage, j, &first);
+    }
+  return n;
 }
 
 /* MoE layers of pipeline stage `stage`. */
@@ -1358,12 +1403,12 @@ typedef struct
                      * the saved tensors reused and the rest rebuilt */
 } LayerKinds;
 
-/* Stages run by torch.distributed.pipelining, with one stage a rank. */
+/* Stages run by torch.distributed.pipelining (one or, interleaved, several
+ * a rank). */
 static bool
 torch_pipelining (const HrTraining *t)
 {
-  return t->torch_pipelining && t->pipeline_parallel > 1
-         && t->pipeline_schedule != HR_PIPELINE_INTERLEAVED;
+  return t->torch_pipelining && t->pipeline_parallel > 1;
 }
 
 static void
@@ -1405,6 +1450,61 @@ first_layer_in_graph (const HrTraining *training,
   return lo;
 }
 
+/* What chunk j of rank `stage` saves for one micro-batch in its layers
+ * (count[] gets its layers of each kind). Megatron's --recompute-num-layers
+ * N (block method): the first N layers of each model chunk run under the
+ * recompute mode, the others keep everything
+ * (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
+ * Identical layers once, times their count: never a walk over the layers. */
+static double
+chunk_layer_bytes (const HrModel    *model,
+                   const HrTraining *training,
+                   const LayerKinds *kinds,
+                   int64_t           graph_start,
+                   int64_t           stage,
+                   int64_t           j,
+                   int64_t           count[2])
+{
+  HrLayerCounts all, recomputed, kept;
+  int64_t first, chunk = stage_chunk (training, model->n_layers, stage, j, &first);
+  int64_t last = first + chunk;
+  /* Layers outside autograd's graph (frozen) save nothing. */
+  int64_t from = graph_start > first ? (graph_start < last ? graph_start : last) : first;
+  int64_t split = training->recompute_layers > 0 && training->recompute_layers < chunk
+                  ? first + training->recompute_layers : last;
+  /* torchtitan's layer SAC (activation_checkpoint.py, ac_freq): every
+   * k-th block of the model is checkpointed, counting from 1, so layers
+   * i with (i + 1) mod k = 0: floor(last / k) − floor(from / k) of
+   * [from, last), shared among the layer kinds in proportion. */
+  double every = 1, bytes = 0;
+
+  hr_model_count_layers (model, first, last, &all);
+  /* Most often every layer of the chunk is in the graph and recomputed alike. */
+  if (from == first && split == last)
+    {
+      recomputed = all;
+      memset (&kept, 0, sizeof kept);
+    }
+  else
+    {
+      hr_model_count_layers (model, from, split, &recomputed);
+      hr_model_count_layers (model, from > split ? from : split, last, &kept);
+    }
+  if (training->recompute_every > 1 && last > from)
+    every = (double) (last / training->recompute_every - from / training->recompute_every)
+            / (double) (last - from);
+  for (int is_moe = 0; is_moe < 2; is_moe++)
+    {
+      double rec = (double) (recomputed.n[is_moe][0] + recomputed.n[is_moe][1]);
+      double keep = (double) (kept.n[is_moe][0] + kept.n[is_moe][1]);
+
+      count[is_moe] += all.n[is_moe][0] + all.n[is_moe][1];
+      bytes += every * rec * kinds->saved[is_moe]
+               + ((1 - every) * rec + keep) * kinds->full[is_moe];
+    }
+  return bytes;
+}
+
 /* hr_training_activations() for a validated setting and its stage in range. */
 static void
 stage_activations (const HrModel         *model,
@@ -1421,53 +1521,8 @@ stage_activations (const HrModel         *model,
   double layers_total = 0;
 
   memset (act, 0, sizeof *act);
-
-  /* Megatron's --recompute-num-layers N (block method): the first N layers
-   * of each model chunk run under the recompute mode, the others keep
-   * everything (megatron/core/transformer/transformer_block.py,
-   * _checkpointed_forward). Chunk by chunk, identical layers once, times
-   * their count: never a walk over the layers. */
   for (int64_t j = 0; j < training->virtual_stages; j++)
-    {
-      HrLayerCounts all, recomputed, kept;
-      int64_t first, chunk = stage_chunk (training, model->n_layers, stage, j, &first);
-      int64_t last = first + chunk;
-      /* Layers outside autograd's graph (frozen) save nothing. */
-      int64_t from = graph_start > first ? (graph_start < last ? graph_start : last) : first;
-      int64_t split = training->recompute_layers > 0 && training->recompute_layers < chunk
-                      ? first + training->recompute_layers : last;
-
-      /* torchtitan's layer SAC (activation_checkpoint.py, ac_freq): every
-       * k-th block of the model is checkpointed, counting from 1, so layers
-       * i with (i + 1) mod k = 0: floor(last / k) − floor(from / k) of
-       * [from, last), shared among the layer kinds in proportion. */
-      double every = 1;
-
-      hr_model_count_layers (model, first, last, &all);
-      /* Most often every layer of the chunk is in the graph and recomputed alike. */
-      if (from == first && split == last)
-        {
-          recomputed = all;
-          memset (&kept, 0, sizeof kept);
-        }
-      else
-        {
-          hr_model_count_layers (model, from, split, &recomputed);
-          hr_model_count_layers (model, from > split ? from : split, last, &kept);
-        }
-      if (training->recompute_every > 1 && last > from)
-        every = (double) (last / training->recompute_every - from / training->recompute_every)
-                / (double) (last - from);
-      for (int is_moe = 0; is_moe < 2; is_moe++)
-        {
-          double rec = (double) (recomputed.n[is_moe][0] + recomputed.n[is_moe][1]);
-          double keep = (double) (kept.n[is_moe][0] + kept.n[is_moe][1]);
-
-          count[is_moe] += all.n[is_moe][0] + all.n[is_moe][1];
-          layers_total += every * rec * kinds->saved[is_moe]
-                          + ((1 - every) * rec + keep) * kinds->full[is_moe];
-        }
-    }
+    layers_total += chunk_layer_bytes (model, training, kinds, graph_start, stage, j, count);
   act->layers = count[0] + count[1];
   for (int is_moe = 0; is_moe < 2; is_moe++)
     if (count[is_moe] > 0)
@@ -1564,12 +1619,14 @@ stage_activations (const HrModel         *model,
   /* torch.distributed.pipelining (stage.py, forward_one_chunk) keeps each
    * micro-batch's stage output in fwd_cache until its backward_one_chunk:
    * the residual stream leaving the stage, or on the last stage the 16-bit
-   * logits (which the fp32 cast of the loss does not save). Not counted
-   * for the interleaved schedule (docs/training.md). */
+   * logits (which the fp32 cast of the loss does not save). Interleaved,
+   * each of the rank's stages keeps its own: the residual stream from all
+   * but the model's last. */
   if (torch_pipelining (training))
-    act->stage_output = stage == pp - 1
-                        ? a->tokens * ceil ((double) model->vocab_size / tp) * a->compute
-                        : a->tokens * a->h_rep * a->residual;
+    act->stage_output = (double) (training->virtual_stages - 1) * a->tokens * a->h_rep * a->residual
+                        + (stage == pp - 1
+                           ? a->tokens * ceil ((double) model->vocab_size / tp) * a->compute
+                           : a->tokens * a->h_rep * a->residual);
 
   act->layers_total = layers_total;
   act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss
@@ -1624,31 +1681,21 @@ check_gpu (const HrTraining *training,
 
 /* Micro-batches whose activations stage `stage` holds at once, in units of
  * all its layers. 1F1B: stage i warms up with pp − i forwards ([MLM] §2.2.1);
- * GPipe keeps all m; interleaved stage i runs 2(pp − i − 1) + (v − 1)·pp + 1
- * chunk forwards of 1/v of its layers before its first backward, which is
- * pp + (pp − 1)/v on stage 0 ([SP] §4.2.3). */
+ * GPipe keeps all m. The interleaved schedule counts chunk by chunk
+ * (interleaved_peak). */
 static double
 in_flight (const HrTraining *t,
            int64_t           stage)
 {
   double m = (double) grad_accumulation (t);
-  double pp = (double) t->pipeline_parallel, v = (double) t->virtual_stages;
-  double i = (double) stage, n;
+  double pp = (double) t->pipeline_parallel;
+  double n;
 
   if (t->pipeline_parallel == 1)
     return 1;
-  switch (t->pipeline_schedule)
-    {
-    case HR_PIPELINE_GPIPE:
-      return m;
-    case HR_PIPELINE_INTERLEAVED:
-      n = (2 * (pp - i - 1) + (v - 1) * pp + 1) / v;
-      break;
-    case HR_PIPELINE_1F1B:
-    default:
-      n = pp - i;
-      break;
-    }
+  if (t->pipeline_schedule == HR_PIPELINE_GPIPE)
+    return m;
+  n = pp - (double) stage;
   return n < m ? n : m;
 }
 
@@ -1788,6 +1835,7 @@ phases (const HrModel     *model,
         const HrTraining  *training,
         const ActShape    *a,
         const FsdpBuffers *fsdp,
+        double             backward,
         HrTrainingMemory  *memory)
 {
   const HrTrainingActivations *act = &memory->activation;
@@ -1846,10 +1894,7 @@ phases (const HrModel     *model,
     double live[4][3] = {
       { grads_forward, memory->activations, forward_temp },
       { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
-      { grads, (memory->micro_batches_in_flight - 1) * act->micro_batch
-               + (act->layers > 0 ? act->per_layer_full : 0) + act->embedding
-               + act->stage_output,
-        memory->temporary + fsdp->root },
+      { grads, backward, memory->temporary + fsdp->root },
       { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
@@ -1957,6 +2002,133 @@ phases (const HrModel     *model,
   memory->total = memory->reserved_peak + memory->overhead + memory->pageable;
 }
 
+/* The interleaved schedule's peak on one rank, chunk by chunk. */
+typedef struct
+{
+  double activations;  /* saved at the peak, after a forward */
+  double freed;        /* what the backward that follows frees by its chunk's
+                        * first layer: the chunk's layers and the head's tensors */
+  double inputs;       /* in-flight micro-batches of the chunks that receive
+                        * their input (all but the model's first stage) */
+} InterleavedPeak;
+
+/* Forwards of chunk j among the rank's first n, or backwards of chunk j
+ * among its first n when `backward`: blocks of pp micro-batches, chunk
+ * (t / pp) mod v for the forwards and v − 1 − (t / pp) mod v for the
+ * backwards (Megatron schedules.py get_model_chunk_id; torch
+ * ScheduleInterleaved1F1B forward_stage_index and backward_stage_index, with
+ * microbatches_per_round = pp when pp divides m). */
+static int64_t
+chunk_ops (int64_t pp,
+           int64_t v,
+           int64_t j,
+           int64_t n,
+           bool    backward)
+{
+  int64_t period = pp * v, rest = n % period - (backward ? v - 1 - j : j) * pp;
+
+  return n / period * pp + (rest < 0 ? 0 : rest > pp ? pp : rest);
+}
+
+/* One micro-batch of chunk j of rank `stage`: what its backward frees by
+ * the chunk's first layer (*freed: the layers' saved tensors, the head's on
+ * the model's last stage) and, with the embedding's and the kept stage
+ * output (stage_activations), all it holds. */
+static double
+chunk_micro_batch (const HrModel               *model,
+                   const HrTraining            *training,
+                   const ActShape              *a,
+                   const LayerKinds            *kinds,
+                   const HrTrainingActivations *act,
+                   int64_t                      graph_start,
+                   int64_t                      stage,
+                   int64_t                      j,
+                   double                      *freed)
+{
+  int64_t pp = training->pipeline_parallel, v = training->virtual_stages;
+  int64_t count[2] = { 0, 0 };
+  bool last = stage == pp - 1 && j == v - 1;
+  double output = 0;
+
+  if (torch_pipelining (training))
+    output = last ? a->tokens * ceil ((double) model->vocab_size
+                                      / (double) training->tensor_parallel) * a->compute
+                  : a->tokens * a->h_rep * a->residual;
+  *freed = chunk_layer_bytes (model, training, kinds, graph_start, stage, j, count)
+           + (last ? act->final_norm + act->lm_head + act->loss : 0);
+  return *freed + (stage == 0 && j == 0 ? act->embedding : 0) + output;
+}
+
+/* The interleaved 1F1B schedule on rank s (Megatron schedules.py
+ * forward_backward_pipelining_with_interleaving; torch
+ * ScheduleInterleaved1F1B, _get_1f1b_rank_ops): W = min((v − 1)·pp +
+ * 2(pp − s − 1), m·v) forwards of a chunk and a micro-batch warm up, then
+ * each forward is followed by a backward. After the k-th forward (k ≥ W)
+ * the rank holds forwards 0 … k less backwards 0 … k − W − 1, chunk by
+ * chunk (chunk_ops). From one forward to the next the saved bytes change by
+ * the forward's chunk less the backward's, both fixed over runs of steps,
+ * and repeat every pp·v steps: the peak is at the end of such a run within
+ * one period. Equal chunks give (W + 1)/v micro-batches of the rank's
+ * layers, [SP] §4.2.3's 2(pp − s − 1) + (v − 1)·pp + 1 chunk forwards. */
+static void
+interleaved_peak (const HrModel               *model,
+                  const HrTraining            *training,
+                  const ActShape              *a,
+                  const LayerKinds            *kinds,
+                  const HrTrainingActivations *act,
+                  int64_t                      stage,
+                  InterleavedPeak             *peak)
+{
+  int64_t pp = training->pipeline_parallel, v = training->virtual_stages;
+  int64_t m = grad_accumulation (training);
+  int64_t graph_start = first_layer_in_graph (training, model->n_layers);
+  int64_t warmup = (v - 1) * pp + 2 * (pp - stage - 1);
+  int64_t k, end, at, back;
+  double total = 0, freed;
+
+  if (warmup > m * v)
+    warmup = m * v;
+  /* After the forward of step `warmup` (or the last, when the warm-up is
+   * all of them): no backward yet. */
+  k = warmup < m * v ? warmup : m * v - 1;
+  for (int64_t j = 0; j < v; j++)
+    total += (double) chunk_ops (pp, v, j, k + 1, false)
+             * chunk_micro_batch (model, training, a, kinds, act, graph_start, stage, j, &freed);
+  peak->activations = total;
+  at = k;
+  end = warmup + pp * v < m * v ? warmup + pp * v - 1 : m * v - 1;
+  while (k < end)
+    {
+      int64_t done = k - warmup;  /* the backward between this forward and the next */
+      int64_t jf = ((k + 1) / pp) % v, jb = v - 1 - (done / pp) % v;
+      int64_t run = pp - (k + 1) % pp;
+
+      if (pp - done % pp < run)
+        run = pp - done % pp;
+      if (end - k < run)
+        run = end - k;
+      total += (double) run
+               * (chunk_micro_batch (model, training, a, kinds, act, graph_start, stage, jf, &freed)
+                  - chunk_micro_batch (model, training, a, kinds, act, graph_start, stage, jb, &freed));
+      k += run;
+      if (total > peak->activations)
+        {
+          peak->activations = total;
+          at = k;
+        }
+    }
+
+  /* The backward that follows the peak, and the chunks in flight there. */
+  back = at - warmup > 0 ? at - warmup : 0;
+  chunk_micro_batch (model, training, a, kinds, act, graph_start, stage,
+                     v - 1 - (back / pp) % v, &peak->freed);
+  peak->inputs = 0;
+  for (int64_t j = 0; j < v; j++)
+    if (j * pp + stage > 0)
+      peak->inputs += (double) (chunk_ops (pp, v, j, at + 1, false)
+                                - chunk_ops (pp, v, j, back, true));
+}
+
 /* What a stage's memory takes from the layout and the data-parallel degree
  * (the rank's parameters and model states, the buffers they make) is kept
  * apart from what the micro-batch and the sequence set (the activations):
@@ -2053,11 +2225,34 @@ static void
 stage_finish (const HrModel      *model,
               const HrTraining   *training,
               const ActShape     *a,
+              const LayerKinds   *kinds,
               const StageBuffers *buffers,
               HrTrainingMemory   *memory)
 {
+  int64_t stage = memory->pipeline_stage;
+  InterleavedPeak peak;
+  double backward;  /* activations live in the backward of the stage's first layer */
+
   memory->activations_per_layer = memory->activation.per_layer;
-  memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
+  if (training->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+    {
+      interleaved_peak (model, training, a, kinds, &memory->activation, stage, &peak);
+      memory->activations = peak.activations;
+      /* in micro-batches of all the rank's layers */
+      memory->micro_batches_in_flight = peak.activations / memory->activation.micro_batch;
+      backward = peak.activations - peak.freed
+                 + (memory->activation.layers > 0 ? memory->activation.per_layer_full : 0);
+    }
+  else
+    {
+      memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
+      /* the oldest micro-batch by its backward of the stage's first layer
+       * holds its embedding's tensors and kept output */
+      backward = (memory->micro_batches_in_flight - 1) * memory->activation.micro_batch
+                 + (memory->activation.layers > 0 ? memory->activation.per_layer_full : 0)
+                 + memory->activation.embedding + memory->activation.stage_output;
+      peak.inputs = stage > 0 ? memory->micro_batches_in_flight : 0;
+    }
   /* The layer being recomputed holds the tensors its forward rebuilds during
    * its backward, beside what it saved. */
   if (training->recompute != HR_RECOMPUTE_NONE && memory->activation.layers > 0)
@@ -2092,11 +2287,12 @@ stage_finish (const HrModel      *model,
     {
       double m = (double) memory->grad_accumulation;
       double boundary = a->tokens * a->h_rep * a->residual;
+      /* the rank's stages (interleaved: v of them, stage + j·pp) that send
+       * an output, and that receive an input */
+      double senders = (double) training->virtual_stages - (stage == training->pipeline_parallel - 1);
+      double receivers = (double) training->virtual_stages - (stage == 0);
 
-      if (memory->pipeline_stage < training->pipeline_parallel - 1)
-        memory->temporary += m * boundary;
-      if (memory->pipeline_stage > 0)
-        memory->temporary += (m - memory->micro_batches_in_flight) * boundary;
+      memory->temporary += (senders * m + receivers * m - peak.inputs) * boundary;
     }
   if (hr_training_data_parallel (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
@@ -2115,7 +2311,7 @@ stage_finish (const HrModel      *model,
   if (training->paged_optimizer)
     memory->pageable = memory->optimizer * buffers->paged_share;
 
-  phases (model, training, a, &buffers->fsdp, memory);
+  phases (model, training, a, &buffers->fsdp, backward, memory);
 }
 
 /* The stages whose memory is looked at: the first (most in flight, the
@@ -2230,7 +2426,7 @@ stages_memory (const HrModel    *model,
           if (cached && keep == KEEP_NOTHING)
             cache->activations[k] = at->activation;
         }
-      stage_finish (model, training, a, buffers, at);
+      stage_finish (model, training, a, kinds, buffers, at);
       if (k > 0 && other.total > memory->total)
         *memory = other;
     }

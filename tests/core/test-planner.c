@@ -665,6 +665,25 @@ test_uneven_stages (void)
   model.vocab_size = 128;
   step_ok (&model, &t, &gpu, NULL, &step);
   assert_close (step.split.compute, 2 * layer / 75e12, 1e-12);
+
+  /* Interleaved, 5 layers on 2 ranks × 2 stages (torchtitan's split of 7
+   * units: the embedding and 1 layer, 2, 2, the output): rank 0 runs
+   * stages 0 and 2, 3 layers; rank 1 stages 1 and 3, 2 layers and the
+   * head. Each rank runs all its chunks of each of the m = 2 micro-batches:
+   * the slower sets the pace, rank 1 with the 32,768-word head, rank 0
+   * with a 128-word one. */
+  model.n_layers = 5;
+  model.vocab_size = 32768;
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.virtual_stages = 2;
+  t.global_batch = 2;
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 0), ==, 3);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 1), ==, 2);
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, 2 * (2 * layer + 3 * T * 2 * h * 32768) / 75e12, 1e-12);
+  model.vocab_size = 128;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, 2 * 3 * layer / 75e12, 1e-12);
 }
 
 /* A ring across nodes runs one channel per network card, a card per GPU:

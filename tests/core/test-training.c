@@ -474,8 +474,13 @@ test_pipeline (void)
   /* Llama-2-7B, PP 4 × DP 2 on 8 GPUs, micro 1, global 16: 8 micro-batches
    * per step. Stage 0: 8 layers + embedding = 8·202,383,360 + 131,072,000 =
    * 1,750,138,880 parameters. 1F1B keeps min(pp, m) = 4 micro-batches in
-   * flight on stage 0; GPipe all 8; interleaved with v = 2:
-   * pp + (pp − 1)/v = 5.5 ([SP] §4.2.3). */
+   * flight on stage 0; GPipe all 8; interleaved with v = 2, chunk by
+   * chunk: stage 0 warms up with W = (v − 1)·pp + 2(pp − 1) = 10 forwards
+   * (chunk 0 for micro-batches 0–3, chunk 1 for 0–3, chunk 0 for 4–5), then
+   * forward 11 (chunk 0, micro-batch 6) comes before the first backward
+   * (chunk 1): 8 micro-batches of chunk 0 and 3 of chunk 1 in flight, 11
+   * chunks = pp + (pp − 1)/v = 5.5 micro-batches of the stage's layers
+   * ([SP] §4.2.3), and chunk 0's 8 the embedding's tensors. */
   HrTrainingMemory m;
   HrModel model;
   HrTraining t;
@@ -501,7 +506,8 @@ test_pipeline (void)
   t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
   t.virtual_stages = 2;
   memory_ok (&model, &t, &gpu, &m);
-  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 5.5);
+  assert_near (11 * m.activation.layers_total / 2 + 8 * m.activation.embedding, m.activations,
+               1e-12);
   g_assert_cmpint (m.activation.layers, ==, 8);
 
   /* Fewer micro-batches than stages: 1F1B holds them all (2). */
@@ -2080,6 +2086,90 @@ test_uneven_pipeline (void)
 }
 
 static void
+test_interleaved_uneven (void)
+{
+  /* Llama 3.1 405B's 126 layers on 8 ranks × 2 stages (torchtitan's
+   * Interleaved1F1B default): 128 units on 16 stages, 8 a stage, so stage 0
+   * holds the embedding and 7 layers, stages 1–14 8 layers, stage 15 7
+   * layers and the output. Rank r runs stages r and r + 8: ranks 0 and 7
+   * hold 7 + 8 = 15 layers, ranks 1–6 16. */
+  HrTrainingActivations last;
+  HrTrainingMemory m;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+  double pl;
+
+  llama_like (&model, 126, 1024, 8, 8, 2048, 1000);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 8;
+  t.pipeline_parallel = 8;
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.virtual_stages = 2;
+  t.seq_len = 4096;
+  t.global_batch = 8;
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 0), ==, 15);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 1), ==, 16);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 6), ==, 16);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 7), ==, 15);
+
+  /* m = 8 micro-batches. Rank 1 warms up with min((v − 1)·pp + 2(pp − 2),
+   * m·v) = min(20, 16) = 16 forwards: all of them, 8 micro-batches of its
+   * 16 layers in flight, the most loaded rank. */
+  round_gpu (&gpu);
+  gpu.memory_bytes = 1e15;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 1);
+  g_assert_cmpint (m.rank.layers, ==, 16);
+  pl = m.activation.per_layer;
+  assert_near (8 * 16 * pl, m.activations, 1e-12);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 8);
+
+  /* torch.distributed.pipelining, each of the rank's two stages a
+   * PipelineStage: its 8 outputs kept, 8 gradient and 8 input receive
+   * buffers, the inputs of the 8 micro-batches in flight being the first
+   * layers' saved inputs: 16 + 16 + 16 − 16 = 32 boundaries of 4096 · 1024
+   * · 2 B at the end of the forward. */
+  {
+    HrTrainingMemory on;
+
+    t.torch_pipelining = true;
+    memory_ok (&model, &t, &gpu, &on);
+    t.torch_pipelining = false;
+    g_assert_cmpint (on.pipeline_stage, ==, 1);
+    assert_near (32 * 4096.0 * 1024 * 2, on.peak_forward - m.peak_forward, 1e-9);
+  }
+
+  /* A 256,000-word vocabulary makes the last rank the most loaded. It
+   * warms up with (v − 1)·pp = 8 forwards, chunk 0 (stage 7, 8 layers)
+   * for micro-batches 0–7; then each forward of chunk 1 (stage 15: 7
+   * layers, the norm, the head and the loss) is followed by its backward:
+   * 8 micro-batches of chunk 0 and one of chunk 1 at the peak, where the
+   * even-chunk count (W + 1)/v = 4.5 micro-batches of the whole rank would
+   * hold 4.5 losses. */
+  llama_like (&model, 126, 1024, 8, 8, 2048, 256000);
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 7);
+  g_assert_cmpint (hr_training_activations (&model, &t, 7, &last, &err), ==, HR_OK);
+  pl = last.per_layer;
+  assert_near (8 * 8 * pl + 7 * pl + last.final_norm + last.lm_head + last.loss,
+               m.activations, 1e-12);
+
+  /* Megatron's first and last stage sizes, each rank's layers in 2 equal
+   * chunks: 32 layers as 6, 10, 10, 6 give rank 1 chunks of 5 layers. */
+  llama_like (&model, 32, 1024, 8, 8, 2048, 1000);
+  t.gpus_per_node = 4;
+  t.pipeline_parallel = 4;
+  t.pp_first_stage_layers = 6;
+  t.pp_last_stage_layers = 6;
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 0), ==, 6);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 1), ==, 10);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 3), ==, 6);
+}
+
+static void
 test_torch_pipelining (void)
 {
   /* torch.distributed.pipelining (stage.py): each micro-batch's stage output
@@ -2252,14 +2342,30 @@ test_validation (void)
     expect_error (&t, &moe, HR_ERROR_NOT_DIVISIBLE, "expert_parallel");
   }
 
-  /* virtual stages: interleaved needs pp ≥ 2 and pp·v | layers */
+  /* virtual stages: the interleaved schedule only; 4 × 3 stages split 32
+   * layers unevenly (torchtitan), but 4 × 9 = 36 stages exceed the 32
+   * layers with the embedding and the output (34 units). */
   hr_training_init (&t);
   t.virtual_stages = 2;
   expect_error (&t, &model, HR_ERROR_UNSUPPORTED, "virtual_stages");
   t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
   t.pipeline_parallel = 4;
+  t.global_batch = 16;
   t.virtual_stages = 3;
-  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "virtual_stages");
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  t.virtual_stages = 9;
+  expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "virtual_stages");
+  /* Megatron's first and last stage sizes cut into equal chunks: 6, 10,
+   * 10, 6 take 2 chunks a rank, not 3. */
+  t.pp_first_stage_layers = 6;
+  t.pp_last_stage_layers = 6;
+  t.virtual_stages = 2;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  t.virtual_stages = 3;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  hr_error_format (&err, line, sizeof line);
+  g_assert_cmpstr (line, ==, "virtual_stages: 3 does not divide 10 layers of a stage "
+                             "(Megatron cuts each stage into equal chunks)");
 
   /* ranges */
   hr_training_init (&t);
@@ -2418,6 +2524,7 @@ main (int   argc,
   g_test_add_func ("/training/limits/random", test_limits_random);
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/pipeline/torch-pipelining", test_torch_pipelining);
+  g_test_add_func ("/training/pipeline/interleaved-uneven", test_interleaved_uneven);
   g_test_add_func ("/training/activations/dtensor-tp", test_dtensor_tp);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
