@@ -860,6 +860,35 @@ attention_factored (const HrModel *model,
          + (model->qkv_bias ? q + k + v : 0) + (model->out_bias ? h : 0);
 }
 
+/* One layer's parameters on a rank, by kind. */
+typedef struct
+{
+  int64_t dense;
+  int64_t moe;          /* an MoE layer's, but its routed experts */
+  int64_t moe_experts;  /* its routed experts on the rank */
+} RankLayerParams;
+
+/* [MLM] §2.3: q, o and MLP matrices split over TP; k and v split while
+ * tp ≤ kv heads, then one head per rank; norms replicated. Routed experts
+ * split over EP and over TP inside each expert (Megatron-Core's default
+ * expert tensor parallelism). */
+static void
+rank_layer_params (const HrModel    *model,
+                   const HrTraining *training,
+                   const HrParams   *params,
+                   RankLayerParams  *r)
+{
+  int64_t tp = training->tensor_parallel, ep = training->expert_parallel;
+  int64_t kv = kv_heads (model), attention;
+  LayerParams lp;
+
+  split_layer_params (model, params, &lp);
+  attention = (lp.attention - lp.kv) / tp + (kv >= tp ? lp.kv / tp : (kv > 0 ? lp.kv / kv : 0));
+  r->dense = attention + lp.norms + lp.dense_mlp / tp;
+  r->moe = attention + lp.norms + lp.router + lp.shared_mlp / tp;
+  r->moe_experts = lp.routed / (ep * tp);
+}
+
 /* hr_training_rank() for a validated setting, its stage in range and the
  * model's parameters already counted. */
 static void
@@ -871,23 +900,17 @@ stage_rank (const HrModel    *model,
 {
   int64_t tp = training->tensor_parallel, ep = training->expert_parallel;
   int64_t pp = training->pipeline_parallel;
-  int64_t kv = kv_heads (model);
   LayerParams lp;
-  int64_t attention, dense, moe, moe_experts;
+  RankLayerParams r;
+  int64_t dense, moe, moe_experts;
   int64_t shared_factored, dense_factored, moe_factored, dense_layers;
 
   memset (rank, 0, sizeof *rank);
   split_layer_params (model, params, &lp);
-
-  /* [MLM] §2.3: q, o and MLP matrices split over TP; k and v split while
-   * tp ≤ kv heads, then one head per rank; norms replicated. Routed experts
-   * split over EP and over TP inside each expert (Megatron-Core's default
-   * expert tensor parallelism). */
-  attention = (lp.attention - lp.kv) / tp
-              + (kv >= tp ? lp.kv / tp : (kv > 0 ? lp.kv / kv : 0));
-  dense = attention + lp.norms + lp.dense_mlp / tp;
-  moe = attention + lp.norms + lp.router + lp.shared_mlp / tp;
-  moe_experts = lp.routed / (ep * tp);
+  rank_layer_params (model, training, params, &r);
+  dense = r.dense;
+  moe = r.moe;
+  moe_experts = r.moe_experts;
 
   shared_factored = attention_factored (model, tp) + model->norms_per_layer * norm_params (model);
   dense_factored = shared_factored + mlp_factored (model, model->ffn_size, tp);
@@ -2129,6 +2152,53 @@ interleaved_peak (const HrModel               *model,
                                 - chunk_ops (pp, v, j, back, true));
 }
 
+/* torch.distributed.pipelining runs every backward of a stage but its last
+ * without gradient sync or resharding, and at its last FSDP's post_backward,
+ * which reduce-scatters the gradients and frees the unsharded ones
+ * (stage.py, backward_maybe_with_nosync; last_backward per stage in
+ * PipelineScheduleMulti). Each of a rank's stages is its own FSDP module
+ * (torchtitan applies fully_shard to each model part), so it holds its
+ * unsharded gradients from its first backward to its last, then their
+ * shards. With one round of micro-batches (m = pp) the interleaved schedule
+ * runs chunk v − 1's backwards for all m, then chunk v − 2's, … (chunk_ops):
+ * the windows do not overlap, and the rank holds one chunk's unsharded
+ * gradients at most, with the shards of the chunks after it. Chunks share
+ * `gradients` (the rank's, unsharded) by their parameters: their layers, and
+ * the embedding or the head where they hold it. */
+static double
+interleaved_fsdp_gradients (const HrModel          *model,
+                            const HrTraining       *training,
+                            const HrParams         *params,
+                            int64_t                 stage,
+                            const HrTrainingMemory *memory)
+{
+  int64_t pp = training->pipeline_parallel, v = training->virtual_stages;
+  double total = (double) (memory->rank.params + memory->rank.expert_params);
+  double after = 0, most = 0;
+  RankLayerParams r;
+  ShardGroups g;
+
+  shard_groups (training, &g);
+  rank_layer_params (model, training, params, &r);
+  for (int64_t j = v - 1; j >= 0; j--)
+    {
+      HrLayerCounts c;
+      int64_t first, n = stage_chunk (training, model->n_layers, stage, j, &first);
+      double chunk, grads;
+
+      hr_model_count_layers (model, first, first + n, &c);
+      chunk = (double) (r.dense * (c.n[0][0] + c.n[0][1])
+                        + (r.moe + r.moe_experts) * (c.n[1][0] + c.n[1][1]));
+      if ((stage == 0 && j == 0) || (stage == pp - 1 && j == v - 1))
+        chunk += (double) memory->rank.outside_layers;
+      grads = memory->gradients * chunk / total;
+      if (grads + after > most)
+        most = grads + after;
+      after += grads / g.dense;
+    }
+  return most;
+}
+
 /* What a stage's memory takes from the layout and the data-parallel degree
  * (the rank's parameters and model states, the buffers they make) is kept
  * apart from what the micro-batch and the sequence set (the activations):
@@ -2217,6 +2287,12 @@ stage_states (const HrModel    *model,
   buffers->finetune_buffers = finetune_buffers (model, training);
   if (training->paged_optimizer)
     buffers->paged_share = paged_share (model, training);
+  /* The stages' gradient windows under FSDP (their shards are made by the
+   * end of the step: the pool above keeps them all). */
+  if (fsdp_pipeline (training) && training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
+      && memory->grad_accumulation == training->pipeline_parallel
+      && hr_finetune_is_full (&training->finetune))
+    memory->gradients = interleaved_fsdp_gradients (model, training, params, stage, memory);
 }
 
 /* The rest of a stage's memory, `memory` holding stage_states()'s and the

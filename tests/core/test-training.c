@@ -2170,6 +2170,52 @@ test_interleaved_uneven (void)
 }
 
 static void
+test_interleaved_fsdp (void)
+{
+  /* FSDP under the interleaved schedule: each of a rank's stages reduces
+   * and frees its unsharded gradients at its own last backward
+   * (backward_maybe_with_nosync). 32 layers on 4 ranks × 2 stages of 4,
+   * FSDP over dp = 2. With m = pp = 4 micro-batches, rank 0 runs stage 4's
+   * backwards for all 4, then stage 0's: it holds stage 0's unsharded
+   * gradients (4 layers and the embedding, c0 parameters) with stage 4's
+   * shards (4 layers, c1 / 2); with m = 8 the two windows overlap and it
+   * holds both unsharded: G (c0 + c1 / 2) / (c0 + c1) against G. */
+  HrTrainingRank r0, r1;
+  HrTrainingMemory one, two;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+  double layer, c0, c1;
+
+  llama_like (&model, 32, 1024, 8, 8, 2048, 1000);
+  hr_training_init (&t);
+  t.nodes = 1;
+  t.gpus_per_node = 8;
+  t.pipeline_parallel = 4;
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.virtual_stages = 2;
+  t.zero_stage = 0;
+  t.fsdp = HR_FSDP_FULL;
+  t.seq_len = 1024;
+  t.global_batch = 8;
+  round_gpu (&gpu);
+  gpu.memory_bytes = 1e15;
+  memory_ok (&model, &t, &gpu, &one);
+  t.global_batch = 16;
+  memory_ok (&model, &t, &gpu, &two);
+  g_assert_cmpint (one.pipeline_stage, ==, 0);
+  g_assert_cmpint (two.pipeline_stage, ==, 0);
+
+  g_assert_cmpint (hr_training_rank (&model, &t, 0, &r0, &err), ==, HR_OK);
+  g_assert_cmpint (hr_training_rank (&model, &t, 1, &r1, &err), ==, HR_OK);
+  layer = (double) r1.params / 8;
+  c1 = 4 * layer;
+  c0 = (double) r0.params - c1;
+  assert_near (two.gradients * (c0 + c1 / 2) / (c0 + c1), one.gradients, 1e-12);
+}
+
+static void
 test_torch_pipelining (void)
 {
   /* torch.distributed.pipelining (stage.py): each micro-batch's stage output
@@ -2525,6 +2571,7 @@ main (int   argc,
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/pipeline/torch-pipelining", test_torch_pipelining);
   g_test_add_func ("/training/pipeline/interleaved-uneven", test_interleaved_uneven);
+  g_test_add_func ("/training/pipeline/interleaved-fsdp", test_interleaved_fsdp);
   g_test_add_func ("/training/activations/dtensor-tp", test_dtensor_tp);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
