@@ -37,6 +37,8 @@ struct _HeadroomMemoryBar
   GtkFlowBox *legend;
 
   GArray    *segments;
+  GPtrArray *size_layouts;     /* PangoLayout of each segment's size, kept between frames */
+  PangoLayout *capacity_layout;
   double     capacity;
   guint      frozen;   /* headroom_memory_bar_freeze() depth */
   gboolean   stale;    /* changed while frozen */
@@ -284,28 +286,28 @@ update (HeadroomMemoryBar *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-static void
-append_text (HeadroomMemoryBar *self,
-             GtkSnapshot       *snapshot,
-             const char        *text,
-             double             x,
-             double             y,
-             double             max_width,
-             const GdkRGBA     *color,
-             gboolean           bold)
+/* The bar's layouts are kept between frames and given a text only when it
+ * changes: an edit leaves most sizes as they were, and a layout whose text
+ * is the same is not laid out again. */
+static PangoLayout *
+layout_with_text (PangoLayout *layout,
+                  const char  *text)
 {
-  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
+  if (g_strcmp0 (pango_layout_get_text (layout), text) != 0)
+    pango_layout_set_text (layout, text, -1);
+  return layout;
+}
+
+static void
+append_text (GtkSnapshot   *snapshot,
+             PangoLayout   *layout,
+             double         x,
+             double         y,
+             double         max_width,
+             const GdkRGBA *color)
+{
   int width, height;
 
-  if (bold)
-    {
-      g_autofree char *escaped = g_markup_escape_text (text, -1);
-      g_autofree char *markup = g_strdup_printf ("<b>%s</b>", escaped);
-
-      pango_layout_set_markup (layout, markup, -1);
-    }
-  else
-    pango_layout_set_text (layout, text, -1);
   pango_layout_get_pixel_size (layout, &width, &height);
   /* A negative max_width means no limit. */
   if (max_width >= 0 && width > max_width)
@@ -318,10 +320,8 @@ append_text (HeadroomMemoryBar *self,
 }
 
 static double
-text_width (HeadroomMemoryBar *self,
-            const char        *text)
+text_width (PangoLayout *layout)
 {
-  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
   int width;
 
   pango_layout_get_pixel_size (layout, &width, NULL);
@@ -421,13 +421,17 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       Segment *segment = &g_array_index (self->segments, Segment, i);
       double w = width * segment->bytes / scale;
       g_autofree char *size = NULL;
+      PangoLayout *layout;
       GdkRGBA text_color;
       double text_w;
 
       if (segment->bytes <= 0)
         continue;
       size = headroom_format_gib (segment->bytes);
-      text_w = text_width (self, size);
+      while (self->size_layouts->len <= i)
+        g_ptr_array_add (self->size_layouts, gtk_widget_create_pango_layout (widget, NULL));
+      layout = layout_with_text (self->size_layouts->pdata[i], size);
+      text_w = text_width (layout);
       if (text_w <= w - 12)
         {
           GskRoundedRect pill;
@@ -439,7 +443,7 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
           gtk_snapshot_pop (snapshot);
         }
       text_color = text_color_on (&segment->color);
-      append_text (self, snapshot, size, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color, FALSE);
+      append_text (snapshot, layout, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color);
       x += w;
     }
   gtk_snapshot_pop (snapshot);
@@ -452,7 +456,8 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       g_autofree char *size = headroom_format_gib (self->capacity);
       /* TRANSLATORS: label of the capacity marker, e.g. "80.0 GiB capacity" */
       g_autofree char *label = g_strdup_printf (_("%s capacity"), size);
-      double label_width = text_width (self, label);
+      PangoLayout *layout = layout_with_text (self->capacity_layout, label);
+      double label_width = text_width (layout);
       double label_x;
 
       gtk_snapshot_append_color (snapshot, marker,
@@ -462,7 +467,7 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       label_x = cap_x - label_width - 4;
       if (label_x < bounds.origin.x)
         label_x = cap_x + 4;
-      append_text (self, snapshot, label, label_x, bounds.origin.y + BAR_TOP / 2 - 2, -1, marker, FALSE);
+      append_text (snapshot, layout, label_x, bounds.origin.y + BAR_TOP / 2 - 2, -1, marker);
     }
 }
 
@@ -547,6 +552,8 @@ headroom_memory_bar_finalize (GObject *object)
   HeadroomMemoryBar *self = HEADROOM_MEMORY_BAR (object);
 
   g_array_unref (self->segments);
+  g_ptr_array_unref (self->size_layouts);
+  g_object_unref (self->capacity_layout);
   g_free (self->title);
   g_free (self->description);
 
@@ -640,6 +647,8 @@ headroom_memory_bar_init (HeadroomMemoryBar *self)
   GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
 
   self->segments = g_array_new (FALSE, TRUE, sizeof (Segment));
+  self->size_layouts = g_ptr_array_new_with_free_func (g_object_unref);
+  self->capacity_layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
   g_array_set_clear_func (self->segments, segment_clear);
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);

@@ -89,6 +89,16 @@ segment_color (HeadroomQuantity *quantity)
   return "dark_1";
 }
 
+/* Setting a tooltip asks the display where the pointer is (a round trip
+ * to the X server): only on change. */
+static void
+set_tooltip (GtkWidget  *widget,
+             const char *text)
+{
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) != 0)
+    gtk_widget_set_tooltip_text (widget, text);
+}
+
 static const struct { const char *title; const char *tooltip; } flops_columns[] = {
   { N_("Component"), NULL },
   { N_("Forward"), N_("2·m·n·k per matrix product; causal attention halves QKᵀ and ·V") },
@@ -346,9 +356,7 @@ tile_update (GtkWidget        *tile,
       gtk_label_set_label (g_object_get_data (G_OBJECT (tile), "caption"),
                            headroom_quantity_get_label (quantity));
     }
-  /* Setting a tooltip asks the display where the pointer is: only on change. */
-  if (g_strcmp0 (gtk_widget_get_tooltip_text (tile), headroom_quantity_get_formula (quantity)) != 0)
-    gtk_widget_set_tooltip_text (tile, headroom_quantity_get_formula (quantity));
+  set_tooltip (tile, headroom_quantity_get_formula (quantity));
   g_object_set_data_full (G_OBJECT (tile), "name", g_strdup (headroom_quantity_get_name (quantity)),
                           g_free);
 }
@@ -485,11 +493,11 @@ refresh_flops (HeadroomResultsView *self)
       text = g_strdup_printf (_("Prefill: %s, %s per prompt token · Decode: %s per generated token"),
                               total, per_token, decode);
       gtk_label_set_label (self->flops_totals, text);
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals),
-                                   _("About 2 × active parameters per token, plus attention over "
-                                     "the prompt or the cache; the LM head runs on the last "
-                                     "position of the prompt only. Decode: the mean step over the "
-                                     "generated tokens, divided by the batch"));
+      set_tooltip (GTK_WIDGET (self->flops_totals),
+                   _("About 2 × active parameters per token, plus attention over "
+                     "the prompt or the cache; the LM head runs on the last "
+                     "position of the prompt only. Decode: the mean step over the "
+                     "generated tokens, divided by the batch"));
     }
   else if (flops != NULL && flops->tokens > 0)
     {
@@ -505,9 +513,9 @@ refresh_flops (HeadroomResultsView *self)
                                 "Rules of thumb: 6N = %s per token, PaLM 6N + 12·L·H·Q·T = %s per token"),
                               total, per_token, model, six_n, palm);
       gtk_label_set_label (self->flops_totals, text);
-      gtk_widget_set_tooltip_text (GTK_WIDGET (self->flops_totals),
-                                   _("Hardware FLOPs include recomputation; model FLOPs do not "
-                                     "(PaLM, Chowdhery et al. 2022, App. B)"));
+      set_tooltip (GTK_WIDGET (self->flops_totals),
+                   _("Hardware FLOPs include recomputation; model FLOPs do not "
+                     "(PaLM, Chowdhery et al. 2022, App. B)"));
     }
 }
 

@@ -175,6 +175,7 @@ params_row_update (HeadroomQuantity *quantity,
                                                          "%s parameters",
                                                          (gulong) MIN (count, (double) G_MAXULONG)),
                                             digits);
+  g_autofree char *tooltip = NULL;
 
   /* The service's note: the trainable share, "311 M (0.44 %)" */
   if (headroom_quantity_get_detail (quantity) != NULL)
@@ -187,13 +188,12 @@ params_row_update (HeadroomQuantity *quantity,
   else
     gtk_label_set_label (g_object_get_data (G_OBJECT (row), "value"), text);
   if (headroom_quantity_get_formula (quantity) != NULL)
-    {
-      g_autofree char *tooltip = g_strdup_printf ("%s\n%s", exact, headroom_quantity_get_formula (quantity));
-
-      gtk_widget_set_tooltip_text (row, tooltip);
-    }
+    tooltip = g_strdup_printf ("%s\n%s", exact, headroom_quantity_get_formula (quantity));
   else
-    gtk_widget_set_tooltip_text (row, exact);
+    tooltip = g_steal_pointer (&exact);
+  /* Setting a tooltip asks the display where the pointer is: only on change. */
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (row), tooltip) != 0)
+    gtk_widget_set_tooltip_text (row, tooltip);
 }
 
 /* The row follows its quantity's value: the estimator updates the list's
