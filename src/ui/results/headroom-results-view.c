@@ -46,6 +46,10 @@ struct _HeadroomResultsView
   GPtrArray         *limits_tiles;
   guint              sweep_source;
   GCancellable      *sweep_cancellable;
+  gboolean           sweep_stale;   /* the plot is not of the last estimate */
+  gboolean           fit_stale;     /* nor is What Fits */
+  GdkFrameClock     *paint_clock;   /* while waiting for the next frame to start them */
+  gulong             paint_handler;
   double             sweep_x[10];
   double             sweep_memory[10];
   guint              sweep_n;
@@ -702,12 +706,50 @@ sweep_start (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean fit_advice_idle (gpointer data);
+
+static void
+unwatch_paint (HeadroomResultsView *self)
+{
+  if (self->paint_clock == NULL)
+    return;
+  g_clear_signal_handler (&self->paint_handler, self->paint_clock);
+  g_clear_object (&self->paint_clock);
+}
+
+static void
+after_paint (GdkFrameClock       *clock,
+             HeadroomResultsView *self)
+{
+  unwatch_paint (self);
+  if (self->sweep_stale && self->sweep_source == 0)
+    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep_start, self, NULL);
+  if (self->fit_stale && self->fit_source == 0)
+    self->fit_source = g_idle_add_full (G_PRIORITY_LOW, fit_advice_idle, self, NULL);
+  self->sweep_stale = self->fit_stale = FALSE;
+}
+
+/* The sweep (a worker thread) and the search for what fits start once the
+ * new figures are painted, so that they take nothing from that frame, and
+ * only while the view is shown: a hidden view catches up when shown. */
+static void
+schedule_after_paint (HeadroomResultsView *self)
+{
+  if (!(self->sweep_stale || self->fit_stale) || !gtk_widget_get_mapped (GTK_WIDGET (self))
+      || self->paint_clock != NULL)
+    return;
+  self->paint_clock = g_object_ref (gtk_widget_get_frame_clock (GTK_WIDGET (self)));
+  self->paint_handler = g_signal_connect (self->paint_clock, "after-paint",
+                                          G_CALLBACK (after_paint), self);
+  gdk_frame_clock_request_phase (self->paint_clock, GDK_FRAME_CLOCK_PHASE_AFTER_PAINT);
+}
+
 static void
 sweep_restart (HeadroomResultsView *self)
 {
   g_cancellable_cancel (self->sweep_cancellable);
-  if (self->sweep_source == 0)
-    self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep_start, self, NULL);
+  self->sweep_stale = TRUE;
+  schedule_after_paint (self);
 }
 
 static void
@@ -720,32 +762,47 @@ on_apply_advice (GtkButton           *button,
 }
 
 static GtkWidget *
-create_advice_row (gpointer item,
-                   gpointer user_data)
+advice_row_new (HeadroomResultsView *self)
 {
-  HeadroomFitAdvice *advice = item;
   GtkWidget *row = adw_action_row_new ();
   GtkWidget *apply = gtk_button_new_with_label (_("Apply"));
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_fit_advice_get_text (advice));
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   gtk_widget_set_valign (apply, GTK_ALIGN_CENTER);
-  g_object_set_data_full (G_OBJECT (apply), "advice", g_object_ref (advice), g_object_unref);
-  g_signal_connect_object (apply, "clicked", G_CALLBACK (on_apply_advice), user_data, 0);
+  g_signal_connect_object (apply, "clicked", G_CALLBACK (on_apply_advice), self, 0);
   adw_action_row_add_suffix (ADW_ACTION_ROW (row), apply);
+  g_object_set_data (G_OBJECT (row), "apply", apply);
   return row;
 }
 
-/* What would make it fit: searched by the service after the frame. */
+/* What would make it fit: searched by the service after the frame. The
+ * rows are kept and retitled, as an edit changes their figures only. */
 static gboolean
 fit_advice_idle (gpointer data)
 {
   HeadroomResultsView *self = data;
   g_autoptr(GListModel) advice = headroom_fit_advice_search (headroom_estimator_get_project (self->estimator));
+  guint n = g_list_model_get_n_items (advice);
+  GtkListBoxRow *extra;
 
   self->fit_source = 0;
-  gtk_list_box_bind_model (self->fit_list, advice, create_advice_row, self, NULL);
-  gtk_widget_set_visible (self->fit_box, g_list_model_get_n_items (advice) > 0);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(HeadroomFitAdvice) item = g_list_model_get_item (advice, i);
+      GtkWidget *row = GTK_WIDGET (gtk_list_box_get_row_at_index (self->fit_list, (int) i));
+
+      if (row == NULL)
+        {
+          row = advice_row_new (self);
+          gtk_list_box_append (self->fit_list, row);
+        }
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), headroom_fit_advice_get_text (item));
+      g_object_set_data_full (g_object_get_data (G_OBJECT (row), "apply"), "advice",
+                              g_object_ref (item), g_object_unref);
+    }
+  while ((extra = gtk_list_box_get_row_at_index (self->fit_list, (int) n)) != NULL)
+    gtk_list_box_remove (self->fit_list, GTK_WIDGET (extra));
+  gtk_widget_set_visible (self->fit_box, n > 0);
   return G_SOURCE_REMOVE;
 }
 
@@ -758,11 +815,12 @@ refresh_fit_advice (HeadroomResultsView *self)
       || headroom_estimator_get_error (self->estimator) != NULL)
     {
       g_clear_handle_id (&self->fit_source, g_source_remove);
+      self->fit_stale = FALSE;
       gtk_widget_set_visible (self->fit_box, FALSE);
       return;
     }
-  if (self->fit_source == 0)
-    self->fit_source = g_idle_add_full (G_PRIORITY_LOW, fit_advice_idle, self, NULL);
+  self->fit_stale = TRUE;
+  schedule_after_paint (self);
 }
 
 static void
@@ -816,10 +874,26 @@ headroom_results_view_get_cpu_bar (HeadroomResultsView *self)
 }
 
 static void
+headroom_results_view_map (GtkWidget *widget)
+{
+  GTK_WIDGET_CLASS (headroom_results_view_parent_class)->map (widget);
+  schedule_after_paint (HEADROOM_RESULTS_VIEW (widget));
+}
+
+static void
+headroom_results_view_unmap (GtkWidget *widget)
+{
+  /* What waited for a frame waits for the view to be shown again. */
+  unwatch_paint (HEADROOM_RESULTS_VIEW (widget));
+  GTK_WIDGET_CLASS (headroom_results_view_parent_class)->unmap (widget);
+}
+
+static void
 headroom_results_view_dispose (GObject *object)
 {
   HeadroomResultsView *self = HEADROOM_RESULTS_VIEW (object);
 
+  unwatch_paint (self);
   g_clear_handle_id (&self->sweep_source, g_source_remove);
   g_clear_handle_id (&self->fit_source, g_source_remove);
   g_cancellable_cancel (self->sweep_cancellable);
@@ -842,6 +916,8 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = headroom_results_view_dispose;
+  widget_class->map = headroom_results_view_map;
+  widget_class->unmap = headroom_results_view_unmap;
 
   g_type_ensure (HEADROOM_TYPE_FITS_PLOT);
   g_type_ensure (HEADROOM_TYPE_MEMORY_BAR);
