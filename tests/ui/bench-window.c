@@ -267,6 +267,10 @@ main (int   argc,
   double start_layout, start_render, start_layout_cpu, start_render_cpu;
 
   t_main = g_get_monotonic_time ();
+  /* The window binds its size to GSettings: in memory, --width is not
+   * overridden by the saved size (nor reverted when dconf cannot write
+   * without a session bus), and the user's saved size is left alone. */
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
   setlocale (LC_ALL, "");
   context = g_option_context_new ("- time the Headroom window");
   g_option_context_add_main_entries (context, entries, NULL);
