@@ -1143,6 +1143,50 @@ test_window_keep_scenario (void)
   window_destroy (window);
 }
 
+/* A phone or half a laptop screen is 360 px wide: with a project open
+ * (scenarios to compare, a LoRA run's extra rows) the window narrows to it,
+ * and no view asks for more. Xvfb has no settings daemon: the title bars
+ * carry GTK's default minimize, maximize and close buttons, the widest. */
+static void
+test_window_narrow (void)
+{
+  HeadroomWindow *window = headroom_window_new (app);
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "cli", "compare-training.headroom.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  AdwLeaflet *leaflet = ADW_LEAFLET (find_descendant (GTK_WIDGET (window), ADW_TYPE_LEAFLET));
+  GtkWidget *compare = find_descendant (GTK_WIDGET (window), HEADROOM_TYPE_COMPARE_VIEW);
+  AdwViewStack *views = ADW_VIEW_STACK (gtk_widget_get_ancestor (compare, ADW_TYPE_VIEW_STACK));
+  /* The window's own frame (a border without a compositor) is not the app's. */
+  GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
+  static const char * const view_names[] = { "estimate", "plan", "compare" };
+  int min_width;
+
+  g_assert_true (headroom_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (headroom_project_set_string (headroom_window_get_project (window), "training.method",
+                                              "lora", NULL));
+  gtk_window_set_default_size (GTK_WINDOW (window), 360, 800);
+  /* Before its first allocation the leaflet is unfolded: the size the
+   * window first takes (and keeps on X11) is this minimum. */
+  gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+  g_assert_cmpint (min_width, <=, 360);
+  gtk_window_present (GTK_WINDOW (window));
+  drain_main_loop ();
+  g_assert_true (adw_leaflet_get_folded (leaflet));
+  for (guint i = 0; i < G_N_ELEMENTS (view_names); i++)
+    {
+      adw_view_stack_set_visible_child_name (views, view_names[i]);
+      drain_main_loop ();
+      gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+      g_assert_cmpint (min_width, <=, 360);
+      g_assert_cmpint (gtk_widget_get_width (content), ==, 360);
+    }
+  /* The size is saved: the next tests' windows open at the default again. */
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
+  window_destroy (window);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1184,6 +1228,7 @@ main (int   argc,
   g_test_add_func ("/window/open-errors", test_window_open_errors);
   g_test_add_func ("/window/keep-scenario", test_window_keep_scenario);
   g_test_add_func ("/window/missing-figures", test_window_missing_figures);
+  g_test_add_func ("/window/narrow", test_window_narrow);
 
   status = g_test_run ();
   g_clear_object (&app);
