@@ -2056,7 +2056,8 @@ chunk_ops (int64_t pp,
 /* One micro-batch of chunk j of rank `stage`: what its backward frees by
  * the chunk's first layer (*freed: the layers' saved tensors, the head's on
  * the model's last stage) and, with the embedding's and the kept stage
- * output (stage_activations), all it holds. */
+ * output (stage_activations), all it holds. `alike`, when not negative, is
+ * what the layers of each of the rank's chunks save. */
 static double
 chunk_micro_batch (const HrModel               *model,
                    const HrTraining            *training,
@@ -2066,6 +2067,7 @@ chunk_micro_batch (const HrModel               *model,
                    int64_t                      graph_start,
                    int64_t                      stage,
                    int64_t                      j,
+                   double                       alike,
                    double                      *freed)
 {
   int64_t pp = training->pipeline_parallel, v = training->virtual_stages;
@@ -2077,9 +2079,47 @@ chunk_micro_batch (const HrModel               *model,
     output = last ? a->tokens * ceil ((double) model->vocab_size
                                       / (double) training->tensor_parallel) * a->compute
                   : a->tokens * a->h_rep * a->residual;
-  *freed = chunk_layer_bytes (model, training, kinds, graph_start, stage, j, count)
+  *freed = (alike >= 0 ? alike : chunk_layer_bytes (model, training, kinds, graph_start, stage, j,
+                                                    count))
            + (last ? act->final_norm + act->lm_head + act->loss : 0);
   return *freed + (stage == 0 && j == 0 ? act->embedding : 0) + output;
+}
+
+/* chunk_micro_batch() of one rank's chunks, the first CHUNK_MEMO of them
+ * worked out once: the schedule's walk asks for each several times. */
+#define CHUNK_MEMO 64
+
+typedef struct
+{
+  const HrModel               *model;
+  const HrTraining            *training;
+  const ActShape              *a;
+  const LayerKinds            *kinds;
+  const HrTrainingActivations *act;
+  int64_t                      graph_start;
+  int64_t                      stage;
+  double                       alike;  /* chunk_micro_batch()'s */
+  double                       held[CHUNK_MEMO];
+  double                       freed[CHUNK_MEMO];
+  bool                         have[CHUNK_MEMO];
+} Chunks;
+
+static double
+chunk_held (Chunks  *c,
+            int64_t  j,
+            double  *freed)
+{
+  if (j >= CHUNK_MEMO)
+    return chunk_micro_batch (c->model, c->training, c->a, c->kinds, c->act, c->graph_start,
+                              c->stage, j, c->alike, freed);
+  if (!c->have[j])
+    {
+      c->held[j] = chunk_micro_batch (c->model, c->training, c->a, c->kinds, c->act,
+                                      c->graph_start, c->stage, j, c->alike, &c->freed[j]);
+      c->have[j] = true;
+    }
+  *freed = c->freed[j];
+  return c->held[j];
 }
 
 /* The interleaved 1F1B schedule on rank s (Megatron schedules.py
@@ -2104,19 +2144,32 @@ interleaved_peak (const HrModel               *model,
 {
   int64_t pp = training->pipeline_parallel, v = training->virtual_stages;
   int64_t m = grad_accumulation (training);
-  int64_t graph_start = first_layer_in_graph (training, model->n_layers);
   int64_t warmup = (v - 1) * pp + 2 * (pp - stage - 1);
   int64_t k, end, at, back;
   double total = 0, freed;
+  Chunks c;
 
+  c.model = model;
+  c.training = training;
+  c.a = a;
+  c.kinds = kinds;
+  c.act = act;
+  c.graph_start = first_layer_in_graph (training, model->n_layers);
+  c.stage = stage;
+  /* Chunks of one size whose layers all save alike (one layer kind, all in
+   * autograd's graph, recomputed alike) share the rank's layers evenly. */
+  c.alike = model->n_experts == 0 && c.graph_start == 0 && training->recompute_every <= 1
+            && (model->n_layers % (pp * v) == 0 || training->pp_first_stage_layers > 0
+                || training->pp_last_stage_layers > 0)
+            ? act->layers_total / (double) v : -1;
+  memset (c.have, 0, sizeof c.have);
   if (warmup > m * v)
     warmup = m * v;
   /* After the forward of step `warmup` (or the last, when the warm-up is
    * all of them): no backward yet. */
   k = warmup < m * v ? warmup : m * v - 1;
   for (int64_t j = 0; j < v; j++)
-    total += (double) chunk_ops (pp, v, j, k + 1, false)
-             * chunk_micro_batch (model, training, a, kinds, act, graph_start, stage, j, &freed);
+    total += (double) chunk_ops (pp, v, j, k + 1, false) * chunk_held (&c, j, &freed);
   peak->activations = total;
   at = k;
   end = warmup + pp * v < m * v ? warmup + pp * v - 1 : m * v - 1;
@@ -2130,9 +2183,8 @@ interleaved_peak (const HrModel               *model,
         run = pp - done % pp;
       if (end - k < run)
         run = end - k;
-      total += (double) run
-               * (chunk_micro_batch (model, training, a, kinds, act, graph_start, stage, jf, &freed)
-                  - chunk_micro_batch (model, training, a, kinds, act, graph_start, stage, jb, &freed));
+      if (jf != jb)
+        total += (double) run * (chunk_held (&c, jf, &freed) - chunk_held (&c, jb, &freed));
       k += run;
       if (total > peak->activations)
         {
@@ -2143,8 +2195,7 @@ interleaved_peak (const HrModel               *model,
 
   /* The backward that follows the peak, and the chunks in flight there. */
   back = at - warmup > 0 ? at - warmup : 0;
-  chunk_micro_batch (model, training, a, kinds, act, graph_start, stage,
-                     v - 1 - (back / pp) % v, &peak->freed);
+  chunk_held (&c, v - 1 - (back / pp) % v, &peak->freed);
   peak->inputs = 0;
   for (int64_t j = 0; j < v; j++)
     if (j * pp + stage > 0)

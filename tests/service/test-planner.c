@@ -170,6 +170,61 @@ test_estimate_agrees (void)
   }
 }
 
+/* An interleaved pipeline whose stages do not divide the layers: Llama 3.1
+ * 405B's 126 layers on 8 ranks × 2 stages, the layout pinned. The
+ * planner's row and the estimate of the layout applied agree to the last
+ * digit, memory and step. */
+static void
+test_estimate_agrees_uneven_interleaved (void)
+{
+  static const char * const pinned[] = {
+    "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
+    "training.context_parallel", "training.expert_parallel", "training.zero_stage",
+    "training.micro_batch", "training.recompute",
+    "training.sequence_parallel", NULL
+  };
+  static const char * const settings[][2] = {
+    { "model.preset", "llama-3.1-405b" }, { "hardware.gpu", "h100-sxm" },
+    { "hardware.nodes", "64" }, { "hardware.gpus_per_node", "8" },
+    { "training.tensor_parallel", "8" },
+    { "training.sequence_parallel", "true" }, { "training.pipeline_parallel", "8" },
+    { "training.pipeline_schedule", "interleaved" }, { "training.virtual_stages", "2" },
+    { "training.micro_batch", "4" }, { "training.global_batch", "256" },
+    { "training.seq_len", "8192" }, { "training.recompute", "full" },
+  };
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  g_autoptr(GError) error = NULL;
+  GListModel *layouts;
+  HeadroomPlanRow *row;
+  const HrTrainingTime *t;
+
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      g_assert_true (headroom_project_set_from_string (project, settings[i][0], settings[i][1],
+                                                       &error));
+      g_assert_no_error (error);
+    }
+  planner = headroom_planner_new (project);
+  headroom_planner_set_search (planner, 100, 64, pinned);
+  estimator = headroom_estimator_new (project);
+  layouts = headroom_planner_get_layouts (planner);
+  headroom_planner_refresh (planner);
+  g_assert_cmpuint (g_list_model_get_n_items (layouts), ==, 1);
+  row = row_at (layouts, 0);
+  g_assert_cmpint (headroom_plan_row_get_virtual_stages (row), ==, 2);
+  g_assert_true (headroom_planner_apply (planner, row, &error));
+  g_assert_no_error (error);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  t = headroom_estimator_get_training_time (estimator);
+  g_assert_cmpfloat (headroom_estimator_get_training_memory (estimator)->total, ==,
+                     headroom_plan_row_get_memory (row));
+  g_assert_cmpfloat (t->step_seconds, ==, headroom_plan_row_get_step_seconds (row));
+  g_assert_cmpfloat (t->tokens_per_second, ==, headroom_plan_row_get_tokens_per_second (row));
+}
+
 static void
 test_row_getters (void)
 {
@@ -457,6 +512,8 @@ main (int   argc,
   g_test_add_func ("/planner/default-project", test_default_project);
   g_test_add_func ("/planner/row-getters", test_row_getters);
   g_test_add_func ("/planner/estimate-agrees", test_estimate_agrees);
+  g_test_add_func ("/planner/estimate-agrees-uneven-interleaved",
+                   test_estimate_agrees_uneven_interleaved);
   g_test_add_func ("/planner/pareto", test_pareto);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);
