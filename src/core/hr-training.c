@@ -2592,11 +2592,11 @@ hr_training_memory (const HrModel    *model,
 
 /* Time */
 
-/* The FLOPs of a validated setting's step; `params` receives the model's. */
+/* The FLOPs of a validated setting's step, the model's parameters counted. */
 static HrStatus
 step_flops (const HrModel    *model,
             const HrTraining *training,
-            HrParams         *params,
+            const HrParams   *params,
             HrFlops          *flops,
             HrError          *err)
 {
@@ -2609,10 +2609,6 @@ step_flops (const HrModel    *model,
     .finetune = &training->finetune,
   };
 
-  HrStatus status;
-
-  if ((status = hr_model_count_params (model, params, err)) != HR_OK)
-    return status;
   return hr_flops_training_counted (model, params, &options, flops, err);
 }
 
@@ -2696,29 +2692,27 @@ communication (const HrModel          *model,
   time->pp_comm_seconds = transfer_seconds (time->pp_comm_bytes, pp_bw);
 }
 
-HrStatus
-hr_training_time (const HrModel    *model,
-                  const HrTraining *training,
-                  const HrGpu      *gpu,
-                  HrTrainingTime   *time,
-                  HrError          *err)
+/* hr_training_time() of a validated setting on a GPU check_gpu() passed
+ * with its peak, the model's parameters counted; `memory` is the setting's,
+ * or NULL to estimate it where needed. */
+static HrStatus
+time_of (const HrModel          *model,
+         const HrTraining       *training,
+         const HrGpu            *gpu,
+         const HrParams         *params,
+         const HrTrainingMemory *memory,
+         HrTrainingTime         *time,
+         HrError                *err)
 {
   double gpus = (double) hr_training_gpus (training);
   double m = (double) grad_accumulation (training);
   double pp = (double) training->pipeline_parallel;
   HrStatus status;
-  HrParams params;
   HrFlops flops;
   HrPlanStep step;
-  HrTrainingMemory memory;
-  bool have_memory = false;
+  HrTrainingMemory own;
 
-  memset (time, 0, sizeof *time);
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
-    return status;
-  if ((status = step_flops (model, training, &params, &flops, err)) != HR_OK)
+  if ((status = step_flops (model, training, params, &flops, err)) != HR_OK)
     return status;
 
   time->tokens_per_step = (double) global_batch (training) * (double) training->seq_len;
@@ -2736,9 +2730,12 @@ hr_training_time (const HrModel    *model,
         return hr_error_set (err, HR_ERROR_UNSUPPORTED, "mfu", 0, 0,
                              "the predicted step time does not cover an optimizer step on "
                              "the CPU (ZeRO-Offload); set a measured utilisation");
-      memory_of (model, training, gpu, &params, &memory);
-      have_memory = true;
-      if ((status = hr_plan_step_counted (model, training, gpu, NULL, &params, &memory, &step,
+      if (memory == NULL)
+        {
+          memory_of (model, training, gpu, params, &own);
+          memory = &own;
+        }
+      if ((status = hr_plan_step_counted (model, training, gpu, NULL, params, memory, &step,
                                           err)) != HR_OK)
         return status;
       time->step_seconds = step.step_seconds;
@@ -2779,12 +2776,15 @@ hr_training_time (const HrModel    *model,
        * the measured utilisation holds what of them is exposed. */
       if (training->paged_optimizer)
         {
-          memory_of (model, training, gpu, &params, &memory);
-          have_memory = true;
-          if (memory.paged_out > 0 && !(gpu->host_bandwidth > 0))
+          if (memory == NULL)
+            {
+              memory_of (model, training, gpu, params, &own);
+              memory = &own;
+            }
+          if (memory->paged_out > 0 && !(gpu->host_bandwidth > 0))
             return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
                                  "needed to page optimizer states to the host");
-          time->host_bytes = 2 * memory.paged_out;
+          time->host_bytes = 2 * memory->paged_out;
           if (time->host_bytes > 0)
             time->host_seconds = time->host_bytes / gpu->host_bandwidth;
           time->step_seconds += time->host_seconds;
@@ -2816,8 +2816,28 @@ hr_training_time (const HrModel    *model,
                              : time->step_seconds * time->bubble_fraction
                                / (1 + time->bubble_fraction);
     }
-  communication (model, training, gpu, &params, have_memory ? &memory : NULL, time);
+  communication (model, training, gpu, params, memory, time);
   return HR_OK;
+}
+
+HrStatus
+hr_training_time (const HrModel    *model,
+                  const HrTraining *training,
+                  const HrGpu      *gpu,
+                  HrTrainingTime   *time,
+                  HrError          *err)
+{
+  HrStatus status;
+  HrParams params;
+
+  memset (time, 0, sizeof *time);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
+    return status;
+  if ((status = hr_model_count_params (model, &params, err)) != HR_OK)
+    return status;
+  return time_of (model, training, gpu, &params, NULL, time, err);
 }
 
 /* Utilization from a measured throughput */
@@ -2845,7 +2865,8 @@ hr_training_utilization_from_tokens_per_second (const HrModel         *model,
                          "a measured throughput");
   if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
     return status;
-  if ((status = step_flops (model, training, &params, &flops, err)) != HR_OK)
+  if ((status = hr_model_count_params (model, &params, err)) != HR_OK
+      || (status = step_flops (model, training, &params, &flops, err)) != HR_OK)
     return status;
 
   peak = gpu->peak_flops[hr_training_compute_dtype (training)];
@@ -3255,42 +3276,46 @@ dp_index (const DpCandidates *c,
   return lo < c->n && dp_candidate (c, lo) == dp ? lo : -1;
 }
 
-HrStatus
-hr_training_limits (const HrModel    *model,
-                    const HrTraining *training,
-                    const HrGpu      *gpu,
-                    HrTrainingLimits *limits,
-                    HrError          *err)
+/* Starts a search of a validated setting on a checked GPU, the model's
+ * parameters counted: the setting's own memory, kept in the cache, goes to
+ * `memory` (hr_training_memory()'s). */
+static void
+search_init (Search           *s,
+             const HrModel    *model,
+             const HrTraining *training,
+             const HrGpu      *gpu,
+             HrTrainingMemory *memory)
 {
-  HrStatus status;
+  s->model = model;
+  s->training = training;
+  s->gpu = gpu;
+  stages_memory (model, training, &s->params, &s->cache, KEEP_NOTHING, memory);
+  memory_against (gpu, memory);
+}
+
+/* The limits of the search's setting, whose memory is `at`: a point of all
+ * three searches. */
+static void
+limits_of (Search                 *s,
+           const HrTrainingMemory *at,
+           HrTrainingLimits       *limits)
+{
+  const HrModel *model = s->model;
+  const HrTraining *training = s->training;
+  const HrGpu *gpu = s->gpu;
   int64_t max_units, unit;
-  Search s;
-  HrTrainingMemory at;
 
-  memset (limits, 0, sizeof *limits);
-  s.model = model;
-  s.training = training;
-  s.gpu = gpu;
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
-    return status;
-  if ((status = hr_model_count_params (model, &s.params, err)) != HR_OK)
-    return status;
-
-  /* The setting itself is a point of all three searches. */
-  stages_memory (model, training, &s.params, &s.cache, KEEP_NOTHING, &at);
-  limits->max_micro_batch = largest (micro_batch_bytes, &s, LIMIT_MAX_MICRO_BATCH,
-                                     training->micro_batch, &at);
+  limits->max_micro_batch = largest (micro_batch_bytes, s, LIMIT_MAX_MICRO_BATCH,
+                                     training->micro_batch, at);
 
   /* A learned position table bounds the sequence too. */
   max_units = LIMIT_MAX_SEQ_LEN;
   if (model->positions == HR_POSITIONS_LEARNED && model->max_positions < max_units)
     max_units = model->max_positions;
   unit = seq_unit (training);
-  limits->max_seq_len = largest (seq_bytes, &s, max_units / unit,
+  limits->max_seq_len = largest (seq_bytes, s, max_units / unit,
                                  training->seq_len % unit == 0 ? training->seq_len / unit : 0,
-                                 &at) * unit;
+                                 at) * unit;
 
   {
     DpCandidates c;
@@ -3312,8 +3337,8 @@ hr_training_limits (const HrModel    *model,
     if (at_index >= 0)
       {
         d[n_points] = (double) hr_training_data_parallel (training);
-        m[n_points++] = at.total - at.pageable;
-        if (at.total - at.pageable <= gpu->memory_bytes)
+        m[n_points++] = at->total - at->pageable;
+        if (at->total - at->pageable <= gpu->memory_bytes)
           hi = at_index;
         else
           lo = at_index;
@@ -3322,7 +3347,7 @@ hr_training_limits (const HrModel    *model,
       {
         dp = dp_candidate (&c, c.n - 1);
         if (with_data_parallel (training, dp, &t)
-            && (m[n_points] = dp_bytes (&s, &t)) <= gpu->memory_bytes)
+            && (m[n_points] = dp_bytes (s, &t)) <= gpu->memory_bytes)
           {
             d[n_points++] = (double) dp;
             hi = c.n - 1;
@@ -3338,7 +3363,7 @@ hr_training_limits (const HrModel    *model,
             && with_data_parallel (training, dp_candidate (&c, 0), &t))
           {
             d[1] = (double) dp_candidate (&c, 0);
-            m[1] = dp_bytes (&s, &t);
+            m[1] = dp_bytes (s, &t);
             if (m[1] <= gpu->memory_bytes)
               hi = 0;
             else
@@ -3367,12 +3392,12 @@ hr_training_limits (const HrModel    *model,
               }
             if (at_hi < hi)
               {
-                if (with_data_parallel (training, dp_candidate (&c, at_hi), &t) && fits (&s, &t))
+                if (with_data_parallel (training, dp_candidate (&c, at_hi), &t) && fits (s, &t))
                   {
                     hi = at_hi;
                     if (at_hi - 1 > lo
                         && !(with_data_parallel (training, dp_candidate (&c, at_hi - 1), &t)
-                             && fits (&s, &t)))
+                             && fits (s, &t)))
                       lo = at_hi - 1;
                   }
                 else
@@ -3384,7 +3409,7 @@ hr_training_limits (const HrModel    *model,
             int64_t mid = lo + (hi - lo) / 2;
 
             dp = dp_candidate (&c, mid);
-            if (with_data_parallel (training, dp, &t) && fits (&s, &t))
+            if (with_data_parallel (training, dp, &t) && fits (s, &t))
               hi = mid;
             else
               lo = mid;
@@ -3398,5 +3423,58 @@ hr_training_limits (const HrModel    *model,
       }
     free (c.divisors);
   }
+}
+
+HrStatus
+hr_training_limits (const HrModel    *model,
+                    const HrTraining *training,
+                    const HrGpu      *gpu,
+                    HrTrainingLimits *limits,
+                    HrError          *err)
+{
+  HrStatus status;
+  Search s;
+  HrTrainingMemory at;
+
+  memset (limits, 0, sizeof *limits);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
+    return status;
+  if ((status = hr_model_count_params (model, &s.params, err)) != HR_OK)
+    return status;
+  search_init (&s, model, training, gpu, &at);
+  limits_of (&s, &at, limits);
+  return HR_OK;
+}
+
+HrStatus
+hr_training_estimate (const HrModel    *model,
+                      const HrTraining *training,
+                      const HrGpu      *gpu,
+                      HrTrainingMemory *memory,
+                      HrTrainingTime   *time,
+                      HrTrainingLimits *limits,
+                      HrError          *err)
+{
+  HrStatus status;
+  Search s;
+
+  memset (time, 0, sizeof *time);
+  if (limits != NULL)
+    memset (limits, 0, sizeof *limits);
+  /* hr_training_memory()'s checks, then what hr_training_time() adds. */
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
+    return status;
+  if ((status = hr_model_count_params (model, &s.params, err)) != HR_OK)
+    return status;
+  search_init (&s, model, training, gpu, memory);
+  if ((status = check_gpu (training, gpu, true, err)) != HR_OK
+      || (status = time_of (model, training, gpu, &s.params, memory, time, err)) != HR_OK)
+    return status;
+  if (limits != NULL)
+    limits_of (&s, memory, limits);
   return HR_OK;
 }

@@ -393,6 +393,18 @@ HrStatus hr_training_limits (const HrModel    *model,
                              HrTrainingLimits *limits,
                              HrError          *err);
 
+/* hr_training_memory(), hr_training_time() and hr_training_limits() of one
+ * setting in one call, which checks it once and shares its memory among
+ * them: the same figures, and the first error the three would give.
+ * `limits` may be NULL. */
+HrStatus hr_training_estimate (const HrModel    *model,
+                               const HrTraining *training,
+                               const HrGpu      *gpu,
+                               HrTrainingMemory *memory,
+                               HrTrainingTime   *time,
+                               HrTrainingLimits *limits,
+                               HrError          *err);
+
 /* Names as the project file and the CLI spell them ("bf16-mixed", "adamw-8bit",
  * "1f1b", "grad-op", "eager", "selective"); *_from_name returns false when unknown. */
 const char *hr_precision_name               (HrPrecision         precision);

@@ -124,14 +124,13 @@ compute_training (HeadroomProject  *project,
   options.finetune = &r->training.finetune;
 
   if (hr_flops_training (&r->model, &options, &r->flops, &err) != HR_OK
-      || hr_training_memory (&r->model, &r->training, gpu, &r->training_memory, &err) != HR_OK
-      || hr_training_time (&r->model, &r->training, gpu, &r->training_time, &err) != HR_OK)
+      || hr_training_estimate (&r->model, &r->training, gpu, &r->training_memory,
+                               &r->training_time, &r->training_limits, &err) != HR_OK)
     {
       headroom_project_set_core_error (error, "training", &err);
       return FALSE;
     }
-  r->has_training_limits =
-    hr_training_limits (&r->model, &r->training, gpu, &r->training_limits, NULL) == HR_OK;
+  r->has_training_limits = TRUE;
 
   {
     const double figures[] = {

@@ -5,8 +5,10 @@
  * Full estimates (parameters and a training step's FLOPs) per second over a
  * mix of models, then a training estimate (memory and the predicted step
  * time) and the same with its limits (largest micro-batch, longest
- * sequence, fewest GPUs) on 8 GPUs of 80 GiB. Each figure is wall time and
- * the process's CPU time (clock()), which a loaded machine inflates less.
+ * sequence, fewest GPUs) on 8 GPUs of 80 GiB: in separate calls, and in
+ * one (hr_training_estimate(), as the estimator calls it). Each figure is
+ * wall time and the process's CPU time (clock()), which a loaded machine
+ * inflates less.
  * A benchmark to run by hand, not a test:
  *   bench-core [SECONDS]
  */
@@ -101,9 +103,15 @@ main (int   argc,
           done, elapsed / 1e6, done / (elapsed / 1e6), elapsed / (double) done,
           cpu_us (cpu_start) / (double) done, checksum);
 
-  /* Training: memory + time, then memory + time + limits. */
-  for (int with_limits = 0; with_limits <= 1; with_limits++)
+  /* Training: memory + time, then memory + time + limits in three calls,
+   * then in one. */
+  for (int mode = 0; mode < 3; mode++)
     {
+      static const char * const names[] = {
+        "training estimate", "training estimate with limits",
+        "training estimate with limits, one call",
+      };
+      bool with_limits = mode > 0;
       HrGpu gpu = { 0 };
 
       gpu.memory_bytes = 80.0 * (1 << 30);
@@ -130,9 +138,12 @@ main (int   argc,
               t.zero_stage = 1 + done % 3;
               t.seq_len = 2048 << (done % 3);
               t.recompute = HR_RECOMPUTE_SELECTIVE;
-              if (hr_training_memory (m, &t, &gpu, &memory, NULL) != HR_OK
-                  || hr_training_time (m, &t, &gpu, &time, NULL) != HR_OK
-                  || (with_limits && hr_training_limits (m, &t, &gpu, &limits, NULL) != HR_OK))
+              if (mode == 2
+                  ? hr_training_estimate (m, &t, &gpu, &memory, &time, &limits, NULL) != HR_OK
+                  : (hr_training_memory (m, &t, &gpu, &memory, NULL) != HR_OK
+                     || hr_training_time (m, &t, &gpu, &time, NULL) != HR_OK
+                     || (with_limits
+                         && hr_training_limits (m, &t, &gpu, &limits, NULL) != HR_OK)))
                 return EXIT_FAILURE;
               checksum += memory.total + time.step_seconds
                           + (with_limits ? (double) limits.max_micro_batch : 0);
@@ -141,9 +152,8 @@ main (int   argc,
           elapsed = g_get_monotonic_time () - start;
         }
       while (elapsed < seconds * G_USEC_PER_SEC);
-      printf ("training estimate%s: %" G_GINT64_FORMAT " in %.3f s, %.2f µs each, "
-              "%.2f µs CPU (checksum %g)\n",
-              with_limits ? " with limits" : "", done, elapsed / 1e6, elapsed / (double) done,
+      printf ("%s: %" G_GINT64_FORMAT " in %.3f s, %.2f µs each, %.2f µs CPU (checksum %g)\n",
+              names[mode], done, elapsed / 1e6, elapsed / (double) done,
               cpu_us (cpu_start) / (double) done, checksum);
     }
   return EXIT_SUCCESS;

@@ -1836,6 +1836,41 @@ bisect_largest (const HrModel    *model,
  * states. The largest micro-batch and sequence equal a plain bisection's,
  * and the fewest GPUs the first data-parallel degree, walking up, whose
  * layout fits. */
+/* hr_training_estimate() gives, to the bit, what hr_training_memory(),
+ * hr_training_time() and hr_training_limits() give one by one (`limits`),
+ * or the time's error where the time has none to give. */
+static void
+assert_estimate_matches (const HrModel          *model,
+                         const HrTraining       *t,
+                         const HrGpu            *gpu,
+                         const HrTrainingLimits *limits)
+{
+  HrTrainingMemory m1, m2;
+  HrTrainingTime t1, t2;
+  HrTrainingLimits l2;
+  HrError e1 = { 0 }, e2 = { 0 };
+  HrStatus status;
+
+  g_assert_cmpint (hr_training_memory (model, t, gpu, &m1, NULL), ==, HR_OK);
+  status = hr_training_time (model, t, gpu, &t1, &e1);
+  g_assert_cmpint (hr_training_estimate (model, t, gpu, &m2, &t2, &l2, &e2), ==, status);
+  g_assert_cmpint (memcmp (&m1, &m2, offsetof (HrTrainingMemory, fits)), ==, 0);
+  g_assert_true (m1.fits == m2.fits);
+  g_assert_cmpint (memcmp (&m1.cpu_bytes, &m2.cpu_bytes,
+                           sizeof m1 - offsetof (HrTrainingMemory, cpu_bytes)), ==, 0);
+  if (status != HR_OK)
+    {
+      g_assert_cmpstr (e2.field, ==, e1.field);
+      g_assert_cmpstr (e2.detail, ==, e1.detail);
+      return;
+    }
+  g_assert_cmpint (memcmp (&t1, &t2, offsetof (HrTrainingTime, predicted)), ==, 0);
+  g_assert_true (t1.predicted == t2.predicted);
+  g_assert_cmpint (memcmp (&t1.tokens_per_second, &t2.tokens_per_second,
+                           sizeof t1 - offsetof (HrTrainingTime, tokens_per_second)), ==, 0);
+  g_assert_cmpint (memcmp (limits, &l2, sizeof l2), ==, 0);
+}
+
 static void
 test_limits_random (void)
 {
@@ -1920,6 +1955,7 @@ test_limits_random (void)
       g_assert_cmpint (limits.max_seq_len, ==,
                        bisect_largest (model, &t, &gpu, unit, max_units / unit) * unit);
       fitting += limits.max_micro_batch > 0;
+      assert_estimate_matches (model, &t, &gpu, &limits);
 
       for (int64_t d = 1; d <= 1024 && walk == 0; d++)
         {
