@@ -1296,7 +1296,12 @@ finetune_layer_bytes (const HrModel    *model,
                       bool              is_moe)
 {
   double tp = (double) t->tensor_parallel;
-  HrFinetuneLayerShape shape = {
+  HrFinetuneLayerShape shape;
+
+  /* Only adapters add to what a layer saves. */
+  if (!hr_finetune_is_adapter (&t->finetune))
+    return 0;
+  shape = (HrFinetuneLayerShape) {
     .tokens = a->tokens,
     .h = a->h_rep,
     .h_full = a->h,
@@ -1461,6 +1466,9 @@ first_layer_in_graph (const HrTraining *training,
 {
   int64_t lo = 0, hi = n_layers;
 
+  /* Most often there is no such prefix. */
+  if (!hr_finetune_layer_outside_graph (&training->finetune, 0))
+    return 0;
   while (lo < hi)
     {
       int64_t mid = lo + (hi - lo) / 2;
