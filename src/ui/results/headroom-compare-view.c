@@ -227,6 +227,20 @@ wrapped_label (const char *text,
   return label;
 }
 
+/* A row's label, in the first column: 20 characters wide where the window
+ * has the room, down to 14 (wrapped) where it has not, so that a 360 px
+ * window shows the labels and one scenario's column side by side. */
+static GtkWidget *
+row_label (const char *text)
+{
+  GtkWidget *label = wrapped_label (text, 0, "dim-label", 14);
+
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 20);
+  /* Level with the value, above its change. */
+  gtk_widget_set_valign (label, GTK_ALIGN_START);
+  return label;
+}
+
 /* A column's header: its name, "Baseline" under the baseline's, and its
  * menu; Delete removes it while it has the focus. */
 static GtkWidget *
@@ -364,19 +378,13 @@ rebuild (HeadroomCompareView *self)
 
   for (guint f = 0; f < n_figures; f++, row++)
     {
-      GtkWidget *label = wrapped_label (headroom_comparison_get_figure_label (comparison, f), 0,
-                                        "dim-label", 20);
-
-      /* Level with the value, above its change. */
-      gtk_widget_set_valign (label, GTK_ALIGN_START);
-      gtk_grid_attach (self->table, label, 0, row, 1, 1);
+      gtk_grid_attach (self->table, row_label (headroom_comparison_get_figure_label (comparison, f)),
+                       0, row, 1, 1);
       for (guint c = 0; c < n_columns; c++)
         gtk_grid_attach (self->table, value_cell (comparison, f, c), 1 + c, row, 1, 1);
     }
 
-  child = wrapped_label (_("Settings that differ"), 0, "dim-label", 20);
-  gtk_widget_set_valign (child, GTK_ALIGN_START);
-  gtk_grid_attach (self->table, child, 0, row, 1, 1);
+  gtk_grid_attach (self->table, row_label (_("Settings that differ")), 0, row, 1, 1);
   for (guint c = 0; c < n_columns; c++)
     {
       g_autofree char *text = headroom_comparison_dup_differences_text (comparison, c);
@@ -393,9 +401,7 @@ rebuild (HeadroomCompareView *self)
 
   if (any_error)
     {
-      child = wrapped_label (_("Problem"), 0, "dim-label", 20);
-      gtk_widget_set_valign (child, GTK_ALIGN_START);
-      gtk_grid_attach (self->table, child, 0, row, 1, 1);
+      gtk_grid_attach (self->table, row_label (_("Problem")), 0, row, 1, 1);
       for (guint c = 0; c < n_columns; c++)
         {
           const char *error = headroom_comparison_get_error (comparison, c);
