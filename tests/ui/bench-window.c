@@ -248,7 +248,7 @@ main (int   argc,
     { "view", 0, 0, G_OPTION_ARG_STRING, &view, "Results view: estimate, plan, compare", "NAME" },
     { "results", 0, 0, G_OPTION_ARG_NONE, &results, "Folded: show the results", NULL },
     { "open", 0, 0, G_OPTION_ARG_FILENAME, &open, "Open a project first", "FILE" },
-    { "scroll", 0, 0, G_OPTION_ARG_DOUBLE, &scroll, "Scroll the results this far down (0 to 1)", "F" },
+    { "scroll", 0, 0, G_OPTION_ARG_DOUBLE, &scroll, "Scroll the results (the --page folded) this far down (0 to 1)", "F" },
     { "changes", 0, 0, G_OPTION_ARG_INT, &n_changes, "Number of changes", "N" },
     { NULL }
   };
@@ -335,7 +335,9 @@ main (int   argc,
       iterate_until (never, NULL, 1500 * 1000);
       if (scroll > 0)
         {
-          GtkWidget *results_view = adw_view_stack_get_visible_child (ADW_VIEW_STACK (find_view_stack (GTK_WIDGET (window), "estimate")));
+          /* A settings page while it is the one shown (folded, without --results). */
+          const char *stack = page != NULL && !results ? page : "estimate";
+          GtkWidget *results_view = adw_view_stack_get_visible_child (ADW_VIEW_STACK (find_view_stack (GTK_WIDGET (window), stack)));
           GtkScrolledWindow *scroller = find_shown_scroller (results_view);
           GtkAdjustment *adjustment = scroller != NULL ? gtk_scrolled_window_get_vadjustment (scroller) : NULL;
 
