@@ -1983,6 +1983,58 @@ test_limits_random (void)
   g_rand_free (rand);
 }
 
+/* Pipelines of more stages than the limits' probes keep halves of
+ * (STAGE_CACHE, 8 in hr-training.c), even and uneven: the searches give
+ * what a plain bisection and a walk give, and the one call what the three
+ * give. */
+static void
+test_limits_many_stages (void)
+{
+  static const int64_t pps[] = { 3, 9, 10, 16 };
+  static const double gibs[] = { 16, 24, 80 };
+  HrModel model;
+  HrGpu gpu;
+
+  llama2_7b (&model);
+  round_gpu (&gpu);
+  for (guint i = 0; i < G_N_ELEMENTS (pps); i++)
+    for (guint g = 0; g < G_N_ELEMENTS (gibs); g++)
+      for (int variant = 0; variant < 2; variant++)
+        {
+          HrTrainingLimits limits;
+          HrTraining t;
+          int64_t walk = 0;
+
+          hr_training_init (&t);
+          t.pipeline_parallel = pps[i];
+          t.nodes = 1;
+          t.gpus_per_node = pps[i];
+          t.zero_stage = 1;
+          t.recompute = variant ? HR_RECOMPUTE_FULL : HR_RECOMPUTE_SELECTIVE;
+          t.global_batch = variant ? 0 : 4 * pps[i];
+          t.seq_len = 2048;
+          gpu.memory_bytes = gibs[g] * GIB;
+          g_assert_cmpint (hr_training_validate (&t, &model, NULL), ==, HR_OK);
+          g_assert_cmpint (hr_training_limits (&model, &t, &gpu, &limits, NULL), ==, HR_OK);
+          g_assert_cmpint (limits.max_micro_batch, ==,
+                           bisect_largest (&model, &t, &gpu, 0, INT64_C (1) << 20));
+          g_assert_cmpint (limits.max_seq_len, ==,
+                           bisect_largest (&model, &t, &gpu, 1, INT64_C (1) << 24));
+          for (int64_t dp = 1; dp <= 64 && walk == 0; dp++)
+            {
+              HrTraining u = t;
+
+              /* Whole nodes of pp GPUs past the first. */
+              u.nodes = dp;
+              if (brute_fits (&model, &u, &gpu))
+                walk = pps[i] * dp;
+            }
+          if (walk > 0 || limits.min_gpus <= 64 * pps[i])
+            g_assert_cmpint (limits.min_gpus, ==, walk);
+          assert_estimate_matches (&model, &t, &gpu, &limits);
+        }
+}
+
 static void
 test_limits (void)
 {
@@ -2604,6 +2656,7 @@ main (int   argc,
   g_test_add_func ("/training/limits", test_limits);
   g_test_add_func ("/training/limits/match-walk", test_limits_match_walk);
   g_test_add_func ("/training/limits/random", test_limits_random);
+  g_test_add_func ("/training/limits/many-stages", test_limits_many_stages);
   g_test_add_func ("/training/pipeline/uneven-stages", test_uneven_pipeline);
   g_test_add_func ("/training/pipeline/torch-pipelining", test_torch_pipelining);
   g_test_add_func ("/training/pipeline/interleaved-uneven", test_interleaved_uneven);
