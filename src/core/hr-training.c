@@ -2578,6 +2578,25 @@ memory_of (const HrModel    *model,
   memory_against (gpu, memory);
 }
 
+/* What a training estimate checks first: the setting, then the GPU (its
+ * peak too for a time); then it counts the model's parameters. */
+static HrStatus
+check_setting (const HrModel    *model,
+               const HrTraining *training,
+               const HrGpu      *gpu,
+               bool              need_peak,
+               HrParams         *params,
+               HrError          *err)
+{
+  HrStatus status;
+
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = check_gpu (training, gpu, need_peak, err)) != HR_OK)
+    return status;
+  return hr_model_count_params (model, params, err);
+}
+
 HrStatus
 hr_training_memory (const HrModel    *model,
                     const HrTraining *training,
@@ -2588,11 +2607,7 @@ hr_training_memory (const HrModel    *model,
   HrStatus status;
   HrParams params;
 
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
-    return status;
-  if ((status = hr_model_count_params (model, &params, err)) != HR_OK)
+  if ((status = check_setting (model, training, gpu, false, &params, err)) != HR_OK)
     return status;
   memory_of (model, training, gpu, &params, memory);
   return HR_OK;
@@ -2839,11 +2854,7 @@ hr_training_time (const HrModel    *model,
   HrParams params;
 
   memset (time, 0, sizeof *time);
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, true, err)) != HR_OK)
-    return status;
-  if ((status = hr_model_count_params (model, &params, err)) != HR_OK)
+  if ((status = check_setting (model, training, gpu, true, &params, err)) != HR_OK)
     return status;
   return time_of (model, training, gpu, &params, NULL, time, err);
 }
@@ -3445,11 +3456,7 @@ hr_training_limits (const HrModel    *model,
   HrTrainingMemory at;
 
   memset (limits, 0, sizeof *limits);
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
-    return status;
-  if ((status = hr_model_count_params (model, &s.params, err)) != HR_OK)
+  if ((status = check_setting (model, training, gpu, false, &s.params, err)) != HR_OK)
     return status;
   search_init (&s, model, training, gpu, &at);
   limits_of (&s, &at, limits);
@@ -3472,11 +3479,7 @@ hr_training_estimate (const HrModel    *model,
   if (limits != NULL)
     memset (limits, 0, sizeof *limits);
   /* hr_training_memory()'s checks, then what hr_training_time() adds. */
-  if ((status = hr_training_validate (training, model, err)) != HR_OK)
-    return status;
-  if ((status = check_gpu (training, gpu, false, err)) != HR_OK)
-    return status;
-  if ((status = hr_model_count_params (model, &s.params, err)) != HR_OK)
+  if ((status = check_setting (model, training, gpu, false, &s.params, err)) != HR_OK)
     return status;
   search_init (&s, model, training, gpu, memory);
   if ((status = check_gpu (training, gpu, true, err)) != HR_OK
