@@ -2262,8 +2262,10 @@ interleaved_fsdp_gradients (const HrModel          *model,
  * (the rank's parameters and model states, the buffers they make) is kept
  * apart from what the micro-batch and the sequence set (the activations):
  * the limits' probes change one side and keep the other. stage_states()
- * fills the first; stage_finish() adds the activations, the buffers and the
- * phases. */
+ * fills the first and reads neither the micro-batch nor the sequence;
+ * stage_activations() reads neither the data-parallel degree nor the nodes;
+ * stage_finish() adds the activations, the buffers and the phases.
+ * /training/limits/random holds the probes to whole estimates. */
 typedef struct
 {
   FsdpBuffers fsdp;
@@ -2451,7 +2453,8 @@ stage_finish (const HrModel      *model,
 
 /* The stages whose memory is looked at: the first (most in flight, the
  * embedding) and the last (the loss), the most loaded of even stages, or
- * every stage when they are uneven. Stage k of the n = examined_stages(). */
+ * every stage when they are uneven. Returns how many; examined_stage() gives
+ * the k-th. */
 static int64_t
 examined_stages (const HrTraining *training,
                  const HrModel    *model,
