@@ -33,3 +33,10 @@ HrStatus hr_plan_step_counted (const HrModel           *model,
                                const HrTrainingMemory  *memory,
                                HrPlanStep              *step,
                                HrError                 *err);
+
+/* Whether the interleaved schedule runs m micro-batches a step: at least
+ * pp of them, in rounds of equal size (Megatron: a multiple of pp;
+ * torch.distributed.pipelining's ScheduleInterleaved1F1B: m a multiple of
+ * max(1, m / pp) rounds). */
+bool     hr_training_interleaved_micro_batches (const HrTraining *training,
+                                                int64_t           m);

@@ -1216,7 +1216,6 @@ try_micro_batches (Search     *search,
 {
   const HrPlanRequest *request = search->request;
   int64_t share = training->global_batch / dp;
-  int64_t pp = training->pipeline_parallel;
   bool full = false;
 
   if (share < 1 || !share_divisors (search, share))
@@ -1227,7 +1226,8 @@ try_micro_batches (Search     *search,
       int64_t micro_batches = share / mb;
 
       if (pinned_out (request->micro_batch, mb)
-          || (training->virtual_stages > 1 && micro_batches % pp != 0))
+          || (training->virtual_stages > 1
+              && !hr_training_interleaved_micro_batches (training, micro_batches)))
         continue;
       if (hopeless || (full && micro_batches > 1))
         {

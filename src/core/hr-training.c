@@ -575,11 +575,44 @@ validate_layout (const HrTraining *t,
                                   err)) != HR_OK)
     return status;
   m = grad_accumulation (t);
-  if (t->pipeline_schedule == HR_PIPELINE_INTERLEAVED && m % pp != 0)
-    return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "global_batch", pp, m,
-                         "micro-batches per step (the interleaved schedule needs a multiple "
-                         "of pipeline_parallel)");
+  if (t->pipeline_schedule == HR_PIPELINE_INTERLEAVED
+      && !hr_training_interleaved_micro_batches (t, m))
+    {
+      if (m < pp)
+        return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "global_batch", m, pp,
+                             "micro-batches per step (the interleaved schedule needs at least "
+                             "pipeline_parallel of them)");
+      return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "global_batch",
+                           t->torch_pipelining ? m / pp : pp, m,
+                           t->torch_pipelining
+                           ? "micro-batches per step (torch's interleaved schedule runs them in "
+                             "m ÷ pipeline_parallel rounds of equal size)"
+                           : "micro-batches per step (the interleaved schedule needs a multiple "
+                             "of pipeline_parallel)");
+    }
   return HR_OK;
+}
+
+bool
+hr_training_interleaved_micro_batches (const HrTraining *training,
+                                       int64_t           m)
+{
+  int64_t pp = training->pipeline_parallel;
+
+  if (m < pp)
+    return false;
+  return training->torch_pipelining ? m % (m / pp) == 0 : m % pp == 0;
+}
+
+/* Micro-batches of a round of the interleaved schedule, which runs each
+ * chunk for a round before the next (torch ScheduleInterleaved1F1B
+ * microbatches_per_round; Megatron: pp). */
+static int64_t
+round_size (const HrTraining *t)
+{
+  int64_t m = grad_accumulation (t), rounds = m / t->pipeline_parallel;
+
+  return rounds > 1 ? m / rounds : m;
 }
 
 HrStatus
@@ -2044,21 +2077,20 @@ typedef struct
 } InterleavedPeak;
 
 /* Forwards of chunk j among the rank's first n, or backwards of chunk j
- * among its first n when `backward`: blocks of pp micro-batches, chunk
- * (t / pp) mod v for the forwards and v − 1 − (t / pp) mod v for the
- * backwards (Megatron schedules.py get_model_chunk_id; torch
- * ScheduleInterleaved1F1B forward_stage_index and backward_stage_index, with
- * microbatches_per_round = pp when pp divides m). */
+ * among its first n when `backward`: rounds of r micro-batches (round_size),
+ * chunk (t / r) mod v for the forwards and v − 1 − (t / r) mod v for the
+ * backwards (Megatron schedules.py get_model_chunk_id, r = pp; torch
+ * ScheduleInterleaved1F1B forward_stage_index and backward_stage_index). */
 static int64_t
-chunk_ops (int64_t pp,
+chunk_ops (int64_t r,
            int64_t v,
            int64_t j,
            int64_t n,
            bool    backward)
 {
-  int64_t period = pp * v, rest = n % period - (backward ? v - 1 - j : j) * pp;
+  int64_t period = r * v, rest = n % period - (backward ? v - 1 - j : j) * r;
 
-  return n / period * pp + (rest < 0 ? 0 : rest > pp ? pp : rest);
+  return n / period * r + (rest < 0 ? 0 : rest > r ? r : rest);
 }
 
 /* One micro-batch of chunk j of rank `stage`: what its backward frees by
@@ -2132,13 +2164,14 @@ chunk_held (Chunks  *c,
 
 /* The interleaved 1F1B schedule on rank s (Megatron schedules.py
  * forward_backward_pipelining_with_interleaving; torch
- * ScheduleInterleaved1F1B, _get_1f1b_rank_ops): W = min((v − 1)·pp +
+ * ScheduleInterleaved1F1B, _get_1f1b_rank_ops), in rounds of r
+ * micro-batches (round_size: pp when pp divides m): W = min((v − 1)·r +
  * 2(pp − s − 1), m·v) forwards of a chunk and a micro-batch warm up, then
  * each forward is followed by a backward. After the k-th forward (k ≥ W)
  * the rank holds forwards 0 … k less backwards 0 … k − W − 1, chunk by
  * chunk (chunk_ops). From one forward to the next the saved bytes change by
  * the forward's chunk less the backward's, both fixed over runs of steps,
- * and repeat every pp·v steps: the peak is at the end of such a run within
+ * and repeat every r·v steps: the peak is at the end of such a run within
  * one period. Equal chunks give (W + 1)/v micro-batches of the rank's
  * layers, [SP] §4.2.3's 2(pp − s − 1) + (v − 1)·pp + 1 chunk forwards. */
 static void
@@ -2152,7 +2185,8 @@ interleaved_peak (const HrModel               *model,
 {
   int64_t pp = training->pipeline_parallel, v = training->virtual_stages;
   int64_t m = grad_accumulation (training);
-  int64_t warmup = (v - 1) * pp + 2 * (pp - stage - 1);
+  int64_t r = round_size (training);
+  int64_t warmup = (v - 1) * r + 2 * (pp - stage - 1);
   int64_t k, end, at, back;
   double total = 0, freed;
   Chunks c;
@@ -2177,18 +2211,18 @@ interleaved_peak (const HrModel               *model,
    * all of them): no backward yet. */
   k = warmup < m * v ? warmup : m * v - 1;
   for (int64_t j = 0; j < v; j++)
-    total += (double) chunk_ops (pp, v, j, k + 1, false) * chunk_held (&c, j, &freed);
+    total += (double) chunk_ops (r, v, j, k + 1, false) * chunk_held (&c, j, &freed);
   peak->activations = total;
   at = k;
-  end = warmup + pp * v < m * v ? warmup + pp * v - 1 : m * v - 1;
+  end = warmup + r * v < m * v ? warmup + r * v - 1 : m * v - 1;
   while (k < end)
     {
       int64_t done = k - warmup;  /* the backward between this forward and the next */
-      int64_t jf = ((k + 1) / pp) % v, jb = v - 1 - (done / pp) % v;
-      int64_t run = pp - (k + 1) % pp;
+      int64_t jf = ((k + 1) / r) % v, jb = v - 1 - (done / r) % v;
+      int64_t run = r - (k + 1) % r;
 
-      if (pp - done % pp < run)
-        run = pp - done % pp;
+      if (r - done % r < run)
+        run = r - done % r;
       if (end - k < run)
         run = end - k;
       if (jf != jb)
@@ -2203,12 +2237,12 @@ interleaved_peak (const HrModel               *model,
 
   /* The backward that follows the peak, and the chunks in flight there. */
   back = at - warmup > 0 ? at - warmup : 0;
-  chunk_held (&c, v - 1 - (back / pp) % v, &peak->freed);
+  chunk_held (&c, v - 1 - (back / r) % v, &peak->freed);
   peak->inputs = 0;
   for (int64_t j = 0; j < v; j++)
     if (j * pp + stage > 0)
-      peak->inputs += (double) (chunk_ops (pp, v, j, at + 1, false)
-                                - chunk_ops (pp, v, j, back, true));
+      peak->inputs += (double) (chunk_ops (r, v, j, at + 1, false)
+                                - chunk_ops (r, v, j, back, true));
 }
 
 /* torch.distributed.pipelining runs every backward of a stage but its last
@@ -2218,8 +2252,9 @@ interleaved_peak (const HrModel               *model,
  * PipelineScheduleMulti). Each of a rank's stages is its own FSDP module
  * (torchtitan applies fully_shard to each model part), so it holds its
  * unsharded gradients from its first backward to its last, then their
- * shards. With one round of micro-batches (m = pp) the interleaved schedule
- * runs chunk v − 1's backwards for all m, then chunk v − 2's, … (chunk_ops):
+ * shards. With one round of micro-batches (m < 2·pp, round_size) the
+ * interleaved schedule runs chunk v − 1's backwards for all m, then chunk
+ * v − 2's, … (chunk_ops):
  * the windows do not overlap, and the rank holds one chunk's unsharded
  * gradients at most, with the shards of the chunks after it. Chunks share
  * `gradients` (the rank's, unsharded) by their parameters: their layers, and
@@ -2351,7 +2386,7 @@ stage_states (const HrModel    *model,
   /* The stages' gradient windows under FSDP (their shards are made by the
    * end of the step: the pool above keeps them all). */
   if (fsdp_pipeline (training) && training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
-      && memory->grad_accumulation == training->pipeline_parallel
+      && memory->grad_accumulation < 2 * training->pipeline_parallel
       && hr_finetune_is_full (&training->finetune))
     memory->gradients = interleaved_fsdp_gradients (model, training, params, stage, memory);
 }
@@ -3243,11 +3278,11 @@ dp_candidates_init (DpCandidates     *c,
           continue;
         for (int k = 0; k < (pair[0] == pair[1] ? 1 : 2); k++)
           {
-            /* The interleaved schedule needs the micro-batches per step,
-             * q ÷ dp, a multiple of pp (hr_training_validate()). */
+            /* The interleaved schedule's micro-batches per step, q ÷ dp
+             * (hr_training_validate()). */
             if (pair[k] > LIMIT_MAX_DATA_PARALLEL || !with_data_parallel (training, pair[k], &t)
                 || (training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
-                    && (q / pair[k]) % training->pipeline_parallel != 0))
+                    && !hr_training_interleaved_micro_batches (training, q / pair[k])))
               continue;
             if ((size_t) c->n == size)
               {

@@ -270,7 +270,7 @@ typedef struct
   double offloaded_activations;   /* activation offloading: the saved tensors of one
                                    * micro-batch sent to the host in the forward and
                                    * fetched back in the backward */
-  int64_t pipeline_stage;         /* the stage reported: 0 (first) or pp − 1 (last), the larger */
+  int64_t pipeline_stage;         /* the rank reported: of the stages examined, the largest total */
   HrTrainingRank rank;
 } HrTrainingMemory;
 
@@ -337,7 +337,7 @@ int64_t  hr_training_gpus          (const HrTraining *training);
 int64_t  hr_training_data_parallel (const HrTraining *training);
 HrDtype  hr_training_compute_dtype (const HrTraining *training);
 
-/* Layers of pipeline stage `stage` (0 … pp − 1) without virtual chunks:
+/* Layers of pipeline rank `stage` (0 … pp − 1), all its virtual stages:
  * L / pp, or the uneven splits of docs/training.md ("Pipelines"). */
 int64_t  hr_training_stage_layers (const HrTraining *training,
                                    const HrModel    *model,

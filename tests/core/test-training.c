@@ -510,6 +510,17 @@ test_pipeline (void)
                1e-12);
   g_assert_cmpint (m.activation.layers, ==, 8);
 
+  /* torch.distributed.pipelining runs 6 micro-batches in one round of 6
+   * (ScheduleInterleaved1F1B, microbatches_per_round): stage 0 warms up
+   * with min((v − 1)·6 + 2(pp − 1), m·v) = 12 forwards, all of them, where
+   * Megatron's rounds of pp would leave 5.5 micro-batches in flight. */
+  t.global_batch = 12;
+  t.torch_pipelining = true;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpint (m.pipeline_stage, ==, 0);
+  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 6);
+  t.torch_pipelining = false;
+
   /* Fewer micro-batches than stages: 1F1B holds them all (2). */
   t.pipeline_schedule = HR_PIPELINE_1F1B;
   t.virtual_stages = 1;
@@ -2500,6 +2511,29 @@ test_validation (void)
   hr_error_format (&err, line, sizeof line);
   g_assert_cmpstr (line, ==, "virtual_stages: 3 does not divide 10 layers of a stage "
                              "(Megatron cuts each stage into equal chunks)");
+
+  /* Micro-batches per step (global 4, 12, 20, 18 over 2 replicas: 2, 6,
+   * 10, 9): at least pp, a multiple of pp (Megatron) or rounds of equal
+   * size (torch's ScheduleInterleaved1F1B: m ÷ pp rounds, 6 in one, 10 in
+   * two of 5, 9 not in two). */
+  hr_training_init (&t);
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.pipeline_parallel = 4;
+  t.virtual_stages = 2;
+  t.global_batch = 4;
+  expect_error (&t, &model, HR_ERROR_OUT_OF_RANGE, "global_batch");
+  t.global_batch = 12;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "global_batch");
+  t.torch_pipelining = true;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  t.global_batch = 20;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  t.global_batch = 18;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+  hr_error_format (&err, line, sizeof line);
+  g_assert_cmpstr (line, ==, "global_batch: 2 does not divide 9 micro-batches per step (torch's "
+                             "interleaved schedule runs them in m ÷ pipeline_parallel rounds of "
+                             "equal size)");
 
   /* ranges */
   hr_training_init (&t);
