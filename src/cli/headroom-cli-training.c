@@ -403,7 +403,12 @@ print_train_table (const char       *name,
       /* TRANSLATORS: e.g. "Trainable: 3,407,872 parameters (0.04 %)" */
       printf (_("Trainable: %s parameters (%s)\n"), trainable, r->trainable_share);
     }
-  printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
+  if (training->pipeline_parallel > 1)
+    /* TRANSLATORS: e.g. "… (pipeline stage 2 of 8)", counted from 1 */
+    printf (_("\nMemory of the most loaded GPU (pipeline stage %" G_GINT64_FORMAT " of %"
+              G_GINT64_FORMAT ")\n"), m->pipeline_stage + 1, training->pipeline_parallel);
+  else
+    printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
   if (training->finetune.method != HR_FINETUNE_FULL)
     headroom_cli_table_add_gib (table, _("Frozen weights"), m->frozen_weights);
   headroom_cli_table_add_gib (table, _("Weights"), m->weights);

@@ -890,6 +890,22 @@ test_train_table (void)
   g_assert_nonnull (strstr (run.out, "does not fit"));
 }
 
+/* Under PP the memory is the most loaded stage's, named counted from 1:
+ * Llama 3.1 405B's 126 layers on 8 ranks × 2 stages, torchtitan's split,
+ * rank 1 of 0–7 holds 16 layers and all its 16 chunk forwards in flight. */
+static void
+test_train_table_stage (void)
+{
+  g_auto(Run) run = { 0 };
+
+  run_cli (&run, "train", "--model", "llama-3.1-405b", "--gpu", "h100-sxm", "--nodes", "64",
+           "--gpus-per-node", "8", "--tp", "8", "--pp", "8", "--pp-schedule", "interleaved",
+           "--vpp", "2", "--micro-batch", "4", "--global-batch", "256", "--framework",
+           "torchtitan", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "Memory of the most loaded GPU (pipeline stage 2 of 8)"));
+}
+
 /* The catalog's TPUs have no published board power (power_watts 0): the
  * energy is null in JSON and "unknown" in the table, never 0 kWh, while
  * time and GPU-hours are still given; "gpus" lists their power as unknown. */
@@ -2068,6 +2084,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/finetune", test_train_finetune);
   g_test_add_func ("/cli/train/paged-optimizer", test_train_paged_optimizer);
   g_test_add_func ("/cli/train/table", test_train_table);
+  g_test_add_func ("/cli/train/table-stage", test_train_table_stage);
   g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
   g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
