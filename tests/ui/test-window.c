@@ -1160,7 +1160,7 @@ test_window_narrow (void)
   /* The window's own frame (a border without a compositor) is not the app's. */
   GtkWidget *content = adw_application_window_get_content (ADW_APPLICATION_WINDOW (window));
   static const char * const view_names[] = { "estimate", "plan", "compare" };
-  int min_width;
+  int min_width, min_height;
 
   g_assert_true (headroom_window_load_file (window, file, &error));
   g_assert_no_error (error);
@@ -1181,6 +1181,10 @@ test_window_narrow (void)
       gtk_widget_measure (content, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
       g_assert_cmpint (min_width, <=, 360);
       g_assert_cmpint (gtk_widget_get_width (content), ==, 360);
+      /* Nor taller than the window's own minimum, 320 px (a phone on its
+       * side): each view scrolls. */
+      gtk_widget_measure (content, GTK_ORIENTATION_VERTICAL, 360, &min_height, NULL, NULL, NULL);
+      g_assert_cmpint (min_height, <=, 320);
     }
   /* The size is saved: the next tests' windows open at the default again. */
   gtk_window_set_default_size (GTK_WINDOW (window), 1280, 800);
