@@ -1283,7 +1283,10 @@ typedef struct
 
 /* ZeRO stages and FSDP modes to try. FULL and GRAD_OP cost what ZeRO 3
  * and 2 cost, so they are tried only when pinned; DeepSpeed runs ZeRO 2/3
- * (and FSDP) without pipeline parallelism. */
+ * (and FSDP) without pipeline parallelism, torch.distributed.pipelining
+ * runs FSDP's modules as its stages (torchtitan's pipeline_llm shards each
+ * model part, parallelize_llama.py apply_fsdp keeps them gathered under
+ * PP). */
 static size_t
 shardings (const HrPlanRequest *request,
            int64_t              pp,
@@ -1295,7 +1298,7 @@ shardings (const HrPlanRequest *request,
 
   if (request->fsdp != HR_PLAN_FREE && request->fsdp != HR_FSDP_NONE)
     {
-      if (pp == 1)
+      if (pp == 1 || request->training.torch_pipelining)
         out[n++] = (Sharding) { 0, (HrFsdp) request->fsdp };
       return n;
     }

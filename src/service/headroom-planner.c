@@ -91,12 +91,12 @@ nothing_fits_message (const HrModel *model,
     return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                          "No parallel layout of %s GPU suits this model: tensor "
                                          "parallelism must divide the attention heads and the GPUs "
-                                         "per node, pipeline parallelism the layers, and data "
-                                         "parallelism the global batch.",
+                                         "per node, pipeline parallelism be at most the layers "
+                                         "plus two, and data parallelism divide the global batch.",
                                          "No parallel layout of %s GPUs suits this model: tensor "
                                          "parallelism must divide the attention heads and the GPUs "
-                                         "per node, pipeline parallelism the layers, and data "
-                                         "parallelism the global batch.",
+                                         "per node, pipeline parallelism be at most the layers "
+                                         "plus two, and data parallelism divide the global batch.",
                                          (gulong) n_gpus),
                             gpus);
 

@@ -1169,6 +1169,19 @@ test_search_pins (void)
   g_assert_cmpint (best[0].grad_accumulation, ==, 16);
   step_ok (&model, &best[0].training, &gpu, NULL, &step);
   assert_close (step.step_seconds, best[0].step.step_seconds, 1e-12);
+
+  /* FSDP pinned with PP 2: DeepSpeed does not pipeline ZeRO-3 (nothing),
+   * torch.distributed.pipelining runs FSDP modules as stages (torchtitan):
+   * the one layout. */
+  request.zero_stage = HR_PLAN_FREE;
+  request.fsdp = HR_FSDP_FULL;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0, &result);
+  g_assert_cmpint (result.searched, ==, 0);
+  request.training.torch_pipelining = true;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0, &result);
+  g_assert_cmpint (result.searched, ==, 1);
+  g_assert_cmpint (best[0].training.fsdp, ==, HR_FSDP_FULL);
+  g_assert_cmpint (best[0].training.pipeline_parallel, ==, 2);
 }
 
 /* The search skips memory look-ups it can decide from a smaller setting;

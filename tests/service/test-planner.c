@@ -171,7 +171,8 @@ test_estimate_agrees (void)
 }
 
 /* An interleaved pipeline whose stages do not divide the layers: Llama 3.1
- * 405B's 126 layers on 8 ranks × 2 stages, the layout pinned. The
+ * 405B's 126 layers on 8 ranks × 2 stages under torchtitan (FSDP, its
+ * stages run by torch.distributed.pipelining), the layout pinned. The
  * planner's row and the estimate of the layout applied agree to the last
  * digit, memory and step. */
 static void
@@ -180,13 +181,13 @@ test_estimate_agrees_uneven_interleaved (void)
   static const char * const pinned[] = {
     "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
     "training.context_parallel", "training.expert_parallel", "training.zero_stage",
-    "training.micro_batch", "training.recompute",
+    "training.fsdp", "training.micro_batch", "training.recompute",
     "training.sequence_parallel", NULL
   };
   static const char * const settings[][2] = {
     { "model.preset", "llama-3.1-405b" }, { "hardware.gpu", "h100-sxm" },
     { "hardware.nodes", "64" }, { "hardware.gpus_per_node", "8" },
-    { "training.tensor_parallel", "8" },
+    { "training.framework", "torchtitan" }, { "training.tensor_parallel", "8" },
     { "training.sequence_parallel", "true" }, { "training.pipeline_parallel", "8" },
     { "training.pipeline_schedule", "interleaved" }, { "training.virtual_stages", "2" },
     { "training.micro_batch", "4" }, { "training.global_batch", "256" },
