@@ -742,12 +742,13 @@ memory_unchecked (const HrModel     *model,
                   const HrGpu       *gpu,
                   HrInferenceMemory *memory)
 {
-  for (int64_t stage = 0; stage < inf->pipeline_parallel; stage++)
+  stage_memory (model, inf, params, gpu, 0, memory);
+  for (int64_t stage = 1; stage < inf->pipeline_parallel; stage++)
     {
       HrInferenceMemory m;
 
       stage_memory (model, inf, params, gpu, stage, &m);
-      if (stage == 0 || m.total > memory->total)
+      if (m.total > memory->total)
         *memory = m;
     }
 }
