@@ -1143,6 +1143,66 @@ test_window_keep_scenario (void)
   window_destroy (window);
 }
 
+/* A label under `widget` whose text starts with `prefix`, shown or not. */
+static GtkLabel *
+find_label_prefix (GtkWidget  *widget,
+                   const char *prefix)
+{
+  if (GTK_IS_LABEL (widget) && g_str_has_prefix (gtk_label_get_label (GTK_LABEL (widget)), prefix))
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label_prefix (child, prefix);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Runs the main loop until a mapped label starts with `prefix`: What Fits
+ * is searched after the frame that shows the figures, and frames wait for
+ * the frame clock. */
+static gboolean
+wait_for_label (HeadroomWindow *window,
+                const char     *prefix)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  GtkLabel *label;
+
+  while (((label = find_label_prefix (GTK_WIDGET (window), prefix)) == NULL
+          || !gtk_widget_get_mapped (GTK_WIDGET (label)))
+         && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  return label != NULL && gtk_widget_get_mapped (GTK_WIDGET (label));
+}
+
+/* What Fits is searched after the frame with the new figures, and not while
+ * the Estimate view is hidden: it catches up when the view is shown again. */
+static void
+test_window_fit_advice_while_hidden (void)
+{
+  HeadroomWindow *window = window_new ();
+
+  /* Micro-batch 2 does not fit the default project; 1 does, at the 69.9 GiB
+   * per GPU the Estimate view shows at start. */
+  set_spin (window, "training.micro_batch", 2);
+  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 2): 69.9 GiB per GPU"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "plan"));
+  set_spin (window, "training.micro_batch", 4);
+  /* Hidden, the rows keep the last search. */
+  g_assert_nonnull (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 2)"));
+  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 4)"));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "estimate"));
+  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 4): 69.9 GiB per GPU"));
+  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 2)"));
+  window_destroy (window);
+}
+
 /* A phone or half a laptop screen is 360 px wide: with a project open
  * (scenarios to compare, a LoRA run's extra rows) the window narrows to it,
  * and no view asks for more. Xvfb has no settings daemon: the title bars
@@ -1233,6 +1293,7 @@ main (int   argc,
   g_test_add_func ("/window/keep-scenario", test_window_keep_scenario);
   g_test_add_func ("/window/missing-figures", test_window_missing_figures);
   g_test_add_func ("/window/narrow", test_window_narrow);
+  g_test_add_func ("/window/fit-advice-while-hidden", test_window_fit_advice_while_hidden);
 
   status = g_test_run ();
   g_clear_object (&app);
