@@ -179,6 +179,7 @@ typedef struct
   const char      *run_needs;     /* the key the run's length needs (training.tokens); else NULL */
   GPtrArray       *explanations;  /* --explain: id, text pairs; else NULL */
   char            *trainable_share; /* fine-tuning: the share of all parameters trained; else NULL */
+  GListModel      *segments;      /* the estimator's memory segments, as the window's bar shows them */
 } TrainResult;
 
 /* The estimator's share of the parameters a fine-tuning trains, "0.04 %";
@@ -245,6 +246,7 @@ compute_training (HeadroomProject        *project,
   result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
   result->run_needs = run_needs (estimator);
   result->trainable_share = dup_trainable_share (estimator);
+  result->segments = g_object_ref (headroom_estimator_get_memory_segments (estimator));
   if (args->explain)
     result->explanations = headroom_cli_dup_explanations (estimator);
 
@@ -409,19 +411,18 @@ print_train_table (const char       *name,
               G_GINT64_FORMAT ")\n"), m->pipeline_stage + 1, training->pipeline_parallel);
   else
     printf ("\n%s\n", _("Memory of the most loaded GPU (first pipeline stage)"));
-  if (training->finetune.method != HR_FINETUNE_FULL)
-    headroom_cli_table_add_gib (table, _("Frozen weights"), m->frozen_weights);
-  headroom_cli_table_add_gib (table, _("Weights"), m->weights);
-  headroom_cli_table_add_gib (table, _("Master weights"), m->master_weights);
-  headroom_cli_table_add_gib (table, _("Gradients"), m->gradients + m->grad_accumulation_buffer);
-  headroom_cli_table_add_gib (table, _("Optimizer states"), m->optimizer);
-  if (training->finetune.method == HR_FINETUNE_LORA || training->finetune.method == HR_FINETUNE_QLORA
-      || training->finetune.method == HR_FINETUNE_DORA)
-    headroom_cli_table_add_gib (table, _("  of these four, adapters"), m->adapters);
-  headroom_cli_table_add_gib (table, _("Activations"), m->activations);
-  headroom_cli_table_add_gib (table, _("  of which one layer"), m->activations_per_layer);
-  headroom_cli_table_add_gib (table, _("Temporary buffers"), m->temporary);
-  headroom_cli_table_add_gib (table, _("Framework overhead"), m->overhead);
+  /* The window's memory segments, which add up to the total; the host
+   * memory of an offloaded optimizer is listed after it. */
+  for (guint i = 0; i < g_list_model_get_n_items (r->segments); i++)
+    {
+      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (r->segments, i);
+
+      if (g_str_has_prefix (headroom_quantity_get_name (q), "cpu_"))
+        continue;
+      headroom_cli_table_add_gib (table, headroom_quantity_get_label (q), headroom_quantity_get_value (q));
+      if (g_strcmp0 (headroom_quantity_get_name (q), "activations") == 0)
+        headroom_cli_table_add_gib (table, _("  of which one layer"), m->activations_per_layer);
+    }
   headroom_cli_table_add_gib (table, _("Total"), m->total);
   headroom_cli_table_add_gib (table, _("Capacity"), m->capacity);
   if (m->fits)
@@ -431,10 +432,7 @@ print_train_table (const char       *name,
   if (m->cpu_bytes > 0)
     headroom_cli_table_add_gib (table, _("Offloaded to CPU"), m->cpu_bytes);
   if (m->pageable > 0)
-    {
-      headroom_cli_table_add_gib (table, _("Paged optimizer states"), m->pageable);
-      headroom_cli_table_add_gib (table, _("  paged out to the host"), m->paged_out);
-    }
+    headroom_cli_table_add_gib (table, _("Paged optimizer states"), m->pageable);
   headroom_cli_table_print (table);
 
   g_clear_pointer (&table, headroom_cli_table_free);
@@ -535,6 +533,7 @@ run_train (HeadroomCliModel       *model,
     {
       g_clear_pointer (&result.explanations, g_ptr_array_unref);
       g_clear_pointer (&result.trainable_share, g_free);
+      g_clear_object (&result.segments);
       return headroom_cli_report_error (error);
     }
 
@@ -548,6 +547,7 @@ run_train (HeadroomCliModel       *model,
     }
   g_clear_pointer (&result.explanations, g_ptr_array_unref);
   g_clear_pointer (&result.trainable_share, g_free);
+  g_clear_object (&result.segments);
 
   return HEADROOM_CLI_EXIT_OK;
 }

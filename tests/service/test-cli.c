@@ -890,6 +890,66 @@ test_train_table (void)
   g_assert_nonnull (strstr (run.out, "does not fit"));
 }
 
+/* The table's memory rows are the window's segments and add up to its
+ * total: Llama 3.1 8B on 8 H100, ZeRO 1, 64 sequences of 8,192 in 8
+ * micro-batches keeps an fp32 accumulation buffer (8,030,261,248 × 4 B =
+ * 29.92 GiB) as its own row beside the 16-bit gradients (14.96 GiB), and
+ * the allocator's rounding is a row; each row is rounded to 0.01 GiB. */
+static void
+test_train_table_adds_up (void)
+{
+  const char *const layouts[][6] = {
+    { "--global-batch", "64", "--micro-batch", "1", "--method", "full" },
+    { "--global-batch", "8", "--micro-batch", "1", "--method", "qlora" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (layouts); i++)
+    {
+      g_auto(Run) run = { 0 };
+      g_auto(GStrv) lines = NULL;
+      double sum = 0, total = -1;
+      guint rows = 0;
+      gboolean in_memory = FALSE;
+
+      run_cli (&run, "train", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--gpus", "8",
+               layouts[i][0], layouts[i][1], layouts[i][2], layouts[i][3], layouts[i][4],
+               layouts[i][5], NULL);
+      g_assert_cmpint (run.status, ==, 0);
+      if (i == 0)
+        {
+          g_assert_nonnull (strstr (run.out, "\nGradients                      14.96 GiB\n"));
+          g_assert_nonnull (strstr (run.out, "\nGradient accumulation          29.92 GiB\n"));
+          g_assert_nonnull (strstr (run.out, "\nAllocator rounding and cache"));
+        }
+      lines = g_strsplit (run.out, "\n", -1);
+      for (guint j = 0; lines[j] != NULL; j++)
+        {
+          const char *gib = strstr (lines[j], " GiB");
+          const char *number = gib;
+
+          if (g_str_has_prefix (lines[j], "Memory of the most loaded GPU"))
+            {
+              in_memory = TRUE;
+              continue;
+            }
+          if (!in_memory || gib == NULL || g_str_has_prefix (lines[j], "  of which"))
+            continue;
+          while (number > lines[j] && number[-1] != ' ')
+            number--;
+          if (g_str_has_prefix (lines[j], "Total"))
+            {
+              total = g_ascii_strtod (number, NULL);
+              break;
+            }
+          sum += g_ascii_strtod (number, NULL);
+          rows++;
+        }
+      g_assert_cmpuint (rows, >=, 5);
+      g_assert_cmpfloat (total, >, 0);
+      g_assert_cmpfloat_with_epsilon (sum, total, 0.005 * (rows + 1));
+    }
+}
+
 /* Under PP the memory is the most loaded stage's, named counted from 1:
  * Llama 3.1 405B's 126 layers on 8 ranks × 2 stages, torchtitan's split,
  * rank 1 of 0–7 holds 16 layers and all its 16 chunk forwards in flight. */
@@ -2085,6 +2145,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/paged-optimizer", test_train_paged_optimizer);
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/table-stage", test_train_table_stage);
+  g_test_add_func ("/cli/train/table-adds-up", test_train_table_adds_up);
   g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
   g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
