@@ -258,8 +258,9 @@ typedef struct
 } MemoryBounds;
 
 static const MemoryBounds torchtitan_misses[] = {
-  /* 70B on FSDP 32 × TP 8 and 405B on TP 8 × PP 8: what FSDP under TP adds
-   * and AsyncTP's symmetric-memory buffers are not yet derived */
+  /* 70B on FSDP 32 × TP 8 and 405B on TP 8 × PP 8: what TP's full-width
+   * transients leave cached at the loss's backward is not yet derived
+   * (docs/training.md; AsyncTP's symmetric memory is outside the allocator) */
   { "t4-70b-256gpu-2d", 0.85, 0.95 },
   { "t5-405b-512gpu-1f1b", 0.80, 0.85 },
   { "t5-405b-512gpu-interleaved", 0.80, 0.90 },
