@@ -45,18 +45,70 @@ headroom_fit_advice_init (HeadroomFitAdvice *self)
 {
 }
 
+/* A change found by the search: plain data, so that a worker thread can
+ * make it; the HeadroomFitAdvice objects are made from it afterwards. */
+typedef struct
+{
+  char   *key;
+  char   *value;
+  char   *text;
+  double  memory;
+} Change;
+
+static void
+change_clear (Change *change)
+{
+  g_free (change->key);
+  g_free (change->value);
+  g_free (change->text);
+}
+
+/* What the search reads, taken on the calling thread and owned by the
+ * search alone: the project's bytes, and copies of its model and GPU
+ * entries (the default catalog is not thread-safe). */
+typedef struct
+{
+  GBytes          *bytes;
+  HeadroomCatalog *catalog;
+} Snapshot;
+
+static void
+snapshot_free (Snapshot *snapshot)
+{
+  g_bytes_unref (snapshot->bytes);
+  g_object_unref (snapshot->catalog);
+  g_free (snapshot);
+}
+
+static Snapshot *
+snapshot_new (HeadroomProject *project)
+{
+  Snapshot *snapshot = g_new0 (Snapshot, 1);
+
+  snapshot->bytes = headroom_project_to_bytes (project);
+  snapshot->catalog = headroom_catalog_dup_entries (headroom_catalog_get_default (),
+                                                    headroom_project_get_preset (project),
+                                                    headroom_project_get_string (project, "hardware.gpu"));
+  return snapshot;
+}
+
 /* Sets `key` to `value` on the copy and says whether the estimate fits;
- * the copy is put back afterwards. */
+ * the copy is put back afterwards. Once `cancellable` is cancelled nothing
+ * fits, so that the search ends at once. */
 static gboolean
 fits_with (HeadroomProject   *copy,
            HeadroomEstimator *estimator,
+           GCancellable      *cancellable,
            const char        *key,
            const char        *value,
            double            *memory)
 {
-  g_autofree char *before = headroom_project_dup_value_string (copy, key);
+  g_autofree char *before = NULL;
   gboolean fits;
 
+  if (g_cancellable_is_cancelled (cancellable))
+    return FALSE;
+  before = headroom_project_dup_value_string (copy, key);
   if (!headroom_project_set_from_string (copy, key, value, NULL))
     return FALSE;
   headroom_estimator_recompute_now (estimator);
@@ -70,30 +122,35 @@ fits_with (HeadroomProject   *copy,
 }
 
 static void
-add (GListStore *store,
+add (GArray     *changes,
      const char *key,
      const char *value,
      const char *from,
      double      memory)
 {
-  HeadroomFitAdvice *advice = g_object_new (HEADROOM_TYPE_FIT_ADVICE, NULL);
   const HeadroomKeyInfo *info = headroom_project_find_key (key);
   g_autofree char *gib = headroom_format_gib (memory);
+  Change change = {
+    .key = g_strdup (key),
+    .value = g_strdup (value),
+    .memory = memory,
+    /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch 2 (now 8): 71.2 GiB per GPU" */
+    .text = g_strdup_printf (_("%s %s (now %s): %s per GPU"), _(info->label), value, from, gib),
+  };
 
-  advice->key = g_strdup (key);
-  advice->value = g_strdup (value);
-  advice->memory = memory;
-  /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch 2 (now 8): 71.2 GiB per GPU" */
-  advice->text = g_strdup_printf (_("%s %s (now %s): %s per GPU"), _(info->label), value, from, gib);
-  g_list_store_append (store, advice);
-  g_object_unref (advice);
+  g_array_append_val (changes, change);
 }
 
-GListModel *
-headroom_fit_advice_search (HeadroomProject *project)
+/* The whole search, on a training project parsed from `snapshot`; touches
+ * nothing else, so that it can run in any thread (the caller keeps the
+ * estimator's idle source off another thread's main loop: see
+ * search_thread). NULL when cancelled. */
+static GArray *
+search_changes (Snapshot      *snapshot,
+                GCancellable  *cancellable,
+                GError       **error)
 {
-  GListStore *store = g_list_store_new (HEADROOM_TYPE_FIT_ADVICE);
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GArray) changes = g_array_new (FALSE, FALSE, sizeof (Change));
   g_autoptr(HeadroomProject) copy = NULL;
   g_autoptr(HeadroomEstimator) estimator = NULL;
   static const char * const recompute[] = { "selective", "full" };
@@ -101,18 +158,14 @@ headroom_fit_advice_search (HeadroomProject *project)
   gint64 micro_batch, zero, tp, gpus_per_node, nodes;
   g_autofree char *recompute_now = NULL;
 
-  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), G_LIST_MODEL (store));
-
-  if (headroom_project_get_workload (project) != HEADROOM_WORKLOAD_TRAINING)
-    return G_LIST_MODEL (store);
-  bytes = headroom_project_to_bytes (project);
-  copy = headroom_project_new_from_bytes (bytes, NULL);
+  g_array_set_clear_func (changes, (GDestroyNotify) change_clear);
+  copy = headroom_project_new_from_bytes_with_catalog (snapshot->bytes, snapshot->catalog, NULL);
   if (copy == NULL)
-    return G_LIST_MODEL (store);
+    return g_steal_pointer (&changes);
   estimator = headroom_estimator_new (copy);
   headroom_estimator_recompute_now (estimator);
   if (headroom_estimator_get_error (estimator) != NULL || headroom_estimator_get_fits (estimator))
-    return G_LIST_MODEL (store);
+    return g_steal_pointer (&changes);
 
   /* A smaller micro-batch: the largest that fits, halving. */
   micro_batch = headroom_project_get_int (copy, "training.micro_batch");
@@ -121,9 +174,9 @@ headroom_fit_advice_search (HeadroomProject *project)
       g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, mb);
       g_autofree char *from = g_strdup_printf ("%" G_GINT64_FORMAT, micro_batch);
 
-      if (fits_with (copy, estimator, "training.micro_batch", value, &memory))
+      if (fits_with (copy, estimator, cancellable, "training.micro_batch", value, &memory))
         {
-          add (store, "training.micro_batch", value, from, memory);
+          add (changes, "training.micro_batch", value, from, memory);
           break;
         }
     }
@@ -135,9 +188,9 @@ headroom_fit_advice_search (HeadroomProject *project)
       if (g_strcmp0 (recompute_now, recompute[i]) == 0
           || (i == 0 && g_strcmp0 (recompute_now, "full") == 0))
         continue;
-      if (fits_with (copy, estimator, "training.recompute", recompute[i], &memory))
+      if (fits_with (copy, estimator, cancellable, "training.recompute", recompute[i], &memory))
         {
-          add (store, "training.recompute", recompute[i], recompute_now ? recompute_now : "none", memory);
+          add (changes, "training.recompute", recompute[i], recompute_now ? recompute_now : "none", memory);
           break;
         }
     }
@@ -149,9 +202,9 @@ headroom_fit_advice_search (HeadroomProject *project)
       g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, z);
       g_autofree char *from = g_strdup_printf ("%" G_GINT64_FORMAT, zero);
 
-      if (fits_with (copy, estimator, "training.zero_stage", value, &memory))
+      if (fits_with (copy, estimator, cancellable, "training.zero_stage", value, &memory))
         {
-          add (store, "training.zero_stage", value, from, memory);
+          add (changes, "training.zero_stage", value, from, memory);
           break;
         }
     }
@@ -164,9 +217,9 @@ headroom_fit_advice_search (HeadroomProject *project)
       g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, t);
       g_autofree char *from = g_strdup_printf ("%" G_GINT64_FORMAT, tp);
 
-      if (fits_with (copy, estimator, "training.tensor_parallel", value, &memory))
+      if (fits_with (copy, estimator, cancellable, "training.tensor_parallel", value, &memory))
         {
-          add (store, "training.tensor_parallel", value, from, memory);
+          add (changes, "training.tensor_parallel", value, from, memory);
           break;
         }
     }
@@ -178,13 +231,113 @@ headroom_fit_advice_search (HeadroomProject *project)
       g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, n);
       g_autofree char *from = g_strdup_printf ("%" G_GINT64_FORMAT, nodes);
 
-      if (fits_with (copy, estimator, "hardware.nodes", value, &memory))
+      if (fits_with (copy, estimator, cancellable, "hardware.nodes", value, &memory))
         {
-          add (store, "hardware.nodes", value, from, memory);
+          add (changes, "hardware.nodes", value, from, memory);
           break;
         }
     }
+
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+  return g_steal_pointer (&changes);
+}
+
+/* The GListModel of HeadroomFitAdvice, on the thread that reads it. */
+static GListModel *
+store_new (GArray *changes)
+{
+  GListStore *store = g_list_store_new (HEADROOM_TYPE_FIT_ADVICE);
+
+  for (guint i = 0; changes != NULL && i < changes->len; i++)
+    {
+      Change *change = &g_array_index (changes, Change, i);
+      HeadroomFitAdvice *advice = g_object_new (HEADROOM_TYPE_FIT_ADVICE, NULL);
+
+      advice->key = g_steal_pointer (&change->key);
+      advice->value = g_steal_pointer (&change->value);
+      advice->text = g_steal_pointer (&change->text);
+      advice->memory = change->memory;
+      g_list_store_append (store, advice);
+      g_object_unref (advice);
+    }
   return G_LIST_MODEL (store);
+}
+
+GListModel *
+headroom_fit_advice_search (HeadroomProject *project)
+{
+  Snapshot *snapshot;
+  g_autoptr(GArray) changes = NULL;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), store_new (NULL));
+
+  if (headroom_project_get_workload (project) != HEADROOM_WORKLOAD_TRAINING)
+    return store_new (NULL);
+  snapshot = snapshot_new (project);
+  changes = search_changes (snapshot, NULL, NULL);
+  snapshot_free (snapshot);
+  return store_new (changes);
+}
+
+static void
+search_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  GError *error = NULL;
+  GArray *changes;
+
+  /* The estimator queues its recomputation on the thread-default context:
+   * this one, which nothing iterates; recompute_now() cancels it. */
+  g_main_context_push_thread_default (context);
+  changes = search_changes (task_data, cancellable, &error);
+  g_main_context_pop_thread_default (context);
+  if (changes == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, changes, (GDestroyNotify) g_array_unref);
+}
+
+void
+headroom_fit_advice_search_async (HeadroomProject     *project,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (HEADROOM_IS_PROJECT (project));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, headroom_fit_advice_search_async);
+  g_task_set_name (task, "[headroom] fit advice");
+  if (headroom_project_get_workload (project) != HEADROOM_WORKLOAD_TRAINING)
+    {
+      g_task_return_pointer (task, g_array_new (FALSE, FALSE, sizeof (Change)),
+                             (GDestroyNotify) g_array_unref);
+      return;
+    }
+  g_task_set_task_data (task, snapshot_new (project), (GDestroyNotify) snapshot_free);
+  g_task_run_in_thread (task, search_thread);
+}
+
+GListModel *
+headroom_fit_advice_search_finish (GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_autoptr(GArray) changes = NULL;
+
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == headroom_fit_advice_search_async, NULL);
+
+  changes = g_task_propagate_pointer (G_TASK (result), error);
+  if (changes == NULL)
+    return NULL;
+  return store_new (changes);
 }
 
 const char *

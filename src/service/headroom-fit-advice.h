@@ -8,6 +8,14 @@
  * stage, tensor parallelism, more GPUs (whole nodes). Each change that fits
  * is one HeadroomFitAdvice, in that order (cheapest in step time first:
  * a smaller micro-batch only adds accumulation steps; more GPUs add cost).
+ *
+ * The search takes a snapshot of the project (its bytes and its own copy of
+ * the model and GPU catalog entries) on the calling thread and works on a
+ * project parsed from it, as HeadroomSweeper does: in place with
+ * headroom_fit_advice_search(), or in a worker thread with
+ * headroom_fit_advice_search_async(), which touches nothing the caller's
+ * thread owns and builds the HeadroomFitAdvice objects when it finishes,
+ * on that thread. Both give the same changes.
  */
 #pragma once
 
@@ -25,6 +33,16 @@ G_DECLARE_FINAL_TYPE (HeadroomFitAdvice, headroom_fit_advice, HEADROOM, FIT_ADVI
  * empty when it fits already, is invalid or is not a training project, or
  * when no single change is enough. */
 GListModel *headroom_fit_advice_search      (HeadroomProject   *project) G_GNUC_WARN_UNUSED_RESULT;
+/* The same in a worker thread. Cancelling `cancellable` stops the search
+ * and makes _finish() fail with G_IO_ERROR_CANCELLED even when the worker
+ * had finished: a caller that cancels the previous search before starting
+ * the next never sees a stale result. */
+void        headroom_fit_advice_search_async  (HeadroomProject     *project,
+                                               GCancellable        *cancellable,
+                                               GAsyncReadyCallback  callback,
+                                               gpointer             user_data);
+GListModel *headroom_fit_advice_search_finish (GAsyncResult        *result,
+                                               GError             **error) G_GNUC_WARN_UNUSED_RESULT;
 
 /* The key to change and its new value as a file writes it ("training.zero_stage", "3"). */
 const char *headroom_fit_advice_get_key     (HeadroomFitAdvice *self);

@@ -68,6 +68,100 @@ test_does_not_fit (void)
   g_assert_cmpint (headroom_project_get_int (project, "training.micro_batch"), ==, 32);
 }
 
+typedef struct
+{
+  GListModel *advice;
+  GError     *error;
+  gboolean    done;
+} Searched;
+
+static void
+searched_cb (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Searched *searched = user_data;
+
+  searched->advice = headroom_fit_advice_search_finish (result, &searched->error);
+  searched->done = TRUE;
+}
+
+static void
+assert_same_advice (GListModel *a,
+                    GListModel *b)
+{
+  guint n = g_list_model_get_n_items (a);
+
+  g_assert_cmpuint (g_list_model_get_n_items (b), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(HeadroomFitAdvice) x = g_list_model_get_item (a, i);
+      g_autoptr(HeadroomFitAdvice) y = g_list_model_get_item (b, i);
+
+      g_assert_cmpstr (headroom_fit_advice_get_key (x), ==, headroom_fit_advice_get_key (y));
+      g_assert_cmpstr (headroom_fit_advice_get_value (x), ==, headroom_fit_advice_get_value (y));
+      g_assert_cmpstr (headroom_fit_advice_get_text (x), ==, headroom_fit_advice_get_text (y));
+      g_assert_cmpfloat (headroom_fit_advice_get_memory (x), ==, headroom_fit_advice_get_memory (y));
+    }
+}
+
+/* The search in a worker thread gives what the search in place gives, for
+ * the project as it was when the search started; a search cancelled for a
+ * newer one reports only that it was cancelled, even when the worker had
+ * finished. */
+static void
+test_async (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(GListModel) sync_32 = NULL;
+  g_autoptr(GListModel) sync_16 = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Searched at_32 = { 0 }, stale = { 0 }, fresh = { 0 }, fits = { 0 };
+
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 32, NULL));
+  sync_32 = headroom_fit_advice_search (project);
+  headroom_fit_advice_search_async (project, NULL, searched_cb, &at_32);
+  /* The newer change: the search under way is of micro-batch 32. */
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 16, NULL));
+  headroom_fit_advice_search_async (project, cancellable, searched_cb, &stale);
+  /* Give the stale search time to finish in its worker: cancelled after, it is still dropped. */
+  g_usleep (G_USEC_PER_SEC / 10);
+  g_cancellable_cancel (cancellable);
+  headroom_fit_advice_search_async (project, NULL, searched_cb, &fresh);
+  sync_16 = headroom_fit_advice_search (project);
+  while (!(at_32.done && stale.done && fresh.done))
+    g_main_context_iteration (NULL, TRUE);
+
+  g_assert_no_error (at_32.error);
+  g_assert_cmpuint (g_list_model_get_n_items (sync_32), >, 0);
+  assert_same_advice (at_32.advice, sync_32);
+  g_assert_error (stale.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (stale.advice);
+  g_assert_no_error (fresh.error);
+  assert_same_advice (fresh.advice, sync_16);
+  /* The two differ: the first change names the micro-batch it starts from. */
+  {
+    g_autoptr(HeadroomFitAdvice) first_32 = g_list_model_get_item (at_32.advice, 0);
+    g_autoptr(HeadroomFitAdvice) first_16 = g_list_model_get_item (fresh.advice, 0);
+
+    g_assert_nonnull (strstr (headroom_fit_advice_get_text (first_32), "(now 32)"));
+    g_assert_nonnull (strstr (headroom_fit_advice_get_text (first_16), "(now 16)"));
+  }
+
+  /* Micro-batch 1 fits (see the top): nothing to advise. */
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 1, NULL));
+  headroom_fit_advice_search_async (project, NULL, searched_cb, &fits);
+  while (!fits.done)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_no_error (fits.error);
+  g_assert_cmpuint (g_list_model_get_n_items (fits.advice), ==, 0);
+
+  g_clear_object (&at_32.advice);
+  g_clear_object (&fresh.advice);
+  g_clear_object (&fits.advice);
+  g_clear_error (&stale.error);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -76,5 +170,6 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fit-advice/fits-already", test_fits_already);
   g_test_add_func ("/fit-advice/does-not-fit", test_does_not_fit);
+  g_test_add_func ("/fit-advice/async", test_async);
   return g_test_run ();
 }

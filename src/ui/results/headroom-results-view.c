@@ -38,6 +38,7 @@ struct _HeadroomResultsView
   GtkWidget         *fit_box;
   GtkListBox        *fit_list;
   guint              fit_source;
+  GCancellable      *fit_cancellable;
   HeadroomFitsPlot  *fits_plot;
 
   GPtrArray         *memory_names;   /* segment names in the order added to the bars */
@@ -706,7 +707,7 @@ sweep_start (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean fit_advice_idle (gpointer data);
+static gboolean fit_advice_start (gpointer data);
 
 static void
 unwatch_paint (HeadroomResultsView *self)
@@ -725,11 +726,11 @@ after_paint (GdkFrameClock       *clock,
   if (self->sweep_stale && self->sweep_source == 0)
     self->sweep_source = g_idle_add_full (G_PRIORITY_LOW, sweep_start, self, NULL);
   if (self->fit_stale && self->fit_source == 0)
-    self->fit_source = g_idle_add_full (G_PRIORITY_LOW, fit_advice_idle, self, NULL);
+    self->fit_source = g_idle_add_full (G_PRIORITY_LOW, fit_advice_start, self, NULL);
   self->sweep_stale = self->fit_stale = FALSE;
 }
 
-/* The sweep (a worker thread) and the search for what fits start once the
+/* The sweep and the search for what fits (worker threads) start once the
  * new figures are painted, so that they take nothing from that frame, and
  * only while the view is shown: a hidden view catches up when shown. */
 static void
@@ -775,17 +776,22 @@ advice_row_new (HeadroomResultsView *self)
   return row;
 }
 
-/* What would make it fit: searched by the service after the frame. The
- * rows are kept and retitled, as an edit changes their figures only. */
-static gboolean
-fit_advice_idle (gpointer data)
+/* What would make it fit: searched by the service in a worker thread. The
+ * rows are kept and retitled, as an edit changes their figures only. A
+ * search that a newer one replaced was cancelled and ends here unseen. */
+static void
+fit_advice_done_cb (GObject      *source,
+                    GAsyncResult *result,
+                    gpointer      user_data)
 {
-  HeadroomResultsView *self = data;
-  g_autoptr(GListModel) advice = headroom_fit_advice_search (headroom_estimator_get_project (self->estimator));
-  guint n = g_list_model_get_n_items (advice);
+  g_autoptr(HeadroomResultsView) self = user_data;
+  g_autoptr(GListModel) advice = headroom_fit_advice_search_finish (result, NULL);
   GtkListBoxRow *extra;
+  guint n;
 
-  self->fit_source = 0;
+  if (advice == NULL || self->estimator == NULL)
+    return;
+  n = g_list_model_get_n_items (advice);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(HeadroomFitAdvice) item = g_list_model_get_item (advice, i);
@@ -803,6 +809,19 @@ fit_advice_idle (gpointer data)
   while ((extra = gtk_list_box_get_row_at_index (self->fit_list, (int) n)) != NULL)
     gtk_list_box_remove (self->fit_list, GTK_WIDGET (extra));
   gtk_widget_set_visible (self->fit_box, n > 0);
+}
+
+static gboolean
+fit_advice_start (gpointer data)
+{
+  HeadroomResultsView *self = data;
+
+  self->fit_source = 0;
+  g_cancellable_cancel (self->fit_cancellable);
+  g_clear_object (&self->fit_cancellable);
+  self->fit_cancellable = g_cancellable_new ();
+  headroom_fit_advice_search_async (headroom_estimator_get_project (self->estimator),
+                                    self->fit_cancellable, fit_advice_done_cb, g_object_ref (self));
   return G_SOURCE_REMOVE;
 }
 
@@ -811,6 +830,8 @@ refresh_fit_advice (HeadroomResultsView *self)
 {
   gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
 
+  /* A search under way is of the project before this change. */
+  g_cancellable_cancel (self->fit_cancellable);
   if (headroom_estimator_get_fits (self->estimator) || !training
       || headroom_estimator_get_error (self->estimator) != NULL)
     {
@@ -898,6 +919,8 @@ headroom_results_view_dispose (GObject *object)
   g_clear_handle_id (&self->fit_source, g_source_remove);
   g_cancellable_cancel (self->sweep_cancellable);
   g_clear_object (&self->sweep_cancellable);
+  g_cancellable_cancel (self->fit_cancellable);
+  g_clear_object (&self->fit_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), HEADROOM_TYPE_RESULTS_VIEW);
   g_clear_pointer (&self->summary_tiles, g_ptr_array_unref);
   g_clear_pointer (&self->flops_cells, g_ptr_array_unref);
