@@ -7,6 +7,7 @@
  *
  *   GSK_RENDERER=cairo bench-window          # or gl, ngl
  *   bench-window --shot wide.png --width 1280 --height 800 [--dark] [--page hardware] [--scroll 1]
+ *   valgrind --tool=callgrind bench-window --start   # the start's instructions
  *
  * Start: from main() to the end of the first frame painted with results.
  * Change: from a row's new value (as typing it sets it) through project,
@@ -238,7 +239,7 @@ main (int   argc,
   g_autofree char *open = NULL;
   int width = 1280, height = 800, n_changes = 50;
   double scroll = 0;
-  gboolean dark = FALSE, results = FALSE;
+  gboolean dark = FALSE, results = FALSE, start_only = FALSE;
   GOptionEntry entries[] = {
     { "shot", 0, 0, G_OPTION_ARG_FILENAME, &shot, "Save a screenshot instead of timing", "PNG" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Window width", "PX" },
@@ -250,6 +251,7 @@ main (int   argc,
     { "open", 0, 0, G_OPTION_ARG_FILENAME, &open, "Open a project first", "FILE" },
     { "scroll", 0, 0, G_OPTION_ARG_DOUBLE, &scroll, "Scroll the results (the --page folded) this far down (0 to 1)", "F" },
     { "changes", 0, 0, G_OPTION_ARG_INT, &n_changes, "Number of changes", "N" },
+    { "start", 0, 0, G_OPTION_ARG_NONE, &start_only, "Time the start only: quit after the first frame", NULL },
     { NULL }
   };
   static const struct { const char *key; double a, b; } edits[] = {
@@ -320,6 +322,15 @@ main (int   argc,
   start_render = sum_render;
   start_layout_cpu = sum_layout_cpu;
   start_render_cpu = sum_render_cpu;
+
+  if (start_only)
+    {
+      g_print ("start to first frame with results: %.1f ms (%.1f ms of process CPU since exec)\n",
+               start_us / 1000.0, start_cpu / 1000.0);
+      headroom_project_set_modified (headroom_window_get_project (window), FALSE);
+      gtk_window_destroy (GTK_WINDOW (window));
+      return 0;
+    }
 
   if (shot != NULL)
     {
