@@ -402,6 +402,23 @@ test_structure_row (void)
   window_destroy (window);
 }
 
+/* The first mapped label containing `part`, waiting up to 5 s for it: What
+ * Fits is searched after the next frame, which the frame clock paints on its
+ * own schedule, not within drain_main_loop(). */
+static GtkLabel *
+wait_for_label (HeadroomWindow *window,
+                const char     *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  GtkLabel *label;
+
+  while ((label = find_label (GTK_WIDGET (window), part)) == NULL
+         && g_get_monotonic_time () < deadline)
+    if (!g_main_context_iteration (NULL, FALSE))
+      g_usleep (1000);
+  return label;
+}
+
 /* A run that does not fit still shows its time and cost, dimmed, with the
  * reason; "step" means one thing (issue 16). */
 static void
@@ -428,7 +445,7 @@ test_not_fit_marked (void)
   g_assert_nonnull (find_label (GTK_WIDGET (window), "a run that cannot start"));
 
   /* What Fits says what would make it fit, and applies it. */
-  g_assert_nonnull (find_label (GTK_WIDGET (window), "Any one of these changes makes the run fit"));
+  g_assert_nonnull (wait_for_label (window, "Any one of these changes makes the run fit"));
   {
     GtkLabel *first = find_label (GTK_WIDGET (window), "Micro-batch ");
     GtkWidget *row, *apply;
