@@ -13,10 +13,12 @@
 #include <string.h>
 
 #include "headroom-application.h"
+#include "headroom-hardware-page.h"
 #include "headroom-hub-dialog.h"
 #include "headroom-setting.h"
 #include "headroom-spin-row.h"
 #include "headroom-sweep-dialog.h"
+#include "headroom-workload-page.h"
 #include "headroom-window-private.h"
 
 static HeadroomApplication *app;
@@ -198,6 +200,8 @@ test_wheel_scrolls_page (void)
   GtkWidget *row = headroom_window_get_row (window, "training.global_batch");
 
   g_assert_nonnull (row);
+  /* The Hardware page's rows too (built on demand, see test_lazy_pages). */
+  g_assert_nonnull (headroom_window_get_row (window, "hardware.nodes"));
   g_assert_false (has_scroll_controller (GTK_WIDGET (headroom_spin_row_get_spin_button (HEADROOM_SPIN_ROW (row)))));
   g_assert_cmpuint (count_scrolling_spins (GTK_WIDGET (window)), ==, 0);
   window_destroy (window);
@@ -235,6 +239,81 @@ test_finetune_rows (void)
       g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.freeze_layers"))
                      == cases[c].freeze);
     }
+  window_destroy (window);
+}
+
+static guint
+count_spin_rows (GtkWidget *widget)
+{
+  guint n = HEADROOM_IS_SPIN_ROW (widget) ? 1 : 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += count_spin_rows (child);
+  return n;
+}
+
+/* The window starts on the Model page and builds only it: the Hardware and
+ * Training pages build their rows when first shown or asked for a row, bound
+ * to the project as it is then, and follow it afterwards. */
+static void
+test_lazy_pages (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *hardware = find_widget (GTK_WIDGET (window), HEADROOM_TYPE_HARDWARE_PAGE, FALSE);
+  GtkWidget *workload = find_widget (GTK_WIDGET (window), HEADROOM_TYPE_WORKLOAD_PAGE, FALSE);
+  AdwViewStack *stack = ADW_VIEW_STACK (gtk_widget_get_ancestor (hardware, ADW_TYPE_VIEW_STACK));
+  GtkWidget *row;
+  GtkWidget *gpu_row;
+  GtkEditable *field;
+
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (stack), ==, "model");
+  g_assert_cmpuint (count_spin_rows (hardware), ==, 0);
+  g_assert_cmpuint (count_spin_rows (workload), ==, 0);
+  /* Edits made while they are not built show once they are. */
+  g_assert_true (headroom_project_set_int (project, "hardware.nodes", 2, NULL));
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 4, NULL));
+  drain_main_loop ();
+
+  /* Shown: every row, bound. 2 nodes as set above; the GPU chooser on the
+   * example's H100 SXM; the inter-node bandwidth left at 0 shows the
+   * catalog's figure for the H100 SXM, 50 GB/s (400 Gb/s NDR per GPU). */
+  adw_view_stack_set_visible_child_name (stack, "hardware");
+  drain_main_loop ();
+  g_assert_true (gtk_widget_get_mapped (hardware));
+  g_assert_cmpuint (count_spin_rows (hardware), >, 0);
+  row = headroom_window_get_row (window, "hardware.nodes");
+  g_assert_true (gtk_widget_is_ancestor (row, hardware));
+  g_assert_true (gtk_widget_get_mapped (row));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 2);
+  gpu_row = headroom_window_get_row (window, "hardware.gpu");
+  g_assert_true (gtk_widget_is_ancestor (gpu_row, hardware));
+  g_assert_cmpstr (headroom_gpu_info_get_id (adw_combo_row_get_selected_item (ADW_COMBO_ROW (gpu_row))),
+                   ==, "h100-sxm");
+  field = gtk_editable_get_delegate (GTK_EDITABLE (headroom_spin_row_get_spin_button (
+    HEADROOM_SPIN_ROW (headroom_window_get_row (window, "hardware.inter_node_bandwidth")))));
+  g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "Default (50 GB/s)");
+  /* Project → row and row → project. */
+  g_assert_true (headroom_project_set_int (project, "hardware.nodes", 3, NULL));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 3);
+  headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), 1);
+  g_assert_cmpint (headroom_project_get_int (project, "hardware.nodes"), ==, 1);
+
+  /* Asked for a row, the Training page builds while hidden. */
+  g_assert_cmpuint (count_spin_rows (workload), ==, 0);
+  row = headroom_window_get_row (window, "training.micro_batch");
+  g_assert_true (gtk_widget_is_ancestor (row, workload));
+  g_assert_false (gtk_widget_get_mapped (row));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 4);
+  g_assert_true (headroom_project_set_int (project, "training.micro_batch", 2, NULL));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 2);
+  /* Under inference its training rows hide, as when built at start. */
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  g_assert_false (gtk_widget_get_visible (row));
+  g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "inference.batch")));
+  /* A key of no page builds nothing. */
+  g_assert_null (headroom_window_get_row (window, "no.such_key"));
   window_destroy (window);
 }
 
@@ -697,6 +776,7 @@ main (int   argc,
   g_test_add_func ("/setting/wheel-scrolls-page", test_wheel_scrolls_page);
   g_test_add_func ("/setting/preset-search-enter", test_preset_search_enter);
   g_test_add_func ("/setting/finetune-rows", test_finetune_rows);
+  g_test_add_func ("/setting/lazy-pages", test_lazy_pages);
   g_test_add_func ("/layout/stable-split", test_stable_split);
   g_test_add_func ("/layout/switcher", test_switcher);
   g_test_add_func ("/layout/narrow", test_narrow);

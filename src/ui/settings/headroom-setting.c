@@ -386,6 +386,22 @@ headroom_setting_list_page (const char *page)
   return settings;
 }
 
+gboolean
+headroom_setting_is_on_page (const char *key,
+                             const char *page)
+{
+  gboolean extra;
+  const HeadroomKeyInfo *info;
+  g_autofree char *prefix = NULL;
+
+  g_return_val_if_fail (key != NULL, FALSE);
+  g_return_val_if_fail (page != NULL, FALSE);
+
+  info = find_key (key, &extra);
+  prefix = g_strconcat (page, "/", NULL);
+  return info != NULL && info->group != NULL && g_str_has_prefix (info->group, prefix);
+}
+
 HeadroomProject *
 headroom_setting_get_project (HeadroomSetting *self)
 {

@@ -47,6 +47,10 @@ void             headroom_setting_set_error    (HeadroomSetting *self,
  * "workload"), in the table's order, then the extra model keys; the
  * preset and GPU choosers are the pages' own. */
 GPtrArray       *headroom_setting_list_page    (const char      *page) G_GNUC_WARN_UNUSED_RESULT;
+/* Whether the key table files `key` on `page` (its list above, or the
+ * page's own chooser: hardware.gpu), without building a row. */
+gboolean         headroom_setting_is_on_page   (const char      *key,
+                                                const char      *page);
 
 /* How a choice value of `key` reads ("bf16-mixed" → "BF16 mixed precision"),
  * from the key table, translated. */
