@@ -294,6 +294,13 @@ test_lazy_pages (void)
   field = gtk_editable_get_delegate (GTK_EDITABLE (headroom_spin_row_get_spin_button (
     HEADROOM_SPIN_ROW (headroom_window_get_row (window, "hardware.inter_node_bandwidth")))));
   g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "Default (50 GB/s)");
+  /* Tab reaches them: the first is the GPU chooser. */
+  g_assert_true (gtk_widget_child_focus (hardware, GTK_DIR_TAB_FORWARD));
+  {
+    GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+    g_assert_true (focus == gpu_row || gtk_widget_is_ancestor (focus, gpu_row));
+  }
   /* Project → row and row → project. */
   g_assert_true (headroom_project_set_int (project, "hardware.nodes", 3, NULL));
   g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 3);
