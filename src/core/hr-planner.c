@@ -485,7 +485,7 @@ evaluate_rank (const PlanContext      *ctx,
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
   double norm_bytes, mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec, cast_fwd = 0, cast_bwd = 0;
-  double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_exposed = 0, tp_bytes = 0;
+  double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
   double ep_time = 0, ep_bytes = 0;
   double pp_time = 0, pp_bytes = 0;
@@ -637,7 +637,41 @@ evaluate_rank (const PlanContext      *ctx,
       tp_fwd = layers * per_layer * one;
       tp_bwd = tp_fwd;
       tp_rec = tr->recompute == HR_RECOMPUTE_FULL ? tp_fwd : 0.0;
+      tp_rec_exposed = tp_rec;
       tp_exposed = tp_fwd + tp_rec + max2 (0.0, tp_bwd - 0.5 * gemm_bwd);
+      if (tr->async_tp)
+        {
+          /* Async TP (torch's micro-pipeline TP, Wang et al. 2022): each
+           * all-gather feeds a column-parallel product (qkv, MLP in) and
+           * each reduce-scatter follows a row-parallel one (attention out,
+           * MLP out), in the backward the input-gradient product of the
+           * same shape. The product runs as t chunks, the transfer as
+           * t − 1: the local chunk is consumed first while the first
+           * remote one arrives (torch/distributed/_symmetric_memory,
+           * _pipelined_multi_all_gather_and_consume), or produced last
+           * while the last one leaves (_pipelined_produce_and_all2all).
+           * Step time g/t + (t − 1)·max(g/t, c/(t − 1)); exposed
+           * max(0, c − (t − 1)/t · g). */
+          double half = one / 2.0;                  /* one all-gather or reduce-scatter */
+          double per = scale / L;                   /* FLOPs of a sequence → this GPU, one layer */
+          double mlp_in = ffn / (ffn + (double) (moe ? model->expert_ffn_size : model->ffn_size));
+          double qkv = flops->component[HR_FLOPS_ATTN_PROJ].forward * per * spf[HR_FLOPS_ATTN_PROJ];
+          double out = flops->component[HR_FLOPS_ATTN_OUT].forward * per * spf[HR_FLOPS_ATTN_OUT];
+          double mlp = flops->component[HR_FLOPS_MLP].forward * per * spf[HR_FLOPS_MLP];
+          double hidden = (t - 1.0) / t;
+          double exposed;
+
+          /* Parallel blocks gather once for both inputs and scatter their sum. */
+          if (model->parallel_block)
+            exposed = max2 (0.0, half - hidden * (qkv + mlp_in * mlp))
+                      + max2 (0.0, half - hidden * (out + (1.0 - mlp_in) * mlp));
+          else
+            exposed = max2 (0.0, half - hidden * qkv) + max2 (0.0, half - hidden * out)
+                      + max2 (0.0, half - hidden * mlp_in * mlp)
+                      + max2 (0.0, half - hidden * (1.0 - mlp_in) * mlp);
+          tp_rec_exposed = tr->recompute == HR_RECOMPUTE_FULL ? layers * exposed : 0.0;
+          tp_exposed = 2.0 * layers * exposed + tp_rec_exposed;
+        }
       tp_bytes = layers * per_layer * ring_bytes (volume, t, 2.0)
                  * (tr->recompute == HR_RECOMPUTE_FULL ? 3.0 : 2.0);
     }
@@ -693,8 +727,8 @@ evaluate_rank (const PlanContext      *ctx,
 
   compute_mb = gemm_fwd + gemm_bwd + lm_fwd + lm_bwd;
   memory_mb = mem_fwd + mem_bwd + cast_fwd + cast_bwd;
-  recompute_mb = gemm_rec + mem_rec + tp_rec;
-  comm_mb = (tp_exposed - tp_rec) + cp_exposed + ep_time + pp_time;
+  recompute_mb = gemm_rec + mem_rec + tp_rec_exposed;
+  comm_mb = (tp_exposed - tp_rec_exposed) + cp_exposed + ep_time + pp_time;
   per_mb = compute_mb + memory_mb + recompute_mb + comm_mb;
   /* An average rank, without the LM head and loss of the last one, sets
    * the fill and drain (Narayanan et al. 2021 §2.2: (p − 1)/m for 1F1B
@@ -1263,6 +1297,7 @@ may_fit (Search           *search,
                                                         : HR_RECOMPUTE_FULL;
   floor.sequence_parallel = request->sequence_parallel != HR_PLAN_FREE
                             ? request->sequence_parallel == 1 : group->tensor_parallel > 1;
+  floor.async_tp = group->async_tp && floor.sequence_parallel && floor.tensor_parallel > 1;
   sizes[0] = request->micro_batch > 0 ? request->micro_batch : 1;
   sizes[1] = request->micro_batch > 0 ? request->micro_batch : share;
   for (i = 0; i < 2; i++)
@@ -1508,6 +1543,8 @@ hr_plan_search (const HrModel       *model,
                                           && request->sequence_parallel != sp))
                                     continue;
                                   tr.sequence_parallel = sp == 1;
+                                  /* Async TP where it applies (hr_training_validate()). */
+                                  tr.async_tp = request->training.async_tp && request->training.compile && sp == 1;
                                   tr.pipeline_schedule = vs > 1 ? HR_PIPELINE_INTERLEAVED
                                                                 : HR_PIPELINE_1F1B;
                                   tr.virtual_stages = vs;

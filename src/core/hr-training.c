@@ -222,6 +222,7 @@ hr_training_init (HrTraining *training)
   training->loss_chunks = 8;
   training->loss_parallel = false;
   training->dtensor_tp = false;
+  training->async_tp = false;
   training->torch_pipelining = false;
   training->recompute_layers = 0;
   training->offload_activations = false;
@@ -435,6 +436,13 @@ validate_settings (const HrTraining *t,
   if (t->mfu < 0 || t->mfu > 1)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "mfu", (int64_t) floor (t->mfu * 100), 100,
                          "MFU is 0 (predicted) or a fraction in (0, 1]; the value shown is in percent");
+  /* Async TP is torch.compile's micro-pipeline pass over sequence-parallel
+   * collectives (torchtitan/distributed/tensor_parallel.py,
+   * maybe_enable_async_tp: it refuses without compile). */
+  if (t->async_tp && (t->tensor_parallel < 2 || !t->sequence_parallel || !t->compile))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "async_tp", 1, 0,
+                         "needs tensor parallel over 2 or more GPUs with sequence "
+                         "parallel and torch.compile");
   if (t->fp32_residual && !is_mixed (t))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp32_residual", 1, 0,
                          "autocast applies to the mixed-precision recipes only");

@@ -159,6 +159,10 @@ typedef struct
   bool    dtensor_tp;             /* TP through DTensor's parallelize_module (torchtitan):
                                    * under SP the column-parallel projections save their
                                    * all-gathered input */
+  bool    async_tp;               /* torchtitan's async TP: under TP with SP and
+                                   * torch.compile, each all-gather and reduce-scatter
+                                   * decomposed into per-rank chunks overlapped with the
+                                   * projection it feeds or follows (docs/planner.md) */
   bool    torch_pipelining;       /* pipeline stages run by torch.distributed.pipelining
                                    * (torchtitan): each micro-batch's stage output kept to
                                    * its backward, a receive buffer per micro-batch */

@@ -233,6 +233,13 @@ static const HeadroomKeyInfo keys[] = {
         DESCRIPTION (N_("Tensor parallelism through DTensor (torchtitan): under sequence "
                         "parallelism the projections save their all-gathered input, where "
                         "Megatron saves it split and gathers it again in the backward"))),
+  /* docs/planner.md, "Async tensor parallel" */
+  BOOL ("training.async_tp", "false", N_("Async tensor parallel"),
+        GROUP ("workload/parallelism"), TRAIN (async_tp),
+        VISIBLE_WHEN ("training.sequence_parallel", "true"),
+        DESCRIPTION (N_("torchtitan’s async TP (needs torch.compile): each sequence-parallel "
+                        "all-gather and reduce-scatter is split into one chunk per GPU, "
+                        "overlapped with the projection it feeds or follows"))),
   BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
         GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
         VISIBLE_WHEN ("training.pipeline_schedule", "1f1b|gpipe"),

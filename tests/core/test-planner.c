@@ -353,6 +353,57 @@ test_tensor_parallel (void)
   assert_close (step.comm[HR_PLAN_COMM_TP].bytes, L * 4 * V, 1e-12);
 }
 
+/* Async TP on the TP 2 setting above with sequence parallel (and
+ * torch.compile, which it needs). Each all-gather or reduce-scatter moves
+ * (t − 1)/t·V in t − 1 steps: c = 0.5 · 2,097,152 B ÷ 80e9 B/s + 5 µs =
+ * 18.107 µs. Without async TP the forward ones block and the backward ones
+ * hide behind half the backward products (L · 28h²T/t · 2 ÷ 75e12 / 2 =
+ * 400.8 µs ≥ 4c per layer): exposed 2 · L · 2c. With it, each overlaps
+ * chunk by chunk with the projection it feeds or follows, of g =
+ * 2·T·h·n/t ÷ 75e12 (n = 3h for q, k, v; h for out; 4h for each MLP
+ * product), exposed max(0, c − (t − 1)/t · g): q, k, v 42.95 µs, MLP 57.27
+ * µs hide theirs; out, 14.32 µs, leaves 18.107 − 7.158 = 10.949 µs, in the
+ * forward and again before the input-gradient product in the backward. */
+static void
+test_async_tensor_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  HrError err = { 0 };
+  double V = 1024.0 * 1024 * 2, L = 2, T = 1024, h = 1024;
+  double c = 0.5 * V / 80e9 + 5e-6;
+  double out = 2 * T * h * h / 2 / 75e12;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.tensor_parallel = 2;
+  t.compile = true;
+  t.async_tp = true;
+  g_assert_cmpint (hr_plan_step (&model, &t, &gpu, NULL, &step, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "async_tp");
+
+  t.sequence_parallel = true;
+  t.async_tp = false;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].exposed, 2 * L * 2 * c, 1e-9);
+
+  t.async_tp = true;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].exposed, 2 * L * (c - 0.5 * out), 1e-9);
+  /* The same bytes and link time; only what is exposed changes. */
+  assert_close (step.comm[HR_PLAN_COMM_TP].seconds, L * 8 * c, 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_TP].bytes, L * 4 * V, 1e-12);
+
+  /* Full recomputation gathers and scatters again in the recomputed forward. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].exposed, 3 * L * (c - 0.5 * out), 1e-9);
+}
+
 /* DP 2 across two nodes, P parameters of 2-byte gradients: the ring
  * all-reduce moves 2·(n − 1)/n·2P = 2P bytes at 8 GB/s sustained plus
  * 2·(n − 1) latencies of 10 µs. ZeRO 3 gathers weights twice and
@@ -1288,6 +1339,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/finetune", test_finetune);
   g_test_add_func ("/planner/step/recompute", test_recompute);
   g_test_add_func ("/planner/step/tensor-parallel", test_tensor_parallel);
+  g_test_add_func ("/planner/step/async-tensor-parallel", test_async_tensor_parallel);
   g_test_add_func ("/planner/step/data-parallel", test_data_parallel);
   g_test_add_func ("/planner/step/context-parallel", test_context_parallel);
   g_test_add_func ("/planner/step/sustained-gemm", test_sustained_gemm);

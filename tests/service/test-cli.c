@@ -1246,6 +1246,53 @@ test_plan_train_agree (void)
     }
 }
 
+/* --async-tp reaches the step model through `train` and `plan` alike: with
+ * TP 8, sequence parallel and --compile, `plan`'s layout and `train` of it
+ * predict the same step, shorter than without (tests/core/test-planner.c
+ * derives the term); without --compile it is refused, naming the setting. */
+static void
+test_async_tp (void)
+{
+  g_auto(Run) plan = { 0 };
+  g_auto(Run) train = { 0 };
+  g_auto(Run) sync_run = { 0 };
+  g_auto(Run) bad_run = { 0 };
+  g_autoptr(JsonObject) p = NULL;
+  g_autoptr(JsonObject) t = NULL;
+  g_autoptr(JsonObject) sync = NULL;
+  JsonObject *layout;
+  g_autofree char *micro = NULL;
+  g_autofree char *zero = NULL;
+
+  run_cli (&plan, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--tp", "8", "--sequence-parallel",
+           "--compile", "--async-tp", "--top", "1", "--json", NULL);
+  p = parse_output (&plan);
+  layout = json_array_get_object_element (json_node_get_array (member (p, "layouts")), 0);
+  g_assert_cmpint (member_int (layout, "tp"), ==, 8);
+  micro = g_strdup_printf ("%" G_GINT64_FORMAT, member_int (layout, "micro_batch"));
+  zero = g_strdup_printf ("%" G_GINT64_FORMAT, member_int (layout, "zero"));
+  run_cli (&train, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--tp", "8", "--sequence-parallel",
+           "--compile", "--async-tp", "--micro-batch", micro,
+           "--zero", zero, "--fsdp", json_object_get_string_member (layout, "fsdp"),
+           "--recompute", json_object_get_string_member (layout, "recompute"), "--json", NULL);
+  t = parse_output (&train);
+  g_assert_cmpfloat (member_double (t, "time.step_seconds"), ==, member_double (layout, "step_seconds"));
+
+  run_cli (&sync_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--tp", "8", "--sequence-parallel",
+           "--compile", "--micro-batch", micro, "--zero", zero, "--fsdp", json_object_get_string_member (layout, "fsdp"),
+           "--recompute", json_object_get_string_member (layout, "recompute"), "--json", NULL);
+  sync = parse_output (&sync_run);
+  g_assert_cmpfloat (member_double (t, "time.step_seconds"), <, member_double (sync, "time.step_seconds"));
+
+  run_cli (&bad_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--tp", "8", "--sequence-parallel", "--async-tp", NULL);
+  g_assert_cmpint (bad_run.status, ==, 2);
+  g_assert_nonnull (strstr (bad_run.err, "Async tensor parallel (--async-tp)"));
+}
+
 static void
 test_plan (void)
 {
@@ -2154,6 +2201,7 @@ main (int   argc,
   g_test_add_func ("/cli/infer/engines", test_infer_engines);
   g_test_add_func ("/cli/plan", test_plan);
   g_test_add_func ("/cli/plan/train-agree", test_plan_train_agree);
+  g_test_add_func ("/cli/plan/async-tp", test_async_tp);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/project-model", test_project_model);
   g_test_add_func ("/cli/report", test_report);

@@ -226,6 +226,61 @@ test_estimate_agrees_uneven_interleaved (void)
   g_assert_cmpfloat (t->tokens_per_second, ==, headroom_plan_row_get_tokens_per_second (row));
 }
 
+/* Async TP is honoured by the search as by the estimate: Llama 3.1 70B
+ * under torchtitan with TP 8, sequence parallel and torch.compile on 32
+ * nodes, the layout pinned. The planner's row and the estimate agree to the
+ * last digit, and async TP shortens the step of both (docs/planner.md,
+ * "Async tensor parallel"). */
+static void
+test_estimate_agrees_async_tp (void)
+{
+  static const char * const pinned[] = {
+    "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
+    "training.context_parallel", "training.expert_parallel", "training.zero_stage",
+    "training.fsdp", "training.micro_batch", "training.recompute",
+    "training.sequence_parallel", NULL
+  };
+  static const char * const settings[][2] = {
+    { "model.preset", "llama-3.1-70b" }, { "hardware.gpu", "h100-sxm" },
+    { "hardware.nodes", "32" }, { "hardware.gpus_per_node", "8" },
+    { "training.framework", "torchtitan" }, { "training.tensor_parallel", "8" },
+    { "training.sequence_parallel", "true" }, { "training.micro_batch", "16" },
+    { "training.global_batch", "512" }, { "training.seq_len", "8192" },
+    { "training.recompute", "full" }, { "training.compile", "true" },
+  };
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  g_autoptr(GError) error = NULL;
+  GListModel *layouts;
+  double step[2];
+
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      g_assert_true (headroom_project_set_from_string (project, settings[i][0], settings[i][1],
+                                                       &error));
+      g_assert_no_error (error);
+    }
+  planner = headroom_planner_new (project);
+  headroom_planner_set_search (planner, 100, 64, pinned);
+  estimator = headroom_estimator_new (project);
+  layouts = headroom_planner_get_layouts (planner);
+  for (guint async = 0; async < 2; async++)
+    {
+      HeadroomPlanRow *row;
+
+      g_assert_true (headroom_project_set_boolean (project, "training.async_tp", async, NULL));
+      headroom_planner_refresh (planner);
+      g_assert_cmpuint (g_list_model_get_n_items (layouts), ==, 1);
+      row = row_at (layouts, 0);
+      headroom_estimator_recompute_now (estimator);
+      g_assert_null (headroom_estimator_get_error (estimator));
+      step[async] = headroom_estimator_get_step_seconds (estimator);
+      g_assert_cmpfloat (step[async], ==, headroom_plan_row_get_step_seconds (row));
+    }
+  g_assert_cmpfloat (step[1], <, step[0]);
+}
+
 static void
 test_row_getters (void)
 {
@@ -515,6 +570,7 @@ main (int   argc,
   g_test_add_func ("/planner/estimate-agrees", test_estimate_agrees);
   g_test_add_func ("/planner/estimate-agrees-uneven-interleaved",
                    test_estimate_agrees_uneven_interleaved);
+  g_test_add_func ("/planner/estimate-agrees-async-tp", test_estimate_agrees_async_tp);
   g_test_add_func ("/planner/pareto", test_pareto);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);

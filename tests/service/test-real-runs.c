@@ -317,6 +317,8 @@ set_torchtitan_row (HeadroomProject *project,
        ? "full" : "op-selective");
   set (project, "training.compile", json_object_get_boolean_member (row, "compile")
                                     ? "true" : "false");
+  set (project, "training.async_tp", json_object_get_boolean_member_with_default (row, "async_tp", FALSE)
+                                     ? "true" : "false");
   set (project, "training.precision", precision);
 }
 
