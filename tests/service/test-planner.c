@@ -170,6 +170,34 @@ test_estimate_agrees (void)
   }
 }
 
+/* The settings' layout pinned: the planner's only row is that layout. */
+static const char * const pinned_layout[] = {
+  "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
+  "training.context_parallel", "training.expert_parallel", "training.zero_stage",
+  "training.fsdp", "training.micro_batch", "training.recompute",
+  "training.sequence_parallel", NULL
+};
+
+static HeadroomPlanner *
+pinned_planner (HeadroomProject    *project,
+                const char * const  settings[][2],
+                gsize               n_settings)
+{
+  HeadroomPlanner *planner;
+
+  for (gsize i = 0; i < n_settings; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (headroom_project_set_from_string (project, settings[i][0], settings[i][1],
+                                                       &error));
+      g_assert_no_error (error);
+    }
+  planner = headroom_planner_new (project);
+  headroom_planner_set_search (planner, 100, 64, pinned_layout);
+  return planner;
+}
+
 /* An interleaved pipeline whose stages do not divide the layers: Llama 3.1
  * 405B's 126 layers on 8 ranks × 2 stages under torchtitan (FSDP, its
  * stages run by torch.distributed.pipelining), the layout pinned. The
@@ -178,12 +206,6 @@ test_estimate_agrees (void)
 static void
 test_estimate_agrees_uneven_interleaved (void)
 {
-  static const char * const pinned[] = {
-    "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
-    "training.context_parallel", "training.expert_parallel", "training.zero_stage",
-    "training.fsdp", "training.micro_batch", "training.recompute",
-    "training.sequence_parallel", NULL
-  };
   static const char * const settings[][2] = {
     { "model.preset", "llama-3.1-405b" }, { "hardware.gpu", "h100-sxm" },
     { "hardware.nodes", "64" }, { "hardware.gpus_per_node", "8" },
@@ -201,14 +223,7 @@ test_estimate_agrees_uneven_interleaved (void)
   HeadroomPlanRow *row;
   const HrTrainingTime *t;
 
-  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
-    {
-      g_assert_true (headroom_project_set_from_string (project, settings[i][0], settings[i][1],
-                                                       &error));
-      g_assert_no_error (error);
-    }
-  planner = headroom_planner_new (project);
-  headroom_planner_set_search (planner, 100, 64, pinned);
+  planner = pinned_planner (project, settings, G_N_ELEMENTS (settings));
   estimator = headroom_estimator_new (project);
   layouts = headroom_planner_get_layouts (planner);
   headroom_planner_refresh (planner);
@@ -234,12 +249,6 @@ test_estimate_agrees_uneven_interleaved (void)
 static void
 test_estimate_agrees_async_tp (void)
 {
-  static const char * const pinned[] = {
-    "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
-    "training.context_parallel", "training.expert_parallel", "training.zero_stage",
-    "training.fsdp", "training.micro_batch", "training.recompute",
-    "training.sequence_parallel", NULL
-  };
   static const char * const settings[][2] = {
     { "model.preset", "llama-3.1-70b" }, { "hardware.gpu", "h100-sxm" },
     { "hardware.nodes", "32" }, { "hardware.gpus_per_node", "8" },
@@ -251,18 +260,10 @@ test_estimate_agrees_async_tp (void)
   g_autoptr(HeadroomProject) project = headroom_project_new_default ();
   g_autoptr(HeadroomPlanner) planner = NULL;
   g_autoptr(HeadroomEstimator) estimator = NULL;
-  g_autoptr(GError) error = NULL;
   GListModel *layouts;
   double step[2];
 
-  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
-    {
-      g_assert_true (headroom_project_set_from_string (project, settings[i][0], settings[i][1],
-                                                       &error));
-      g_assert_no_error (error);
-    }
-  planner = headroom_planner_new (project);
-  headroom_planner_set_search (planner, 100, 64, pinned);
+  planner = pinned_planner (project, settings, G_N_ELEMENTS (settings));
   estimator = headroom_estimator_new (project);
   layouts = headroom_planner_get_layouts (planner);
   for (guint async = 0; async < 2; async++)
