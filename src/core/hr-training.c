@@ -588,15 +588,15 @@ validate_layout (const HrTraining *t,
     {
       if (m < pp)
         return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "global_batch", m, pp,
-                             "micro-batches per step (the interleaved schedule needs at least "
-                             "pipeline_parallel of them)");
+                             "micro-batches per step (the interleaved schedule needs at least one "
+                             "per pipeline stage)");
       return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "global_batch",
                            t->torch_pipelining ? m / pp : pp, m,
                            t->torch_pipelining
                            ? "micro-batches per step (torch's interleaved schedule runs them in "
-                             "m ÷ pipeline_parallel rounds of equal size)"
+                             "rounds of equal size, micro-batches ÷ pipeline stages)"
                            : "micro-batches per step (the interleaved schedule needs a multiple "
-                             "of pipeline_parallel)");
+                             "of the pipeline stages)");
     }
   return HR_OK;
 }

@@ -2532,8 +2532,8 @@ test_validation (void)
   g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_NOT_DIVISIBLE);
   hr_error_format (&err, line, sizeof line);
   g_assert_cmpstr (line, ==, "global_batch: 2 does not divide 9 micro-batches per step (torch's "
-                             "interleaved schedule runs them in m ÷ pipeline_parallel rounds of "
-                             "equal size)");
+                             "interleaved schedule runs them in rounds of equal size, "
+                             "micro-batches ÷ pipeline stages)");
 
   /* ranges */
   hr_training_init (&t);
