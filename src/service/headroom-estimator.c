@@ -602,7 +602,9 @@ fill_summary (HeadroomEstimator *self)
       add_quantity (items, "hfu", _("Hardware FLOPs utilisation"), t->hfu, "ratio", NULL,
                     _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time)"));
       add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
-                    NULL, _("(pp − 1) ÷ (micro-batches + pp − 1) for 1F1B (Narayanan et al. 2021)"));
+                    NULL, _("idle time over the ideal: (pp − 1) ÷ micro-batches for 1F1B, "
+                            "÷ (virtual stages × micro-batches) interleaved (Narayanan et al. "
+                            "2021, §2.2)"));
       /* The run's length needs a token budget: without one each figure says
        * what it needs instead of a 0. No energy tile where the board power is
        * unpublished, rather than a false 0 kWh. */
