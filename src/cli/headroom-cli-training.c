@@ -427,6 +427,10 @@ print_train_table (const char       *name,
   headroom_cli_table_add_gib (table, _("Capacity"), m->capacity);
   if (m->fits)
     headroom_cli_table_add_gib (table, _("Headroom"), m->headroom);
+  else if (m->pageable > 0)
+    /* Paged states could leave for the host: what is over beyond them. */
+    headroom_cli_table_add_gib (table, _("Overflow with the paged states out (does not fit)"),
+                                m->overflow);
   else
     headroom_cli_table_add_gib (table, _("Overflow (does not fit)"), m->overflow);
   if (m->cpu_bytes > 0)

@@ -950,6 +950,33 @@ test_train_table_adds_up (void)
     }
 }
 
+/* QLoRA of Llama 3.1 70B on one L40S with paged 8-bit AdamW does not fit
+ * even with every paged state in host memory: the overflow is what is over
+ * beyond them, total − pageable − capacity, and the table says so. */
+static void
+test_train_table_paged_overflow (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) json_run = { 0 };
+  g_autoptr(JsonObject) json = NULL;
+
+#define PAGED_OVERFLOW_ARGS "train", "--model", "llama-3.1-70b", "--gpu", "l40s", "--gpus", "1", \
+    "--method", "qlora", "--lora-rank", "16", "--lora-targets", "all-linear", "--micro-batch", "1", \
+    "--global-batch", "16", "--seq", "2048", "--recompute", "full", "--optimizer", "adamw-8bit", \
+    "--paged-optimizer"
+  run_cli (&run, PAGED_OVERFLOW_ARGS, NULL);
+  run_cli (&json_run, PAGED_OVERFLOW_ARGS, "--json", NULL);
+#undef PAGED_OVERFLOW_ARGS
+  g_assert_cmpint (run.status, ==, 0);
+  json = parse_output (&json_run);
+  g_assert_false (json_node_get_boolean (member (json, "memory.fits")));
+  g_assert_cmpint (member_int (json, "memory.pageable"), >, 0);
+  g_assert_cmpint (member_int (json, "memory.overflow"), ==,
+                   member_int (json, "memory.total") - member_int (json, "memory.pageable")
+                   - member_int (json, "memory.capacity"));
+  g_assert_nonnull (strstr (run.out, "\nOverflow with the paged states out (does not fit)"));
+}
+
 /* Under PP the memory is the most loaded stage's, named counted from 1:
  * Llama 3.1 405B's 126 layers on 8 ranks × 2 stages, torchtitan's split,
  * rank 1 of 0–7 holds 16 layers and all its 16 chunk forwards in flight. */
@@ -2193,6 +2220,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/table-stage", test_train_table_stage);
   g_test_add_func ("/cli/train/table-adds-up", test_train_table_adds_up);
+  g_test_add_func ("/cli/train/table-paged-overflow", test_train_table_paged_overflow);
   g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
   g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
