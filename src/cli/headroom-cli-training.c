@@ -510,7 +510,7 @@ print_train_table (const char       *name,
                            headroom_cli_format_limit (r->limits.max_micro_batch), NULL);
   headroom_cli_table_take (table, g_strdup (_("Longest sequence")),
                            headroom_cli_format_length_limit (r->limits.max_seq_len, r->model_context), NULL);
-  headroom_cli_table_take (table, g_strdup (_("Fewest GPUs")),
+  headroom_cli_table_take (table, g_strdup (_("Fewest GPUs at this layout")),
                            headroom_cli_format_limit (r->limits.min_gpus), NULL);
   headroom_cli_table_print (table);
   headroom_cli_print_explanations (r->explanations);

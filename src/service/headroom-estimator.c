@@ -636,11 +636,18 @@ fill_summary (HeadroomEstimator *self)
       if (r->has_training_limits)
         {
           add_quantity (items, "max_micro_batch", _("Largest micro-batch that fits"),
-                        r->training_limits.max_micro_batch, "sequences", NULL, NULL);
+                        r->training_limits.max_micro_batch, "sequences", NULL,
+                        _("the largest micro-batch whose memory fits, the other settings and the "
+                          "accumulation steps kept (0: none)"));
           add_quantity (items, "max_seq_len", _("Longest sequence that fits"),
-                        r->training_limits.max_seq_len, "tokens", NULL, NULL);
+                        r->training_limits.max_seq_len, "tokens", NULL,
+                        _("the longest sequence whose memory fits, the other settings kept "
+                          "(0: none)"));
           add_quantity (items, "min_gpus", _("Fewest GPUs that fit"),
-                        r->training_limits.min_gpus, "GPUs", NULL, NULL);
+                        r->training_limits.min_gpus, "GPUs", NULL,
+                        _("this layout's tensor, pipeline, context and expert parallel sizes "
+                          "with the fewest data-parallel GPUs that fit (0: none at this layout; "
+                          "the Plan view searches the others)"));
         }
     }
   else
