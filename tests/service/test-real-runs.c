@@ -23,8 +23,20 @@
 typedef struct
 {
   const char *id;
-  double      low, high;  /* bounds on predicted / measured throughput */
+  double      low, high;  /* bounds on predicted / measured */
 } Bounds;
+
+/* The bounds `table` holds for the row `id`; NULL when it holds none. */
+static const Bounds *
+find_bounds (const Bounds *table,
+             gsize         n,
+             const char   *id)
+{
+  for (gsize i = 0; i < n; i++)
+    if (g_str_equal (table[i].id, id))
+      return &table[i];
+  return NULL;
+}
 
 /* Rows outside 15 %, as the model stands: optimistic, since the MAMF rates
  * are the best shape's in a sweep, not the rate at a model's shapes inside
@@ -206,7 +218,7 @@ test_rows (void)
       double gpus = (double) json_object_get_int_member (json_object_get_object_member (row, "hardware"),
                                                          "gpus");
       double predicted, ratio, memory = 0, memory_ratio = 0;
-      const Bounds *miss = NULL;
+      const Bounds *miss;
 
       set_row (project, row);
       estimator = headroom_estimator_new (project);
@@ -223,9 +235,7 @@ test_rows (void)
       g_test_message ("%-42s %9.0f %9.0f %6.3f %7.1f %7.1f %6.3f", id, tokens, predicted, ratio,
                       memory_ratio > 0 ? json_node_get_double (memory_node) : 0, memory, memory_ratio);
 
-      for (guint j = 0; j < G_N_ELEMENTS (misses); j++)
-        if (g_str_equal (misses[j].id, id))
-          miss = &misses[j];
+      miss = find_bounds (misses, G_N_ELEMENTS (misses), id);
       if (miss != NULL)
         {
           g_assert_cmpfloat (ratio, >=, miss->low);
@@ -251,13 +261,7 @@ test_rows (void)
  * users measure") and the reserve adds FSDP's stream pools and the 16-bit
  * logits' block. The 2D-4D rows are reported with the bounds below, as the
  * model stands; throughput is printed, not held (docs/planner.md). */
-typedef struct
-{
-  const char *id;
-  double      low, high;  /* bounds on predicted / measured memory */
-} MemoryBounds;
-
-static const MemoryBounds torchtitan_misses[] = {
+static const Bounds torchtitan_misses[] = {
   /* 70B on FSDP 32 × TP 8 and 405B on TP 8 × PP 8: what TP's full-width
    * transients leave cached at the loss's backward is not yet derived
    * (docs/training.md; AsyncTP's symmetric memory is outside the allocator) */
@@ -356,7 +360,7 @@ test_torchtitan_h100 (void)
       gboolean float8 = json_object_get_boolean_member (row, "float8");
       g_autoptr(HeadroomProject) project = headroom_project_new ();
       g_autoptr(HeadroomEstimator) estimator = NULL;
-      const MemoryBounds *miss = NULL;
+      const Bounds *miss;
       double predicted, ratio, tps;
 
       set_torchtitan_row (project, row, "bf16-mixed");
@@ -372,9 +376,7 @@ test_torchtitan_h100 (void)
       g_test_message ("%-28s %8.1f %8.1f %6.3f %8.0f %8.0f %6.3f", id, memory, predicted, ratio,
                       tokens, tps, tps / tokens);
 
-      for (guint j = 0; j < G_N_ELEMENTS (torchtitan_misses); j++)
-        if (g_str_equal (torchtitan_misses[j].id, id))
-          miss = &torchtitan_misses[j];
+      miss = find_bounds (torchtitan_misses, G_N_ELEMENTS (torchtitan_misses), id);
       checked++;
       if (miss != NULL)
         {
