@@ -242,10 +242,10 @@ static const HeadroomKeyInfo keys[] = {
                         "overlapped with the projection it feeds or follows"))),
   BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
         GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
-        VISIBLE_WHEN ("training.pipeline_schedule", "1f1b|gpipe"),
         DESCRIPTION (N_("Stages run by torch.distributed.pipelining (torchtitan): each "
-                        "micro-batch’s stage output is kept until its backward, and a "
-                        "receive buffer is allocated for every micro-batch"))),
+                        "micro-batch’s stage output is kept until its backward, a "
+                        "receive buffer is allocated for every micro-batch, and the "
+                        "interleaved schedule runs its micro-batches in rounds"))),
   INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel"),
        GROUP ("workload/parallelism"), OPTION ("cp"), TRAIN (context_parallel)),
   INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel"),

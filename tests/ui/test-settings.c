@@ -242,6 +242,26 @@ test_finetune_rows (void)
   window_destroy (window);
 }
 
+/* torch.distributed.pipelining changes every schedule's memory, the
+ * interleaved one's rounds too: its row shows under each of them. */
+static void
+test_torch_pipelining_row (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  const char *schedules[] = { "1f1b", "interleaved", "gpipe" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (schedules); i++)
+    {
+      g_assert_true (headroom_project_set_string (project, "training.pipeline_schedule",
+                                                  schedules[i], NULL));
+      drain_main_loop ();
+      g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window,
+                                                                      "training.torch_pipelining")));
+    }
+  window_destroy (window);
+}
+
 static guint
 count_spin_rows (GtkWidget *widget)
 {
@@ -783,6 +803,7 @@ main (int   argc,
   g_test_add_func ("/setting/wheel-scrolls-page", test_wheel_scrolls_page);
   g_test_add_func ("/setting/preset-search-enter", test_preset_search_enter);
   g_test_add_func ("/setting/finetune-rows", test_finetune_rows);
+  g_test_add_func ("/setting/torch-pipelining-row", test_torch_pipelining_row);
   g_test_add_func ("/setting/lazy-pages", test_lazy_pages);
   g_test_add_func ("/layout/stable-split", test_stable_split);
   g_test_add_func ("/layout/switcher", test_switcher);
