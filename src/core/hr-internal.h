@@ -40,3 +40,8 @@ HrStatus hr_plan_step_counted (const HrModel           *model,
  * max(1, m / pp) rounds). */
 bool     hr_training_interleaved_micro_batches (const HrTraining *training,
                                                 int64_t           m);
+
+/* Whether every pipeline rank holds the same layers in chunks of one size:
+ * pp · v dividing the layers and no first or last stage sizes. */
+bool     hr_training_even_stages (const HrTraining *training,
+                                  int64_t           n_layers);

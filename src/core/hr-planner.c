@@ -930,9 +930,7 @@ evaluate (const PlanContext      *ctx,
   int64_t most = 0;
   HrPlanStep other;
 
-  if (pp <= 1
-      || (model->n_layers % (pp * tr->virtual_stages) == 0 && tr->pp_first_stage_layers == 0
-          && tr->pp_last_stage_layers == 0))
+  if (hr_training_even_stages (tr, model->n_layers))
     {
       evaluate_rank (ctx, tr, memory, (double) model->n_layers / (double) (pp > 1 ? pp : 1),
                      true, step);

@@ -716,20 +716,18 @@ ceil_div (int64_t a,
   return (a + b - 1) / b;
 }
 
-/* Whether the ranks hold different numbers of layers (or chunks of
- * different sizes). */
-static bool
-uneven_stages (const HrTraining *t,
-               int64_t           n_layers)
+bool
+hr_training_even_stages (const HrTraining *t,
+                         int64_t           n_layers)
 {
-  return t->pipeline_parallel > 1
-         && (t->pp_first_stage_layers > 0 || t->pp_last_stage_layers > 0
-             || n_layers % (t->pipeline_parallel * t->virtual_stages) != 0);
+  return t->pipeline_parallel <= 1
+         || (t->pp_first_stage_layers == 0 && t->pp_last_stage_layers == 0
+             && n_layers % (t->pipeline_parallel * t->virtual_stages) == 0);
 }
 
 /* Layers of stage k of n_stages without first and last sizes,
  * [*first, *first + count):
- * - n_stages dividing the layers: L / n_stages each;
+ * - `even` (hr_training_even_stages()): L / n_stages each;
  * - otherwise torchtitan's split, which counts the embedding and the norm
  *   with the output as one layer each and gives the remainder to the first
  *   stages (torchtitan/distributed/pipeline_parallel.py,
@@ -740,11 +738,12 @@ static int64_t
 split_stage (int64_t  n_layers,
              int64_t  n_stages,
              int64_t  k,
+             bool     even,
              int64_t *first)
 {
   int64_t units, per, extra, count;
 
-  if (n_layers % n_stages == 0)
+  if (even)
     {
       *first = k * (n_layers / n_stages);
       return n_layers / n_stages;
@@ -793,7 +792,7 @@ stage_layers (const HrTraining *t,
         return t->pp_last_stage_layers;
       return mid;
     }
-  return split_stage (n_layers, pp, stage, first);
+  return split_stage (n_layers, pp, stage, hr_training_even_stages (t, n_layers), first);
 }
 
 /* Chunk j (0 … v − 1) of rank `stage`: its first layer and layer count.
@@ -823,7 +822,7 @@ stage_chunk (const HrTraining *t,
       return count;
     }
   return split_stage (n_layers, t->pipeline_parallel * v, j * t->pipeline_parallel + stage,
-                      first);
+                      hr_training_even_stages (t, n_layers), first);
 }
 
 int64_t
@@ -2209,8 +2208,8 @@ interleaved_peak (const HrModel               *model,
   /* Chunks of one size whose layers all save alike (one layer kind, all in
    * autograd's graph, recomputed alike) share the rank's layers evenly. */
   c.alike = model->n_experts == 0 && c.graph_start == 0 && training->recompute_every <= 1
-            && (model->n_layers % (pp * v) == 0 || training->pp_first_stage_layers > 0
-                || training->pp_last_stage_layers > 0)
+            && (hr_training_even_stages (training, model->n_layers)
+                || training->pp_first_stage_layers > 0 || training->pp_last_stage_layers > 0)
             ? act->layers_total / (double) v : -1;
   memset (c.have, 0, sizeof c.have);
   if (warmup > m * v)
@@ -2505,7 +2504,7 @@ examined_stages (const HrTraining *training,
 {
   int64_t pp = training->pipeline_parallel;
 
-  *first_other = uneven_stages (training, model->n_layers) ? 1 : pp - 1;
+  *first_other = hr_training_even_stages (training, model->n_layers) ? pp - 1 : 1;
   return pp > 1 ? 1 + pp - *first_other : 1;
 }
 
