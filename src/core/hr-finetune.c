@@ -676,7 +676,7 @@ hr_finetune_layer_activations (const HrModel              *model,
     return 0;
 
   /* What a fully trained layer saves for each group's input, as
-   * hr-training.c counts it. A parallel block whose attention and MLP share
+   * hr-training-activations.c counts it. A parallel block whose attention and MLP share
    * one norm (mlp_casts 0) has one input for both. */
   group_bytes[GROUP_ATTN] = s->attn_casts * s->tokens * s->h * s->input;
   group_bytes[GROUP_MLP] = s->mlp_casts * s->tokens * s->h * s->input;

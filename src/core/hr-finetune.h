@@ -7,7 +7,7 @@
  * frozen base weights (16-bit, NF4/FP4 with block-wise absmax and double
  * quantisation, LLM.int8), the tensors autograd saves through frozen and
  * adapted linears, and the FLOPs of a backward pass that computes weight
- * gradients for the trained matrices only. hr-training.c calls these hooks;
+ * gradients for the trained matrices only. hr-training*.c call these hooks;
  * docs/training.md (Fine-tuning) gives every formula with its source.
  */
 #pragma once
@@ -102,7 +102,7 @@ typedef struct
   double  frozen_bytes;       /* frozen weights: 16-bit and quantised with their scales */
 } HrFinetuneParams;
 
-/* One layer's tensor shapes on a rank, as hr-training.c sees them, for
+/* One layer's tensor shapes on a rank, as hr-training-activations.c sees them, for
  * hr_finetune_layer_activations(). Widths are after tensor parallelism. */
 typedef struct
 {

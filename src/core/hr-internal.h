@@ -10,6 +10,7 @@
 
 #include "hr-flops.h"
 #include "hr-planner.h"
+#include "hr-training.h"
 
 /* hr_model_params() of a model hr_model_validate() accepted. */
 HrStatus hr_model_count_params (const HrModel *model,
@@ -34,6 +35,237 @@ HrStatus hr_plan_step_counted (const HrModel           *model,
                                HrPlanStep              *step,
                                HrError                 *err);
 
+/* The parts of a training estimate, hr-training*.c */
+
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+
+/* Settings (hr-training.c) */
+
+/* hr_training_data_parallel(), inline: the estimate asks for it in its
+ * inner loops. */
+static inline int64_t
+hr_training_dp (const HrTraining *training)
+{
+  int64_t model_parallel = training->tensor_parallel * training->pipeline_parallel
+                           * training->context_parallel;
+
+  if (model_parallel <= 0)
+    return 0;
+  return training->nodes * training->gpus_per_node / model_parallel;
+}
+
+static inline bool
+hr_training_is_mixed (const HrTraining *training)
+{
+  return training->precision == HR_PRECISION_BF16_MIXED
+         || training->precision == HR_PRECISION_FP16_MIXED
+         || training->precision == HR_PRECISION_FP8_MIXED;
+}
+
+static inline int64_t
+hr_training_effective_zero_stage (const HrTraining *training)
+{
+  switch (training->fsdp)
+    {
+    case HR_FSDP_FULL:
+    case HR_FSDP_HYBRID:
+      return 3;
+    case HR_FSDP_GRAD_OP:
+      return 2;
+    case HR_FSDP_NONE:
+    default:
+      return training->zero_stage;
+    }
+}
+
+static inline int64_t
+hr_training_grad_accumulation (const HrTraining *training)
+{
+  int64_t dp = hr_training_dp (training);
+
+  if (training->global_batch == 0 || dp <= 0 || training->micro_batch <= 0)
+    return 1;
+  return training->global_batch / (training->micro_batch * dp);
+}
+
+static inline int64_t
+hr_training_global_batch (const HrTraining *training)
+{
+  if (training->global_batch > 0)
+    return training->global_batch;
+  return training->micro_batch * hr_training_dp (training);
+}
+
+/* hr_training_validate()'s checks of the setting alone and of the setting
+ * against the model, without the error's field when `err` is NULL. */
+HrStatus hr_training_validate_settings (const HrTraining *training,
+                                        HrError          *err);
+HrStatus hr_training_validate_layout (const HrTraining *training,
+                                      const HrModel    *model,
+                                      HrError          *err);
+
+/* Parameters per rank and model states (hr-training-states.c) */
+
+static inline int64_t
+hr_training_head_dim_qk (const HrModel *model)
+{
+  if (hr_model_uses_mla (model))
+    return model->qk_nope_head_dim + model->qk_rope_head_dim;
+  return hr_model_head_dim (model);
+}
+
+static inline int64_t
+hr_training_head_dim_v (const HrModel *model)
+{
+  if (hr_model_uses_mla (model))
+    return model->v_head_dim;
+  return hr_model_head_dim (model);
+}
+
+/* MLA decompresses k and v for every query head. */
+static inline int64_t
+hr_training_kv_heads (const HrModel *model)
+{
+  if (hr_model_uses_mla (model))
+    return model->n_heads;
+  return model->n_kv_heads;
+}
+
+/* One layer's parameters on a rank, by kind. */
+typedef struct
+{
+  int64_t dense;
+  int64_t moe;          /* an MoE layer's, but its routed experts */
+  int64_t moe_experts;  /* its routed experts on the rank */
+} HrRankLayerParams;
+
+typedef struct
+{
+  double weights;       /* working copy */
+  double master;        /* fp32 master copy */
+  double gradients;
+  double state;         /* bytes of one optimizer state element */
+} HrStateBytes;
+
+typedef struct
+{
+  double dense;   /* ranks sharing ZeRO states of the non-expert parameters */
+  double expert;  /* ranks sharing ZeRO states of the routed experts */
+} HrShardGroups;
+/* FSDP (full or hybrid shard) under pipeline parallelism keeps the stage's
+ * parameters gathered through the step: torchtitan's apply_fsdp passes
+ * reshard_after_forward=False with PP ("to avoid per-microbatch
+ * all-gathers"), and torch.distributed.pipelining runs every micro-batch's
+ * backward but the last without gradient sync or resharding
+ * (PipelineStage.backward_maybe_with_nosync: set_requires_gradient_sync and
+ * set_reshard_after_backward False), so FSDP2 accumulates the unsharded
+ * gradients, in reduce_dtype (FSDPParam.to_accumulated_grad_if_needed). */
+static inline bool
+hr_training_fsdp_pipeline (const HrTraining *t)
+{
+  return t->fsdp != HR_FSDP_NONE && hr_training_effective_zero_stage (t) >= 3
+         && t->pipeline_parallel > 1;
+}
+
+/* One layer's parameters on a rank of the setting, by kind. */
+void     hr_training_rank_layer_params (const HrModel     *model,
+                                        const HrTraining  *training,
+                                        const HrParams    *params,
+                                        HrRankLayerParams *r);
+
+/* hr_training_rank() of a validated setting, its stage in range and the
+ * model's parameters counted. */
+void     hr_training_stage_rank (const HrModel    *model,
+                                 const HrTraining *training,
+                                 const HrParams   *params,
+                                 int64_t           stage,
+                                 HrTrainingRank   *rank);
+
+/* Bytes per parameter of each model state under the setting's precision. */
+void     hr_training_state_bytes (const HrTraining *training,
+                                  HrStateBytes     *b);
+
+/* The ranks that share the ZeRO or FSDP shards. */
+void     hr_training_shard_groups (const HrTraining *training,
+                                   HrShardGroups    *g);
+
+/* Activations (hr-training-activations.c) */
+
+typedef struct
+{
+  double tokens;      /* b · s / cp: tokens of one micro-batch on a CP rank */
+  double batch;       /* b */
+  double s_q, s_k;    /* query rows (s / cp) and key columns (s) of one attention */
+  double h;           /* hidden size */
+  double h_rep;       /* hidden width of the tensors TP does not split: h, or h / tp under SP */
+  double h_proj;      /* width of a saved column-parallel projection input (below) */
+  double tokens_rep;  /* tokens whose statistics TP does not split: b·s/cp, or / tp under SP */
+  double heads;       /* query heads per TP rank */
+  double kv_heads;    /* k/v heads per TP rank (at least one) */
+  double d_qk, d_v;   /* head dims */
+  double residual;    /* bytes of the residual stream */
+  double compute;     /* bytes of projection outputs and attention tensors */
+  double input;       /* bytes of a saved projection input */
+  double mask;        /* bytes of a dropout mask element (0 without dropout) */
+  double attn_casts;  /* saved copies of the attention input (autocast casts per projection) */
+  double mlp_casts;   /* the same for the MLP input; 0 when it shares the attention's */
+  double norm_fp32;   /* fp32 input copy an eager norm saves inside a layer (0: fused) */
+  double head_norm_fp32; /* the same for the final norm (outside the compiled layers) */
+  double param;       /* bytes of a parameter element as the model holds it */
+} HrActShape;
+
+/* Bytes one layer of each kind saves, indexed by is_moe. */
+typedef struct
+{
+  double saved[2];  /* under the recompute mode */
+  double full[2];   /* with nothing recomputed: live during the layer's backward,
+                     * the saved tensors reused and the rest rebuilt */
+} HrLayerKinds;
+
+/* Stages run by torch.distributed.pipelining (one or, interleaved, several
+ * a rank). */
+static inline bool
+hr_training_torch_pipelining (const HrTraining *t)
+{
+  return t->torch_pipelining && t->pipeline_parallel > 1;
+}
+
+/* The tensor shapes and dtypes of one micro-batch of the setting. */
+void     hr_training_act_shape (const HrModel    *model,
+                                const HrTraining *training,
+                                HrActShape       *a);
+
+/* What one layer of each kind saves. */
+void     hr_training_layer_kinds (const HrModel    *model,
+                                  const HrTraining *training,
+                                  const HrActShape *a,
+                                  HrLayerKinds     *kinds);
+
+/* The first layer inside autograd's graph (fine-tuning may freeze a prefix). */
+int64_t  hr_training_first_layer_in_graph (const HrTraining *training,
+                                           int64_t           n_layers);
+
+/* What chunk j of rank `stage` saves for one micro-batch in its layers;
+ * count[] gets its layers of each kind. */
+double   hr_training_chunk_layer_bytes (const HrModel      *model,
+                                        const HrTraining   *training,
+                                        const HrLayerKinds *kinds,
+                                        int64_t             graph_start,
+                                        int64_t             stage,
+                                        int64_t             j,
+                                        int64_t             count[2]);
+
+/* hr_training_activations() of a validated setting and its stage in range. */
+void     hr_training_stage_activations (const HrModel         *model,
+                                        const HrTraining      *training,
+                                        const HrActShape      *a,
+                                        const HrLayerKinds    *kinds,
+                                        int64_t                stage,
+                                        HrTrainingActivations *act);
+
+/* The pipeline (hr-training-pipeline.c) */
+
 /* Whether the interleaved schedule runs m micro-batches a step: at least
  * pp of them, in rounds of equal size (Megatron: a multiple of pp;
  * torch.distributed.pipelining's ScheduleInterleaved1F1B: m a multiple of
@@ -45,3 +277,140 @@ bool     hr_training_interleaved_micro_batches (const HrTraining *training,
  * pp · v dividing the layers and no first or last stage sizes. */
 bool     hr_training_even_stages (const HrTraining *training,
                                   int64_t           n_layers);
+
+/* Chunk j (0 … v − 1) of rank `stage`: its first layer and layer count. */
+int64_t  hr_training_stage_chunk (const HrTraining *training,
+                                  int64_t           n_layers,
+                                  int64_t           stage,
+                                  int64_t           j,
+                                  int64_t          *first);
+
+/* Micro-batches whose activations stage `stage` holds at once under 1F1B
+ * or GPipe, in units of all its layers. */
+double   hr_training_in_flight (const HrTraining *training,
+                                int64_t           stage);
+
+/* The interleaved schedule's peak on one rank, chunk by chunk. */
+typedef struct
+{
+  double activations;  /* saved at the peak, after a forward */
+  double freed;        /* what the backward that follows frees by its chunk's
+                        * first layer: the chunk's layers and the head's tensors */
+  double inputs;       /* in-flight micro-batches of the chunks that receive
+                        * their input (all but the model's first stage) */
+} HrInterleavedPeak;
+
+/* The interleaved schedule's peak of activations on rank `stage`. */
+void     hr_training_interleaved_peak (const HrModel               *model,
+                                       const HrTraining            *training,
+                                       const HrActShape            *a,
+                                       const HrLayerKinds          *kinds,
+                                       const HrTrainingActivations *act,
+                                       int64_t                      stage,
+                                       HrInterleavedPeak           *peak);
+
+/* The unsharded gradients FSDP holds at most on rank `stage` under the
+ * interleaved schedule with one round of micro-batches. */
+double   hr_training_interleaved_fsdp_gradients (const HrModel          *model,
+                                                 const HrTraining       *training,
+                                                 const HrParams         *params,
+                                                 int64_t                 stage,
+                                                 const HrTrainingMemory *memory);
+
+/* Memory (hr-training-memory.c) */
+
+/* FSDP's gathered parameters by phase (stage_states): the root group, live
+ * from the forward to the end of the backward, and what of the backward's
+ * layer buffers (in temporary) the forward and the loss do not hold. */
+typedef struct
+{
+  double root;
+  double forward_less;
+  double gather_pool;   /* FSDP2's copy-in stream: its largest all-gather buffer */
+  double grad_shards;   /* the reduce-scatter stream: the gradient shards */
+} HrFsdpBuffers;
+/* What a stage's memory takes from the layout and the data-parallel degree
+ * (the rank's parameters and model states, the buffers they make) is kept
+ * apart from what the micro-batch and the sequence set (the activations):
+ * the limits' probes change one side and keep the other. stage_states()
+ * fills the first and reads neither the micro-batch nor the sequence;
+ * hr_training_stage_activations() reads neither the data-parallel degree
+ * nor the nodes; stage_finish() adds the activations, the buffers and the
+ * phases (hr-training-memory.c).
+ * /training/limits/random holds the probes to whole estimates. */
+typedef struct
+{
+  HrFsdpBuffers fsdp;
+  double        finetune_buffers;   /* finetune_buffers() */
+  double        paged_share;        /* paged_share(), with a paged optimizer */
+} HrStageBuffers;
+
+/* The limits' probes keep half of each examined stage from the setting's
+ * own estimate (stage_states()): the model states when only the micro-batch
+ * or the sequence changes, the activations when only the data-parallel
+ * degree does. The first HR_STAGE_CACHE stages are kept; any others are
+ * worked out whole. */
+#define HR_STAGE_CACHE 8
+
+typedef enum
+{
+  HR_KEEP_NOTHING,       /* the setting itself: both halves, kept in the cache */
+  HR_KEEP_STATES,        /* another micro-batch or sequence */
+  HR_KEEP_ACTIVATIONS,   /* another data-parallel degree */
+} HrKeep;
+
+typedef struct
+{
+  HrActShape            shape;   /* the setting's */
+  HrLayerKinds          kinds;
+  HrTrainingMemory      states[HR_STAGE_CACHE];
+  HrStageBuffers        buffers[HR_STAGE_CACHE];
+  HrTrainingActivations activations[HR_STAGE_CACHE];
+} HrStageCache;
+
+/* The GPU's memory, and with `need_peak` its peak rate for the setting. */
+HrStatus hr_training_check_gpu (const HrTraining *training,
+                                const HrGpu      *gpu,
+                                bool              need_peak,
+                                HrError          *err);
+
+/* What a training estimate checks first (the setting, then the GPU), then
+ * the model's parameters counted. */
+HrStatus hr_training_check_setting (const HrModel    *model,
+                                    const HrTraining *training,
+                                    const HrGpu      *gpu,
+                                    bool              need_peak,
+                                    HrParams         *params,
+                                    HrError          *err);
+
+/* The memory of a validated setting, its largest examined stage, without
+ * the figures against the GPU; `cache` (or NULL) per `keep`. */
+void     hr_training_stages_memory (const HrModel    *model,
+                                    const HrTraining *training,
+                                    const HrParams   *params,
+                                    HrStageCache     *cache,
+                                    HrKeep            keep,
+                                    HrTrainingMemory *memory);
+
+/* The finishing figures of a stage's memory against the GPU's. */
+void     hr_training_memory_against (const HrGpu      *gpu,
+                                     HrTrainingMemory *memory);
+
+/* hr_training_memory() of a checked setting, the model's parameters counted. */
+void     hr_training_memory_of (const HrModel    *model,
+                                const HrTraining *training,
+                                const HrGpu      *gpu,
+                                const HrParams   *params,
+                                HrTrainingMemory *memory);
+
+/* Time (hr-training-time.c) */
+
+/* hr_training_time() of a checked setting, the model's parameters counted;
+ * `memory` is the setting's, or NULL. */
+HrStatus hr_training_time_of (const HrModel          *model,
+                              const HrTraining       *training,
+                              const HrGpu            *gpu,
+                              const HrParams         *params,
+                              const HrTrainingMemory *memory,
+                              HrTrainingTime         *time,
+                              HrError                *err);

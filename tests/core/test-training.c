@@ -1841,7 +1841,7 @@ bisect_largest (const HrModel    *model,
  * tp/pp/dp, ZeRO and FSDP, recomputation, flash or eager attention,
  * precision, schedules, global batches and GPU sizes; then 3,000 more that
  * also bend the memory's growth away from what the first guess assumes
- * (hr-training.c, proportional_guess()): the loss's kinds, activation
+ * (hr-training-limits.c, proportional_guess()): the loss's kinds, activation
  * offloading, the optimizer step in the backward, dropout, compiled layers
  * and eager norms, context parallelism, fine-tuning methods and paged
  * states. The largest micro-batch and sequence equal a plain bisection's,
@@ -1995,7 +1995,7 @@ test_limits_random (void)
 }
 
 /* Pipelines of more stages than the limits' probes keep halves of
- * (STAGE_CACHE, 8 in hr-training.c), even and uneven: the searches give
+ * (HR_STAGE_CACHE, 8 in hr-internal.h), even and uneven: the searches give
  * what a plain bisection and a walk give, and the one call what the three
  * give. */
 static void

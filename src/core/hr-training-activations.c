@@ -1,0 +1,487 @@
+/* hr-training-activations.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Activations: what a layer, the embedding and the loss save for the
+ * backward pass, tensor by tensor (docs/training.md).
+ *
+ * Sources, cited where used:
+ * [SP]    Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ *         Transformer Models", arXiv 2205.05198.
+ */
+#include "hr-training.h"
+#include "hr-internal.h"
+
+#include <math.h>
+#include <string.h>
+
+void
+hr_training_act_shape (const HrModel    *model,
+                       const HrTraining *t,
+                       HrActShape       *a)
+{
+  double tp = (double) t->tensor_parallel;
+  double cp = (double) t->context_parallel;
+  double kv = (double) hr_training_kv_heads (model);
+  bool autocast = t->fp32_residual && hr_training_is_mixed (t);
+
+  a->batch = (double) t->micro_batch;
+  a->s_k = (double) t->seq_len;
+  a->s_q = a->s_k / cp;
+  a->tokens = a->batch * a->s_q;
+  a->h = (double) model->hidden_size;
+  a->h_rep = t->sequence_parallel ? a->h / tp : a->h;
+  a->tokens_rep = t->sequence_parallel ? a->tokens / tp : a->tokens;
+  /* Megatron's sequence-parallel linears save their input split and gather
+   * it again in the backward ([SP] §4.2.2; tensor_parallel/layers.py,
+   * LinearWithGradAccumulationAndAsyncCommunication). Under DTensor
+   * (torchtitan's parallelize_llama.py) PrepareModuleInput redistributes the
+   * norm's output from Shard(1) to Replicate before wq, wk, wv and before w1,
+   * w3, which then save the gathered tensor. */
+  a->h_proj = t->dtensor_tp && t->sequence_parallel ? a->h : a->h_rep;
+  a->heads = (double) model->n_heads / tp;
+  a->kv_heads = kv >= tp ? kv / tp : 1;
+  a->d_qk = (double) hr_training_head_dim_qk (model);
+  a->d_v = (double) hr_training_head_dim_v (model);
+
+  /* dtypes: fp32 everywhere in fp32; 16-bit otherwise, except that autocast
+   * keeps the residual stream and norms in fp32 and casts each projection's
+   * input; Transformer Engine saves fp8 casts of the projection inputs. */
+  a->compute = t->precision == HR_PRECISION_FP32 ? 4 : 2;
+  a->residual = (t->precision == HR_PRECISION_FP32 || autocast) ? 4 : 2;
+  a->input = t->precision == HR_PRECISION_FP8_MIXED ? 1 : a->compute;
+  a->mask = t->dropout ? (double) t->dropout_mask_bytes : 0;
+
+  /* Under autocast q, k and v (separate modules, as in the HF Llama family)
+   * each save their own 16-bit cast of the fp32 norm output; gate and up too. */
+  a->attn_casts = autocast ? 3 : 1;
+  a->mlp_casts = autocast ? (model->ffn_kind == HR_FFN_GATED ? 2 : 1) : 1;
+  if (model->parallel_block && model->norms_per_layer == 1 && !autocast)
+    a->mlp_casts = 0;
+
+  /* An eager RMSNorm (transformers LlamaRMSNorm, torchtune RMSNorm) runs
+   * x.float(), pow, mean, rsqrt and two muls: pow and mul save the fp32 copy
+   * of the input, the weight's mul its normalised input cast back; a fused
+   * kernel saves the input and the statistics. Both save one input-sized
+   * tensor in the input dtype, so eager adds 4 bytes per element.
+   * torch.compile of a layer fuses the pointwise chain: the partitioner
+   * recomputes the fp32 copy (torch/_functorch/partitioners.py,
+   * min_cut_rematerialization_partition), so the compiled layer's norms save
+   * what a fused kernel saves. torchtune and torchtitan compile each
+   * transformer block, not the final norm. */
+  a->head_norm_fp32 = t->norm_kernel == HR_NORM_KERNEL_EAGER ? 4 : 0;
+  a->norm_fp32 = t->compile ? 0 : a->head_norm_fp32;
+  a->param = (t->precision == HR_PRECISION_FP32 || autocast) ? 4 : 2;
+}
+
+/* Norm statistics: LayerNorm saves mean and rstd, RMSNorm rstd, in fp32. */
+static double
+norm_stats (const HrModel    *model,
+            const HrActShape *a)
+{
+  return a->tokens_rep * 4 * (model->norm_kind == HR_NORM_LAYERNORM ? 2 : 1);
+}
+
+/* One MLP of width `ffn` (before TP) run on `tokens` tokens:
+ * plain: fc output (activation input) + activation output;
+ * gated: gate output, its activation, up output, and their product ([SP] §4.1
+ * counts 8sbh + 8sbh for the GPT 4h MLP in 16 bits). */
+static double
+mlp_bytes (const HrModel    *model,
+           const HrTraining *t,
+           const HrActShape *a,
+           int64_t           ffn,
+           double            tokens)
+{
+  double f = (double) ffn / (double) t->tensor_parallel;
+
+  if (model->ffn_kind == HR_FFN_GATED)
+    return tokens * f * (3 * a->compute + a->input);
+  return tokens * f * (a->compute + a->input);
+}
+
+/* Fine-tuning: what frozen linears no longer save and what adapters add
+ * (hr_finetune_layer_activations). */
+static double
+finetune_layer_bytes (const HrModel    *model,
+                      const HrTraining *t,
+                      const HrActShape *a,
+                      bool              is_moe)
+{
+  double tp = (double) t->tensor_parallel;
+  HrFinetuneLayerShape shape;
+
+  /* Only adapters add to what a layer saves. */
+  if (!hr_finetune_is_adapter (&t->finetune))
+    return 0;
+  shape = (HrFinetuneLayerShape) {
+    .tokens = a->tokens,
+    .h = a->h_rep,
+    .h_full = a->h,
+    .tp = tp,
+    .o_in = a->heads * a->d_v,
+    .ffn = (double) model->ffn_size / tp,
+    .input = a->input,
+    .compute = a->compute,
+    .attn_casts = a->attn_casts,
+    .mlp_casts = a->mlp_casts,
+    .compute_dtype_bytes = a->compute,
+    .kernel_saves_o = t->attention == HR_ATTENTION_FLASH,
+    /* An eager norm's "residual" bytes are the normalised input its weight's
+     * multiply saves (hr_training_act_shape); compiled or fused, the input itself. */
+    .norm_weight_input = a->norm_fp32 > 0 ? (double) model->norms_per_layer * a->tokens
+                                            * a->h_rep * a->residual : 0,
+    .is_moe = is_moe,
+    .routed_tokens = (double) model->experts_per_token * a->tokens,
+    .expert_ffn = (double) model->expert_ffn_size / tp,
+    .shared_ffn = (double) (model->n_shared_experts * model->shared_expert_ffn_size) / tp,
+  };
+
+  return hr_finetune_layer_activations (model, &t->finetune, &shape);
+}
+
+/* One layer of one micro-batch as saved for the backward pass under
+ * `recompute`, tensor by tensor after [SP] §4.1 (Eq. 1), for the real
+ * architecture. */
+static double
+layer_bytes (const HrModel    *model,
+             const HrTraining *t,
+             const HrActShape *a,
+             bool              is_moe,
+             HrRecompute       recompute)
+{
+  double probs = a->batch * a->heads * a->s_q * a->s_k;
+  double q = a->tokens * a->heads * a->d_qk * a->compute;
+  double o = a->tokens * a->heads * a->d_v;
+  double bytes = 0;
+
+  /* Full recomputation keeps the layer input only ([SP] §5: 2sbh in 16 bits,
+   * split over TP under SP). */
+  if (recompute == HR_RECOMPUTE_FULL)
+    return a->tokens_rep * a->h * a->residual;
+
+  /* torchtitan's op-level SAC (torchtitan/distributed/activation_checkpoint.py,
+   * _custom_policy): the layer input, the outputs of aten.mm except every
+   * second one — in a Llama block wq, wk, wv, wo, w1, w3, w2 run in that
+   * order, so wq, wv, w1 and w2 are kept (a plain MLP: fc1) — and the SDPA
+   * outputs (output and log-sum-exp; eager attention runs bmm, not in the
+   * save list). Routed experts run grouped GEMMs, not aten.mm: recomputed. */
+  if (recompute == HR_RECOMPUTE_OP_SELECTIVE)
+    {
+      double f = (double) model->ffn_size / (double) t->tensor_parallel;
+
+      bytes = a->tokens_rep * a->h * a->residual;
+      bytes += q + a->tokens * a->kv_heads * a->d_v * a->compute;
+      if (t->attention == HR_ATTENTION_FLASH)
+        bytes += o * a->compute + a->batch * a->heads * a->s_q * 4;
+      if (!is_moe)
+        bytes += a->tokens * f * a->compute
+                 + (model->ffn_kind == HR_FFN_GATED ? a->tokens * a->h * a->compute : 0);
+      return bytes;
+    }
+
+  /* Norm inputs and statistics; projection inputs (the norm outputs). */
+  bytes += (double) model->norms_per_layer
+           * (a->tokens * a->h_rep * (a->residual + a->norm_fp32) + norm_stats (model, a));
+  bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_proj * a->input;
+
+  /* Attention core: q after the rotary embedding, k and v. */
+  bytes += q;
+  if (t->attention == HR_ATTENTION_FLASH)
+    {
+      /* FlashAttention (Dao et al. 2022, §3.1) saves q, k, v (k/v heads only),
+       * the output and an fp32 log-sum-exp per head and row. */
+      bytes += a->tokens * a->kv_heads * (a->d_qk + a->d_v) * a->compute;
+      bytes += a->batch * a->heads * a->s_q * 4;
+      bytes += o * a->compute;
+      if (a->input != a->compute)
+        bytes += o * a->input;
+    }
+  else
+    {
+      /* Eager attention: k and v repeated to every query head (HF repeat_kv),
+       * the softmax output and, with dropout, its mask and the dropped
+       * probabilities ([SP]: 2as²b + as²b + 2as²b in 16 bits). Autocast runs
+       * the softmax in fp32 and saves its 16-bit cast for the product with V. */
+      bytes += a->tokens * a->heads * (a->d_qk + a->d_v) * a->compute;
+      if (recompute != HR_RECOMPUTE_SELECTIVE)
+        {
+          bool autocast = t->fp32_residual && hr_training_is_mixed (t);
+
+          bytes += probs * (autocast ? 4 + a->compute : a->compute);
+          if (t->dropout)
+            bytes += probs * (a->mask + a->compute);
+        }
+      bytes += o * a->input;
+    }
+
+  /* Dropout after the attention output projection and after the MLP. */
+  bytes += 2 * a->tokens * a->h_rep * a->mask;
+
+  if (is_moe)
+    {
+      /* Router probabilities in fp32; each token's k copies dispatched to its
+       * experts (dropless, balanced: k · tokens per rank under EP); shared
+       * experts on every token. */
+      double routed = (double) model->experts_per_token * a->tokens;
+
+      bytes += a->tokens * (double) model->n_experts * 4;
+      bytes += routed * a->h * a->input;
+      bytes += mlp_bytes (model, t, a, model->expert_ffn_size, routed);
+      bytes += mlp_bytes (model, t, a,
+                          model->n_shared_experts * model->shared_expert_ffn_size, a->tokens);
+    }
+  else
+    bytes += mlp_bytes (model, t, a, model->ffn_size, a->tokens);
+  return bytes + finetune_layer_bytes (model, t, a, is_moe);
+}
+
+void
+hr_training_layer_kinds (const HrModel    *model,
+                         const HrTraining *training,
+                         const HrActShape *a,
+                         HrLayerKinds     *kinds)
+{
+  int n_kinds = model->n_experts > 0 ? 2 : 1;
+
+  memset (kinds, 0, sizeof *kinds);
+  for (int is_moe = 0; is_moe < n_kinds; is_moe++)
+    {
+      kinds->saved[is_moe] = layer_bytes (model, training, a, is_moe, training->recompute);
+      kinds->full[is_moe] = training->recompute == HR_RECOMPUTE_NONE
+                            ? kinds->saved[is_moe]
+                            : layer_bytes (model, training, a, is_moe, HR_RECOMPUTE_NONE);
+    }
+}
+
+/* The first layer inside autograd's graph: the layers outside it
+ * (hr_finetune_layer_outside_graph) are a prefix, found by bisection rather
+ * than a walk over the layers. */
+int64_t
+hr_training_first_layer_in_graph (const HrTraining *training,
+                                  int64_t           n_layers)
+{
+  int64_t lo = 0, hi = n_layers;
+
+  /* Most often there is no such prefix. */
+  if (!hr_finetune_layer_outside_graph (&training->finetune, 0))
+    return 0;
+  while (lo < hi)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+
+      if (hr_finetune_layer_outside_graph (&training->finetune, mid))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* What chunk j of rank `stage` saves for one micro-batch in its layers
+ * (count[] gets its layers of each kind). Megatron's --recompute-num-layers
+ * N (block method): the first N layers of each model chunk run under the
+ * recompute mode, the others keep everything
+ * (megatron/core/transformer/transformer_block.py, _checkpointed_forward).
+ * Identical layers once, times their count: never a walk over the layers. */
+double
+hr_training_chunk_layer_bytes (const HrModel      *model,
+                               const HrTraining   *training,
+                               const HrLayerKinds *kinds,
+                               int64_t             graph_start,
+                               int64_t             stage,
+                               int64_t             j,
+                               int64_t             count[2])
+{
+  HrLayerCounts all, recomputed, kept;
+  int64_t first, chunk = hr_training_stage_chunk (training, model->n_layers, stage, j, &first);
+  int64_t last = first + chunk;
+  /* Layers outside autograd's graph (frozen) save nothing. */
+  int64_t from = graph_start > first ? (graph_start < last ? graph_start : last) : first;
+  int64_t split = training->recompute_layers > 0 && training->recompute_layers < chunk
+                  ? first + training->recompute_layers : last;
+  /* torchtitan's layer SAC (activation_checkpoint.py, ac_freq): every
+   * k-th block of the model is checkpointed, counting from 1, so layers
+   * i with (i + 1) mod k = 0: floor(last / k) − floor(from / k) of
+   * [from, last), shared among the layer kinds in proportion. */
+  double every = 1, bytes = 0;
+
+  hr_model_count_layers (model, first, last, &all);
+  /* Most often every layer of the chunk is in the graph and recomputed alike. */
+  if (from == first && split == last)
+    {
+      recomputed = all;
+      memset (&kept, 0, sizeof kept);
+    }
+  else
+    {
+      hr_model_count_layers (model, from, split, &recomputed);
+      hr_model_count_layers (model, from > split ? from : split, last, &kept);
+    }
+  if (training->recompute_every > 1 && last > from)
+    every = (double) (last / training->recompute_every - from / training->recompute_every)
+            / (double) (last - from);
+  for (int is_moe = 0; is_moe < 2; is_moe++)
+    {
+      double rec = (double) (recomputed.n[is_moe][0] + recomputed.n[is_moe][1]);
+      double keep = (double) (kept.n[is_moe][0] + kept.n[is_moe][1]);
+
+      count[is_moe] += all.n[is_moe][0] + all.n[is_moe][1];
+      bytes += every * rec * kinds->saved[is_moe]
+               + ((1 - every) * rec + keep) * kinds->full[is_moe];
+    }
+  return bytes;
+}
+
+/* hr_training_activations() for a validated setting and its stage in range. */
+void
+hr_training_stage_activations (const HrModel         *model,
+                               const HrTraining      *training,
+                               const HrActShape      *a,
+                               const HrLayerKinds    *kinds,
+                               int64_t                stage,
+                               HrTrainingActivations *act)
+{
+  int64_t pp = training->pipeline_parallel;
+  double tp = (double) training->tensor_parallel;
+  int64_t count[2] = { 0, 0 };
+  int64_t graph_start = hr_training_first_layer_in_graph (training, model->n_layers);
+  double layers_total = 0;
+
+  memset (act, 0, sizeof *act);
+  for (int64_t j = 0; j < training->virtual_stages; j++)
+    layers_total += hr_training_chunk_layer_bytes (model, training, kinds, graph_start, stage, j,
+                                                   count);
+  act->layers = count[0] + count[1];
+  for (int is_moe = 0; is_moe < 2; is_moe++)
+    if (count[is_moe] > 0)
+      {
+        if (kinds->saved[is_moe] > act->per_layer)
+          act->per_layer = kinds->saved[is_moe];
+        if (kinds->full[is_moe] > act->per_layer_full)
+          act->per_layer_full = kinds->full[is_moe];
+      }
+
+  /* Token ids (int64), learned position ids, the embedding dropout mask. The
+   * embedding output itself is the first layer's input, counted there. */
+  if (stage == 0)
+    act->embedding = a->tokens * 8
+                     + (model->positions == HR_POSITIONS_LEARNED ? a->s_q * 8 : 0)
+                     + a->tokens * a->h_rep * a->mask;
+
+  /* Final norm input and statistics, the LM head input (gathered to full
+   * width), the fp32 log-probabilities of the cross-entropy loss (split over
+   * the vocabulary by TP, Megatron's vocab-parallel loss) and int64 labels. */
+  if (stage == pp - 1)
+    {
+      double vocab = ceil ((double) model->vocab_size / tp);
+      double logits = a->tokens * vocab;
+      double chunks = (double) training->loss_chunks;
+      /* torchtune's compile: True compiles the loss too (compile_loss in
+       * full_finetune_single_device.py); torchtitan at 9dec370 compiles the
+       * blocks only (train.py: "compiling loss function causes CUDA errors,
+       * turning off for now"). */
+      bool loss_compiled = training->compile && training->compile_loss;
+
+      if (model->final_norm)
+        act->final_norm = a->tokens * a->h_rep
+                          * ((hr_finetune_is_adapter (&training->finetune) && a->head_norm_fp32 > 0
+                              ? 0 : a->residual) + a->head_norm_fp32)
+                          + norm_stats (model, a);
+      /* The output layer stays 16-bit under fp8 (Megatron's output layer is
+       * not a Transformer Engine module): it saves its input in the compute
+       * dtype. */
+      act->lm_head = hr_finetune_head_activations (&training->finetune, model, a->tokens, a->h,
+                                                   a->compute, a->compute);
+      switch (training->loss)
+        {
+        case HR_LOSS_CHUNKED:
+          /* torchtune CEWithChunkedOutputLoss: cross_entropy(chunk.float())
+           * per chunk. Eager, log_softmax saves each chunk's fp32 output
+           * (all of them by the end of the forward); compiled with the loss,
+           * the upcast is recomputed and the 16-bit chunks are saved. The
+           * backward of one chunk holds its gradient: fp32 of the
+           * log-probabilities and of the logits eager, one 16-bit compiled. */
+          act->loss = logits * (loss_compiled ? a->compute : 4);
+          act->loss_transient = logits / chunks * (loss_compiled ? a->compute : 8);
+          break;
+        case HR_LOSS_FUSED:
+          {
+            /* Liger's fused linear cross-entropy (Liger-Kernel
+             * src/liger_kernel/ops/fused_linear_cross_entropy.py) computes
+             * the loss and both gradients in the forward, chunk by chunk:
+             * it saves grad_input (tokens × h, input dtype) and grad_weight
+             * (the weight's dtype) and holds one chunk of logits,
+             * next_power_of_2(ceil(tokens / ceil(V / h))) rows. */
+            double inc = ceil (vocab / a->h);
+            double rows = exp2 (ceil (log2 (ceil (a->tokens / inc))));
+
+            if (rows > a->tokens)
+              rows = a->tokens;
+            act->lm_head = 0;
+            act->loss = a->tokens * a->h * a->compute + vocab * a->h * a->param
+                        + a->tokens * 4;
+            act->loss_transient = rows * vocab * a->compute;
+          }
+          break;
+        case HR_LOSS_FULL:
+        default:
+          /* PyTorch cross_entropy on fp32 logits: log_softmax saves its
+           * fp32 output. Its backward holds the incoming gradient and the
+           * logits' gradient, both fp32; compiled, one fused kernel writes
+           * the logits' gradient from the saved fp32 logits. */
+          act->loss = logits * 4;
+          act->loss_transient = logits * (loss_compiled ? 4 : 8);
+          /* DTensor's loss_parallel() (torch/distributed/tensor/parallel/
+           * loss.py, _nll_loss_and_log_softmax_backward) computes
+           * (zeros_like(x) scattered + exp(x)) · grad: beside the saved
+           * log-probabilities x it holds the scattered zeros, exp(x) and
+           * their sum, three fp32 buffers of the rank's logits. */
+          if (training->loss_parallel && training->tensor_parallel > 1 && !loss_compiled)
+            act->loss_transient = logits * 12;
+          break;
+        }
+      /* int64 labels */
+      act->loss += a->tokens * 8;
+    }
+
+  /* torch.distributed.pipelining (stage.py, forward_one_chunk) keeps each
+   * micro-batch's stage output in fwd_cache until its backward_one_chunk:
+   * the residual stream leaving the stage, or on the last stage the 16-bit
+   * logits (which the fp32 cast of the loss does not save). Interleaved,
+   * each of the rank's stages keeps its own: the residual stream from all
+   * but the model's last. */
+  if (hr_training_torch_pipelining (training))
+    act->stage_output = (double) (training->virtual_stages - 1) * a->tokens * a->h_rep * a->residual
+                        + (stage == pp - 1
+                           ? a->tokens * ceil ((double) model->vocab_size / tp) * a->compute
+                           : a->tokens * a->h_rep * a->residual);
+
+  act->layers_total = layers_total;
+  act->micro_batch = act->embedding + layers_total + act->final_norm + act->lm_head + act->loss
+                     + act->stage_output;
+}
+
+HrStatus
+hr_training_activations (const HrModel         *model,
+                         const HrTraining      *training,
+                         int64_t                stage,
+                         HrTrainingActivations *act,
+                         HrError               *err)
+{
+  int64_t pp = training->pipeline_parallel;
+  HrStatus status;
+  HrLayerKinds kinds;
+  HrActShape a;
+
+  memset (act, 0, sizeof *act);
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if (stage < 0 || stage >= pp)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", stage, pp - 1,
+                         "pipeline stage");
+  hr_training_act_shape (model, training, &a);
+  hr_training_layer_kinds (model, training, &a, &kinds);
+  hr_training_stage_activations (model, training, &a, &kinds, stage, act);
+  return HR_OK;
+}

@@ -1,0 +1,658 @@
+/* hr-training-memory.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * A stage's memory at the peak of a step: the model states, the
+ * activations in flight, the buffers and the allocator's rounding, phase
+ * by phase (docs/training.md).
+ */
+#include "hr-training.h"
+#include "hr-internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* PyTorch DistributedDataParallel's bucket_cap_mb default (25 MiB); two
+ * buckets are in flight while the backward pass fills the next one. */
+#define DP_BUCKET_BYTES (25.0 * MIB)
+#define DP_BUCKETS_IN_FLIGHT 2.0
+
+/* PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp):
+ * a request of kMinLargeAlloc (10 MiB) or more gets a segment of its own
+ * rounded up to kRoundLarge (2 MiB); smaller ones share 2 MiB (kSmallBuffer)
+ * or 20 MiB (kLargeBuffer) segments, rounded to 512 bytes (kMinBlockSize). */
+#define ALLOCATOR_ROUND_LARGE (2.0 * MIB)
+#define ALLOCATOR_MIN_LARGE (10.0 * MIB)
+
+HrStatus
+hr_training_check_gpu (const HrTraining *training,
+                       const HrGpu      *gpu,
+                       bool              need_peak,
+                       HrError          *err)
+{
+  if (!isfinite (gpu->memory_bytes) || gpu->memory_bytes <= 0)
+    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
+                         hr_error_value (gpu->memory_bytes), 0, "the GPU's memory");
+  if (need_peak)
+    {
+      double peak = gpu->peak_flops[hr_training_compute_dtype (training)];
+
+      if (!isfinite (peak) || peak <= 0)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", training->precision, 0,
+                             "the GPU has no peak rate for this precision's compute dtype");
+    }
+  return HR_OK;
+}
+
+/* Fine-tuning's model states: the frozen base in its storage dtype (sharded
+ * only by ZeRO-3/FSDP, which shard every parameter), and weights, gradients
+ * and optimizer states for the trained parameters alone. A rank holds the
+ * model's trained and frozen parameters in proportion to its share of all
+ * parameters. Adapters kept in fp32 (PEFT's autocast_adapter_dtype) are
+ * trained as fp32 parameters: no master copy, fp32 gradients and states. */
+static void
+finetune_states (const HrModel     *model,
+                 const HrTraining  *training,
+                 const HrParams    *params,
+                 HrTrainingMemory  *memory)
+{
+  HrTrainingRank trained = memory->rank;
+  HrTraining t = *training;
+  HrFinetuneParams fp;
+  double share = (double) memory->params_on_gpu / (double) params->total;
+  HrShardGroups g;
+
+  if (hr_finetune_params (model, &training->finetune, hr_training_compute_dtype (training)
+                          == HR_DTYPE_FP32 ? 4 : 2, &fp, NULL) != HR_OK)
+    return;
+  if (training->finetune.fp32_adapters && hr_finetune_is_adapter (&training->finetune))
+    t.precision = HR_PRECISION_FP32;
+  trained.params = (int64_t) llround ((double) fp.trainable * share);
+  trained.expert_params = 0;
+  trained.factored_elements = (int64_t) llround ((double) trained.factored_elements
+                                                 * (double) fp.trainable
+                                                 / (double) params->total);
+  hr_training_model_states (&t, &trained, memory);
+
+  hr_training_shard_groups (training, &g);
+  memory->frozen_weights = fp.frozen_bytes * share
+                           / (hr_training_effective_zero_stage (training) >= 3 ? g.dense : 1);
+  memory->trainable_params = fp.trainable;
+  memory->frozen_params = fp.frozen;
+  if (hr_finetune_is_adapter (&training->finetune))
+    memory->adapters = memory->weights + memory->master_weights + memory->gradients
+                       + memory->grad_accumulation_buffer + memory->optimizer;
+}
+
+/* Share of the trained parameters whose optimizer states a paged optimizer
+ * pages (HrFinetuneParams.paged: tensors of 1e5 elements or more). */
+static double
+paged_share (const HrModel    *model,
+             const HrTraining *training)
+{
+  HrFinetuneParams fp;
+
+  if (hr_finetune_params (model, &training->finetune, 2, &fp, NULL) != HR_OK
+      || fp.trainable <= 0)
+    return 0;
+  return (double) fp.paged / (double) fp.trainable;
+}
+
+/* Mean bytes of a frozen parameter in its storage (16-bit or quantised). */
+static double
+frozen_bytes_per_param (const HrModel    *model,
+                        const HrTraining *training)
+{
+  double compute = hr_training_compute_dtype (training) == HR_DTYPE_FP32 ? 4 : 2;
+  HrFinetuneParams fp;
+
+  if (hr_finetune_params (model, &training->finetune, compute, &fp, NULL) != HR_OK
+      || fp.frozen <= 0)
+    return compute;
+  return fp.frozen_bytes / (double) fp.frozen;
+}
+
+/* Transient buffers of fine-tuning: QLoRA dequantises one frozen matrix at a
+ * time to the compute dtype, in the forward and again in the backward
+ * (bitsandbytes MatMul4Bit, torchao LinearNF4); DoRA's weight norm builds
+ * the 16-bit base matrix, B·A and their sum in the adapters' dtype
+ * (PEFT DoraLinearLayer.forward) for one matrix at a time. */
+static double
+finetune_buffers (const HrModel    *model,
+                  const HrTraining *training)
+{
+  const HrFinetune *f = &training->finetune;
+  double compute = hr_training_compute_dtype (training) == HR_DTYPE_FP32 ? 4 : 2;
+  double adapter = f->fp32_adapters ? 4 : compute;
+  HrFinetuneParams fp;
+  double bytes = 0;
+
+  if (!hr_finetune_is_adapter (f)
+      || hr_finetune_params (model, f, compute, &fp, NULL) != HR_OK)
+    return 0;
+  bytes += (double) fp.largest_quantized * compute;
+  if (f->method == HR_FINETUNE_DORA)
+    bytes += (double) fp.largest_adapted * 3 * adapter;
+  return bytes / (double) training->tensor_parallel;
+}
+
+/* Parameter tensors of one layer: 4 attention matrices, 2 or 3 MLP
+ * matrices, the norms; biases as tensors of their own. Used only to count
+ * the caching allocator's rounding. */
+static double
+layer_tensors (const HrModel *model)
+{
+  double n = 4 + (model->ffn_kind == HR_FFN_GATED ? 3 : 2) + model->norms_per_layer;
+
+  if (model->qkv_bias)
+    n += 3;
+  if (model->out_bias)
+    n += 1;
+  if (model->mlp_bias)
+    n += model->ffn_kind == HR_FFN_GATED ? 3 : 2;
+  return n;
+}
+
+/* The peak of a step is the largest of its phases, not the sum of each
+ * part's maximum (docs/training.md, "What users measure"):
+ *  - end of the forward: the model states, the gradients where they persist
+ *    between steps, every in-flight micro-batch's saved tensors;
+ *  - the loss's backward (last stage): the same plus the loss's buffers;
+ *  - the backward of the stage's first layer: the gradients complete, the
+ *    other in-flight micro-batches' activations, that layer's tensors live
+ *    (rebuilt when recomputed) — activations shrink and gradients grow
+ *    linearly in between, so the ends bound the middle;
+ *  - the optimizer step (fused or in place: no temporaries counted).
+ * Communication buffers (ZeRO-3 gathers, DP buckets) are live throughout. */
+static void
+phases (const HrModel       *model,
+        const HrTraining    *training,
+        const HrActShape    *a,
+        const HrFsdpBuffers *fsdp,
+        double               backward,
+        HrTrainingMemory    *memory)
+{
+  const HrTrainingActivations *act = &memory->activation;
+  /* Paged states are outside PyTorch's allocator (stage_memory). */
+  double states = memory->frozen_weights + memory->weights + memory->master_weights
+                  + memory->optimizer - memory->pageable + memory->grad_accumulation_buffer;
+  double grads = memory->gradients, grads_forward, head_grad = 0, step_temp = 0;
+  double n_tensors;
+  HrStateBytes b;
+
+  hr_training_state_bytes (training, &b);
+  /* torchtune's optimizer_in_bwd registers a step per parameter as its
+   * gradient is accumulated (torchtune training/memory.py,
+   * register_optim_in_bwd_hooks), then frees it: one parameter's gradient at
+   * a time, the largest matrix — the embedding or LM head where the stage
+   * holds one, else an MLP matrix. */
+  if (training->optimizer_in_backward)
+    {
+      double rows = ceil ((double) model->vocab_size / (double) training->tensor_parallel);
+      double largest = (double) model->ffn_size / (double) training->tensor_parallel
+                       * (double) model->hidden_size;
+
+      if ((memory->pipeline_stage == 0 || memory->pipeline_stage == training->pipeline_parallel - 1)
+          && rows * (double) model->hidden_size > largest)
+        largest = rows * (double) model->hidden_size;
+      grads = largest * b.gradients;
+      if (grads > memory->gradients)
+        grads = memory->gradients;
+      memory->gradients = grads;
+    }
+  /* zero_grad(set_to_none=True), PyTorch's default since 2.0, frees the
+   * gradients after each step; they persist through the forward while
+   * micro-batches accumulate (grad accumulation, pipelines) and in
+   * DeepSpeed's and Megatron's ZeRO buffers. */
+  grads_forward = (hr_training_grad_accumulation (training) > 1 || training->pipeline_parallel > 1
+                   || training->zero_stage > 0) ? grads : 0;
+  /* torch.optim.AdamW's foreach implementation (_multi_tensor_adamw) makes
+   * exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs) for all the
+   * parameters at once: one more state-sized buffer during the step. The
+   * fused implementations (fused=True, Apex/Transformer Engine FusedAdam,
+   * DeepSpeed) update in place. */
+  if (training->optimizer_foreach && training->optimizer == HR_OPTIMIZER_ADAMW
+      && !training->optimizer_in_backward)
+    step_temp = memory->optimizer / 2;
+  /* Chunked, the LM head's weight gradient is allocated at the first
+   * chunk's backward and summed into over the others: it is live beside the
+   * chunk's buffers (full: the fp32 buffers are gone by the time it is made;
+   * fused: made in the forward, counted in the loss). */
+  if (training->loss == HR_LOSS_CHUNKED && grads_forward == 0 && act->lm_head > 0)
+    head_grad = ceil ((double) model->vocab_size / (double) training->tensor_parallel)
+                * (double) model->hidden_size * b.gradients;
+
+  {
+    /* What is live in each phase: gradients, activations, buffers. */
+    double forward_temp = memory->temporary - fsdp->forward_less + fsdp->root;
+    double live[4][3] = {
+      { grads_forward, memory->activations, forward_temp },
+      { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
+      { grads, backward, memory->temporary + fsdp->root },
+      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp },
+    };
+    double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
+                        &memory->peak_layer_backward, &memory->peak_optimizer };
+    double cached[4] = { 0, 0, 0, 0 }, reserved = 0;
+    /* the 16-bit logits of the rank's vocabulary rows */
+    double logits_16 = a->tokens
+                       * ceil ((double) model->vocab_size / (double) training->tensor_parallel) * 2;
+    int at = 0;
+
+    for (int i = 0; i < 4; i++)
+      {
+        *peak[i] = states + live[i][0] + live[i][1] + live[i][2];
+        if (*peak[i] > *peak[at])
+          at = i;
+      }
+    memory->allocated_peak = *peak[at];
+    for (int i = 0; i < 3; i++)
+      memory->growing[i] = live[i][1] + (i == 1 ? act->loss_transient : 0);
+    /* Blocks the caching allocator holds free in a phase that the phase
+     * cannot use count in what it reserves (reserved_peak, the largest over
+     * the phases; below). The allocator keeps a pool of blocks per stream
+     * (c10/cuda/CUDACachingAllocator.cpp: a freed block is reused only by
+     * its own stream). FSDP reduce-scatters into gradient shards allocated
+     * on its reduce-scatter stream (FSDP2 foreach_reduce; FSDP1 its
+     * post-backward stream), so once zero_grad frees them their blocks stay
+     * reserved there; and FSDP2 all-gathers into a flat buffer allocated on
+     * its copy-in stream (foreach_all_gather), whose largest is the root
+     * group's, or two layers' with the prefetch. */
+    for (int i = 0; i < 4; i++)
+      if (fsdp->gather_pool > 0)
+        cached[i] = fsdp->gather_pool
+                    + (hr_training_fsdp_pipeline (training) ? fsdp->grad_shards
+                       : (fsdp->grad_shards > live[i][0] ? fsdp->grad_shards - live[i][0] : 0));
+    /* The eager full loss upcasts the 16-bit logits (torchtitan's loss_fn:
+     * cross_entropy(pred.float(), …)) and the logits are dropped before the
+     * backward (train.py: del pred). Their block, of T·V 16-bit elements, is
+     * its own segment (over kMinLargeAlloc) and half the size of each fp32
+     * buffer the loss's backward allocates (the log-probabilities' and the
+     * logits' gradients): it stays cached, unused, in that phase — in every
+     * step, since the next forward's logits take it back. */
+    if (training->loss == HR_LOSS_FULL && act->loss_transient > 0 && act->stage_output == 0
+        && logits_16 >= ALLOCATOR_MIN_LARGE
+        && !(training->compile && training->compile_loss)
+        && hr_training_compute_dtype (training) != HR_DTYPE_FP32)
+      cached[1] += logits_16;
+    for (int i = 0; i < 4; i++)
+      if (*peak[i] + cached[i] > reserved)
+        reserved = *peak[i] + cached[i];
+    memory->cached_free = reserved - memory->allocated_peak;
+    memory->peak_gradients = live[at][0];
+    memory->peak_activations = live[at][1];
+    memory->peak_temporary = live[at][2];
+  }
+  memory->temporary += act->loss_transient;
+
+  /* Rounding: a block of kMinLargeAlloc (10 MiB) or more is its own
+   * segment, rounded up to kRoundLarge: on average half of it is wasted.
+   * Smaller blocks are carved out of shared 2 MiB or 20 MiB segments with
+   * 512-byte rounding (negligible). The blocks live at the peak: each
+   * layer's saved tensors (about one per parameter tensor: each matrix saves
+   * its input or output; the input alone under full recomputation) per
+   * in-flight micro-batch and, unsharded, each
+   * parameter tensor's copies (weights, master, gradients, optimizer
+   * states); ZeRO and FSDP keep flat shards, a few blocks in all. A class
+   * counts when its mean block is large. */
+  {
+    double per_layer = layer_tensors (model);
+    double saved_per_layer = training->recompute == HR_RECOMPUTE_FULL ? 1 : per_layer;
+    double layers = (double) memory->rank.layers;
+    double saved = saved_per_layer * layers * memory->micro_batches_in_flight;
+    /* the optimizer's copies less the paged ones, which are not PyTorch's blocks */
+    double copies = (b.master > 0 ? 2 : 1) + 1
+                    + (training->optimizer == HR_OPTIMIZER_ADAMW
+                       || training->optimizer == HR_OPTIMIZER_ADAMW_8BIT ? 2 : 1)
+                      * (memory->optimizer > 0 ? 1 - memory->pageable / memory->optimizer : 1);
+    double param_block = per_layer * layers > 0
+                         ? (double) memory->rank.params * b.weights / (per_layer * layers) : 0;
+
+    /* ZeRO 1 and 2 flatten the trained parameters' groups, ZeRO 3 and FSDP
+     * every parameter, into a few flat blocks. */
+    bool flat = hr_training_effective_zero_stage (training) > 0;
+
+    /* Adapters: the base's tensors are frozen, one copy each in their
+     * storage; the adapters' own blocks are small. ZeRO 1 and 2 leave the
+     * frozen tensors as they are (DeepSpeed flattens only the groups it
+     * optimises: stage_1_and_2.py, bit16_groups_flat). */
+    if (hr_finetune_is_adapter (&training->finetune))
+      {
+        copies = 1;
+        param_block = per_layer * layers > 0 ? memory->frozen_weights / (per_layer * layers) : 0;
+        flat = hr_training_effective_zero_stage (training) >= 3;
+      }
+
+    n_tensors = 0;
+    if (memory->activation.per_layer / saved_per_layer >= ALLOCATOR_MIN_LARGE)
+      n_tensors += saved;
+    if (!flat && param_block >= ALLOCATOR_MIN_LARGE)
+      n_tensors += per_layer * layers * copies;
+  }
+  memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2
+                          + memory->cached_free;
+
+  memory->overhead = training->overhead_bytes;
+  memory->total = memory->reserved_peak + memory->overhead + memory->pageable;
+}
+
+static void
+stage_states (const HrModel    *model,
+              const HrTraining *training,
+              const HrParams   *params,
+              int64_t           stage,
+              HrTrainingMemory *memory,
+              HrStageBuffers   *buffers)
+{
+  int64_t zero = hr_training_effective_zero_stage (training);
+  HrFsdpBuffers *fsdp = &buffers->fsdp;
+  HrStateBytes b;
+
+  memset (memory, 0, sizeof *memory);
+  memset (buffers, 0, sizeof *buffers);
+  memory->pipeline_stage = stage;
+  memory->data_parallel = hr_training_dp (training);
+  memory->grad_accumulation = hr_training_grad_accumulation (training);
+  hr_training_stage_rank (model, training, params, stage, &memory->rank);
+  memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
+  if (hr_finetune_is_full (&training->finetune))
+    hr_training_model_states (training, &memory->rank, memory);
+  else
+    finetune_states (model, training, params, memory);
+  memory->micro_batches_in_flight = hr_training_in_flight (training, stage);
+
+  /* Temporary buffers */
+  hr_training_state_bytes (training, &b);
+  if (zero >= 3 && hr_training_dp (training) * training->context_parallel > 1
+      && !hr_training_fsdp_pipeline (training))
+    {
+      bool adapter = hr_finetune_is_adapter (&training->finetune);
+      /* a gathered parameter: the frozen base in its storage, else param_dtype */
+      double gathered = adapter ? frozen_bytes_per_param (model, training) : b.weights;
+
+      /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
+       * hold the full gradient of a layer until it is reduce-scattered: the
+       * backward's buffers. Under FSDP the end of the forward and the loss
+       * hold one layer (torchtitan's apply_fsdp keeps the last block
+       * unsharded after its forward; the backward prefetch starts in that
+       * block's pre-backward hook). */
+      memory->temporary += (double) memory->rank.largest_layer
+                           * (adapter ? 2 * gathered : 2 * gathered + b.gradients);
+      if (training->fsdp != HR_FSDP_NONE)
+        fsdp->forward_less = (double) memory->rank.largest_layer
+                             * (adapter ? gathered : gathered + b.gradients);
+      /* FSDP does not reshard the root module after its forward ("for the
+       * root, do not reshard after forward since for training, the
+       * parameters would be freed and all-gathered immediately":
+       * FSDPState._lazy_init in FSDP2, _post_forward_reshard in FSDP1): the
+       * parameters outside the wrapped blocks (embedding, final norm, head)
+       * stay gathered from the forward to the end of the backward. */
+      if (training->fsdp != HR_FSDP_NONE)
+        fsdp->root = (double) memory->rank.outside_layers * gathered;
+    }
+  if (training->fsdp != HR_FSDP_NONE && zero >= 3
+      && hr_training_dp (training) * training->context_parallel > 1)
+    {
+      double gathered = hr_finetune_is_adapter (&training->finetune)
+                        ? frozen_bytes_per_param (model, training) : b.weights;
+      double outside = (double) memory->rank.outside_layers;
+      double layers2 = 2 * (double) memory->rank.largest_layer;
+      HrShardGroups g;
+
+      /* What FSDP's communication streams keep cached (phases()): the
+       * largest all-gather buffer, the root group's or two layers', and the
+       * gradient shards (under a pipeline the unsharded accumulators are
+       * the gradients; the shards are made at the last micro-batch). */
+      hr_training_shard_groups (training, &g);
+      fsdp->gather_pool = (outside > layers2 ? outside : layers2) * gathered;
+      fsdp->grad_shards = hr_training_fsdp_pipeline (training) ? memory->gradients / g.dense
+                                                   : memory->gradients;
+    }
+  buffers->finetune_buffers = finetune_buffers (model, training);
+  if (training->paged_optimizer)
+    buffers->paged_share = paged_share (model, training);
+  /* The stages' gradient windows under FSDP (their shards are made by the
+   * end of the step: the pool above keeps them all). */
+  if (hr_training_fsdp_pipeline (training) && training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
+      && memory->grad_accumulation < 2 * training->pipeline_parallel
+      && hr_finetune_is_full (&training->finetune))
+    memory->gradients = hr_training_interleaved_fsdp_gradients (model, training, params, stage,
+                                                                memory);
+}
+
+/* The rest of a stage's memory, `memory` holding stage_states()'s and the
+ * stage's activations of one micro-batch (hr_training_stage_activations()). */
+static void
+stage_finish (const HrModel        *model,
+              const HrTraining     *training,
+              const HrActShape     *a,
+              const HrLayerKinds   *kinds,
+              const HrStageBuffers *buffers,
+              HrTrainingMemory     *memory)
+{
+  int64_t stage = memory->pipeline_stage;
+  HrInterleavedPeak peak;
+  double backward;  /* activations live in the backward of the stage's first layer */
+
+  memory->activations_per_layer = memory->activation.per_layer;
+  if (training->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+    {
+      hr_training_interleaved_peak (model, training, a, kinds, &memory->activation, stage, &peak);
+      memory->activations = peak.activations;
+      /* in micro-batches of all the rank's layers */
+      memory->micro_batches_in_flight = peak.activations / memory->activation.micro_batch;
+      backward = peak.activations - peak.freed
+                 + (memory->activation.layers > 0 ? memory->activation.per_layer_full : 0);
+    }
+  else
+    {
+      memory->activations = memory->micro_batches_in_flight * memory->activation.micro_batch;
+      /* the oldest micro-batch by its backward of the stage's first layer
+       * holds its embedding's tensors and kept output */
+      backward = (memory->micro_batches_in_flight - 1) * memory->activation.micro_batch
+                 + (memory->activation.layers > 0 ? memory->activation.per_layer_full : 0)
+                 + memory->activation.embedding + memory->activation.stage_output;
+      peak.inputs = stage > 0 ? memory->micro_batches_in_flight : 0;
+    }
+  /* The layer being recomputed holds the tensors its forward rebuilds during
+   * its backward, beside what it saved. */
+  if (training->recompute != HR_RECOMPUTE_NONE && memory->activation.layers > 0)
+    memory->recompute = memory->activation.per_layer_full - memory->activation.per_layer;
+
+  /* Activation offloading (torchtune training/_activation_offloading.py,
+   * OffloadActivations): the layers' saved tensors go to pinned CPU memory
+   * in the forward and come back one layer ahead in the backward: two
+   * layers stay on the GPU. */
+  if (training->offload_activations && memory->activation.layers > 2)
+    {
+      double resident = 2 * memory->activation.per_layer;
+      double moved = memory->micro_batches_in_flight
+                     * (memory->activation.layers_total - resident);
+
+      if (moved > 0)
+        {
+          memory->activations -= moved;
+          memory->cpu_bytes += moved;
+          memory->offloaded_activations = memory->activation.layers_total - resident;
+        }
+    }
+
+  /* torch.distributed.pipelining allocates its receive buffers once, one
+   * per micro-batch (stage.py: _prepare_forward_infra makes
+   * args_recv_info[chunk] for each chunk, _prepare_backward_infra
+   * grad_recv_info[mb] for each): every stage but the last receives its
+   * output's gradients, every stage but the first its input. An in-flight
+   * micro-batch's input buffer is what its first layer saves (counted in
+   * the activations); the others are held besides. */
+  if (hr_training_torch_pipelining (training))
+    {
+      double m = (double) memory->grad_accumulation;
+      double boundary = a->tokens * a->h_rep * a->residual;
+      /* the rank's stages (interleaved: v of them, stage + j·pp) that send
+       * an output, and that receive an input */
+      double senders = (double) training->virtual_stages - (stage == training->pipeline_parallel - 1);
+      double receivers = (double) training->virtual_stages - (stage == 0);
+
+      memory->temporary += (senders * m + receivers * m - peak.inputs) * boundary;
+    }
+  if (hr_training_dp (training) * training->context_parallel > 1)
+    memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
+  memory->temporary += buffers->finetune_buffers;
+
+  /* Paged optimizers (Dettmers et al. 2023, QLoRA §2 "Paged Optimizers";
+   * bitsandbytes optim/optimizer.py get_state_buffer): the states of each
+   * tensor of 1e5 elements or more are allocated with cudaMallocManaged
+   * (functional.py get_paged) and prefetched to the GPU for the update
+   * (prefetch_state). The driver evicts them to host memory when the GPU has
+   * no room and pages them back on access: they count in the total where
+   * there is room, but a run whose other bytes fit does not fail. get_paged
+   * wraps the pointer with torch.frombuffer, a CPU tensor: PyTorch's CUDA
+   * allocator never sees them, so phases() leaves them out of the allocated
+   * and reserved peaks. */
+  if (training->paged_optimizer)
+    memory->pageable = memory->optimizer * buffers->paged_share;
+
+  phases (model, training, a, &buffers->fsdp, backward, memory);
+}
+
+/* The stages whose memory is looked at: the first (most in flight, the
+ * embedding) and the last (the loss), the most loaded of even stages, or
+ * every stage when they are uneven. Returns how many; examined_stage() gives
+ * the k-th. */
+static int64_t
+examined_stages (const HrTraining *training,
+                 const HrModel    *model,
+                 int64_t          *first_other)
+{
+  int64_t pp = training->pipeline_parallel;
+
+  *first_other = hr_training_even_stages (training, model->n_layers) ? pp - 1 : 1;
+  return pp > 1 ? 1 + pp - *first_other : 1;
+}
+
+static int64_t
+examined_stage (int64_t first_other,
+                int64_t k)
+{
+  return k == 0 ? 0 : first_other + k - 1;
+}
+
+/* The memory of a validated setting with the model's parameters counted. */
+/* The finishing figures of a stage's memory against the GPU's. */
+void
+hr_training_memory_against (const HrGpu      *gpu,
+                            HrTrainingMemory *memory)
+{
+  memory->capacity = gpu->memory_bytes;
+  /* Paged states leave the GPU before a run fails (stage_finish). */
+  memory->fits = memory->total - memory->pageable <= memory->capacity;
+  memory->headroom = memory->total <= memory->capacity ? memory->capacity - memory->total : 0;
+  memory->overflow = memory->fits ? 0 : memory->total - memory->pageable - memory->capacity;
+  memory->paged_out = memory->fits && memory->total > memory->capacity
+                      ? memory->total - memory->capacity : 0;
+}
+
+/* The memory of a validated setting with the model's parameters counted:
+ * of the examined stages, the one with the largest total (the first of
+ * equals). With a cache, `keep` says what of the setting's stages it holds
+ * or, HR_KEEP_NOTHING, is to hold. The figures against the GPU are left out
+ * (hr_training_memory_against()). */
+void
+hr_training_stages_memory (const HrModel    *model,
+                           const HrTraining *training,
+                           const HrParams   *params,
+                           HrStageCache     *cache,
+                           HrKeep            keep,
+                           HrTrainingMemory *memory)
+{
+  HrActShape own_shape, *a = &own_shape;
+  HrLayerKinds own_kinds, *kinds = &own_kinds;
+  HrTrainingMemory other;
+  int64_t first_other, n = examined_stages (training, model, &first_other);
+
+  if (cache != NULL && keep != HR_KEEP_STATES)
+    {
+      a = &cache->shape;
+      kinds = &cache->kinds;
+    }
+  if (cache == NULL || keep != HR_KEEP_ACTIVATIONS)
+    {
+      hr_training_act_shape (model, training, a);
+      hr_training_layer_kinds (model, training, a, kinds);
+    }
+  for (int64_t k = 0; k < n; k++)
+    {
+      HrTrainingMemory *at = k == 0 ? memory : &other;
+      int64_t stage = examined_stage (first_other, k);
+      bool cached = cache != NULL && k < HR_STAGE_CACHE;
+      HrStageBuffers own_buffers;
+      HrStageBuffers *buffers = cached && keep != HR_KEEP_ACTIVATIONS ? &cache->buffers[k]
+                                                                 : &own_buffers;
+
+      if (cached && keep == HR_KEEP_STATES)
+        *at = cache->states[k];
+      else
+        {
+          stage_states (model, training, params, stage, at, buffers);
+          if (cached && keep == HR_KEEP_NOTHING)
+            cache->states[k] = *at;
+        }
+      if (cached && keep == HR_KEEP_ACTIVATIONS)
+        at->activation = cache->activations[k];
+      else
+        {
+          hr_training_stage_activations (model, training, a, kinds, stage, &at->activation);
+          if (cached && keep == HR_KEEP_NOTHING)
+            cache->activations[k] = at->activation;
+        }
+      stage_finish (model, training, a, kinds, buffers, at);
+      if (k > 0 && other.total > memory->total)
+        *memory = other;
+    }
+}
+
+void
+hr_training_memory_of (const HrModel    *model,
+                       const HrTraining *training,
+                       const HrGpu      *gpu,
+                       const HrParams   *params,
+                       HrTrainingMemory *memory)
+{
+  hr_training_stages_memory (model, training, params, NULL, HR_KEEP_NOTHING, memory);
+  hr_training_memory_against (gpu, memory);
+}
+
+/* What a training estimate checks first: the setting, then the GPU (its
+ * peak too for a time); then it counts the model's parameters. */
+HrStatus
+hr_training_check_setting (const HrModel    *model,
+                           const HrTraining *training,
+                           const HrGpu      *gpu,
+                           bool              need_peak,
+                           HrParams         *params,
+                           HrError          *err)
+{
+  HrStatus status;
+
+  if ((status = hr_training_validate (training, model, err)) != HR_OK)
+    return status;
+  if ((status = hr_training_check_gpu (training, gpu, need_peak, err)) != HR_OK)
+    return status;
+  return hr_model_count_params (model, params, err);
+}
+
+HrStatus
+hr_training_memory (const HrModel    *model,
+                    const HrTraining *training,
+                    const HrGpu      *gpu,
+                    HrTrainingMemory *memory,
+                    HrError          *err)
+{
+  HrStatus status;
+  HrParams params;
+
+  if ((status = hr_training_check_setting (model, training, gpu, false, &params, err)) != HR_OK)
+    return status;
+  hr_training_memory_of (model, training, gpu, &params, memory);
+  return HR_OK;
+}
