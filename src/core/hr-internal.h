@@ -35,6 +35,49 @@ HrStatus hr_plan_step_counted (const HrModel           *model,
                                HrPlanStep              *step,
                                HrError                 *err);
 
+/* The planner's step-time model (hr-planner.c), which its layout search
+ * (hr-planner-search.c) runs for each layout: a model and a GPU with the
+ * figures every layout shares. */
+typedef struct
+{
+  const HrModel    *model;
+  const HrGpu      *gpu;
+  HrPlanAssumptions as;
+  HrParams          params;
+  HrFlops           flops[HR_RECOMPUTE_OP_SELECTIVE + 1];  /* micro_batch 1 */
+  bool              have_flops[HR_RECOMPUTE_OP_SELECTIVE + 1];
+  int64_t           head_dim;
+  int64_t           q_dim;     /* query heads × head_dim */
+  int64_t           kv_dim;    /* key/value heads × head_dim */
+} HrPlanContext;
+
+/* Fills `ctx` for the model on the GPU; `params`: the model's, counted;
+ * NULL to validate the model and count them. */
+HrStatus hr_plan_context_init (HrPlanContext           *ctx,
+                               const HrModel           *model,
+                               const HrGpu             *gpu,
+                               const HrPlanAssumptions *assumptions,
+                               const HrParams          *params,
+                               HrError                 *err);
+
+/* The FLOPs of one sequence under `recompute`, worked out once. */
+HrStatus hr_plan_context_flops (HrPlanContext    *ctx,
+                                const HrTraining *training,
+                                HrRecompute       recompute,
+                                HrError          *err);
+
+/* Checks the network figures a layout needs. */
+HrStatus hr_plan_check_links (const HrPlanContext *ctx,
+                              const HrTraining    *training,
+                              HrError             *err);
+
+/* The step of a validated layout whose memory is `memory`, with its
+ * context's FLOPs for the layout's recompute mode. */
+void     hr_plan_evaluate (const HrPlanContext    *ctx,
+                           const HrTraining       *training,
+                           const HrTrainingMemory *memory,
+                           HrPlanStep             *step);
+
 /* The parts of a training estimate, hr-training*.c */
 
 #define MIB (1024.0 * 1024.0)

@@ -2,11 +2,11 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * The step-time model and the layout search. docs/planner.md derives every
- * term; the comments here name the source of each.
+ * The step-time model; the layout search is in hr-planner-search.c.
+ * docs/planner.md derives every term; the comments here name the source
+ * of each.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "hr-internal.h"
@@ -15,24 +15,6 @@
 
 /* Rank order of the process grid, innermost first: tp, cp, dp, pp
  * (Megatron-LM's default), so a TP group is contiguous within a node. */
-
-/* Virtual stages the search tries (interleaved schedule): a search bound,
- * so that the layout loops never walk the layers (docs/project-format.md,
- * Limits). Megatron-LM's interleaved runs use a few per rank. */
-#define PLAN_MAX_VIRTUAL_STAGES 64
-
-typedef struct
-{
-  const HrModel    *model;
-  const HrGpu      *gpu;
-  HrPlanAssumptions as;
-  HrParams          params;
-  HrFlops           flops[HR_RECOMPUTE_OP_SELECTIVE + 1];  /* micro_batch 1 */
-  bool              have_flops[HR_RECOMPUTE_OP_SELECTIVE + 1];
-  int64_t           head_dim;
-  int64_t           q_dim;     /* query heads × head_dim */
-  int64_t           kv_dim;    /* key/value heads × head_dim */
-} PlanContext;
 
 void
 hr_plan_assumptions_init (HrPlanAssumptions *assumptions)
@@ -146,18 +128,18 @@ gradient_bytes (const HrTraining *training)
 
 /* The rate large products sustain in `dtype` (hr-rates.h). */
 static double
-gemm_rate (const PlanContext *ctx,
-           HrDtype            dtype)
+gemm_rate (const HrPlanContext *ctx,
+           HrDtype              dtype)
 {
   return hr_rates_gemm (ctx->gpu, dtype, ctx->as.gemm_efficiency);
 }
 
 static bool
-attention_seconds_per_flop (const PlanContext *ctx,
-                            double             len,
-                            bool               causal,
-                            double            *fwd,
-                            double            *bwd)
+attention_seconds_per_flop (const HrPlanContext *ctx,
+                            double               len,
+                            bool                 causal,
+                            double              *fwd,
+                            double              *bwd)
 {
   return hr_rates_attention_seconds_per_flop (ctx->gpu, len, causal, fwd, bwd);
 }
@@ -169,13 +151,13 @@ attention_seconds_per_flop (const PlanContext *ctx,
  * unmasked steps of s/(2c)-token blocks; without a mask, c unmasked steps
  * of s/c tokens. A sliding window caps the keys. */
 static bool
-core_seconds_per_flop (const PlanContext *ctx,
-                       double             s,
-                       double             c,
-                       double             keys,
-                       bool               causal,
-                       double            *fwd,
-                       double            *bwd)
+core_seconds_per_flop (const HrPlanContext *ctx,
+                       double               s,
+                       double               c,
+                       double               keys,
+                       bool                 causal,
+                       double              *fwd,
+                       double              *bwd)
 {
   double diag_fwd, diag_bwd, off_fwd, off_bwd;
   double block = s / c < keys ? s / c : keys;
@@ -194,13 +176,13 @@ core_seconds_per_flop (const PlanContext *ctx,
 /* Seconds per FLOP of an m×k by k×n product: its roofline (hr-rates.h) at
  * the bandwidth this GPU sustains. */
 static double
-gemm_seconds_per_flop (const PlanContext *ctx,
-                       double             rate,
-                       double             elem,
-                       double             m,
-                       double             n,
-                       double             k,
-                       bool               write_out)
+gemm_seconds_per_flop (const HrPlanContext *ctx,
+                       double               rate,
+                       double               elem,
+                       double               m,
+                       double               n,
+                       double               k,
+                       bool                 write_out)
 {
   return hr_rates_gemm_seconds_per_flop (rate, hr_rates_bandwidth (ctx->gpu, ctx->as.memory_efficiency),
                                          elem, m, n, k, write_out);
@@ -245,7 +227,7 @@ typedef struct
 } Link;
 
 static Link
-node_link (const PlanContext *ctx)
+node_link (const HrPlanContext *ctx)
 {
   return (Link) { ctx->gpu->intra_node_bandwidth * ctx->as.link_efficiency,
                   ctx->as.intra_node_latency };
@@ -253,7 +235,7 @@ node_link (const PlanContext *ctx)
 
 /* One GPU's own network card: a point-to-point send between nodes. */
 static Link
-nic_link (const PlanContext *ctx)
+nic_link (const HrPlanContext *ctx)
 {
   return (Link) { ctx->gpu->inter_node_bandwidth * ctx->as.link_efficiency,
                   ctx->gpu->inter_node_latency };
@@ -267,10 +249,10 @@ nic_link (const PlanContext *ctx)
  * ring moves at k × the card's rate, up to NVLink's (docs/planner.md,
  * "Networks"). */
 static Link
-ring_link (const PlanContext *ctx,
-           int64_t            stride,
-           int64_t            size,
-           int64_t            gpus_per_node)
+ring_link (const HrPlanContext *ctx,
+           int64_t              stride,
+           int64_t              size,
+           int64_t              gpus_per_node)
 {
   int64_t per_node;
   double bandwidth;
@@ -287,13 +269,13 @@ ring_link (const PlanContext *ctx,
 }
 
 /* `params`: the model's, counted; NULL to validate the model and count them. */
-static HrStatus
-context_init (PlanContext             *ctx,
-              const HrModel           *model,
-              const HrGpu             *gpu,
-              const HrPlanAssumptions *assumptions,
-              const HrParams          *params,
-              HrError                 *err)
+HrStatus
+hr_plan_context_init (HrPlanContext           *ctx,
+                      const HrModel           *model,
+                      const HrGpu             *gpu,
+                      const HrPlanAssumptions *assumptions,
+                      const HrParams          *params,
+                      HrError                 *err)
 {
   HrStatus status;
 
@@ -336,11 +318,11 @@ context_init (PlanContext             *ctx,
 
 /* FLOPs of one sequence (micro_batch 1) under `recompute`; FLOPs grow
  * linearly with the micro-batch. */
-static HrStatus
-context_flops (PlanContext      *ctx,
-               const HrTraining *training,
-               HrRecompute       recompute,
-               HrError          *err)
+HrStatus
+hr_plan_context_flops (HrPlanContext    *ctx,
+                       const HrTraining *training,
+                       HrRecompute       recompute,
+                       HrError          *err)
 {
   HrFlopsOptions options = {
     .seq_len = training->seq_len,
@@ -363,10 +345,10 @@ context_flops (PlanContext      *ctx,
 }
 
 /* Checks the network figures a layout needs. */
-static HrStatus
-check_links (const PlanContext *ctx,
-             const HrTraining  *training,
-             HrError           *err)
+HrStatus
+hr_plan_check_links (const HrPlanContext *ctx,
+                     const HrTraining    *training,
+                     HrError             *err)
 {
   int64_t gpus = training->nodes * training->gpus_per_node;
   bool intra = training->tensor_parallel > 1 || (training->gpus_per_node > 1 && gpus > 1);
@@ -435,7 +417,7 @@ rope_bytes (const HrTraining *tr,
  * holds `rank_layers` layers, and the LM head and loss when `head`.
  * `memory` supplies the optimizer's bytes. */
 static void
-evaluate_rank (const PlanContext      *ctx,
+evaluate_rank (const HrPlanContext    *ctx,
                const HrTraining       *tr,
                const HrTrainingMemory *memory,
                double                  rank_layers,
@@ -919,11 +901,11 @@ evaluate_rank (const PlanContext      *ctx,
  * other rank is slower: 1F1B runs at the slowest stage's pace, and the
  * interleaved schedule at the slowest rank's, which runs all its chunks of
  * every micro-batch in the steady state. */
-static void
-evaluate (const PlanContext      *ctx,
-          const HrTraining       *tr,
-          const HrTrainingMemory *memory,
-          HrPlanStep             *step)
+void
+hr_plan_evaluate (const HrPlanContext    *ctx,
+                  const HrTraining       *tr,
+                  const HrTrainingMemory *memory,
+                  HrPlanStep             *step)
 {
   const HrModel *model = ctx->model;
   int64_t pp = tr->pipeline_parallel;
@@ -953,7 +935,7 @@ evaluate (const PlanContext      *ctx,
 /* hr_plan_step() past the checks of the model and the setting; `memory`
  * is the setting's, or NULL to estimate it. */
 static HrStatus
-plan_step (PlanContext            *ctx,
+plan_step (HrPlanContext          *ctx,
            const HrTraining       *training,
            const HrTrainingMemory *memory,
            HrPlanStep             *step,
@@ -970,10 +952,10 @@ plan_step (PlanContext            *ctx,
   if (!(ctx->gpu->peak_flops[dtype] > 0.0))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
                          "the GPU has no peak FLOP/s for this precision");
-  status = check_links (ctx, training, err);
+  status = hr_plan_check_links (ctx, training, err);
   if (status != HR_OK)
     return status;
-  status = context_flops (ctx, training, training->recompute, err);
+  status = hr_plan_context_flops (ctx, training, training->recompute, err);
   if (status != HR_OK)
     return status;
   if (memory == NULL)
@@ -984,7 +966,7 @@ plan_step (PlanContext            *ctx,
       memory = &own;
     }
 
-  evaluate (ctx, training, memory, step);
+  hr_plan_evaluate (ctx, training, memory, step);
   if (step->host.bytes > 0 && !(ctx->gpu->host_bandwidth > 0.0))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "host_bandwidth", 0, 0,
                          "needed to page optimizer states or offload activations to the host");
@@ -999,10 +981,10 @@ hr_plan_step (const HrModel           *model,
               HrPlanStep              *step,
               HrError                 *err)
 {
-  PlanContext ctx;
+  HrPlanContext ctx;
   HrStatus status;
 
-  status = context_init (&ctx, model, gpu, assumptions, NULL, err);
+  status = hr_plan_context_init (&ctx, model, gpu, assumptions, NULL, err);
   if (status != HR_OK)
     return status;
   status = hr_training_validate (training, model, err);
@@ -1021,541 +1003,11 @@ hr_plan_step_counted (const HrModel           *model,
                       HrPlanStep              *step,
                       HrError                 *err)
 {
-  PlanContext ctx;
+  HrPlanContext ctx;
   HrStatus status;
 
-  status = context_init (&ctx, model, gpu, assumptions, params, err);
+  status = hr_plan_context_init (&ctx, model, gpu, assumptions, params, err);
   if (status != HR_OK)
     return status;
   return plan_step (&ctx, training, memory, step, err);
-}
-
-static bool
-pinned_out (int64_t pin,
-            int64_t value)
-{
-  return pin > 0 && pin != value;
-}
-
-typedef struct
-{
-  PlanContext          ctx;
-  const HrPlanRequest *request;
-  HrPlanLayout        *best;
-  size_t               best_size;
-  HrPlanLayout        *pareto;
-  size_t               pareto_size;
-  HrPlanResult        *result;
-  /* Divisors of one replica's share of the batch, ascending (cached for
-   * `divisors_of`): the micro-batch sizes, found without a walk to the share. */
-  int64_t              divisors_of;
-  int64_t             *divisors;
-  size_t               n_divisors;
-  size_t               divisors_size;
-} Search;
-
-/* The batch the search takes (a replica's share is walked by its divisors,
- * found by trial division up to its square root): docs/project-format.md. */
-#define PLAN_MAX_GLOBAL_BATCH INT64_C (1000000000000)
-
-/* Fills search->divisors with the divisors of `n` (1 ≤ n ≤ 10^12), ascending. */
-static bool
-share_divisors (Search  *search,
-                int64_t  n)
-{
-  if (search->divisors_of == n && search->divisors != NULL)
-    return true;
-  search->n_divisors = 0;
-  search->divisors_of = 0;
-  for (int pass = 0; pass < 2; pass++)
-    {
-      int64_t root = (int64_t) sqrt ((double) n);
-
-      while (root * root > n)
-        root--;
-      while ((root + 1) * (root + 1) <= n)
-        root++;
-      for (int64_t k = 0; k < root; k++)
-        {
-          /* Small divisors ascending, then their cofactors, also ascending. */
-          int64_t i = pass == 0 ? k + 1 : root - k;
-          int64_t d = pass == 0 ? i : n / i;
-
-          if (n % i != 0 || (pass == 1 && d == i))
-            continue;
-          if (search->n_divisors == search->divisors_size)
-            {
-              size_t size = search->divisors_size > 0 ? 2 * search->divisors_size : 64;
-              int64_t *grown = realloc (search->divisors, size * sizeof *grown);
-
-              if (grown == NULL)
-                return false;
-              search->divisors = grown;
-              search->divisors_size = size;
-            }
-          search->divisors[search->n_divisors++] = d;
-        }
-    }
-  search->divisors_of = n;
-  return true;
-}
-
-/* Keeps best[] sorted by step time, then memory. */
-static void
-offer_best (Search             *search,
-            const HrPlanLayout *layout)
-{
-  size_t n = search->result->n_best;
-  size_t at = n;
-
-  while (at > 0
-         && (layout->step.step_seconds < search->best[at - 1].step.step_seconds
-             || (layout->step.step_seconds == search->best[at - 1].step.step_seconds
-                 && layout->memory_total < search->best[at - 1].memory_total)))
-    at--;
-  if (at >= search->best_size)
-    return;
-  if (n == search->best_size)
-    n--;
-  memmove (&search->best[at + 1], &search->best[at], (n - at) * sizeof *layout);
-  search->best[at] = *layout;
-  search->result->n_best = n + 1;
-}
-
-/* Keeps pareto[] as the front of least memory against most tokens per
- * second, sorted by memory (throughput then rises strictly). */
-static void
-offer_pareto (Search             *search,
-              const HrPlanLayout *layout)
-{
-  HrPlanLayout *front = search->pareto;
-  size_t n = search->result->n_pareto;
-  size_t i, kept;
-  size_t at;
-
-  for (i = 0; i < n; i++)
-    if (front[i].memory_total <= layout->memory_total
-        && front[i].step.tokens_per_second >= layout->step.tokens_per_second)
-      return;
-
-  /* Drop the points the newcomer dominates, then insert it in order. */
-  for (i = 0, kept = 0; i < n; i++)
-    {
-      if (front[i].memory_total >= layout->memory_total
-          && front[i].step.tokens_per_second <= layout->step.tokens_per_second)
-        continue;
-      if (kept != i)
-        front[kept] = front[i];
-      kept++;
-    }
-  n = kept;
-  for (at = 0; at < n && front[at].memory_total < layout->memory_total; at++)
-    ;
-  if (n == search->pareto_size)
-    {
-      search->result->pareto_truncated = true;
-      search->result->n_pareto = n;
-      return;
-    }
-  memmove (&front[at + 1], &front[at], (n - at) * sizeof *layout);
-  front[at] = *layout;
-  search->result->n_pareto = n + 1;
-}
-
-static bool
-wanted_best (const Search     *search,
-             const HrPlanStep *step,
-             double            memory)
-{
-  const HrPlanLayout *last;
-
-  if (search->best_size == 0)
-    return false;
-  if (search->result->n_best < search->best_size)
-    return true;
-  last = &search->best[search->best_size - 1];
-  return step->step_seconds < last->step.step_seconds
-         || (step->step_seconds == last->step.step_seconds && memory < last->memory_total);
-}
-
-static bool
-wanted_pareto (const Search     *search,
-               const HrPlanStep *step,
-               double            memory)
-{
-  size_t i;
-
-  if (search->pareto_size == 0)
-    return false;
-  for (i = 0; i < search->result->n_pareto; i++)
-    if (search->pareto[i].memory_total <= memory
-        && search->pareto[i].step.tokens_per_second >= step->tokens_per_second)
-      return false;
-  return true;
-}
-
-/* Returns false when the layout is valid but does not fit. */
-static bool
-try_layout (Search     *search,
-            HrTraining *training)
-{
-  HrPlanLayout layout;
-  HrTrainingMemory memory;
-  HrPlanStep step;
-
-  if (hr_training_memory (search->ctx.model, training, search->ctx.gpu, &memory, NULL) != HR_OK)
-    return true;
-  search->result->searched++;
-  if (!memory.fits)
-    return false;
-  search->result->fitting++;
-
-  evaluate (&search->ctx, training, &memory, &step);
-  /* Bytes over a host link of unknown rate cannot be timed (hr_plan_step
-   * refuses them): such a layout fits but is not offered. */
-  if (step.host.bytes > 0 && !(search->ctx.gpu->host_bandwidth > 0.0))
-    return true;
-  if (!wanted_best (search, &step, memory.total) && !wanted_pareto (search, &step, memory.total))
-    return true;
-
-  memset (&layout, 0, sizeof layout);
-  layout.step = step;
-  layout.training = *training;
-  layout.training.mfu = 0;              /* predicted: hr_training_time() gives `step` */
-  layout.data_parallel = memory.data_parallel;
-  layout.grad_accumulation = step.micro_batches;
-  layout.memory_total = memory.total;
-  layout.memory_capacity = memory.capacity;
-
-  if (search->best_size > 0)
-    offer_best (search, &layout);
-  if (search->pareto_size > 0)
-    offer_pareto (search, &layout);
-  return true;
-}
-
-/* Every micro-batch that divides a replica's share of the batch, smallest
- * first. hr_training_memory() grows with the micro-batch (activations in
- * flight, min (stages, micro-batches) × micro-batch, and the logits) except
- * at a single micro-batch per step, which needs no gradient-accumulation
- * buffer; so once one does not fit, the larger ones with several
- * micro-batches per step do not either and are counted without a call. */
-static void
-try_micro_batches (Search     *search,
-                   HrTraining *training,
-                   int64_t     dp,
-                   bool        hopeless)
-{
-  const HrPlanRequest *request = search->request;
-  int64_t share = training->global_batch / dp;
-  bool full = false;
-
-  if (share < 1 || !share_divisors (search, share))
-    return;
-  for (size_t d = 0; d < search->n_divisors; d++)
-    {
-      int64_t mb = search->divisors[d];
-      int64_t micro_batches = share / mb;
-
-      if (pinned_out (request->micro_batch, mb)
-          || (training->virtual_stages > 1
-              && !hr_training_interleaved_micro_batches (training, micro_batches)))
-        continue;
-      if (hopeless || (full && micro_batches > 1))
-        {
-          search->result->searched++;
-          continue;
-        }
-      training->micro_batch = mb;
-      if (!try_layout (search, training) && micro_batches > 1)
-        full = true;
-    }
-}
-
-/* Whether any layout of this TP/PP/CP/EP/sharding group may fit: memory is
- * least with one virtual stage, full recomputation, sequence parallel and
- * the smallest micro-batch (or a single micro-batch per step, which needs
- * no accumulation buffer), as the micro-batch note above and Korthikanti
- * et al. 2022 §4 (Table 2) order them. */
-static bool
-may_fit (Search           *search,
-         const HrTraining *group,
-         int64_t           dp)
-{
-  const HrPlanRequest *request = search->request;
-  int64_t share = group->global_batch / dp;
-  int64_t sizes[2];
-  HrTraining floor = *group;
-  HrTrainingMemory memory;
-  int i;
-
-  floor.virtual_stages = request->virtual_stages > 0 ? request->virtual_stages : 1;
-  floor.pipeline_schedule = floor.virtual_stages > 1 ? HR_PIPELINE_INTERLEAVED : HR_PIPELINE_1F1B;
-  floor.recompute = request->recompute != HR_PLAN_FREE ? (HrRecompute) request->recompute
-                                                        : HR_RECOMPUTE_FULL;
-  floor.sequence_parallel = request->sequence_parallel != HR_PLAN_FREE
-                            ? request->sequence_parallel == 1 : group->tensor_parallel > 1;
-  floor.async_tp = group->async_tp && floor.sequence_parallel && floor.tensor_parallel > 1;
-  sizes[0] = request->micro_batch > 0 ? request->micro_batch : 1;
-  sizes[1] = request->micro_batch > 0 ? request->micro_batch : share;
-  for (i = 0; i < 2; i++)
-    {
-      floor.micro_batch = sizes[i];
-      if (hr_training_memory (search->ctx.model, &floor, search->ctx.gpu, &memory, NULL) != HR_OK
-          || memory.fits)
-        return true;
-    }
-  return false;
-}
-
-typedef struct
-{
-  int    zero_stage;
-  HrFsdp fsdp;
-} Sharding;
-
-/* ZeRO stages and FSDP modes to try. FULL and GRAD_OP cost what ZeRO 3
- * and 2 cost, so they are tried only when pinned; DeepSpeed runs ZeRO 2/3
- * (and FSDP) without pipeline parallelism, torch.distributed.pipelining
- * runs FSDP's modules as its stages (torchtitan's pipeline_llm shards each
- * model part, parallelize_llama.py apply_fsdp keeps them gathered under
- * PP). */
-static size_t
-shardings (const HrPlanRequest *request,
-           int64_t              pp,
-           int64_t              replicas,
-           Sharding            *out)
-{
-  size_t n = 0;
-  int zero;
-
-  if (request->fsdp != HR_PLAN_FREE && request->fsdp != HR_FSDP_NONE)
-    {
-      if (pp == 1 || request->training.torch_pipelining)
-        out[n++] = (Sharding) { 0, (HrFsdp) request->fsdp };
-      return n;
-    }
-  if (request->zero_stage != HR_PLAN_FREE)
-    {
-      if (request->zero_stage < 2 || pp == 1)
-        out[n++] = (Sharding) { request->zero_stage, HR_FSDP_NONE };
-      return n;
-    }
-  if (replicas == 1)
-    {
-      out[n++] = (Sharding) { 0, HR_FSDP_NONE };
-      return n;
-    }
-  for (zero = 0; zero <= 3; zero++)
-    if (zero < 2 || pp == 1)
-      out[n++] = (Sharding) { zero, HR_FSDP_NONE };
-  if (request->fsdp == HR_PLAN_FREE && pp == 1 && request->training.nodes > 1)
-    out[n++] = (Sharding) { 0, HR_FSDP_HYBRID };
-  return n;
-}
-
-static HrStatus
-check_request (const HrPlanRequest *request,
-               HrError             *err)
-{
-  const HrTraining *tr = &request->training;
-
-  if (tr->nodes <= 0)
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "nodes", tr->nodes, 0, NULL);
-  if (tr->gpus_per_node <= 0)
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "gpus_per_node", tr->gpus_per_node, 0, NULL);
-  if (tr->global_batch <= 0)
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "global_batch", tr->global_batch, 0,
-                         "the planner needs the sequences per step");
-  if (tr->seq_len <= 0)
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "seq_len", tr->seq_len, 0, NULL);
-  if (request->tensor_parallel < 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "tensor_parallel", request->tensor_parallel, 0,
-                         "0 searches it");
-  if (request->pipeline_parallel < 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "pipeline_parallel", request->pipeline_parallel, 0,
-                         "0 searches it");
-  if (request->virtual_stages < 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "virtual_stages", request->virtual_stages, 0,
-                         "0 searches it");
-  if (request->context_parallel < 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "context_parallel", request->context_parallel, 0,
-                         "0 searches it");
-  if (request->expert_parallel < 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "expert_parallel", request->expert_parallel, 0,
-                         "0 searches it");
-  if (request->micro_batch < 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "micro_batch", request->micro_batch, 0,
-                         "0 searches it");
-  if (request->zero_stage < HR_PLAN_FREE || request->zero_stage > 3)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "zero_stage", request->zero_stage, 3,
-                         "0-3, or free");
-  if (request->fsdp < HR_PLAN_FREE || request->fsdp > HR_FSDP_HYBRID)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fsdp", request->fsdp, HR_FSDP_HYBRID, NULL);
-  if (request->sequence_parallel < HR_PLAN_FREE || request->sequence_parallel > 1)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sequence_parallel",
-                         request->sequence_parallel, 1, NULL);
-  if (request->recompute < HR_PLAN_FREE || request->recompute > HR_RECOMPUTE_OP_SELECTIVE)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", request->recompute,
-                         HR_RECOMPUTE_OP_SELECTIVE, NULL);
-  if (tr->nodes > INT64_MAX / tr->gpus_per_node)
-    return hr_error_set (err, HR_ERROR_OVERFLOW, "nodes", tr->nodes, tr->gpus_per_node, NULL);
-  return HR_OK;
-}
-
-HrStatus
-hr_plan_search (const HrModel       *model,
-                const HrGpu         *gpu,
-                const HrPlanRequest *request,
-                HrPlanLayout        *best,
-                size_t               n_best,
-                HrPlanLayout        *pareto,
-                size_t               n_pareto,
-                HrPlanResult        *result,
-                HrError             *err)
-{
-  Search search;
-  HrTraining tr;
-  HrDtype dtype;
-  HrStatus status;
-  int64_t gpus, gpn, layers, tp, pp, cp, dp, ep, vs, per_replica;
-  int rc, sp;
-
-  memset (result, 0, sizeof *result);
-  status = check_request (request, err);
-  if (status != HR_OK)
-    return status;
-  status = context_init (&search.ctx, model, gpu, &request->assumptions, NULL, err);
-  if (status != HR_OK)
-    return status;
-  if (request->training.offload_optimizer)
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
-                         "the step-time model does not cover a CPU optimizer step");
-  dtype = hr_training_compute_dtype (&request->training);
-  if (!(gpu->peak_flops[dtype] > 0.0))
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision",
-                         (int64_t) request->training.precision, 0,
-                         "the GPU has no peak FLOP/s for this precision");
-  status = check_links (&search.ctx, &request->training, err);
-  if (status != HR_OK)
-    return status;
-  /* A free search tries none, selective and full; op-selective only pinned. */
-  for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
-    if ((request->recompute == HR_PLAN_FREE && rc <= HR_RECOMPUTE_FULL)
-        || request->recompute == rc)
-      {
-        status = context_flops (&search.ctx, &request->training, (HrRecompute) rc, err);
-        if (status != HR_OK)
-          return status;
-      }
-
-  search.request = request;
-  search.best = best;
-  search.best_size = best != NULL ? n_best : 0;
-  search.pareto = pareto;
-  search.pareto_size = pareto != NULL ? n_pareto : 0;
-  search.result = result;
-  search.divisors_of = 0;
-  search.divisors = NULL;
-  search.n_divisors = search.divisors_size = 0;
-
-  tr = request->training;
-  if (tr.global_batch > PLAN_MAX_GLOBAL_BATCH)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "global_batch", tr.global_batch,
-                         PLAN_MAX_GLOBAL_BATCH, "at most 10^12 sequences for the search");
-  tr.offload_optimizer = false;
-  gpn = tr.gpus_per_node;
-  gpus = tr.nodes * gpn;
-  layers = model->n_layers;
-
-  /* TP stays within a node, divides the query heads and divides or is a
-   * multiple of the key/value heads (replicated then, as Megatron-Core does); PP at most the
-   * layers, split as torchtitan splits them when it does not divide them; CP splits the
-   * sequence into 2·cp load-balanced chunks; EP divides the experts and the
-   * dp·cp ranks; the micro-batch divides each replica's share of the batch;
-   * interleaving needs the micro-batches to be a multiple of pp. */
-  for (tp = 1; tp <= gpn; tp++)
-    {
-      if (gpn % tp != 0 || pinned_out (request->tensor_parallel, tp)
-          || model->n_heads % tp != 0
-          || (model->n_kv_heads % tp != 0 && tp % model->n_kv_heads != 0))
-        continue;
-      /* pp ≤ gpus / tp: the loop never walks the layers. */
-      for (pp = 1; pp <= layers && pp <= gpus / tp; pp++)
-        {
-          if (gpus % (tp * pp) != 0 || pinned_out (request->pipeline_parallel, pp))
-            continue;
-          per_replica = gpus / (tp * pp);
-          /* cp splits the sequence in 2·cp chunks: at most seq_len / 2. */
-          for (cp = 1; cp <= per_replica && (cp == 1 || 2 * cp <= tr.seq_len); cp++)
-            {
-              Sharding options[6];
-              size_t n_options, o;
-
-              if (per_replica % cp != 0 || pinned_out (request->context_parallel, cp)
-                  || (cp > 1 && tr.seq_len % (2 * cp) != 0))
-                continue;
-              dp = per_replica / cp;
-              if (tr.global_batch % dp != 0)
-                continue;
-              n_options = shardings (request, pp, dp * cp, options);
-              for (ep = 1; ep <= dp * cp && ep <= (model->n_experts > 0 ? model->n_experts : 1);
-                   ep++)
-                {
-                  if ((dp * cp) % ep != 0 || pinned_out (request->expert_parallel, ep)
-                      || (model->n_experts > 0 ? model->n_experts % ep != 0 : ep != 1))
-                    continue;
-                  for (o = 0; o < n_options; o++)
-                    {
-                      bool hopeless;
-
-                      tr.tensor_parallel = tp;
-                      tr.pipeline_parallel = pp;
-                      tr.context_parallel = cp;
-                      tr.expert_parallel = ep;
-                      tr.zero_stage = options[o].zero_stage;
-                      tr.fsdp = options[o].fsdp;
-                      hopeless = !may_fit (&search, &tr, dp);
-                      for (vs = 1; vs <= (pp < 2 ? 1 : PLAN_MAX_VIRTUAL_STAGES)
-                                   && pp * vs <= layers + 2;
-                           vs++)
-                        {
-                          /* Stages need not divide the layers
-                           * (docs/training.md, "Pipelines"); the search
-                           * tries the chunk counts that do and 2,
-                           * torchtitan's stages per rank for its looped
-                           * schedules (pipeline_parallel.py,
-                           * _get_pipeline_metadata). */
-                          if (pinned_out (request->virtual_stages, vs)
-                              || (vs > 2 && layers % (pp * vs) != 0))
-                            continue;
-                          for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
-                            {
-                              if (request->recompute == HR_PLAN_FREE
-                                  ? rc > HR_RECOMPUTE_FULL : request->recompute != rc)
-                                continue;
-                              for (sp = 0; sp <= 1; sp++)
-                                {
-                                  if ((sp == 1 && tp == 1)
-                                      || (request->sequence_parallel != HR_PLAN_FREE
-                                          && request->sequence_parallel != sp))
-                                    continue;
-                                  tr.sequence_parallel = sp == 1;
-                                  /* Async TP where it applies (hr_training_validate()). */
-                                  tr.async_tp = request->training.async_tp && request->training.compile && sp == 1;
-                                  tr.pipeline_schedule = vs > 1 ? HR_PIPELINE_INTERLEAVED
-                                                                : HR_PIPELINE_1F1B;
-                                  tr.virtual_stages = vs;
-                                  tr.recompute = (HrRecompute) rc;
-                                  try_micro_batches (&search, &tr, dp, hopeless);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-  free (search.divisors);
-  return HR_OK;
 }
