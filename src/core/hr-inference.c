@@ -5,18 +5,16 @@
  * Serving estimates, following how vLLM lays a model out on its GPUs
  * (vllm/model_executor/layers/{linear,vocab_parallel_embedding}.py,
  * vllm/attention): tensor parallelism after Megatron-LM (Shoeybi et al.
- * 2019, §3), a paged KV cache (Kwon et al. 2023, "Efficient Memory
- * Management for Large Language Model Serving with PagedAttention", §4),
- * and a roofline per phase (Williams et al. 2009, "Roofline: an insightful
- * visual performance model"; Pope et al. 2022, "Efficiently Scaling
- * Transformer Inference", §2). docs/inference.md explains every rule.
+ * 2019, §3) and a paged KV cache (Kwon et al. 2023, "Efficient Memory
+ * Management for Large Language Model Serving with PagedAttention", §4):
+ * the settings, the memory and its limits. The latency is in
+ * hr-inference-latency.c. docs/inference.md explains every rule.
  */
 #include <math.h>
 #include <string.h>
 
-#include "hr-flops.h"
 #include "hr-inference.h"
-#include "hr-rates.h"
+#include "hr-internal.h"
 #include "hr-serving.h"
 
 /* vLLM pads the vocabulary to a multiple of 64 before splitting it across
@@ -30,10 +28,6 @@
 /* The largest GPU count hr_inference_limits() tries for min_gpus. */
 #define MAX_GPUS 4096
 
-/* Decode steps summed one by one up to this many; beyond, evenly spaced
- * samples stand for the steps between them. */
-#define MAX_DECODE_SAMPLES 8192
-
 static const char *const weight_names[HR_WEIGHTS_N] = {
   "bf16", "fp16", "fp8", "int8", "int4", "awq", "gptq", "q4_0", "q4_k_m", "q5_k_m", "q6_k", "q8_0",
   "iq2_xxs", "iq2_xs", "iq3_xxs", "iq4_nl", "iq4_xs",
@@ -41,9 +35,6 @@ static const char *const weight_names[HR_WEIGHTS_N] = {
 static const char *const kv_names[HR_KV_N] = {
   "fp32", "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0",
 };
-
-/* Bytes of one 16-bit activation or unquantised vector element. */
-#define BYTES_16BIT 2.0
 
 void
 hr_inference_init (HrInference *inference)
@@ -278,9 +269,9 @@ hr_inference_validate (const HrModel     *model,
   return HR_OK;
 }
 
-static HrStatus
-validate_gpu (const HrGpu *gpu,
-              HrError     *err)
+HrStatus
+hr_inference_validate_gpu (const HrGpu *gpu,
+                           HrError     *err)
 {
   if (!(gpu->memory_bytes > 0.0 && isfinite (gpu->memory_bytes)))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
@@ -290,9 +281,9 @@ validate_gpu (const HrGpu *gpu,
 
 /* ---- KV cache ------------------------------------------------------------ */
 
-static int64_t
-kv_heads_per_gpu (const HrModel     *model,
-                  const HrInference *inf)
+int64_t
+hr_inference_kv_heads_per_gpu (const HrModel     *model,
+                               const HrInference *inf)
 {
   int64_t tp = inf->tensor_parallel;
 
@@ -305,15 +296,16 @@ kv_heads_per_gpu (const HrModel     *model,
  * FullAttentionSpec page: 2 (K and V) × kv heads × head size × dtype bytes;
  * MLA (DeepSeek-V2 §2.1.2, eq. 9-10, vLLM MLAAttentionSpec): one vector of
  * kv_lora_rank + qk_rope_head_dim, the latent c_KV and the shared rope key. */
-static double
-kv_bytes_per_token_layer (const HrModel     *model,
-                          const HrInference *inf)
+double
+hr_inference_kv_bytes_per_token_layer (const HrModel     *model,
+                                       const HrInference *inf)
 {
   double bytes = hr_kv_dtype_bytes (inf->kv_dtype);
 
   if (hr_model_uses_mla (model))
     return (double) (model->kv_lora_rank + model->qk_rope_head_dim) * bytes;
-  return 2.0 * (double) kv_heads_per_gpu (model, inf) * (double) hr_model_head_dim (model) * bytes;
+  return 2.0 * (double) hr_inference_kv_heads_per_gpu (model, inf) * (double) hr_model_head_dim (model)
+         * bytes;
 }
 
 /* Tokens a layer (a windowed one when `sliding`) holds for one sequence of
@@ -500,9 +492,9 @@ layer_shards (const HrModel     *model,
  * AWQLinearMethod): per group of group_size input weights, one fp16 scale and
  * one zero point packed at the weight's width. fp8 keeps one fp32 scale per
  * tensor, a few bytes per matrix, left out. */
-static double
-matrix_bytes (const HrInference *inf,
-              double             n)
+double
+hr_inference_matrix_bytes (const HrInference *inf,
+                           double             n)
 {
   double bytes = hr_weight_precision_bytes (inf->weights);
 
@@ -527,11 +519,11 @@ embedding_width (const HrModel *model)
 /* VocabParallelEmbedding / ParallelLMHead: the padded vocabulary split over
  * TP. The token table and LM head are quantised only when
  * keep_embeddings_16bit is off. */
-static double
-vocab_table_bytes (const HrModel     *model,
-                   const HrInference *inf,
-                   bool               head,
-                   bool               bias)
+double
+hr_inference_vocab_table_bytes (const HrModel     *model,
+                                const HrInference *inf,
+                                bool               head,
+                                bool               bias)
 {
   double rows = (double) padded_vocab (model) / (double) inf->tensor_parallel;
   double n = rows * (double) embedding_width (model);
@@ -543,7 +535,7 @@ vocab_table_bytes (const HrModel     *model,
 
   if (inf->keep_embeddings_16bit)
     return (n + vectors) * BYTES_16BIT;
-  return matrix_bytes (inf, n) + vectors * BYTES_16BIT;
+  return hr_inference_matrix_bytes (inf, n) + vectors * BYTES_16BIT;
 }
 
 static double
@@ -552,7 +544,7 @@ layer_weight_bytes (const HrInference *inf,
 {
   double tp = (double) inf->tensor_parallel;
 
-  return matrix_bytes (inf, s->split_matrices / tp + s->replicated_matrices) +
+  return hr_inference_matrix_bytes (inf, s->split_matrices / tp + s->replicated_matrices) +
          (s->split_vectors / tp + s->replicated_vectors) * BYTES_16BIT;
 }
 
@@ -582,7 +574,7 @@ layer_peak_elements_per_token (const HrModel     *model,
                 nh * (double) (model->qk_nope_head_dim + model->v_head_dim) +
                 nh * (double) model->v_head_dim;
   else
-    attention = (2.0 * nh + 2.0 * (double) kv_heads_per_gpu (model, inf)) * hd;
+    attention = (2.0 * nh + 2.0 * (double) hr_inference_kv_heads_per_gpu (model, inf)) * hd;
 
   if (model->n_experts > 0)
     mlp = (double) model->experts_per_token * (gate * (double) model->expert_ffn_size / tp + h) +
@@ -593,8 +585,8 @@ layer_peak_elements_per_token (const HrModel     *model,
   return 2.0 * h + fmax (attention, mlp);
 }
 
-static int64_t
-prefill_chunk_tokens (const HrInference *inf)
+int64_t
+hr_inference_prefill_chunk_tokens (const HrInference *inf)
 {
   if (inf->prefill_chunk > 0 && inf->prefill_chunk < inf->prompt)
     return inf->prefill_chunk;
@@ -602,19 +594,19 @@ prefill_chunk_tokens (const HrInference *inf)
 }
 
 /* Fills `memory` for one stage. */
-static void
-stage_memory (const HrModel      *model,
-              const HrInference  *inf,
-              const HrParams     *params,
-              const HrGpu        *gpu,
-              int64_t             stage,
-              HrInferenceMemory  *m)
+void
+hr_inference_stage_memory (const HrModel     *model,
+                           const HrInference *inf,
+                           const HrParams    *params,
+                           const HrGpu       *gpu,
+                           int64_t            stage,
+                           HrInferenceMemory *m)
 {
   int64_t pp = inf->pipeline_parallel;
   int64_t per_stage = model->n_layers / pp;
   int64_t first = stage * per_stage;
   int64_t context = inf->prompt + inf->generate;
-  double kv_token_layer = kv_bytes_per_token_layer (model, inf);
+  double kv_token_layer = hr_inference_kv_bytes_per_token_layer (model, inf);
   double batch = (double) inf->batch;
   double weights = 0.0;
   double kv = 0.0;
@@ -690,7 +682,7 @@ stage_memory (const HrModel      *model,
         }
     }
 
-  activations = BYTES_16BIT * batch * (double) prefill_chunk_tokens (inf) *
+  activations = BYTES_16BIT * batch * (double) hr_inference_prefill_chunk_tokens (inf) *
                 layer_peak_elements_per_token (model, inf);
 
   if (stage == 0)
@@ -699,14 +691,15 @@ stage_memory (const HrModel      *model,
       double projections = (double) params->embedding -
                            (double) model->vocab_size * (double) embedding_width (model);
 
-      weights += vocab_table_bytes (model, inf, false, false) + (position + fmax (projections, 0.0)) * BYTES_16BIT;
+      weights += hr_inference_vocab_table_bytes (model, inf, false, false)
+                 + (position + fmax (projections, 0.0)) * BYTES_16BIT;
     }
   if (stage == pp - 1)
     {
       /* With pp > 1 the last stage holds its own LM head even when tied
        * (vLLM: the first stage owns embed_tokens, the last lm_head). */
       if (!model->tied_embeddings || pp > 1)
-        weights += vocab_table_bytes (model, inf, true, model->lm_head_bias);
+        weights += hr_inference_vocab_table_bytes (model, inf, true, model->lm_head_bias);
       /* GGUF keeps norms in F32. */
       weights += final_norm_params (model) * (hr_weights_is_gguf (inf->weights) ? 4.0 : BYTES_16BIT);
       /* Logits of the last position of each sequence: this rank's vocab
@@ -726,7 +719,7 @@ stage_memory (const HrModel      *model,
     .capacity = gpu->memory_bytes,
     .stage = stage,
     .stage_layers = per_stage,
-    .kv_heads_per_gpu = kv_heads_per_gpu (model, inf),
+    .kv_heads_per_gpu = hr_inference_kv_heads_per_gpu (model, inf),
   };
   m->total = m->weights + m->kv_cache + m->activations + m->overhead;
   m->fits = m->total <= m->capacity;
@@ -742,12 +735,12 @@ memory_unchecked (const HrModel     *model,
                   const HrGpu       *gpu,
                   HrInferenceMemory *memory)
 {
-  stage_memory (model, inf, params, gpu, 0, memory);
+  hr_inference_stage_memory (model, inf, params, gpu, 0, memory);
   for (int64_t stage = 1; stage < inf->pipeline_parallel; stage++)
     {
       HrInferenceMemory m;
 
-      stage_memory (model, inf, params, gpu, stage, &m);
+      hr_inference_stage_memory (model, inf, params, gpu, stage, &m);
       if (m.total > memory->total)
         *memory = m;
     }
@@ -764,342 +757,10 @@ hr_inference_memory (const HrModel     *model,
   HrStatus status;
 
   if ((status = hr_inference_validate (model, inference, err)) != HR_OK ||
-      (status = validate_gpu (gpu, err)) != HR_OK ||
+      (status = hr_inference_validate_gpu (gpu, err)) != HR_OK ||
       (status = hr_model_params (model, &params, err)) != HR_OK)
     return status;
   memory_unchecked (model, inference, &params, gpu, memory);
-  return HR_OK;
-}
-
-/* ---- Latency --------------------------------------------------------------- */
-
-/* The precision the matrix products run at: 16-bit for bf16/fp16 and for
- * the weight-only int8/int4 kernels (W8A16/W4A16, weights dequantised on the
- * fly), fp8 tensor cores for fp8 where the GPU has them (vLLM falls back to
- * a W8A16 kernel otherwise). */
-static HrDtype
-compute_dtype (const HrGpu       *gpu,
-               const HrInference *inf)
-{
-  HrDtype bf16 = gpu->peak_flops[HR_DTYPE_BF16] > 0.0 ? HR_DTYPE_BF16 : HR_DTYPE_FP16;
-  HrDtype fp16 = gpu->peak_flops[HR_DTYPE_FP16] > 0.0 ? HR_DTYPE_FP16 : HR_DTYPE_BF16;
-
-  switch (inf->weights)
-    {
-    case HR_WEIGHTS_FP8:
-      return gpu->peak_flops[HR_DTYPE_FP8] > 0.0 ? HR_DTYPE_FP8 : bf16;
-    case HR_WEIGHTS_FP16:
-    case HR_WEIGHTS_INT8:
-    case HR_WEIGHTS_INT4:
-    case HR_WEIGHTS_AWQ:
-    case HR_WEIGHTS_GPTQ:
-    case HR_WEIGHTS_Q4_0:
-    case HR_WEIGHTS_Q4_K_M:
-    case HR_WEIGHTS_Q5_K_M:
-    case HR_WEIGHTS_Q6_K:
-    case HR_WEIGHTS_Q8_0:
-    case HR_WEIGHTS_IQ2_XXS:
-    case HR_WEIGHTS_IQ2_XS:
-    case HR_WEIGHTS_IQ3_XXS:
-    case HR_WEIGHTS_IQ4_NL:
-    case HR_WEIGHTS_IQ4_XS:
-      return fp16;
-    case HR_WEIGHTS_BF16:
-    case HR_WEIGHTS_N:
-    default:
-      return bf16;
-    }
-}
-
-/* Seconds the matrix products of one step take on one TP rank
- * (docs/inference.md, "Rates"): each component's FLOPs (`parts`, the whole
- * model's) ÷ TP at the rate training uses (hr-rates.h: the catalog's
- * sustained rate, else peak × compute_efficiency) × the tile efficiency of
- * its product. `tokens` is the step's query tokens, `queries` and `keys`
- * one sequence's, `lm_rows` the LM head's rows. A prefill runs attention's
- * core as FlashAttention at the catalog's causal forward rate for `keys`;
- * a decode step's products are skinny (one row per sequence), run by GEMV
- * and narrow-tile kernels that pad no rows, so only n and k are padded
- * there, and its attention core, a memory-bound read of the cache, is
- * counted at the sustained rate. The LM head, router and attention core stay
- * 16-bit, as in fp8 serving (vLLM quantises the linear layers only). */
-static double
-products_time (const HrModel     *model,
-               const HrInference *inf,
-               const HrGpu       *gpu,
-               const double       parts[HR_FLOPS_N_COMPONENTS],
-               double             tokens,
-               double             queries,
-               double             keys,
-               double             lm_rows,
-               bool               prefill)
-{
-  HrDtype dtype = compute_dtype (gpu, inf);
-  HrDtype dtype16 = dtype == HR_DTYPE_FP8
-                    ? (gpu->peak_flops[HR_DTYPE_BF16] > 0.0 ? HR_DTYPE_BF16 : HR_DTYPE_FP16)
-                    : dtype;
-  double rate = hr_rates_gemm (gpu, dtype, inf->compute_efficiency);
-  double rate16 = hr_rates_gemm (gpu, dtype16, inf->compute_efficiency);
-  double t = (double) inf->tensor_parallel;
-  double h = (double) model->hidden_size;
-  double hd = (double) hr_model_head_dim (model);
-  double q = (double) model->n_heads * hd / t;
-  double qkv = q + 2.0 * (double) kv_heads_per_gpu (model, inf) * hd;
-  bool moe = model->n_experts > 0;
-  double ffn = (double) (moe ? model->expert_ffn_size : model->ffn_size)
-               * (model->ffn_kind == HR_FFN_GATED ? 2.0 : 1.0) / t;  /* gate and up fused */
-  double expert_rows = moe ? tokens * (double) model->experts_per_token / (double) model->n_experts
-                           : tokens;
-  double rows = prefill ? tokens : HR_RATES_TILE_MN;
-  double spf[HR_FLOPS_N_COMPONENTS];
-  double fwd, bwd, total = 0.0;
-
-  spf[HR_FLOPS_ATTN_PROJ] = 1.0 / (rate * hr_rates_tile (rows, qkv, h));
-  spf[HR_FLOPS_ATTN_OUT] = 1.0 / (rate * hr_rates_tile (rows, h, q));
-  spf[HR_FLOPS_MLP] = 1.0 / (rate * hr_rates_tile (prefill ? expert_rows : rows, ffn, h));
-  spf[HR_FLOPS_ROUTER] = 1.0 / (rate16 * hr_rates_tile (rows, (double) (moe ? model->n_experts : 1), h));
-  spf[HR_FLOPS_LM_HEAD] = 1.0 / (rate16 * hr_rates_tile (prefill ? lm_rows : rows,
-                                                         (double) model->vocab_size / t, h));
-  if (!prefill)
-    spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = 1.0 / rate16;
-  else if (hr_rates_attention_seconds_per_flop (gpu, keys, inf->causal, &fwd, &bwd))
-    spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = fwd;
-  else
-    {
-      spf[HR_FLOPS_ATTN_SCORES] = 1.0 / (rate16 * hr_rates_tile (queries, keys, hd));
-      spf[HR_FLOPS_ATTN_OVER_V] = 1.0 / (rate16 * hr_rates_tile (queries, hd, keys));
-    }
-  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
-    total += parts[c] / t * spf[c];
-  return total;
-}
-
-/* What one forward step over the whole model reads per TP rank: every
- * weight except the token embedding table (a lookup touches `tokens` rows;
- * a tied table is read whole as the LM head), and of the routed experts only
- * those some token chose. With uniform routing an expert is missed by all
- * `tokens` tokens with probability (1 − k/E)^tokens. */
-typedef struct
-{
-  double weights;         /* all stages, this rank's shard */
-  double embedding_table; /* the part not read by a lookup */
-  double routed_experts;  /* this rank's shard of every routed expert */
-  int64_t sliding_layers; /* layers capped at the window when reading */
-  double kv_token_layer;  /* bytes per token and layer on this rank */
-  double elementwise;     /* bytes the memory-bound kernels move per token, all layers */
-} ModelReads;
-
-/* Bytes the memory-bound kernels of one token move through every layer on
- * one TP rank, 16-bit activations, as vLLM's kernels do them (csrc/):
- * each norm fused with the residual add before it (`fused_add_rms_norm`:
- * reads the input and the residual, writes both, 4·h elements), the gated
- * activation (`silu_and_mul`: reads gate and up, writes their product,
- * 3·ffn/tp; 2·ffn/tp ungated) for each expert a token runs, and rotary
- * embedding in place on q and k (`rotary_embedding`: reads and writes them,
- * 2·(q + kv)/tp). TensorRT-LLM and LMDeploy fuse the same passes. */
-static double
-elementwise_bytes (const HrModel     *model,
-                   const HrInference *inf)
-{
-  double t = (double) inf->tensor_parallel;
-  double h = (double) model->hidden_size;
-  double hd = (double) hr_model_head_dim (model);
-  double ffn = (double) model->ffn_size;
-  double per_layer;
-
-  if (model->n_experts > 0)
-    ffn = (double) model->experts_per_token * (double) model->expert_ffn_size
-          + (double) model->n_shared_experts * (double) model->shared_expert_ffn_size;
-  per_layer = 4.0 * h * (double) model->norms_per_layer
-              + (model->ffn_kind == HR_FFN_GATED ? 3.0 : 2.0) * ffn / t;
-  if (model->positions == HR_POSITIONS_ROTARY)
-    per_layer += 2.0 * ((double) model->n_heads * hd / t + (double) kv_heads_per_gpu (model, inf) * hd);
-  return per_layer * (double) model->n_layers * BYTES_16BIT;
-}
-
-static void
-model_reads (const HrModel     *model,
-             const HrInference *inf,
-             const HrParams    *params,
-             const HrGpu       *gpu,
-             ModelReads        *r)
-{
-  *r = (ModelReads) { 0 };
-  for (int64_t stage = 0; stage < inf->pipeline_parallel; stage++)
-    {
-      HrInferenceMemory m;
-
-      stage_memory (model, inf, params, gpu, stage, &m);
-      r->weights += m.weights;
-    }
-  if (!model->tied_embeddings || inf->pipeline_parallel > 1)
-    r->embedding_table = vocab_table_bytes (model, inf, false, false);
-  r->routed_experts = matrix_bytes (inf, (double) params->routed_experts /
-                                         (double) inf->tensor_parallel);
-  {
-    HrLayerCounts counts;
-
-    hr_model_count_layers (model, 0, model->n_layers, &counts);
-    r->sliding_layers = counts.n[0][1] + counts.n[1][1];
-  }
-  r->kv_token_layer = kv_bytes_per_token_layer (model, inf);
-  r->elementwise = elementwise_bytes (model, inf);
-}
-
-static double
-weights_read (const HrModel    *model,
-              const ModelReads *r,
-              double            tokens)
-{
-  double used = 1.0;
-
-  if (model->n_experts > 0)
-    used = 1.0 - pow (1.0 - (double) model->experts_per_token / (double) model->n_experts, tokens);
-  return r->weights - r->embedding_table - r->routed_experts * (1.0 - used);
-}
-
-/* KV bytes attention reads on one rank for one sequence of `context` tokens:
- * windowed layers read their window only, whatever the engine keeps. */
-static double
-kv_read (const HrModel    *model,
-         const ModelReads *r,
-         int64_t           context)
-{
-  double global = (double) (model->n_layers - r->sliding_layers) * (double) context;
-  double windowed = (double) r->sliding_layers *
-                    (double) (model->sliding_window < context ? model->sliding_window : context);
-
-  return (global + windowed) * r->kv_token_layer;
-}
-
-/* NCCL's latency for a ring all-reduce of small messages (LL protocol)
- * within an NVLink node, from its own cost model (src/graph/tuning.cc,
- * ncclTopoTuneModel: baseLat Ring/LL 6.6 µs plus hwLat NVLink Ring/LL 0.6 µs
- * for each of the 2(n − 1) steps). */
-#define NCCL_RING_LL_BASE_LATENCY 6.6e-6
-#define NCCL_NVLINK_RING_LL_STEP_LATENCY 0.6e-6
-
-/* Ring all-reduce (Patarasuk & Yuan 2009): each rank sends and receives
- * 2(n − 1)/n of the buffer, after NCCL's latency for the call. Two per
- * layer in Megatron TP (§3: after the attention and after the MLP), over
- * every layer of every stage, `calls` times (once per prefill chunk). */
-static double
-allreduce_time (const HrModel     *model,
-                const HrInference *inf,
-                const HrGpu       *gpu,
-                double             tokens,
-                double             calls)
-{
-  double n = (double) inf->tensor_parallel;
-  double bytes = tokens * (double) model->hidden_size * BYTES_16BIT;
-  double latency = NCCL_RING_LL_BASE_LATENCY + 2.0 * (n - 1.0) * NCCL_NVLINK_RING_LL_STEP_LATENCY;
-
-  if (inf->tensor_parallel == 1)
-    return 0.0;
-  return 2.0 * (double) model->n_layers *
-         (calls * latency + 2.0 * (n - 1.0) / n * bytes / gpu->intra_node_bandwidth);
-}
-
-HrStatus
-hr_inference_latency (const HrModel      *model,
-                      const HrInference  *inf,
-                      const HrGpu        *gpu,
-                      HrInferenceLatency *lat,
-                      HrError            *err)
-{
-  HrParams params;
-  HrStatus status;
-  ModelReads reads;
-  double parts[HR_FLOPS_N_COMPONENTS];
-  double bandwidth;
-  double batch = (double) inf->batch;
-  int64_t chunk;
-  int64_t chunks;
-  int64_t steps = inf->generate > 0 ? inf->generate - 1 : 0;
-  int64_t samples;
-  double decode_time = 0.0;
-
-  if ((status = hr_inference_validate (model, inf, err)) != HR_OK ||
-      (status = validate_gpu (gpu, err)) != HR_OK ||
-      (status = hr_model_params (model, &params, err)) != HR_OK)
-    return status;
-
-  bandwidth = hr_rates_bandwidth (gpu, inf->memory_efficiency);
-  if (!(hr_rates_gemm (gpu, compute_dtype (gpu, inf), inf->compute_efficiency) > 0.0))
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "peak_flops", 0, 0,
-                         "the GPU lists no peak for this precision");
-  if (!(bandwidth > 0.0 && isfinite (bandwidth)))
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bandwidth", 0, 0, NULL);
-  if (inf->tensor_parallel > 1 && !(gpu->intra_node_bandwidth > 0.0))
-    return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "intra_node_bandwidth", 0, 0,
-                         "tensor parallelism needs the GPU interconnect bandwidth");
-
-  model_reads (model, inf, &params, gpu, &reads);
-  *lat = (HrInferenceLatency) { 0 };
-
-  /* Prefill: one roofline over the whole prompt. The weights are read once
-   * per chunk; the prompt's K and V are written once. */
-  chunk = prefill_chunk_tokens (inf);
-  chunks = (inf->prompt + chunk - 1) / chunk;
-  lat->prefill_flops = hr_flops_prefill_components (model, inf->batch, inf->prompt, inf->causal,
-                                                    parts);
-  lat->prefill_compute_time = products_time (model, inf, gpu, parts, batch * (double) chunk,
-                                             (double) chunk, (double) inf->prompt, batch, true);
-  lat->prefill_memory_time = ((double) chunks * weights_read (model, &reads, batch * (double) chunk) +
-                              batch * (double) inf->prompt * (double) model->n_layers *
-                              reads.kv_token_layer) / bandwidth;
-  lat->prefill_bound = lat->prefill_compute_time >= lat->prefill_memory_time ?
-                       HR_BOUND_COMPUTE : HR_BOUND_MEMORY;
-  lat->prefill_allreduce_time = allreduce_time (model, inf, gpu, batch * (double) inf->prompt,
-                                                 (double) chunks);
-  lat->prefill_elementwise_time = batch * (double) inf->prompt * reads.elementwise / bandwidth;
-  lat->time_to_first_token = fmax (lat->prefill_compute_time, lat->prefill_memory_time) +
-                             lat->prefill_elementwise_time + lat->prefill_allreduce_time;
-
-  /* Decode: step j (1 ≤ j < generate) feeds token j at position
-   * prompt + j − 1 and attends over prompt + j tokens, itself included. */
-  lat->decode_allreduce_time = steps > 0 ? allreduce_time (model, inf, gpu, batch, 1.0) : 0.0;
-  lat->decode_elementwise_time = steps > 0 ? batch * reads.elementwise / bandwidth : 0.0;
-  samples = steps < MAX_DECODE_SAMPLES ? steps : MAX_DECODE_SAMPLES;
-  for (int64_t i = 0; i < samples; i++)
-    {
-      /* Sample i stands for steps [first, last]; its middle step is timed. */
-      int64_t first = 1 + i * steps / samples;
-      int64_t last = (i + 1) * steps / samples;
-      int64_t j = (first + last) / 2;
-      double weight = (double) (last - first + 1);
-      double flops = hr_flops_decode_token_components (model, inf->batch, inf->prompt + j, parts);
-      double compute = products_time (model, inf, gpu, parts, batch, 1.0,
-                                      (double) (inf->prompt + j), batch, false);
-      double memory = (weights_read (model, &reads, batch) +
-                       batch * kv_read (model, &reads, inf->prompt + j)) / bandwidth;
-
-      lat->decode_flops += weight * flops;
-      lat->decode_compute_time += weight * compute;
-      lat->decode_memory_time += weight * memory;
-      decode_time += weight * (fmax (compute, memory) + lat->decode_elementwise_time +
-                               lat->decode_allreduce_time);
-    }
-  if (steps > 0)
-    {
-      lat->decode_flops /= (double) steps;
-      lat->decode_compute_time /= (double) steps;
-      lat->decode_memory_time /= (double) steps;
-      lat->time_per_output_token = decode_time / (double) steps;
-    }
-  lat->decode_bound = lat->decode_compute_time >= lat->decode_memory_time ?
-                      HR_BOUND_COMPUTE : HR_BOUND_MEMORY;
-
-  lat->end_to_end = lat->time_to_first_token + decode_time;
-  if (inf->generate > 0)
-    {
-      double generated = batch * (double) inf->generate;
-
-      lat->tokens_per_second = generated / lat->end_to_end;
-      lat->tokens_per_second_per_sequence = (double) inf->generate / lat->end_to_end;
-      lat->cost_per_million_tokens = inf->price_per_gpu_hour * (double) inf->gpus *
-                                     lat->end_to_end / 3600.0 / generated * 1e6;
-    }
   return HR_OK;
 }
 
@@ -1158,7 +819,7 @@ hr_inference_limits (const HrModel     *model,
   int64_t max_prompt;
 
   if ((status = hr_inference_validate (model, inf, err)) != HR_OK ||
-      (status = validate_gpu (gpu, err)) != HR_OK ||
+      (status = hr_inference_validate_gpu (gpu, err)) != HR_OK ||
       (status = hr_model_params (model, &params, err)) != HR_OK)
     return status;
 

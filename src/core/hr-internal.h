@@ -9,6 +9,7 @@
 #pragma once
 
 #include "hr-flops.h"
+#include "hr-inference.h"
 #include "hr-planner.h"
 #include "hr-training.h"
 
@@ -34,6 +35,46 @@ HrStatus hr_plan_step_counted (const HrModel           *model,
                                const HrTrainingMemory  *memory,
                                HrPlanStep              *step,
                                HrError                 *err);
+
+/* Serving estimates: the layout and memory (hr-inference.c), which the
+ * latency (hr-inference-latency.c) reads. */
+
+/* Bytes of one 16-bit activation or unquantised vector element. */
+#define BYTES_16BIT 2.0
+
+/* The GPU's memory. */
+HrStatus hr_inference_validate_gpu (const HrGpu *gpu,
+                                    HrError     *err);
+
+/* KV heads on one GPU: split over TP, at least one (MLA: its one latent). */
+int64_t  hr_inference_kv_heads_per_gpu (const HrModel     *model,
+                                        const HrInference *inf);
+
+/* KV cache bytes of one token in one layer on one GPU. */
+double   hr_inference_kv_bytes_per_token_layer (const HrModel     *model,
+                                                const HrInference *inf);
+
+/* Bytes of n weights of a matrix in the setting's weight format. */
+double   hr_inference_matrix_bytes (const HrInference *inf,
+                                    double             n);
+
+/* Bytes of the token table or, `head`, the LM head (`bias`: with its bias)
+ * on one GPU. */
+double   hr_inference_vocab_table_bytes (const HrModel     *model,
+                                         const HrInference *inf,
+                                         bool               head,
+                                         bool               bias);
+
+/* Tokens of the prompt one prefill step runs. */
+int64_t  hr_inference_prefill_chunk_tokens (const HrInference *inf);
+
+/* Fills `m` for one pipeline stage of a validated setting. */
+void     hr_inference_stage_memory (const HrModel     *model,
+                                    const HrInference *inf,
+                                    const HrParams    *params,
+                                    const HrGpu       *gpu,
+                                    int64_t            stage,
+                                    HrInferenceMemory *m);
 
 /* The planner's step-time model (hr-planner.c), which its layout search
  * (hr-planner-search.c) runs for each layout: a model and a GPU with the
