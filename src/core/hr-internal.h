@@ -4,7 +4,9 @@
  *
  * The public calls past the checks their caller has already made: a
  * training estimate validates the model and the setting and counts the
- * parameters once, not in every call it makes. For src/core only.
+ * parameters once, not in every call it makes. Then the types and helpers
+ * that the files of one estimate share (hr-training*.c, hr-inference*.c,
+ * hr-planner*.c). For src/core only.
  */
 #pragma once
 
