@@ -360,7 +360,8 @@ bool     hr_training_interleaved_micro_batches (const HrTraining *training,
                                                 int64_t           m);
 
 /* Whether every pipeline rank holds the same layers in chunks of one size:
- * pp · v dividing the layers and no first or last stage sizes. */
+ * pp · v dividing the layers, no first or last stage sizes, and not
+ * torchtitan's split (torch_pipelining). */
 bool     hr_training_even_stages (const HrTraining *training,
                                   int64_t           n_layers);
 

@@ -25,7 +25,7 @@ hr_training_even_stages (const HrTraining *t,
                          int64_t           n_layers)
 {
   return t->pipeline_parallel <= 1
-         || (t->pp_first_stage_layers == 0 && t->pp_last_stage_layers == 0
+         || (t->pp_first_stage_layers == 0 && t->pp_last_stage_layers == 0 && !t->torch_pipelining
              && n_layers % (t->pipeline_parallel * t->virtual_stages) == 0);
 }
 
@@ -35,9 +35,11 @@ hr_training_even_stages (const HrTraining *t,
  * - otherwise torchtitan's split, which counts the embedding and the norm
  *   with the output as one layer each and gives the remainder to the first
  *   stages (torchtitan/distributed/pipeline_parallel.py,
- *   generate_llm_fqn_per_model_part, input_weight = output_weight = 1).
- *   Llama 3.1 405B's 126 layers on 16 stages are 7, 8 × 14, 7, as the
- *   checked commit's generate_split_points made them too. */
+ *   _generate_llm_fqn_per_model_part, its first and last stage "less
+ *   layers" at their default 1). torchtitan splits so even when the stages
+ *   divide the layers: 32 on 4 stages are 8, 9, 8, 7. Llama 3.1 405B's 126
+ *   layers on 16 stages are 7, 8 × 14, 7, as the checked H100 runs'
+ *   generate_split_points made them too. */
 static int64_t
 split_stage (int64_t  n_layers,
              int64_t  n_stages,

@@ -417,15 +417,25 @@ test_pipeline (void)
                1e-12);
   g_assert_cmpint (m.activation.layers, ==, 8);
 
-  /* torch.distributed.pipelining runs 6 micro-batches in one round of 6
-   * (ScheduleInterleaved1F1B, microbatches_per_round): stage 0 warms up
-   * with min((v − 1)·6 + 2(pp − 1), m·v) = 12 forwards, all of them, where
-   * Megatron's rounds of pp would leave 5.5 micro-batches in flight. */
+  /* Under torch.distributed.pipelining, torchtitan splits the 8 stages
+   * with generate_llm_fqn_per_model_part (embedding and output one unit
+   * each): 34 units, 4 per stage and the 2 over to stages 0 and 1, less the
+   * embedding and the output: 4, 5, 4, 4, 4, 4, 4, 3 layers. Rank r holds
+   * stages r and r + 4: rank 0 8 layers and the embedding (1,750,138,880
+   * parameters), rank 1 5 + 4 = 9 (9·202,383,360 = 1,821,450,240), the
+   * most loaded. It runs 6 micro-batches in one round of 6
+   * (ScheduleInterleaved1F1B, microbatches_per_round): rank 1 warms up with
+   * min((v − 1)·6 + 2(pp − 2), m·v) = 10 forwards (chunk 0 for micro-batches
+   * 0–5, chunk 1 for 0–3) and runs an 11th (chunk 1, micro-batch 4) before
+   * its first backward: 6·5 + 5·4 = 50 layer micro-batches, and the 11
+   * chunks' received inputs, b·s·h bf16 each. */
   t.global_batch = 12;
   t.torch_pipelining = true;
   memory_ok (&model, &t, &gpu, &m);
-  g_assert_cmpint (m.pipeline_stage, ==, 0);
-  g_assert_cmpfloat (m.micro_batches_in_flight, ==, 6);
+  g_assert_cmpint (m.pipeline_stage, ==, 1);
+  g_assert_cmpint (m.params_on_gpu, ==, 1821450240);
+  g_assert_cmpint (m.activation.layers, ==, 9);
+  assert_near (50 * m.activation.layers_total / 9 + 11 * 2.0 * 4096 * 4096, m.activations, 1e-12);
   t.torch_pipelining = false;
 
   /* Fewer micro-batches than stages: 1F1B holds them all (2). */
