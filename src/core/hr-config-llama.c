@@ -1,0 +1,558 @@
+/* hr-config-llama.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The Llama-style families of a config.json (hr-config-reader.h lists them):
+ * their defaults, their layer_types, Qwen's MoE blocks and the reader of
+ * them all. hr-config.c picks the family and reads the others.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hr-config-reader.h"
+
+typedef struct
+{
+  int64_t vocab, hidden, ffn, layers, heads, kv_heads, head_dim, max_pos;
+  bool tied;
+} Defaults;
+
+/* From each configuration_<family>.py; NONE: None (kv heads = heads,
+ * head_dim = hidden / heads). */
+static const Defaults llama_defaults[] = {
+  [FAMILY_LLAMA]   = { 32000,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_MISTRAL] = { 32000,  4096, 14336, 32, 32, 8,    NONE, 4096 * 32, false },
+  [FAMILY_MIXTRAL] = { 32000,  4096, 14336, 32, 32, 8,    NONE, 4096 * 32, false },
+  [FAMILY_QWEN2]   = { 151936, 4096, 22016, 32, 32, 32,   NONE, 32768, false },
+  [FAMILY_GEMMA]   = { 256000, 3072, 24576, 28, 16, 16,   256,  8192, true },
+  [FAMILY_GEMMA2]  = { 256000, 2304, 9216,  26, 8,  4,    256,  8192, true },
+  [FAMILY_PHI3]    = { 32064,  3072, 8192,  32, 32, NONE, NONE, 4096, false },
+  [FAMILY_QWEN3]   = { 151936, 4096, 22016, 32, 32, 32,   128,  32768, false },
+  [FAMILY_QWEN3_MOE] = { 151936, 2048, 6144, 24, 32, 4,   NONE, 32768, false },
+  [FAMILY_QWEN2_MOE] = { 151936, 2048, 5632, 24, 16, 16,  NONE, 32768, false },
+  [FAMILY_GEMMA3]  = { 262208, 2304, 9216,  26, 8,  4,    256,  131072, true },
+  [FAMILY_GPT_OSS] = { 201088, 2880, 2880,  36, 64, 8,    64,   131072, false },
+  [FAMILY_OLMO2]   = { 50304,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_STARCODER2] = { 49152, 3072, 12288, 30, 24, 2,  NONE, 4096, true },
+  [FAMILY_COHERE]  = { 256000, 8192, 22528, 40, 64, NONE, NONE, 8192, true },
+  [FAMILY_STABLELM] = { 50304, 2560, 6912,  32, 32, 32,   NONE, 4096, false },
+  [FAMILY_GRANITE] = { 32000,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_GRANITEMOE] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_OLMOE]   = { 50304,  2048, 2048,  16, 16, NONE, NONE, 4096, false },
+  [FAMILY_SMOLLM3] = { 128256, 2048, 11008, 36, 16, 4,    NONE, 32768, true },
+  [FAMILY_PHIMOE]  = { 32064,  4096, 6400,  32, 32, 8,    NONE, 131072, false },
+  [FAMILY_LLAMA4]  = { 202048, 5120, 8192,  48, 40, 8,    128,  131072, false },
+  [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
+};
+
+
+/* layer_types (transformers >= 4.53): "sliding_attention" or "full_attention"
+ * for each layer. HrModel holds three patterns: no sliding layer; the first
+ * f layers global and the rest sliding (Qwen2/Qwen3 max_window_layers); or
+ * layer i global when i % p == p - 1 and the others sliding (Gemma 2/3,
+ * GPT-OSS). Anything else, chunked or linear attention included, is refused
+ * naming the key. *given tells whether the config has the list. */
+static HrStatus
+read_layer_types (Reader  *r,
+                  int64_t  window,
+                  HrModel *m,
+                  bool    *given)
+{
+  HrValue v;
+  char key[48];
+  int64_t first_sliding = -1, first_full_after = -1, n_sliding = 0, period;
+
+  *given = false;
+  lookup (r, "layer_types", &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    return HR_OK;
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "layer_types", 0, 0, "a list of strings");
+  if (v.i != m->n_layers)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "layer_types", v.i, m->n_layers,
+                         "one entry per layer (num_hidden_layers)");
+  *given = true;
+
+  for (int64_t i = 0; i < m->n_layers; i++)
+    {
+      bool sliding;
+
+      snprintf (key, sizeof key, "layer_types.%lld", (long long) i);
+      lookup (r, key, &v);
+      if (v.type != HR_VALUE_STRING || v.s == NULL)
+        return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "layer_types", 0, 0, "a list of strings");
+      if (strcmp (v.s, "sliding_attention") == 0)
+        sliding = true;
+      else if (strcmp (v.s, "full_attention") == 0)
+        sliding = false;
+      else
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "layer_types", i, 0,
+                             "a layer kind other than sliding_attention and full_attention");
+      if (sliding)
+        {
+          n_sliding++;
+          if (first_sliding < 0)
+            first_sliding = i;
+        }
+      else if (first_sliding >= 0 && first_full_after < 0)
+        first_full_after = i;
+    }
+
+  m->sliding_window = 0;
+  m->sliding_window_period = 0;
+  m->first_sliding_layer = 0;
+  if (n_sliding == 0)
+    return HR_OK;
+  if (window == NONE || window <= 0)
+    return hr_error_set (r->err, HR_ERROR_MISSING, "sliding_window", 0, 0,
+                         "layer_types has sliding_attention layers");
+  m->sliding_window = window;
+  if (first_full_after < 0)
+    {
+      /* Global layers first (maybe none), then sliding ones to the end. */
+      m->first_sliding_layer = first_sliding;
+      return HR_OK;
+    }
+  if (first_sliding != 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "layer_types", first_full_after, 0,
+                         "a mix of sliding and full layers Headroom cannot represent");
+  period = first_full_after + 1;
+  for (int64_t i = 0; i < m->n_layers; i++)
+    {
+      snprintf (key, sizeof key, "layer_types.%lld", (long long) i);
+      lookup (r, key, &v);
+      if ((strcmp (v.s, "sliding_attention") == 0) != (i % period != period - 1))
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "layer_types", i, 0,
+                             "a mix of sliding and full layers Headroom cannot represent");
+    }
+  m->sliding_window_period = period;
+  return HR_OK;
+}
+
+/* A list key Headroom does not model unless it is empty (Qwen mlp_only_layers). */
+static HrStatus
+require_empty_list (Reader     *r,
+                    const char *key)
+{
+  HrValue v;
+
+  lookup (r, key, &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    return HR_OK;
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0, "a list");
+  if (v.i > 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, v.i, 0,
+                         "a list of dense layers; Headroom models only an empty one");
+  return HR_OK;
+}
+
+/* Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock: a bias-free gate Linear(hidden,
+ * num_experts) and num_experts MLPs of moe_intermediate_size; the decoder layer
+ * is MoE when (layer_idx + 1) % decoder_sparse_step == 0 and it is not in
+ * mlp_only_layers. */
+static HrStatus
+read_qwen_moe (Reader  *r,
+               bool     v3,
+               HrModel *m)
+{
+  int64_t step;
+
+  TRY (read_int (r, "num_experts", v3 ? 128 : 60, POSITIVE, &m->n_experts));
+  TRY (read_int (r, "num_experts_per_tok", v3 ? 8 : 4, POSITIVE, &m->experts_per_token));
+  TRY (read_int (r, "moe_intermediate_size", v3 ? 768 : 1408, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "decoder_sparse_step", 1, POSITIVE, &step));
+  TRY (require_empty_list (r, "mlp_only_layers"));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, m->n_experts, "more than num_experts");
+  m->moe_layer_freq = step;
+  m->moe_layer_phase = step - 1;
+  return HR_OK;
+}
+
+HrStatus
+hr_config_read_llama_style (Reader  *r,
+                            Family   family,
+                            HrModel *m)
+{
+  const Defaults *d = &llama_defaults[family];
+  unsigned shape = POSITIVE | (family == FAMILY_UNKNOWN ? REQUIRED : 0);
+  int64_t kv, head_dim, window;
+  bool attention_bias = false, mlp_bias = false, given;
+
+  TRY (read_int (r, "hidden_size", d->hidden, shape, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", d->layers, shape, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", d->heads, shape, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", d->kv_heads, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "head_dim", d->head_dim, NULLABLE | POSITIVE, &head_dim));
+  TRY (read_int (r, "intermediate_size", d->ffn, shape, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", d->vocab, shape, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", d->max_pos, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", d->tied, &m->tied_embeddings));
+
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  if (head_dim == NONE)
+    TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &head_dim));
+  m->head_dim = head_dim;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+
+  switch (family)
+    {
+    case FAMILY_LLAMA:
+    case FAMILY_UNKNOWN:
+      /* LlamaAttention: attention_bias on q, k, v and o; LlamaMLP: mlp_bias. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      TRY (read_bool (r, "mlp_bias", false, &mlp_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->mlp_bias = mlp_bias;
+      break;
+    case FAMILY_MISTRAL:
+    case FAMILY_MIXTRAL:
+      /* Every layer attends within sliding_window when it is set. */
+      TRY (read_int (r, "sliding_window", family == FAMILY_MISTRAL ? 4096 : NONE,
+                     NULLABLE | POSITIVE, &window));
+      m->sliding_window = window == NONE ? 0 : window;
+      if (family == FAMILY_MIXTRAL)
+        {
+          /* MixtralSparseMoeBlock: gate Linear(hidden, experts, bias=False) and
+           * num_local_experts experts of w1, w2, w3 (intermediate_size). */
+          TRY (read_int (r, "num_local_experts", 8, POSITIVE, &m->n_experts));
+          TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+          m->expert_ffn_size = m->ffn_size;
+        }
+      break;
+    case FAMILY_QWEN2:
+      {
+        /* Qwen2Attention: q, k, v with bias, o_proj without. Sliding windows
+         * only with use_sliding_window, on layers from max_window_layers on. */
+        bool use_window;
+        int64_t max_window_layers;
+
+        m->qkv_bias = true;
+        TRY (read_bool (r, "use_sliding_window", false, &use_window));
+        TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+        TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
+        if (use_window && window != NONE && max_window_layers < m->n_layers)
+          {
+            m->sliding_window = window;
+            m->first_sliding_layer = max_window_layers;
+          }
+      }
+      break;
+    case FAMILY_GEMMA:
+    case FAMILY_GEMMA2:
+      /* GemmaAttention/Gemma2Attention: attention_bias on q, k, v and o. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      if (family == FAMILY_GEMMA2)
+        {
+          /* Gemma2DecoderLayer: input, post_attention, pre_feedforward and
+           * post_feedforward layernorms; even layers use the sliding window. */
+          TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+          m->norm_placement = HR_NORM_SANDWICH;
+          m->norms_per_layer = 4;
+          m->sliding_window = window == NONE ? 0 : window;
+          m->sliding_window_period = 2;
+        }
+      break;
+    case FAMILY_PHI3:
+      /* Phi3Attention fuses q, k, v into qkv_proj and Phi3MLP gate and up into
+       * gate_up_proj: the same weights, no biases. */
+      TRY (read_fraction (r, "partial_rotary_factor", 1.0, &m->rotary_fraction));
+      TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
+      m->sliding_window = window == NONE ? 0 : window;
+      break;
+    case FAMILY_QWEN3:
+    case FAMILY_QWEN3_MOE:
+      {
+        /* Qwen3Attention: q, k, v, o with attention_bias; q_norm and k_norm,
+         * RMSNorm(head_dim). Sliding windows as in Qwen2 (use_sliding_window,
+         * from max_window_layers on), or as layer_types says. */
+        bool use_window;
+        int64_t max_window_layers;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->qk_norm = true;
+        TRY (read_bool (r, "use_sliding_window", false, &use_window));
+        TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+        TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
+        TRY (read_layer_types (r, window, m, &given));
+        if (!given && use_window && window != NONE && max_window_layers < m->n_layers)
+          {
+            m->sliding_window = window;
+            m->first_sliding_layer = max_window_layers;
+          }
+        if (family == FAMILY_QWEN3_MOE)
+          TRY (read_qwen_moe (r, true, m));
+      }
+      break;
+    case FAMILY_QWEN2_MOE:
+      {
+        /* Qwen2MoeAttention: q, k, v with bias (qkv_bias), o_proj without;
+         * Qwen2MoeSparseMoeBlock adds one shared_expert MLP of
+         * shared_expert_intermediate_size and its shared_expert_gate. */
+        int64_t shared;
+
+        TRY (read_bool (r, "qkv_bias", true, &m->qkv_bias));
+        TRY (read_int (r, "shared_expert_intermediate_size", 5632, NON_NEG, &shared));
+        TRY (read_qwen_moe (r, false, m));
+        if (shared > 0)
+          {
+            m->n_shared_experts = 1;
+            m->shared_expert_ffn_size = shared;
+            m->shared_expert_gate = true;
+          }
+      }
+      break;
+    case FAMILY_GEMMA3:
+      {
+        /* Gemma3Attention: q, k, v, o with attention_bias; q_norm and k_norm,
+         * Gemma3RMSNorm(head_dim). Gemma3DecoderLayer: four norms (input,
+         * post_attention, pre_feedforward, post_feedforward). Layers alternate
+         * by layer_types or, in older configs, sliding_window_pattern (layer i
+         * global when (i + 1) % pattern == 0). */
+        int64_t pattern;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->qk_norm = true;
+        m->norm_placement = HR_NORM_SANDWICH;
+        m->norms_per_layer = 4;
+        TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+        TRY (read_int (r, "sliding_window_pattern", 6, POSITIVE, &pattern));
+        TRY (read_layer_types (r, window, m, &given));
+        if (!given && window != NONE)
+          {
+            m->sliding_window = window;
+            m->sliding_window_period = pattern;
+          }
+      }
+      break;
+    case FAMILY_GPT_OSS:
+      /* GptOssAttention: q, k, v, o with attention_bias (default true) and
+       * sinks (one per head). GptOssMLP: GptOssTopKRouter, weight and bias of
+       * num_local_experts × hidden; GptOssExperts: gate_up_proj (E, hidden,
+       * 2·intermediate) and down_proj (E, intermediate, hidden), each with a
+       * bias. Every layer is MoE; layers alternate sliding (even) and full. */
+      TRY (read_bool (r, "attention_bias", true, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->attention_sinks = true;
+      m->mlp_bias = true;
+      m->router_bias = true;
+      TRY (read_int (r, "num_local_experts", 128, POSITIVE, &m->n_experts));
+      TRY (read_int (r, "num_experts_per_tok", 4, POSITIVE, &m->experts_per_token));
+      m->expert_ffn_size = m->ffn_size;
+      TRY (read_int (r, "sliding_window", 128, NULLABLE | POSITIVE, &window));
+      TRY (read_layer_types (r, window, m, &given));
+      if (!given && window != NONE)
+        {
+          m->sliding_window = window;
+          m->sliding_window_period = 2;
+        }
+      break;
+    case FAMILY_OLMO2:
+      /* Olmo2Attention: q, k, v, o with attention_bias; q_norm RMSNorm over
+       * num_heads·head_dim, k_norm over num_kv_heads·head_dim. Olmo2DecoderLayer
+       * has no input norm: post_attention_layernorm and post_feedforward_layernorm
+       * after each sub-block. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm = true;
+      m->qk_norm_full = true;
+      m->norm_placement = HR_NORM_POST;
+      break;
+    case FAMILY_STARCODER2:
+      /* Starcoder2Attention: q, k, v, o with use_bias; Starcoder2MLP: c_fc and
+       * c_proj (a plain GELU MLP) with use_bias; LayerNorm with bias for
+       * input_layernorm, post_attention_layernorm and norm; every layer
+       * within sliding_window when it is set. */
+      TRY (read_bool (r, "use_bias", true, &attention_bias));
+      m->qkv_bias = m->out_bias = m->mlp_bias = attention_bias;
+      m->ffn_kind = HR_FFN_MLP;
+      m->norm_kind = HR_NORM_LAYERNORM;
+      m->norm_bias = true;
+      TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
+      m->sliding_window = window == NONE ? 0 : window;
+      break;
+    case FAMILY_COHERE:
+      /* CohereAttention: q, k, v, o with attention_bias; with use_qk_norm,
+       * q_norm and k_norm are CohereLayerNorms of (heads, head_dim), weight
+       * only. CohereDecoderLayer: one input_layernorm for the parallel
+       * attention and MLP; CohereLayerNorm has no bias. Tied by default. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      TRY (read_bool (r, "use_qk_norm", false, &m->qk_norm));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm_full = true;
+      m->norm_kind = HR_NORM_LAYERNORM;
+      m->norm_bias = false;
+      m->norms_per_layer = 1;
+      m->parallel_block = true;
+      break;
+    case FAMILY_STABLELM:
+      {
+        /* StableLmAttention: q, k, v with use_qkv_bias, o_proj without;
+         * qk_layernorm: one LayerNorm(head_dim, bias=False) per head for q and
+         * for k. LayerNorm with bias elsewhere; one input_layernorm with
+         * use_parallel_residual; partial_rotary_factor of each head rotated. */
+        bool parallel;
+
+        TRY (read_bool (r, "use_qkv_bias", false, &m->qkv_bias));
+        TRY (read_bool (r, "qk_layernorm", false, &m->qk_norm));
+        TRY (read_bool (r, "use_parallel_residual", false, &parallel));
+        TRY (read_fraction (r, "partial_rotary_factor", 0.25, &m->rotary_fraction));
+        m->qk_norm_full = true;
+        m->qk_norm_unbiased = true;
+        m->norm_kind = HR_NORM_LAYERNORM;
+        m->norm_bias = true;
+        m->parallel_block = parallel;
+        m->norms_per_layer = parallel ? 1 : 2;
+      }
+      break;
+    case FAMILY_GRANITE:
+    case FAMILY_SMOLLM3:
+      /* GraniteAttention/SmolLM3Attention: attention_bias on q, k, v, o;
+       * the MLP with mlp_bias. Granite's multipliers and SmolLM3's
+       * no_rope_layers hold no parameters. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      TRY (read_bool (r, "mlp_bias", false, &mlp_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->mlp_bias = mlp_bias;
+      if (family == FAMILY_SMOLLM3)
+        {
+          bool use_window;
+
+          TRY (read_bool (r, "use_sliding_window", false, &use_window));
+          if (use_window)
+            return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_sliding_window", 1, 0,
+                                 "SmolLM3 sliding windows");
+        }
+      break;
+    case FAMILY_GRANITEMOE:
+      /* GraniteMoeMoE: router Linear(hidden, num_local_experts, bias=False);
+       * ParallelExperts input_linear (E, 2·intermediate, hidden) and
+       * output_linear (E, hidden, intermediate), no biases; every layer. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      TRY (read_int (r, "num_local_experts", 8, POSITIVE, &m->n_experts));
+      TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+      m->expert_ffn_size = m->ffn_size;
+      break;
+    case FAMILY_OLMOE:
+      /* OlmoeAttention: q, k, v, o with attention_bias; q_norm RMSNorm over
+       * hidden_size, k_norm over num_kv_heads·head_dim. OlmoeSparseMoeBlock:
+       * gate Linear(hidden, num_experts, bias=False), num_experts MLPs of
+       * intermediate_size; every layer. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm = true;
+      m->qk_norm_full = true;
+      TRY (read_int (r, "num_experts", 64, POSITIVE, &m->n_experts));
+      TRY (read_int (r, "num_experts_per_tok", 8, POSITIVE, &m->experts_per_token));
+      m->expert_ffn_size = m->ffn_size;
+      break;
+    case FAMILY_PHIMOE:
+      {
+        /* PhimoeAttention: q, k, v, o with attention_bias; LayerNorms with
+         * bias (input, post_attention, final); PhimoeSparseMoeBlock as
+         * Mixtral's (gate without bias, w1, w2, w3 of intermediate_size);
+         * lm_head with lm_head_bias. */
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        TRY (read_bool (r, "lm_head_bias", false, &m->lm_head_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->norm_kind = HR_NORM_LAYERNORM;
+        m->norm_bias = true;
+        TRY (read_int (r, "num_local_experts", 16, POSITIVE, &m->n_experts));
+        TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+        TRY (read_int (r, "sliding_window", NONE, NULLABLE | POSITIVE, &window));
+        m->expert_ffn_size = m->ffn_size;
+        m->sliding_window = window == NONE ? 0 : window;
+      }
+      break;
+    case FAMILY_LLAMA4:
+      {
+        /* Llama4TextAttention: q, k, v, o with attention_bias; use_qk_norm is
+         * an L2 norm without weights. Llama4TextDecoderLayer: MoE on
+         * moe_layers (default every interleave_moe_layer_step-th layer,
+         * from step - 1), else Llama4TextMLP of intermediate_size_mlp.
+         * Llama4TextMoe: router Linear(hidden, E, bias=False), experts
+         * gate_up_proj (E, hidden, 2·intermediate_size) and down_proj (E,
+         * intermediate_size, hidden), one shared_expert MLP of
+         * intermediate_size. Layers with rope (not every
+         * no_rope_layer_interval-th) attend within attention_chunk_size. */
+        int64_t step, dense, chunk, interval;
+        HrValue list;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        m->qkv_bias = m->out_bias = attention_bias;
+        TRY (read_int (r, "num_local_experts", 16, POSITIVE, &m->n_experts));
+        TRY (read_int (r, "num_experts_per_tok", 1, POSITIVE, &m->experts_per_token));
+        TRY (read_int (r, "interleave_moe_layer_step", 1, POSITIVE, &step));
+        TRY (read_int (r, "intermediate_size_mlp", 16384, POSITIVE, &dense));
+        TRY (read_int (r, "attention_chunk_size", 8192, NULLABLE | POSITIVE, &chunk));
+        TRY (read_int (r, "no_rope_layer_interval", 4, POSITIVE, &interval));
+        m->expert_ffn_size = m->ffn_size;
+        m->n_shared_experts = 1;
+        m->shared_expert_ffn_size = m->ffn_size;
+        m->ffn_size = dense;
+        m->moe_layer_freq = step;
+        m->moe_layer_phase = step - 1;
+        /* An explicit moe_layers or no_rope_layers must be the default pattern. */
+        lookup (r, "moe_layers", &list);
+        if (list.type == HR_VALUE_OTHER && list.i >= 0)
+          {
+            int64_t n = m->n_layers <= step - 1 ? 0 : (m->n_layers - step) / step + 1;
+
+            if (list.i != n)
+              return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_layers", list.i, n,
+                                   "MoE layers other than every interleave_moe_layer_step-th");
+            for (int64_t i = 0; i < list.i; i++)
+              {
+                char key[48];
+                HrValue v;
+
+                snprintf (key, sizeof key, "moe_layers.%lld", (long long) i);
+                lookup (r, key, &v);
+                if (v.type != HR_VALUE_INT || v.i != step - 1 + i * step)
+                  return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_layers", i, 0,
+                                       "MoE layers other than every interleave_moe_layer_step-th");
+              }
+          }
+        lookup (r, "no_rope_layers", &list);
+        if (list.type == HR_VALUE_OTHER && list.i > 0)
+          {
+            if (list.i != m->n_layers)
+              return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "no_rope_layers", list.i,
+                                   m->n_layers, "one entry per layer (num_hidden_layers)");
+            for (int64_t i = 0; i < list.i; i++)
+              {
+                char key[48];
+                HrValue v;
+
+                snprintf (key, sizeof key, "no_rope_layers.%lld", (long long) i);
+                lookup (r, key, &v);
+                if (v.type != HR_VALUE_INT || v.i != ((i + 1) % interval != 0))
+                  return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "no_rope_layers", i, 0,
+                                       "global layers other than every no_rope_layer_interval-th");
+              }
+          }
+        if (chunk != NONE)
+          {
+            m->sliding_window = chunk;
+            m->sliding_window_period = interval;
+            m->chunked_attention = true;
+          }
+      }
+      break;
+    default:
+      break;
+    }
+  return HR_OK;
+}
