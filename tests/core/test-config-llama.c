@@ -1,0 +1,383 @@
+/* test-config-llama.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Reading the Llama-style families' configs (hr-config-llama.c): their traps,
+ * the counts of wild-models.json, layer kinds and the families added since.
+ */
+#include "test-config.h"
+
+static void
+test_llama_style_traps (void)
+{
+  HrModel m;
+
+  /* Gemma's head_dim is read, not derived: 8 heads of 256 over hidden 3072. */
+  m = model_of ("{\"model_type\": \"gemma\", \"num_attention_heads\": 8,"
+                " \"num_key_value_heads\": 1, \"head_dim\": 256}");
+  g_assert_cmpint (m.head_dim, ==, 256);
+  g_assert_true (m.tied_embeddings);
+  g_assert_cmpint (m.ffn_kind, ==, HR_FFN_GATED);
+
+  /* Qwen2: q/k/v biases, no o_proj bias; windows only with
+   * use_sliding_window, from max_window_layers on. */
+  m = model_of ("{\"model_type\": \"qwen2\"}");
+  g_assert_true (m.qkv_bias);
+  g_assert_false (m.out_bias);
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  m = model_of ("{\"model_type\": \"qwen2\", \"use_sliding_window\": true,"
+                " \"sliding_window\": 4096, \"max_window_layers\": 28}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 27));
+  g_assert_true (hr_model_layer_is_sliding (&m, 28));
+  g_assert_true (hr_model_layer_is_sliding (&m, 31));
+  m = model_of ("{\"model_type\": \"qwen2\", \"use_sliding_window\": true,"
+                " \"max_window_layers\": 32}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 31));
+
+  /* Llama attention_bias puts a bias on o_proj too; mlp_bias on the MLP. */
+  m = model_of ("{\"model_type\": \"llama\", \"attention_bias\": true, \"mlp_bias\": true}");
+  g_assert_true (m.qkv_bias && m.out_bias && m.mlp_bias);
+
+  /* Mistral's default window applies to every layer; Mixtral has none. */
+  m = model_of ("{\"model_type\": \"mistral\"}");
+  g_assert_cmpint (m.sliding_window, ==, 4096);
+  g_assert_true (hr_model_layer_is_sliding (&m, 31));
+  m = model_of ("{\"model_type\": \"mixtral\"}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  g_assert_cmpint (m.n_experts, ==, 8);
+  g_assert_false (m.router_bias);
+
+  /* Gemma 2: windows on even layers, four norms. */
+  m = model_of ("{\"model_type\": \"gemma2\"}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  g_assert_cmpint (m.norms_per_layer, ==, 4);
+
+  /* Phi-3: partial rotary read, sliding window on every layer. */
+  m = model_of ("{\"model_type\": \"phi3\", \"sliding_window\": 2047, \"partial_rotary_factor\": 0.75}");
+  g_assert_cmpint (m.sliding_window, ==, 2047);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.75);
+
+  /* Phi: one shared norm, LayerNorm with bias, biased head, partial rotary. */
+  m = model_of ("{\"model_type\": \"phi\", \"partial_rotary_factor\": 0.4}");
+  g_assert_cmpint (m.norms_per_layer, ==, 1);
+  g_assert_true (m.norm_bias && m.lm_head_bias && m.parallel_block);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.4);
+
+  /* GPT-NeoX: two norms even with the parallel residual; untied; biases. */
+  m = model_of ("{\"model_type\": \"gpt_neox\", \"rotary_pct\": 0.25}");
+  g_assert_cmpint (m.norms_per_layer, ==, 2);
+  g_assert_true (m.parallel_block && !m.tied_embeddings && m.qkv_bias && m.mlp_bias);
+}
+
+/* wild-models.json: families beyond known-models.json, each count derived by
+ * hand from its modeling file (tensor shapes summed), and checked there:
+ *
+ * Qwen3-0.6B (Qwen3Attention q_norm/k_norm RMSNorm(head_dim), no biases, tied):
+ *   embed 151,936·1024 = 155,582,464; per layer q 1024·2048 + k, v 2·1024·1024
+ *   + o 2048·1024 = 6,291,456, q/k norms 2·128, MLP 3·1024·3072 = 9,437,184,
+ *   norms 2·1024: 15,730,944 × 28 = 440,466,432; + final 1024 = 596,049,920.
+ * Qwen3-30B-A3B (128 experts of 3·2048·768 = 4,718,592, top 8, gate 2048·128,
+ *   untied): per layer attention 2048·4096·2 + 2048·512·2 = 18,874,368 + 256,
+ *   experts 603,979,776, gate 262,144, norms 4096: 623,120,640 × 48 =
+ *   29,909,790,720; + 2048 + 2 · 151,936·2048 = 30,532,122,624; active less
+ *   48·120·4,718,592 = 3,353,032,704.
+ * Gemma 3 1B (four norms per layer, q/k norms of 256, tied, 262,144 vocab):
+ *   embed 301,989,888; per layer q 1152·1024 + k, v 2·1152·256 + o 1024·1152
+ *   = 2,949,120, + 512, MLP 3·1152·6912 = 23,887,872, norms 4·1152:
+ *   26,842,112 × 26 = 697,894,912; + 1152 + embed = 999,885,952.
+ * OLMo 2 7B (q_norm/k_norm over 4096, no input norm, untied): per layer
+ *   4·4096² + 8192 + 3·4096·11008 + 8192 = 202,391,552 × 32 = 6,476,529,664;
+ *   + 4096 + 2·100,352·4096 = 7,298,617,344.
+ * StarCoder2-7B (biases everywhere, plain GELU MLP, LayerNorm with bias,
+ *   tied): per layer q, o 2·(4608² + 4608), k, v 2·(4608·512 + 512), MLP
+ *   2·4608·18432 + 18432 + 4608, norms 2·2·4608: 217,106,944 × 32 =
+ *   6,947,422,208; + 2·4608 + 49,152·4608 = 7,173,923,840.
+ * GPT-J-6B (no attention biases, MLP with biases, one ln_1, lm_head with a
+ *   bias, untied): per layer 4·4096² + 2·4096·16384 + 16384 + 4096 + 2·4096
+ *   = 201,355,264 × 28 = 5,637,947,392; + 8192 + 2·50,400·4096 + 50,400
+ *   = 6,050,882,784.
+ * GPT-OSS-120B (q, k, v, o biases, 64 sinks; 128 experts of gate_up 2880·5760
+ *   + 5760 and down 2880·2880 + 2880 = 24,891,840; router 2880·128 + 128;
+ *   untied): per layer 26,550,144 + 3,186,155,520 + 368,768 + 5760 =
+ *   3,213,080,192 × 36 = 115,670,886,912; + 2880 + 2·201,088·2880 =
+ *   116,829,156,672; active less 36·124·24,891,840 = 5,711,982,912.
+ * Mamba: refused by name.
+ * KV bytes per token at bf16: 2 (K and V) · kv heads · head_dim · 2 bytes · layers. */
+static void
+test_wild_models (void)
+{
+  g_autofree char *path = g_build_filename (TEST_DATA_DIR, "reference", "wild-models.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonArray *models;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  models = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                         "models");
+  g_assert_cmpuint (json_array_get_length (models), >=, 8);
+
+  for (guint i = 0; i < json_array_get_length (models); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (models, i);
+      JsonObject *expected = json_object_get_object_member (entry, "expected");
+      HrModel model;
+      HrParams params;
+      HrError err = { 0 };
+      unsigned warnings;
+      HrStatus status;
+
+      g_test_message ("%s", json_object_get_string_member (entry, "name"));
+      status = read_object (json_object_get_object_member (entry, "config"), &model, &warnings, &err);
+      if (json_object_get_boolean_member (entry, "refuse"))
+        {
+          g_assert_cmpint (status, ==, HR_ERROR_UNSUPPORTED);
+          g_assert_cmpstr (err.field, ==, "model_type");
+          continue;
+        }
+      g_assert_cmpint (status, ==, HR_OK);
+      g_assert_cmpuint (warnings, ==, HR_CONFIG_WARN_NONE);
+      g_assert_cmpint (hr_model_params (&model, &params, &err), ==, HR_OK);
+      g_assert_cmpint (params.total, ==, json_object_get_int_member (expected, "total"));
+      g_assert_cmpint (params.active, ==, json_object_get_int_member (expected, "active"));
+      g_assert_cmpint (2 * model.n_kv_heads * hr_model_head_dim (&model) * 2 * model.n_layers, ==,
+                       json_object_get_int_member (expected, "kv_bytes_per_token_bf16"));
+    }
+}
+
+/* Layer kinds: Gemma 3 1B (sliding_window_pattern 6) has layers 5, 11, 17, 23
+ * global and 22 sliding within 512; GPT-OSS alternates from layer_types (even
+ * sliding, odd full); the same list spelled out reads the same; a pattern
+ * HrModel cannot hold is refused naming layer_types. */
+static void
+test_layer_types (void)
+{
+  HrModel m;
+  int64_t sliding = 0;
+
+  m = model_of ("{\"model_type\": \"gemma3_text\", \"hidden_size\": 1152, \"num_hidden_layers\": 26,"
+                " \"num_attention_heads\": 4, \"num_key_value_heads\": 1, \"head_dim\": 256,"
+                " \"intermediate_size\": 6912, \"vocab_size\": 262144, \"sliding_window\": 512,"
+                " \"sliding_window_pattern\": 6}");
+  for (int64_t i = 0; i < m.n_layers; i++)
+    sliding += hr_model_layer_is_sliding (&m, i);
+  g_assert_cmpint (sliding, ==, 22);
+  g_assert_false (hr_model_layer_is_sliding (&m, 5));
+  g_assert_true (hr_model_layer_is_sliding (&m, 6));
+  g_assert_cmpint (m.sliding_window, ==, 512);
+
+  m = model_of ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 4, \"layer_types\":"
+                " [\"sliding_attention\", \"full_attention\", \"sliding_attention\", \"full_attention\"]}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+  g_assert_cmpint (m.sliding_window, ==, 128);
+
+  /* Qwen3 with max_window_layers spelled as layer_types: 2 global, then sliding. */
+  m = model_of ("{\"model_type\": \"qwen3\", \"num_hidden_layers\": 4, \"sliding_window\": 1024,"
+                " \"layer_types\": [\"full_attention\", \"full_attention\", \"sliding_attention\","
+                " \"sliding_attention\"]}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+
+  expect_error ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 3, \"layer_types\":"
+                " [\"full_attention\", \"sliding_attention\", \"full_attention\"]}",
+                HR_ERROR_UNSUPPORTED, "layer_types");
+  expect_error ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 2, \"layer_types\":"
+                " [\"chunked_attention\", \"full_attention\"]}",
+                HR_ERROR_UNSUPPORTED, "layer_types");
+  expect_error ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 3, \"layer_types\":"
+                " [\"full_attention\"]}",
+                HR_ERROR_OUT_OF_RANGE, "layer_types");
+}
+
+/* More families, each derived by hand from its modeling file. */
+static void
+test_families (void)
+{
+  HrParams p;
+
+  /* GPT-OSS-20B: as 120B above with 24 layers of 32 experts: per layer
+   * 26,550,144 + 32·24,891,840 + (2880·32 + 32) + 5760 = 823,186,976 × 24 =
+   * 19,756,487,424; + 2880 + 1,158,266,880 = 20,914,757,184 (OpenAI's model
+   * card: 20.91 B); active less 24·28·24,891,840 = 4,187,440,704 (the card's
+   * 3.61 B leaves out the 579,133,440 of the input embedding). */
+  p = count ("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 24, \"num_local_experts\": 32}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 20914757184);
+  g_assert_cmpint (p.active, ==, 4187440704);
+
+  /* Qwen1.5-MoE-A2.7B (qwen2_moe): q, k, v with biases 3·(2048² + 2048), o
+   * 2048²: 16,783,360; 60 experts of 3·2048·1408 = 8,650,752: 519,045,120;
+   * shared expert 3·2048·5632 = 34,603,008 and its gate 2048; router
+   * 2048·60 = 122,880; norms 4096: 570,560,512 × 24 = 13,693,452,288; + 2048
+   * + 2·151,936·2048 = 14,315,784,192 (Qwen: 14.3 B); active less
+   * 24·56·8,650,752 = 2,689,173,504 (Qwen: 2.7 B). */
+  p = count ("{\"model_type\": \"qwen2_moe\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"intermediate_size\": 5632,"
+             " \"moe_intermediate_size\": 1408, \"shared_expert_intermediate_size\": 5632,"
+             " \"num_experts\": 60, \"num_experts_per_tok\": 4, \"vocab_size\": 151936,"
+             " \"tie_word_embeddings\": false, \"decoder_sparse_step\": 1, \"mlp_only_layers\": []}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 14315784192);
+  g_assert_cmpint (p.active, ==, 2689173504);
+
+  /* decoder_sparse_step 2: layers 1, 3, … are MoE ((i + 1) % 2 == 0), 12 of 24. */
+  {
+    HrModel m = model_of ("{\"model_type\": \"qwen3_moe\", \"decoder_sparse_step\": 2}");
+
+    g_assert_false (hr_model_layer_is_moe (&m, 0));
+    g_assert_true (hr_model_layer_is_moe (&m, 1));
+    g_assert_cmpint (hr_model_params (&m, &p, NULL), ==, HR_OK);
+    g_assert_cmpint (p.n_moe_layers, ==, 12);
+  }
+  /* mlp_only_layers is read by Qwen3MoeDecoderLayer: a non-empty list is refused. */
+  expect_error ("{\"model_type\": \"qwen3_moe\", \"mlp_only_layers\": [0, 1]}",
+                HR_ERROR_UNSUPPORTED, "mlp_only_layers");
+
+  /* Gemma 3 4B, the multimodal config: text_config holds the text model,
+   * defaults of Gemma3TextConfig elsewhere (8 heads, 4 kv heads, head_dim
+   * 256, vocab 262,208, tied). Per layer q 2560·2048 + k, v 2·2560·1024 + o
+   * 2048·2560 = 15,728,640, + 512, MLP 3·2560·10240 = 78,643,200, norms
+   * 4·2560: 94,382,592 × 34 = 3,209,008,128; + 2560 + 262,208·2560 =
+   * 3,880,263,168; the SigLIP tower is not counted (a warning says so). */
+  p = count ("{\"model_type\": \"gemma3\", \"text_config\": {\"hidden_size\": 2560,"
+             " \"intermediate_size\": 10240, \"model_type\": \"gemma3_text\","
+             " \"num_hidden_layers\": 34, \"sliding_window\": 1024},"
+             " \"vision_config\": {\"hidden_size\": 1152}}",
+             HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 3880263168);
+}
+
+/* More families, with the published sizes their cards give. */
+static void
+test_more_families (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* Aya 23 8B (cohere: tied by default, one weight-only LayerNorm per layer,
+   * no biases): per layer q, o 2·4096² + k, v 2·4096·1024 = 41,943,040, MLP
+   * 3·4096·14336 = 176,160,768, norm 4096: 218,107,904 × 32 = 6,979,452,928;
+   * + 4096 + 256,000·4096 = 8,028,033,024 (Cohere: 8.0 B). */
+  p = count ("{\"model_type\": \"cohere\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336,"
+             " \"vocab_size\": 256000}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8028033024);
+  /* use_qk_norm adds (32 + 8)·128 weights per layer. */
+  p = count ("{\"model_type\": \"cohere\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336,"
+             " \"vocab_size\": 256000, \"use_qk_norm\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8028033024 + 32 * 40 * 128);
+
+  /* OLMoE-1B-7B (q_norm over 2048, k_norm over 2048; 64 experts of
+   * 3·2048·1024 = 6,291,456, top 8; gate 2048·64; untied): per layer 4·2048²
+   * + 4096 + 402,653,184 + 131,072 + 4096 = 419,569,664 × 16 = 6,713,114,624;
+   * + 2048 + 2·50,304·2048 = 6,919,161,856 (AI2: 6.9 B); active less
+   * 16·56·6,291,456 = 1,282,017,280 (AI2: 1.3 B). */
+  p = count ("{\"model_type\": \"olmoe\", \"hidden_size\": 2048, \"num_hidden_layers\": 16,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 16, \"intermediate_size\": 1024,"
+             " \"num_experts\": 64, \"num_experts_per_tok\": 8, \"vocab_size\": 50304}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 6919161856);
+  g_assert_cmpint (p.active, ==, 1282017280);
+
+  /* SmolLM3-3B (tied, GQA 16/4): per layer 2·2048² + 2·2048·512 +
+   * 3·2048·11008 + 2·2048 = 78,123,008 × 36 = 2,812,428,288; + 2048 +
+   * 128,256·2048 = 3,075,098,624 (Hugging Face: 3.08 B). */
+  p = count ("{\"model_type\": \"smollm3\", \"hidden_size\": 2048, \"num_hidden_layers\": 36,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 4, \"intermediate_size\": 11008,"
+             " \"vocab_size\": 128256, \"no_rope_layers\": [1, 1, 1, 0]}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 3075098624);
+
+  /* Phi-3.5-MoE (biases on q, k, v, o; LayerNorms with bias; 16 experts of
+   * 3·4096·6400 = 78,643,200, top 2; lm_head with a bias): per layer
+   * 2·(4096² + 4096) + 2·(4096·1024 + 1024) + 1,258,291,200 + 4096·16 +
+   * 2·2·4096 = 1,300,326,400 × 32 = 41,610,444,800; + 2·4096 + 2·32,064·4096
+   * + 32,064 = 41,873,153,344 (Microsoft: 41.9 B); active less 32·14·78,643,200
+   * = 6,640,999,744 (6.6 B). */
+  p = count ("{\"model_type\": \"phimoe\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 6400,"
+             " \"vocab_size\": 32064, \"num_local_experts\": 16, \"num_experts_per_tok\": 2,"
+             " \"attention_bias\": true, \"lm_head_bias\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 41873153344);
+  g_assert_cmpint (p.active, ==, 6640999744);
+
+  /* Granite 3.0 1B-A400M (granitemoe, tied; 32 experts of 3·1024·512 =
+   * 1,572,864, top 8): per layer 2·1024² + 2·1024·512 + 50,331,648 +
+   * 1024·32 + 2·1024 = 53,512,192 × 24 = 1,284,292,608; + 1024 +
+   * 49,155·1024 = 1,334,628,352 (IBM: 1.3 B); active less 24·24·1,572,864 =
+   * 428,658,688 (IBM: 400 M). */
+  p = count ("{\"model_type\": \"granitemoe\", \"hidden_size\": 1024, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 16, \"num_key_value_heads\": 8, \"intermediate_size\": 512,"
+             " \"vocab_size\": 49155, \"num_local_experts\": 32, \"num_experts_per_tok\": 8,"
+             " \"tie_word_embeddings\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1334628352);
+  g_assert_cmpint (p.active, ==, 428658688);
+
+  /* StableLM 2 1.6B (q, k, v biases, LayerNorms with bias, untied): per layer
+   * 3·(2048² + 2048) + 2048² + 3·2048·5632 + 2·2·2048 = 51,394,560 × 24 =
+   * 1,233,469,440; + 2·2048 + 2·100,352·2048 = 1,644,515,328. qk_layernorm
+   * adds (32 + 32)·64 bias-free weights per layer. */
+  p = count ("{\"model_type\": \"stablelm\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 32, \"intermediate_size\": 5632,"
+             " \"vocab_size\": 100352, \"use_qkv_bias\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1644515328);
+  p = count ("{\"model_type\": \"stablelm\", \"hidden_size\": 2048, \"num_hidden_layers\": 24,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 32, \"intermediate_size\": 5632,"
+             " \"vocab_size\": 100352, \"use_qkv_bias\": true, \"qk_layernorm\": true}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1644515328 + 24 * 64 * 64);
+
+  /* Llama 4 Scout, the multimodal config's text_config (untied; every layer
+   * MoE of 16 experts of 3·5120·8192 = 125,829,120, top 1, one shared expert
+   * the same size; router 5120·16): per layer q, o 2·5120² + k, v
+   * 2·5120·1024 = 62,914,560, + 2,013,265,920 + 125,829,120 + 81,920 +
+   * 2·5120 = 2,202,101,760 × 48 = 105,700,884,480; + 5120 + 2·202,048·5120 =
+   * 107,769,861,120 (Meta: 109 B with the vision encoder); active less
+   * 48·15·125,829,120 = 17,172,894,720 (Meta: 17 B). Layers 3, 7, … attend
+   * globally, the others within chunks of 8192. */
+  p = count ("{\"model_type\": \"llama4\", \"text_config\": {\"model_type\": \"llama4_text\","
+             " \"hidden_size\": 5120, \"num_hidden_layers\": 48, \"num_attention_heads\": 40,"
+             " \"num_key_value_heads\": 8, \"head_dim\": 128, \"intermediate_size\": 8192,"
+             " \"intermediate_size_mlp\": 16384, \"num_local_experts\": 16,"
+             " \"num_experts_per_tok\": 1, \"interleave_moe_layer_step\": 1,"
+             " \"vocab_size\": 202048, \"attention_chunk_size\": 8192},"
+             " \"vision_config\": {\"hidden_size\": 1408}}", HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 107769861120);
+  g_assert_cmpint (p.active, ==, 17172894720);
+  m = model_of ("{\"model_type\": \"llama4_text\"}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+  g_assert_cmpint (m.sliding_window, ==, 8192);
+
+  /* Llama 4 Maverick: MoE every 2nd layer (1, 3, …) of 128 experts, dense
+   * layers of intermediate_size_mlp 16384: dense layer 62,914,560 +
+   * 3·5120·16384 + 2·5120 = 314,583,040; MoE layer 62,914,560 +
+   * 128·125,829,120 + 125,829,120 + 5120·128 + 2·5120 = 16,295,536,640;
+   * 24 of each + 5120 + 2,068,971,520 = 400,711,848,960 (Meta: 400 B);
+   * active less 24·127·125,829,120 = 17,184,691,200 (17 B). */
+  p = count ("{\"model_type\": \"llama4_text\", \"num_local_experts\": 128,"
+             " \"interleave_moe_layer_step\": 2, \"moe_layers\": [1, 3, 5, 7, 9, 11, 13, 15, 17,"
+             " 19, 21, 23, 25, 27, 29, 31, 33, 35, 37, 39, 41, 43, 45, 47]}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 400711848960);
+  g_assert_cmpint (p.active, ==, 17184691200);
+  expect_error ("{\"model_type\": \"llama4_text\", \"interleave_moe_layer_step\": 2,"
+                " \"moe_layers\": [0, 2]}", HR_ERROR_UNSUPPORTED, "moe_layers");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/config/llama-style", test_llama_style_traps);
+  g_test_add_func ("/config/wild-models", test_wild_models);
+  g_test_add_func ("/config/layer-types", test_layer_types);
+  g_test_add_func ("/config/families", test_families);
+  g_test_add_func ("/config/more-families", test_more_families);
+
+  return g_test_run ();
+}

@@ -1,0 +1,394 @@
+/* test-planner-parallel.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The step-time model's parallel terms (hr-planner.c): tensor, data,
+ * context, pipeline and expert parallelism against hand derivations.
+ */
+#include "test-planner.h"
+
+/* TP 2 in one node: per layer two all-reduces forward and two backward of
+ * the T×h activations (V = 1024·1024·2 bytes); a ring all-reduce moves
+ * 2·(t − 1)/t·V over the link (80 GB/s sustained) in 2·(t − 1) steps of
+ * 5 µs. */
+static void
+test_tensor_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double V = 1024.0 * 1024 * 2, L = 2;
+  double all_reduce = 2 * (0.5 * V / 80e9 + 5e-6);
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.tensor_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+
+  assert_close (step.comm[HR_PLAN_COMM_TP].seconds, L * 4 * all_reduce, 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_TP].bytes, L * 4 * V, 1e-12);
+  /* The forward ones block; the backward ones hide behind weight gradients. */
+  g_assert_cmpfloat (step.comm[HR_PLAN_COMM_TP].exposed, >=, L * 2 * all_reduce * (1 - 1e-9));
+  g_assert_cmpfloat (step.comm[HR_PLAN_COMM_TP].exposed, <=, L * 4 * all_reduce * (1 + 1e-9));
+
+  /* Sequence parallel replaces each all-reduce by a reduce-scatter and an
+   * all-gather: the same bytes (Korthikanti et al. 2022 §4.2.2). */
+  t.sequence_parallel = true;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].bytes, L * 4 * V, 1e-12);
+}
+
+/* Async TP on the TP 2 setting above with sequence parallel (and
+ * torch.compile, which it needs). Each all-gather or reduce-scatter moves
+ * (t − 1)/t·V in t − 1 steps: c = 0.5 · 2,097,152 B ÷ 80e9 B/s + 5 µs =
+ * 18.107 µs. Without async TP the forward ones block and the backward ones
+ * hide behind half the backward products (L · 28h²T/t · 2 ÷ 75e12 / 2 =
+ * 400.8 µs ≥ 4c per layer): exposed 2 · L · 2c. With it, each overlaps
+ * chunk by chunk with the projection it feeds or follows, of g =
+ * 2·T·h·n/t ÷ 75e12 (n = 3h for q, k, v; h for out; 4h for each MLP
+ * product), exposed max(0, c − (t − 1)/t · g): q, k, v 42.95 µs, MLP 57.27
+ * µs hide theirs; out, 14.32 µs, leaves 18.107 − 7.158 = 10.949 µs, in the
+ * forward and again before the input-gradient product in the backward. */
+static void
+test_async_tensor_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  HrError err = { 0 };
+  double V = 1024.0 * 1024 * 2, L = 2, T = 1024, h = 1024;
+  double c = 0.5 * V / 80e9 + 5e-6;
+  double out = 2 * T * h * h / 2 / 75e12;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.tensor_parallel = 2;
+  t.compile = true;
+  t.async_tp = true;
+  g_assert_cmpint (hr_plan_step (&model, &t, &gpu, NULL, &step, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "async_tp");
+
+  t.sequence_parallel = true;
+  t.async_tp = false;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].exposed, 2 * L * 2 * c, 1e-9);
+
+  t.async_tp = true;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].exposed, 2 * L * (c - 0.5 * out), 1e-9);
+  /* The same bytes and link time; only what is exposed changes. */
+  assert_close (step.comm[HR_PLAN_COMM_TP].seconds, L * 8 * c, 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_TP].bytes, L * 4 * V, 1e-12);
+
+  /* Full recomputation gathers and scatters again in the recomputed forward. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_TP].exposed, 3 * L * (c - 0.5 * out), 1e-9);
+}
+
+/* DP 2 across two nodes, P parameters of 2-byte gradients: the ring
+ * all-reduce moves 2·(n − 1)/n·2P = 2P bytes at 8 GB/s sustained plus
+ * 2·(n − 1) latencies of 10 µs. ZeRO 3 gathers weights twice and
+ * reduce-scatters gradients: 3·(n − 1)/n·2P = 3P bytes, 1.5× (Rajbhandari
+ * et al. 2020 §7). */
+static void
+test_data_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  HrPlanAssumptions as;
+  HrParams params;
+  double P;
+
+  toy_model (&model);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  P = (double) params.total;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.nodes = 2;
+  t.global_batch = 2;
+  hr_plan_assumptions_init (&as);
+  t.overlap = false;
+
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 2 * P, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (0.5 * 2 * P / 8e9 + 1e-5), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_DP].exposed, step.comm[HR_PLAN_COMM_DP].seconds, 1e-12);
+
+  t.zero_stage = 3;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 3 * P, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 3 * (0.5 * 2 * P / 8e9 + 1e-5), 1e-9);
+
+  /* Overlapped with the backward pass, at least the last bucket (one of
+   * the L = 2 layers' gradients) stays exposed. */
+  t.zero_stage = 0;
+  t.overlap = true;
+  step_ok (&model, &t, &gpu, &as, &step);
+  g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].exposed, <, step.comm[HR_PLAN_COMM_DP].seconds);
+  g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].exposed, >=,
+                     step.comm[HR_PLAN_COMM_DP].seconds / 2 * (1 - 1e-9));
+}
+
+/* CP 2 in one node: each rank sends its K and V block, 512 tokens × 2 ×
+ * 1024 × 2 bytes, c − 1 = 1 hop forward and, in the backward, one message
+ * with the block and its gradient, per layer. */
+static void
+test_context_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double block = 512.0 * 2 * 1024 * 2, L = 2;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.context_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+
+  assert_close (step.comm[HR_PLAN_COMM_CP].bytes, L * 3 * block, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_CP].seconds, L * (3 * block / 80e9 + 2 * 5e-6), 1e-9);
+}
+
+/* The rate at a length interpolates in log2 of the length, and context
+ * parallelism blends two kernels. Tables: forward and backward 100, 200,
+ * 300, 400, 500, 600 TFLOP/s at 512…16k tokens, causal forward half that.
+ * s = 4096 over CP 2, causal: each rank runs 1/c of its core under the mask
+ * at s/c = 2048 tokens (forward 150, backward 300 × 150/300 = 150) and the
+ * rest unmasked at s/(2c) = 1024 (200 both ways). Causal core FLOPs per
+ * rank: forward 2·2·s·(s/2)·h per layer × 2 layers / c = 2s²h = 3.44e10,
+ * backward twice that. The no-table run prices them at 75 (full tiles:
+ * 2048 × 4096 × 128 and 2048 × 128 × 4096). A 1448-token sequence, about
+ * √2 past 1024, sits about halfway: 200 + log2(1448/1024) × 100 ≈ 250. */
+static void
+test_attention_context_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep gemm, kernel;
+  double s = 4096, h = 1024;
+  double fwd = 2 * s * s * h, bwd = 2 * fwd;
+  double spf = 0.5 / 150e12 + 0.5 / 200e12;
+
+  toy_model (&model);
+  model.max_positions = 4096;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;
+  t.causal = true;
+  t.seq_len = 4096;
+  t.gpus_per_node = 2;
+  t.context_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &gemm);
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    {
+      gpu.attention_fwd_flops[i] = gpu.attention_bwd_flops[i] = 100e12 * (i + 1);
+      gpu.attention_fwd_causal_flops[i] = 50e12 * (i + 1);
+    }
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  assert_close (kernel.split.compute - gemm.split.compute,
+                (fwd + bwd) * spf - (fwd + bwd) / 75e12, 1e-9);
+
+  /* One GPU, no mask, 1448 tokens: core FLOPs 2 · 4·s²·h at ≈ 250. */
+  t.causal = false;
+  t.seq_len = 1448;
+  t.gpus_per_node = 1;
+  t.context_parallel = 1;
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    gpu.attention_fwd_flops[i] = gpu.attention_bwd_flops[i] = gpu.attention_fwd_causal_flops[i] = 0;
+  step_ok (&model, &t, &gpu, NULL, &gemm);
+  fwd = 2 * 4 * 1448.0 * 1448.0 * h;
+  /* Without tables: QKᵀ 1448 × 1448 × 128 fills 1448/1536 of its tiles
+   * twice; attention over V, 1448 × 128 × 1448, 1448/1536 of m and k/64
+   * 1448/1472 of k. */
+  assert_close (kernel.split.compute - gemm.split.compute,
+                3 * fwd / (200e12 + log2 (1448.0 / 1024) * 100e12)
+                - 3 * fwd / 2 / (75e12 * pow (1448.0 / 1536, 2))
+                - 3 * fwd / 2 / (75e12 * (1448.0 / 1536) * (1448.0 / 1472)), 1e-9);
+}
+
+/* Stages that do not divide the layers: 3 layers on 2 stages split as
+ * torchtitan splits them (the embedding and the output count as a layer
+ * each: 5 units, 3 and 2), 2 layers on the first stage, 1 and the LM head on
+ * the last. 1F1B runs at the slower one's pace. A layer's products are
+ * 3 · T · (24h² + 4sh) FLOPs forward and backward (T = s = h = 1024), the
+ * head's 3 · T · 2hV, at 75 TFLOP/s: with V = 32768 the last stage (one
+ * layer and a head of 2.3 layers' FLOPs) paces; with V = 128 the first. */
+static void
+test_uneven_stages (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double h = 1024, T = 1024, layer = 3 * T * (24 * h * h + 4 * 1024 * h);
+
+  toy_model (&model);
+  model.n_layers = 3;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.pipeline_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, (layer + 3 * T * 2 * h * 32768) / 75e12, 1e-12);
+
+  model.vocab_size = 128;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, 2 * layer / 75e12, 1e-12);
+
+  /* Interleaved, 5 layers on 2 ranks × 2 stages (torchtitan's split of 7
+   * units: the embedding and 1 layer, 2, 2, the output): rank 0 runs
+   * stages 0 and 2, 3 layers; rank 1 stages 1 and 3, 2 layers and the
+   * head. Each rank runs all its chunks of each of the m = 2 micro-batches:
+   * the slower sets the pace, rank 1 with the 32,768-word head, rank 0
+   * with a 128-word one. */
+  model.n_layers = 5;
+  model.vocab_size = 32768;
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  t.virtual_stages = 2;
+  t.global_batch = 2;
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 0), ==, 3);
+  g_assert_cmpint (hr_training_stage_layers (&t, &model, 1), ==, 2);
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, 2 * (2 * layer + 3 * T * 2 * h * 32768) / 75e12, 1e-12);
+  model.vocab_size = 128;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.compute, 2 * 3 * layer / 75e12, 1e-12);
+}
+
+/* A ring across nodes runs one channel per network card, a card per GPU:
+ * DP 16 over 2 nodes of 8 has 8 members per node, so each rank moves at
+ * min(8 × 10, 100) × 0.8 = 64 GB/s; with TP 8 each DP group has one member
+ * per node and gets its own card, 10 × 0.8 = 8 GB/s. ZeRO 0 all-reduces
+ * the 16-bit gradients, not overlapped: 2 · ((n − 1)/n · bytes / B + (n − 1)
+ * latency). */
+static void
+test_network_cards (void)
+{
+  HrModel model;
+  HrParams params;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double P;
+
+  toy_model (&model);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  P = (double) params.total;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.nodes = 2;
+  t.gpus_per_node = 8;
+  t.global_batch = 16;
+  t.overlap = false;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (15.0 / 16 * 2 * P / 64e9 + 15 * 1e-5), 1e-9);
+
+  t.tensor_parallel = 8;
+  t.global_batch = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (0.5 * 2 * P / 8 / 8e9 + 1e-5), 1e-9);
+}
+
+/* EP 2 over 4 experts, 2 per token: each pass dispatches and combines every
+ * token copy, T·k·h·2 = 1024·2·1024·2 bytes, half of them leaving the GPU:
+ * per MoE layer 2 passes × 2 all-to-alls × 2 MiB. */
+static void
+test_expert_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double volume = 1024.0 * 2 * 1024 * 2, L = 2;
+  double sent = 2 * volume * 0.5;
+
+  toy_model (&model);
+  model.n_experts = 4;
+  model.experts_per_token = 2;
+  model.expert_ffn_size = 1024;
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.global_batch = 2;
+  t.expert_parallel = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+
+  assert_close (step.comm[HR_PLAN_COMM_EP].bytes, L * 2 * sent, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_EP].seconds, L * 2 * (sent / 80e9 + 2 * 5e-6), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_EP].exposed, step.comm[HR_PLAN_COMM_EP].seconds, 1e-12);
+}
+
+/* The pipeline bubble is (p − 1) micro-batch times, (p − 1)/v interleaved
+ * (Narayanan et al. 2021 §2.2): the same for 4 or 8 micro-batches, halved
+ * by two virtual stages when sends cost nothing. */
+static void
+test_bubble (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep four, eight, interleaved;
+  HrPlanAssumptions as;
+
+  toy_model (&model);
+  model.n_layers = 4;
+  toy_gpu (&gpu);
+  gpu.intra_node_bandwidth = 1e30;
+  hr_plan_assumptions_init (&as);
+  as.intra_node_latency = 0;
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.pipeline_parallel = 2;
+  t.global_batch = 4;
+  step_ok (&model, &t, &gpu, &as, &four);
+  t.global_batch = 8;
+  step_ok (&model, &t, &gpu, &as, &eight);
+  t.global_batch = 4;
+  t.virtual_stages = 2;
+  t.pipeline_schedule = HR_PIPELINE_INTERLEAVED;
+  step_ok (&model, &t, &gpu, &as, &interleaved);
+
+  g_assert_cmpfloat (four.split.bubble, >, 0);
+  assert_close (eight.split.bubble, four.split.bubble, 1e-9);
+  assert_close (interleaved.split.bubble, four.split.bubble / 2, 1e-9);
+  g_assert_cmpint (four.micro_batches, ==, 4);
+  /* One micro-batch through two stages: half the step idles. */
+  t.global_batch = 1;
+  t.virtual_stages = 1;
+  t.pipeline_schedule = HR_PIPELINE_1F1B;
+  step_ok (&model, &t, &gpu, &as, &four);
+  g_assert_cmpint (four.bound, ==, HR_PLAN_BOUND_BUBBLE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/planner/step/tensor-parallel", test_tensor_parallel);
+  g_test_add_func ("/planner/step/async-tensor-parallel", test_async_tensor_parallel);
+  g_test_add_func ("/planner/step/data-parallel", test_data_parallel);
+  g_test_add_func ("/planner/step/context-parallel", test_context_parallel);
+  g_test_add_func ("/planner/step/attention-context-parallel", test_attention_context_parallel);
+  g_test_add_func ("/planner/step/network-cards", test_network_cards);
+  g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
+  g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
+  g_test_add_func ("/planner/step/bubble", test_bubble);
+
+  return g_test_run ();
+}
