@@ -153,6 +153,19 @@ has_painted_update (gpointer data)
 }
 
 static gboolean
+painted_since (gpointer data)
+{
+  return n_paints > *(guint *) data;
+}
+
+/* No frame for 100 ms: what an action animates is over. */
+static gboolean
+settled (gpointer data)
+{
+  return g_get_monotonic_time () - painted_at > 100 * 1000;
+}
+
+static gboolean
 first_frame_with_results (gpointer data)
 {
   return n_paints > 0 && headroom_estimator_get_has_result (headroom_window_get_estimator (data))
@@ -388,13 +401,18 @@ main (int   argc,
       double value = (i / G_N_ELEMENTS (edits)) % 2 == 0 ? edits[e].a : edits[e].b;
       gint64 changed, longest, cpu_changed, thread_cpu_changed;
 
-      /* A user edits a row on the page shown: turning to it is not the change. */
+      /* A user edits a row on the page shown: turning to it is not the
+       * change. The turn ends when its frames stop (the page's first frame,
+       * which a loaded machine takes longer than a fixed pause to paint, and
+       * the page switcher's 200 ms transition), as a user finds the row. */
       if (!gtk_widget_get_mapped (row))
         {
           gint64 stall_before = stall_cpu;
+          guint paints = n_paints;
 
           show_page_of (row);
-          iterate_until (never, NULL, 100 * 1000);
+          iterate_until (painted_since, &paints, 2 * G_USEC_PER_SEC);
+          iterate_until (settled, NULL, 2 * G_USEC_PER_SEC);
           stall_cpu = stall_before;
         }
       updated = FALSE;
