@@ -103,7 +103,7 @@ typedef void (*HeadroomKeyApply) (HeadroomProject       *project,
                                   void                  *out);
 
 /* One row of the key table: everything about a setting. Adding a setting is
- * adding a row in headroom-project.c (src/DESIGN.md, "Adding a setting"). */
+ * adding a row in headroom-project-keys.c (src/DESIGN.md, "Adding a setting"). */
 struct _HeadroomKeyInfo
 {
   const char         *key;            /* "training.tensor_parallel" */

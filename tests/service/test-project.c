@@ -245,7 +245,7 @@ changed_cb (HeadroomProject *project,
 }
 
 /* --framework fills the recipe keys the project leaves unset
- * (headroom-project.c, framework_defaults; docs/training.md "Frameworks"):
+ * (headroom-project-keys.c, framework_defaults; docs/training.md "Frameworks"):
  * torchtune's 3B_full_single_device.yaml is pure bf16, eager RMSNorm,
  * chunked cross-entropy, activation checkpointing, optimizer_in_bwd and
  * 8-bit AdamW; the Hugging Face Trainer's --bf16 is autocast over fp32
