@@ -172,7 +172,7 @@ set_positive (Column *column,
 }
 
 /* The figures as the column's estimator holds them, the numbers its
- * Estimate view shows (headroom-estimator.c, fill_summary()). */
+ * Estimate view shows (headroom-estimator-rows.c, headroom_estimator_fill_summary()). */
 static void
 read_figures (Column            *column,
               HeadroomEstimator *estimator)
