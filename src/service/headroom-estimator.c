@@ -81,15 +81,13 @@ all_sane (const double *values,
 }
 
 static gboolean
-compute_training (HeadroomProject          *project,
-                  const HrGpu              *gpu,
+compute_training (const HrGpu              *gpu,
                   HeadroomEstimatorResult  *r,
                   GError                  **error)
 {
   HrFlopsOptions options = { 0 };
   HrError err = { 0 };
 
-  headroom_project_get_training (project, &r->training);
   r->power_known = gpu->power_watts > 0;
   options.seq_len = r->training.seq_len;
   options.micro_batch = r->training.micro_batch;
@@ -168,7 +166,6 @@ compute_inference (HeadroomProject          *project,
   HrError err = { 0 };
   HrServing serving;
 
-  headroom_project_get_inference (project, &r->inference);
   headroom_project_get_serving (project, &serving);
   /* The prefill is the forward pass of a training step over the prompt. */
   options.seq_len = r->inference.prompt;
@@ -221,9 +218,9 @@ compute (HeadroomProject          *project,
   HrError err = { 0 };
   HrGpu gpu;
 
-  if (!headroom_project_validate (project, error)
-      || !headroom_project_get_model (project, &r->model, error)
-      || !headroom_project_get_gpu (project, &gpu, error))
+  /* The settings the checks read are the ones estimated: read once. */
+  if (!headroom_project_validate_and_get (project, &r->model, &gpu, &r->training, &r->inference,
+                                          error))
     return FALSE;
 
   if (hr_model_params (&r->model, &r->params, &err) != HR_OK)
@@ -236,7 +233,7 @@ compute (HeadroomProject          *project,
 
   r->workload = headroom_project_get_workload (project);
   if (r->workload == HEADROOM_WORKLOAD_TRAINING)
-    return compute_training (project, &gpu, r, error);
+    return compute_training (&gpu, r, error);
   return compute_inference (project, &gpu, r, error);
 }
 

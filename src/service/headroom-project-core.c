@@ -16,19 +16,17 @@
 const char *
 headroom_project_get_assumed_architecture (HeadroomProject *self)
 {
-  g_autoptr(JsonObject) config = NULL;
   JsonNode *assume, *type;
 
   g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
 
-  config = headroom_project_dup_effective_config (self);
-  assume = json_object_get_member (config, "assume_architecture");
-  type = json_object_get_member (config, "model_type");
+  assume = headroom_project_config_node (self, "assume_architecture");
   if (assume == NULL || !JSON_NODE_HOLDS_VALUE (assume)
       || json_node_get_value_type (assume) != G_TYPE_STRING
       || hr_assume_from_name (json_node_get_string (assume)) != HR_ASSUME_LLAMA)
     return NULL;
   /* A known family is read as itself, whatever is assumed. */
+  type = headroom_project_config_node (self, "model_type");
   if (type != NULL && JSON_NODE_HOLDS_VALUE (type) && json_node_get_value_type (type) == G_TYPE_STRING
       && hr_config_knows_model_type (json_node_get_string (type)))
     return NULL;
@@ -339,8 +337,7 @@ headroom_project_get_training (HeadroomProject *self,
   fill_struct (self, HEADROOM_KEY_FIELD_TRAINING, training);
   /* Fused projections are one adapted matrix: by the model's model_type. */
   {
-    g_autoptr(JsonObject) config = headroom_project_dup_effective_config (self);
-    JsonNode *node = config != NULL ? json_object_get_member (config, "model_type") : NULL;
+    JsonNode *node = headroom_project_config_node (self, "model_type");
 
     if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
         && json_node_get_value_type (node) == G_TYPE_STRING)
@@ -398,29 +395,43 @@ headroom_project_validate (HeadroomProject  *self,
 {
   HrModel model;
   HrGpu gpu;
+  HrTraining training;
+  HrInference inference;
+
+  return headroom_project_validate_and_get (self, &model, &gpu, &training, &inference, error);
+}
+
+gboolean
+headroom_project_validate_and_get (HeadroomProject  *self,
+                                   HrModel          *model,
+                                   HrGpu            *gpu,
+                                   HrTraining       *training,
+                                   HrInference      *inference,
+                                   GError          **error)
+{
   HrError err = { 0 };
   gint64 n_gpus;
 
   g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+  g_return_val_if_fail (model != NULL && gpu != NULL && training != NULL && inference != NULL, FALSE);
 
-  if (!headroom_project_get_model (self, &model, error)
-      || !headroom_project_get_gpu (self, &gpu, error))
+  if (!headroom_project_get_model (self, model, error)
+      || !headroom_project_get_gpu (self, gpu, error))
     return FALSE;
 
   n_gpus = headroom_project_get_n_gpus (self);
   if (headroom_project_get_workload (self) == HEADROOM_WORKLOAD_TRAINING)
     {
-      HrTraining training;
       gint64 model_parallel;
 
-      headroom_project_get_training (self, &training);
-      model_parallel = training.tensor_parallel * training.pipeline_parallel
-                       * training.context_parallel;
-      if (n_gpus % training.tensor_parallel != 0)
+      headroom_project_get_training (self, training);
+      model_parallel = training->tensor_parallel * training->pipeline_parallel
+                       * training->context_parallel;
+      if (n_gpus % training->tensor_parallel != 0)
         {
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel",
                                         _("%" G_GINT64_FORMAT " does not divide %"
-                                          G_GINT64_FORMAT " GPUs"), training.tensor_parallel, n_gpus);
+                                          G_GINT64_FORMAT " GPUs"), training->tensor_parallel, n_gpus);
           return FALSE;
         }
       if (n_gpus % model_parallel != 0)
@@ -431,7 +442,7 @@ headroom_project_validate (HeadroomProject  *self,
                                         model_parallel, n_gpus);
           return FALSE;
         }
-      if (hr_training_validate (&training, &model, &err) != HR_OK)
+      if (hr_training_validate (training, model, &err) != HR_OK)
         {
           headroom_project_set_core_error (error, "training", &err);
           return FALSE;
@@ -439,18 +450,16 @@ headroom_project_validate (HeadroomProject  *self,
     }
   else
     {
-      HrInference inference;
-
-      headroom_project_get_inference (self, &inference);
-      if (n_gpus % inference.gpus != 0)
+      headroom_project_get_inference (self, inference);
+      if (n_gpus % inference->gpus != 0)
         {
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "inference.tensor_parallel",
                                         _("tensor × pipeline parallel (%"
                                           G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
-                                        inference.gpus, n_gpus);
+                                        inference->gpus, n_gpus);
           return FALSE;
         }
-      if (hr_inference_validate (&model, &inference, &err) != HR_OK)
+      if (hr_inference_validate (model, inference, &err) != HR_OK)
         {
           headroom_project_set_core_error (error, "inference", &err);
           return FALSE;

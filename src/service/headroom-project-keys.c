@@ -514,12 +514,22 @@ headroom_project_get_keys (guint *n_keys)
 const HeadroomKeyInfo *
 headroom_project_find_key (const char *key)
 {
+  static GHashTable *rows = NULL;
+
   g_return_val_if_fail (key != NULL, NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
-    if (strcmp (keys[i].key, key) == 0)
-      return &keys[i];
-  return NULL;
+  /* Every read of a setting looks its key up, an estimate every key of its
+   * workload: a table from key to row, built once for all threads (the
+   * sweeper reads its copy of the project in a worker), read-only after. */
+  if (g_once_init_enter (&rows))
+    {
+      GHashTable *table = g_hash_table_new (g_str_hash, g_str_equal);
+
+      for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+        g_hash_table_insert (table, (char *) keys[i].key, (gpointer) &keys[i]);
+      g_once_init_leave (&rows, table);
+    }
+  return g_hash_table_lookup (rows, key);
 }
 
 const HeadroomKeyInfo *

@@ -65,6 +65,10 @@ gboolean    headroom_project_set_node      (HeadroomProject  *self,
 HeadroomCatalog *headroom_project_catalog  (HeadroomProject *self);
 /* The preset's config, or NULL without a preset or when the catalog lacks it. */
 JsonObject *headroom_project_preset_config (HeadroomProject *self);
+/* The member `member` of the effective config (headroom_project_dup_effective_config()),
+ * borrowed, without copying the config; NULL when absent. */
+JsonNode   *headroom_project_config_node   (HeadroomProject *self,
+                                            const char      *member);
 gboolean    headroom_project_uses_custom_gpu (HeadroomProject *self);
 
 /* headroom-project-keys.c */

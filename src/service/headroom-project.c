@@ -618,6 +618,18 @@ headroom_project_preset_config (HeadroomProject *self)
   return entry != NULL ? headroom_model_preset_get_config (entry) : NULL;
 }
 
+JsonNode *
+headroom_project_config_node (HeadroomProject *self,
+                              const char      *member)
+{
+  JsonObject *preset;
+  JsonNode *node = json_object_get_member (self->config, member);
+
+  if (node == NULL && (preset = headroom_project_preset_config (self)) != NULL)
+    node = json_object_get_member (preset, member);
+  return node;
+}
+
 /* The value in force, or NULL where neither set nor defaulted; borrowed or
  * new according to *owned. */
 static JsonNode *
@@ -632,14 +644,7 @@ lookup_node (HeadroomProject  *self,
   *owned = FALSE;
   member = headroom_project_config_member (key);
   if (member != NULL)
-    {
-      JsonObject *preset;
-
-      node = json_object_get_member (self->config, member);
-      if (node == NULL && (preset = headroom_project_preset_config (self)) != NULL)
-        node = json_object_get_member (preset, member);
-      return node;
-    }
+    return headroom_project_config_node (self, member);
 
   info = headroom_project_find_key (key);
   if (info == NULL)

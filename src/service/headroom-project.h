@@ -313,6 +313,16 @@ gint64      headroom_project_get_n_gpus     (HeadroomProject  *self);
  * "training.tensor_parallel"). */
 gboolean    headroom_project_validate       (HeadroomProject  *self,
                                              GError          **error);
+/* The same checks, handing back what they read: the model, the GPU and the
+ * workload's settings (`training` under the training workload, `inference`
+ * under inference; the other is left as it was), so that an estimate reads
+ * the project once. On failure the outputs are unspecified. */
+gboolean    headroom_project_validate_and_get (HeadroomProject  *self,
+                                               HrModel          *model,
+                                               HrGpu            *gpu,
+                                               HrTraining       *training,
+                                               HrInference      *inference,
+                                               GError          **error);
 
 /* The dotted key for a field named by the core (HrError.field), looked up in
  * `section` ("training", "inference"), then hardware, then model: e.g.

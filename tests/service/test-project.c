@@ -153,6 +153,12 @@ test_key_table (void)
 
   keys = headroom_project_get_keys (&n_keys);
   g_assert_cmpuint (n_keys, >, 40);
+  /* The look-up by name finds every row (above) and nothing else: a
+   * misspelling, a section, a model key outside the table, a prefix. */
+  g_assert_null (headroom_project_find_key ("training.tensor_paralel"));
+  g_assert_null (headroom_project_find_key ("training"));
+  g_assert_null (headroom_project_find_key ("model.rope_theta"));
+  g_assert_null (headroom_project_find_key ("training.tensor_parallel "));
   for (guint i = 0; i < n_keys; i++)
     {
       g_autoptr(GError) error = NULL;
@@ -935,6 +941,46 @@ test_error_key (void)
   g_assert_null (headroom_project_error_get_key (NULL));
 }
 
+/* headroom_project_validate_and_get() hands back what the checks read, the
+ * same as the getters: the default project is Llama-3.1-8B (32 layers,
+ * models.json) on 8 H100 SXM (80 GiB = 85899345920 bytes, gpus.json),
+ * tensor parallel 2 over sequences of 8192 (headroom_project_new_default()).
+ * The other workload's struct is left alone, and an invalid project fails
+ * with validate()'s error. */
+static void
+test_validate_and_get (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+  HrGpu gpu;
+  HrTraining training;
+  HrInference inference = { .batch = -7 };
+
+  g_assert_true (headroom_project_validate_and_get (project, &model, &gpu, &training, &inference,
+                                                    &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (model.n_layers, ==, 32);
+  g_assert_cmpfloat (gpu.memory_bytes, ==, 85899345920.0);
+  g_assert_cmpint (training.tensor_parallel, ==, 2);
+  g_assert_cmpint (training.seq_len, ==, 8192);
+  g_assert_cmpint (inference.batch, ==, -7);
+
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  training.seq_len = -7;
+  g_assert_true (headroom_project_validate_and_get (project, &model, &gpu, &training, &inference,
+                                                    &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (inference.batch, ==, headroom_project_get_int (project, "inference.batch"));
+  g_assert_cmpint (training.seq_len, ==, -7);
+
+  g_assert_true (headroom_project_set_int (project, "inference.tensor_parallel", 3, NULL));
+  g_assert_false (headroom_project_validate_and_get (project, &model, &gpu, &training, &inference,
+                                                     &error));
+  g_assert_cmpstr (headroom_project_error_get_key (error), ==, "inference.tensor_parallel");
+  g_assert_cmpstr (error->message, ==, "Tensor parallel: tensor × pipeline parallel (3) does not divide 8 GPUs");
+}
+
 /* The key table's visible_when: fine-tuning settings apply only under the
  * methods that read them; keys without a condition always apply. */
 static void
@@ -988,6 +1034,7 @@ main (int   argc,
   g_test_add_func ("/project/mistyped-key", test_mistyped_key);
   g_test_add_func ("/project/import-config", test_import_config);
   g_test_add_func ("/project/error-key", test_error_key);
+  g_test_add_func ("/project/validate-and-get", test_validate_and_get);
   g_test_add_func ("/project/setters", test_setters);
   g_test_add_func ("/project/framework-defaults", test_framework_defaults);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
