@@ -23,6 +23,11 @@ struct _HeadroomCatalog
   char       *user_dir;
   GListStore *models;
   GListStore *gpus;
+  /* Id → entry of models and gpus, borrowed: emptied when the store
+   * changes, filled again by the next look-up (an estimate looks its preset
+   * up for each model key it reads). */
+  GHashTable *model_index;
+  GHashTable *gpu_index;
   GError     *load_error;
   /* A user file that exists but did not load: never saved over. */
   GError     *user_models_error;
@@ -44,8 +49,13 @@ headroom_catalog_finalize (GObject *object)
   HeadroomCatalog *self = (HeadroomCatalog *) object;
 
   g_free (self->user_dir);
+  /* A view may keep a store: it no longer reaches the indexes. */
+  g_signal_handlers_disconnect_by_data (self->models, self->model_index);
+  g_signal_handlers_disconnect_by_data (self->gpus, self->gpu_index);
   g_clear_object (&self->models);
   g_clear_object (&self->gpus);
+  g_clear_pointer (&self->model_index, g_hash_table_unref);
+  g_clear_pointer (&self->gpu_index, g_hash_table_unref);
   g_clear_error (&self->load_error);
   g_clear_error (&self->user_models_error);
   g_clear_error (&self->user_gpus_error);
@@ -62,10 +72,24 @@ headroom_catalog_class_init (HeadroomCatalogClass *klass)
 }
 
 static void
+store_changed_cb (GListModel *store,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  GHashTable *index)
+{
+  g_hash_table_remove_all (index);
+}
+
+static void
 headroom_catalog_init (HeadroomCatalog *self)
 {
   self->models = g_list_store_new (HEADROOM_TYPE_MODEL_PRESET);
   self->gpus = g_list_store_new (HEADROOM_TYPE_GPU_INFO);
+  self->model_index = g_hash_table_new (g_str_hash, g_str_equal);
+  self->gpu_index = g_hash_table_new (g_str_hash, g_str_equal);
+  g_signal_connect (self->models, "items-changed", G_CALLBACK (store_changed_cb), self->model_index);
+  g_signal_connect (self->gpus, "items-changed", G_CALLBACK (store_changed_cb), self->gpu_index);
 }
 
 static const char *
@@ -279,22 +303,25 @@ item_id (gpointer item)
   return headroom_model_preset_get_id (item);
 }
 
-/* Returns the item borrowed: the store keeps it alive. */
+/* The first item of `store` with `id`, through `index`, the store's (filled
+ * here when empty). Returns the item borrowed: the store keeps it alive. */
 static gpointer
 find_by_id (GListStore *store,
+            GHashTable *index,
             const char *id)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (store));
 
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (store), i);
+  if (g_hash_table_size (index) == 0)
+    for (guint i = 0; i < n; i++)
+      {
+        g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (store), i);
 
-      if (g_strcmp0 (item_id (item), id) == 0)
-        return item;
-    }
+        if (!g_hash_table_contains (index, item_id (item)))
+          g_hash_table_insert (index, (char *) item_id (item), item);
+      }
 
-  return NULL;
+  return id != NULL ? g_hash_table_lookup (index, id) : NULL;
 }
 
 /* Loads the list `list_key` of a catalog file into `store`; entries whose id
@@ -366,7 +393,8 @@ load_catalog (HeadroomCatalog  *self,
     }
 
   for (guint i = 0; i < items->len; i++)
-    if (find_by_id (store, item_id (items->pdata[i])) == NULL)
+    if (find_by_id (store, store == self->gpus ? self->gpu_index : self->model_index,
+                    item_id (items->pdata[i])) == NULL)
       g_list_store_append (store, items->pdata[i]);
 
   return TRUE;
@@ -555,7 +583,7 @@ headroom_catalog_find_model (HeadroomCatalog *self,
 {
   g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
   g_return_val_if_fail (id != NULL, NULL);
-  return find_by_id (self->models, id);
+  return find_by_id (self->models, self->model_index, id);
 }
 
 HeadroomGpuInfo *
@@ -564,7 +592,7 @@ headroom_catalog_find_gpu (HeadroomCatalog *self,
 {
   g_return_val_if_fail (HEADROOM_IS_CATALOG (self), NULL);
   g_return_val_if_fail (id != NULL, NULL);
-  return find_by_id (self->gpus, id);
+  return find_by_id (self->gpus, self->gpu_index, id);
 }
 
 gboolean
@@ -857,7 +885,7 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
   if (!check_user_file_loaded (self, "gpus", error))
     return FALSE;
 
-  existing = find_by_id (self->gpus, id);
+  existing = find_by_id (self->gpus, self->gpu_index, id);
   if (existing != NULL && !headroom_gpu_info_get_user_defined (existing))
     {
       g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS,
@@ -904,7 +932,7 @@ headroom_catalog_add_user_model (HeadroomCatalog  *self,
   if (!check_user_file_loaded (self, "models", error))
     return FALSE;
 
-  existing = find_by_id (self->models, id);
+  existing = find_by_id (self->models, self->model_index, id);
   if (existing != NULL && !headroom_model_preset_get_user_defined (existing))
     {
       g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_EXISTS,

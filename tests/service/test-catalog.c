@@ -197,6 +197,10 @@ test_user_gpu (void)
   g_assert_true (headroom_catalog_add_user_gpu (reloaded, "my-gpu", "My GPU", NULL, NULL, &gpu, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_gpus (reloaded)), ==, n_builtin + 1);
+  /* The same catalog finds the replacement, not the entry it looked up
+   * above (its index by id follows the store). */
+  g_assert_true (headroom_catalog_lookup_gpu (reloaded, "my-gpu", &read, &error));
+  g_assert_cmpfloat (read.memory_bytes, ==, 24.0 * 1073741824.0);
   g_clear_object (&reloaded);
   reloaded = headroom_catalog_new_for_user_dir (dir);
   g_assert_true (headroom_catalog_lookup_gpu (reloaded, "my-gpu", &read, &error));
