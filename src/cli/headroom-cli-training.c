@@ -435,7 +435,7 @@ print_train_table (const char       *name,
     headroom_cli_table_add_gib (table, _("Overflow (does not fit)"), m->overflow);
   if (m->cpu_bytes > 0)
     headroom_cli_table_add_gib (table, _("Offloaded to CPU"), m->cpu_bytes);
-  if (m->pageable > 0)
+  if (m->pageable > 0 && m->fits)
     headroom_cli_table_add_gib (table, _("Paged optimizer states"), m->pageable);
   headroom_cli_table_print (table);
 

@@ -262,7 +262,7 @@ typedef struct
                                    * must hold */
   double capacity;                /* the GPU's memory */
   double headroom;                /* capacity − total when it fits, else 0 */
-  double overflow;                /* total − capacity when it does not fit, else 0 */
+  double overflow;                /* total − pageable − capacity when it does not fit, else 0 */
   bool   fits;
   double cpu_bytes;               /* optimizer states and master weights offloaded to CPU */
   double pageable;                /* paged optimizer: states in unified memory, inside total

@@ -190,9 +190,12 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
     {
       const HrTrainingMemory *m = &r->training_memory;
       const HrFinetune *f = &r->training.finetune;
-      /* A paged optimizer's states the GPU has no room for are in host
-       * memory: their own segment, last, out of the optimizer's. */
-      double paged = m->paged_out;
+      /* A paged optimizer's states can leave for host memory: their own
+       * segment, last, out of the optimizer's. When the run fits, what the
+       * GPU has no room for; when it does not fit even with them out, all of
+       * them, so that the rest is what the GPU must hold and its excess is
+       * the estimate's overflow. */
+      double paged = m->fits ? m->paged_out : m->pageable;
 
       if (!hr_finetune_is_full (f))
         add_quantity (items, "frozen_weights", _("Frozen weights"), m->frozen_weights, "bytes",
@@ -237,11 +240,15 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
        * the total CPU figure only. */
       if (r->training.offload_optimizer && hr_finetune_is_full (f))
         add_cpu_segments (items, &r->training, m);
-      if (paged > 0)
+      if (paged > 0 && m->fits)
         add_quantity (items, "paged_out", _("Paged out to host memory"), paged, "bytes", "paged",
                       _("paged optimizer states the GPU has no room for: the total less the "
                         "capacity, evicted during the forward and backward and paged back for "
                         "the update (bitsandbytes, CUDA unified memory)"));
+      else if (paged > 0)
+        add_quantity (items, "pageable", _("Paged optimizer states"), paged, "bytes", "paged",
+                      _("optimizer states in CUDA unified memory (bitsandbytes), which can leave "
+                        "for host memory: the run does not fit even with all of them out"));
     }
   else
     {

@@ -86,6 +86,7 @@ double           headroom_estimator_get_active_params    (HeadroomEstimator *sel
 const char      *headroom_estimator_get_structure        (HeadroomEstimator *self);
 const char      *headroom_estimator_get_assumed_architecture (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_bytes     (HeadroomEstimator *self);
+double           headroom_estimator_get_memory_on_gpu    (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_capacity  (HeadroomEstimator *self);
 gboolean         headroom_estimator_get_fits             (HeadroomEstimator *self);
 double           headroom_estimator_get_step_seconds     (HeadroomEstimator *self);

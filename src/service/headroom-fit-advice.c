@@ -113,7 +113,7 @@ fits_with (HeadroomProject   *copy,
     return FALSE;
   headroom_estimator_recompute_now (estimator);
   fits = headroom_estimator_get_error (estimator) == NULL && headroom_estimator_get_fits (estimator);
-  *memory = headroom_estimator_get_memory_bytes (estimator);
+  *memory = headroom_estimator_get_memory_on_gpu (estimator);
   if (before != NULL)
     headroom_project_set_from_string (copy, key, before, NULL);
   else

@@ -408,6 +408,12 @@ test_train_table_paged_overflow (void)
                    member_int (json, "memory.total") - member_int (json, "memory.pageable")
                    - member_int (json, "memory.capacity"));
   g_assert_nonnull (strstr (run.out, "\nOverflow with the paged states out (does not fit)"));
+  /* The paged states are a row of their own, once, out of the adapters':
+   * the rows above Total still add up to it, and what is left without them
+   * is what the window's bar calls needed, whose excess is the overflow. */
+  g_assert_nonnull (strstr (run.out, "\nPaged optimizer states"));
+  g_assert_null (strstr (strstr (run.out, "\nPaged optimizer states") + 1, "\nPaged optimizer states"));
+  g_assert_true (strstr (run.out, "\nPaged optimizer states") < strstr (run.out, "\nTotal"));
 }
 
 /* Under PP the memory is the most loaded stage's, named counted from 1:

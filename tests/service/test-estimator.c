@@ -389,6 +389,29 @@ test_paged_segments (void)
   g_assert_cmpfloat (segment_value (segments, "optimizer"), ==,
                      memory->optimizer - memory->paged_out);
   g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
+  g_assert_cmpfloat (headroom_estimator_get_memory_on_gpu (estimator), ==, 75.0 * 1073741824.0);
+
+  /* 20 GiB: too little even with every paged state out. Then all of them
+   * are the paged segment, so what the bar counts as needed, the rest, is
+   * over the capacity by the estimate's own overflow (the CLI's "Overflow
+   * with the paged states out"), not by total − capacity. */
+  g_clear_object (&last);
+  g_assert_true (headroom_project_set_double (project, "hardware.custom.memory", 20, NULL));
+  headroom_estimator_recompute_now (estimator);
+  memory = headroom_estimator_get_training_memory (estimator);
+  g_assert_false (memory->fits);
+  g_assert_cmpfloat (memory->pageable, >, 0);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  last = g_list_model_get_item (segments, g_list_model_get_n_items (segments) - 1);
+  g_assert_cmpstr (headroom_quantity_get_name (last), ==, "pageable");
+  g_assert_cmpstr (headroom_quantity_get_role (last), ==, "paged");
+  g_assert_cmpfloat (headroom_quantity_get_value (last), ==, memory->pageable);
+  g_assert_cmpfloat (segment_value (segments, "optimizer"), ==, memory->optimizer - memory->pageable);
+  g_assert_cmpfloat_with_epsilon (sum_values (segments), memory->total, 1.0);
+  g_assert_cmpfloat_with_epsilon (sum_values (segments) - memory->pageable - 20.0 * 1073741824.0,
+                                  memory->overflow, 1.0);
+  g_assert_cmpfloat (headroom_estimator_get_memory_on_gpu (estimator), ==,
+                     memory->total - memory->pageable);
 }
 
 /* ZeRO-Offload (docs/training.md, "Offload"): Llama-3.1-8B, P = 8 030 261 248

@@ -586,7 +586,7 @@ refresh_summary (HeadroomResultsView *self)
   /* Figures of a run that cannot start are marked as such, with the reason. */
   if (!headroom_estimator_get_fits (self->estimator))
     {
-      g_autofree char *needed = headroom_format_gib (headroom_estimator_get_memory_bytes (self->estimator));
+      g_autofree char *needed = headroom_format_gib (headroom_estimator_get_memory_on_gpu (self->estimator));
       g_autofree char *capacity = headroom_format_gib (headroom_estimator_get_memory_capacity (self->estimator));
       g_autofree char *marked = NULL;
 
