@@ -309,6 +309,11 @@ main (int   argc,
       g_printerr ("%s\n", error->message);
       return 2;
     }
+  if (n_changes < 1)
+    {
+      g_printerr ("--changes: at least 1\n");
+      return 2;
+    }
   gtk_init ();
   adw_init ();
   /* GNOME's title buttons (Xvfb has no desktop to say so). */
