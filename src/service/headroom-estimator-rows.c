@@ -246,7 +246,7 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
                         "capacity, evicted during the forward and backward and paged back for "
                         "the update (bitsandbytes, CUDA unified memory)"));
       else if (paged > 0)
-        add_quantity (items, "pageable", _("Paged optimizer states"), paged, "bytes", "paged",
+        add_quantity (items, "paged_out", _("Paged optimizer states"), paged, "bytes", "paged",
                       _("optimizer states in CUDA unified memory (bitsandbytes), which can leave "
                         "for host memory: the run does not fit even with all of them out"));
     }

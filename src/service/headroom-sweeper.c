@@ -176,10 +176,7 @@ compute_points (GBytes          *snapshot,
             }
           g_ptr_array_add (p->owned, bytes);
           point.segments = bytes;
-          point.memory = headroom_estimator_get_memory_bytes (estimator);
-          /* A paged optimizer's evicted states are in host memory. */
-          if (headroom_estimator_get_workload (estimator) == HEADROOM_WORKLOAD_TRAINING)
-            point.memory -= headroom_estimator_get_training_memory (estimator)->paged_out;
+          point.memory = headroom_estimator_get_memory_on_gpu (estimator);
           point.capacity = headroom_estimator_get_memory_capacity (estimator);
           point.fits = headroom_estimator_get_fits (estimator);
           point.step_seconds = headroom_estimator_get_step_seconds (estimator);

@@ -403,7 +403,7 @@ test_paged_segments (void)
   g_assert_cmpfloat (memory->pageable, >, 0);
   segments = headroom_estimator_get_memory_segments (estimator);
   last = g_list_model_get_item (segments, g_list_model_get_n_items (segments) - 1);
-  g_assert_cmpstr (headroom_quantity_get_name (last), ==, "pageable");
+  g_assert_cmpstr (headroom_quantity_get_name (last), ==, "paged_out");
   g_assert_cmpstr (headroom_quantity_get_role (last), ==, "paged");
   g_assert_cmpfloat (headroom_quantity_get_value (last), ==, memory->pageable);
   g_assert_cmpfloat (segment_value (segments, "optimizer"), ==, memory->optimizer - memory->pageable);
