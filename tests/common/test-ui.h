@@ -21,6 +21,20 @@ drain_main_loop (void)
     }
 }
 
+/* Spins the main loop until @widget is mapped, failing after five seconds. */
+static inline void
+wait_until_mapped (GtkWidget *widget)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  while (!gtk_widget_get_mapped (widget) && g_get_monotonic_time () < deadline)
+    {
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    }
+  g_assert_true (gtk_widget_get_mapped (widget));
+}
+
 /* The first mapped label under `widget` whose text contains `part`. */
 static inline GtkLabel *
 find_label (GtkWidget  *widget,

@@ -19,20 +19,6 @@
 static HeadroomApplication *app;
 static char *tmp_dir;
 
-/* Spins the main loop until @widget is mapped, failing after five seconds. */
-static void
-wait_until_mapped (GtkWidget *widget)
-{
-  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-
-  while (!gtk_widget_get_mapped (widget) && g_get_monotonic_time () < deadline)
-    {
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-    }
-  g_assert_true (gtk_widget_get_mapped (widget));
-}
-
 /* Dispatches what is pending, for at most a second (an animation would never run dry). */
 static void
 drain_main_loop_bounded (void)

@@ -15,6 +15,7 @@
 #include "headroom-application.h"
 #include "headroom-hardware-page.h"
 #include "headroom-hub-dialog.h"
+#include "headroom-model-page.h"
 #include "headroom-setting.h"
 #include "headroom-spin-row.h"
 #include "headroom-sweep-dialog.h"
@@ -341,6 +342,64 @@ test_lazy_pages (void)
   g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "inference.batch")));
   /* A key of no page builds nothing. */
   g_assert_null (headroom_window_get_row (window, "no.such_key"));
+  window_destroy (window);
+}
+
+/* The Model page's collapsed Mixture of Experts and Latent Attention
+ * expanders build their rows when first expanded, or when one is asked for,
+ * bound to the project as it is then. DeepSeek-V2-Lite (models.json):
+ * 6 experts per token, 2 shared; a key/value rank of 512. */
+static void
+test_lazy_expanders (void)
+{
+  HeadroomWindow *window = window_new (1280);
+  HeadroomProject *project = headroom_window_get_project (window);
+  GtkWidget *model = find_widget (GTK_WIDGET (window), HEADROOM_TYPE_MODEL_PAGE, FALSE);
+  /* The first in the .ui's order. */
+  GtkWidget *moe = find_widget (model, ADW_TYPE_EXPANDER_ROW, FALSE);
+  g_autoptr(JsonObject) empty = json_object_new ();
+  GtkWidget *mla;
+  GtkWidget *row;
+
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (moe)), ==, "Mixture of Experts");
+  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (moe)), ==,
+                   "Routed and shared experts (Mixtral, DeepSeek)");
+  g_assert_true (gtk_widget_get_mapped (moe));
+  g_assert_cmpuint (count_spin_rows (moe), ==, 0);
+  headroom_project_set_config (project, empty);
+  g_assert_true (headroom_project_set_string (project, "model.preset", "deepseek-v2-lite", NULL));
+  drain_main_loop ();
+  g_assert_cmpuint (count_spin_rows (moe), ==, 0);
+
+  /* Expanded: its five rows, showing the preset's values. */
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (moe), TRUE);
+  drain_main_loop ();
+  g_assert_cmpuint (count_spin_rows (moe), ==, 5);
+  row = headroom_window_get_row (window, "model.num_experts_per_tok");
+  g_assert_true (gtk_widget_is_ancestor (row, moe));
+  wait_until_mapped (row);
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 6);
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (headroom_window_get_row (window, "model.n_shared_experts"))),
+                     ==, 2);
+
+  /* Asked for while collapsed: the row shows the project's value and edits it. */
+  row = headroom_window_get_row (window, "model.kv_lora_rank");
+  mla = gtk_widget_get_ancestor (row, ADW_TYPE_EXPANDER_ROW);
+  g_assert_nonnull (mla);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (mla)), ==, "Latent Attention");
+  g_assert_false (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (mla)));
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 512);
+  headroom_spin_row_set_value (HEADROOM_SPIN_ROW (row), 256);
+  drain_main_loop ();
+  g_assert_cmpint (headroom_project_get_int (project, "model.kv_lora_rank"), ==, 256);
+  g_assert_true (headroom_project_set_int (project, "model.kv_lora_rank", 128, NULL));
+  drain_main_loop ();
+  g_assert_cmpfloat (headroom_spin_row_get_value (HEADROOM_SPIN_ROW (row)), ==, 128);
+  /* Expanding it later builds nothing twice. */
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (mla), TRUE);
+  drain_main_loop ();
+  g_assert_cmpuint (count_spin_rows (mla), ==, 5);
+  wait_until_mapped (row);
   window_destroy (window);
 }
 
@@ -805,6 +864,7 @@ main (int   argc,
   g_test_add_func ("/setting/finetune-rows", test_finetune_rows);
   g_test_add_func ("/setting/torch-pipelining-row", test_torch_pipelining_row);
   g_test_add_func ("/setting/lazy-pages", test_lazy_pages);
+  g_test_add_func ("/setting/lazy-expanders", test_lazy_expanders);
   g_test_add_func ("/layout/stable-split", test_stable_split);
   g_test_add_func ("/layout/switcher", test_switcher);
   g_test_add_func ("/layout/narrow", test_narrow);

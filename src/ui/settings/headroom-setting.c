@@ -6,6 +6,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 
 #include "headroom-setting.h"
 #include "headroom-spin-row.h"
@@ -362,11 +363,22 @@ headroom_setting_get_group (HeadroomSetting *self)
   return self->info->group;
 }
 
+/* Whether the table files `info` on page `where` ("model") or in its
+ * group `where` ("model/moe"). */
+static gboolean
+key_info_is_in (const HeadroomKeyInfo *info,
+                const char            *where)
+{
+  gsize length = strlen (where);
+
+  return info->group != NULL && strncmp (info->group, where, length) == 0
+         && (info->group[length] == '\0' || info->group[length] == '/');
+}
+
 GPtrArray *
 headroom_setting_list_page (const char *page)
 {
   GPtrArray *settings = g_ptr_array_new_with_free_func (g_object_unref);
-  g_autofree char *prefix = g_strconcat (page, "/", NULL);
   const HeadroomKeyInfo *tables[2];
   guint n_keys[2];
 
@@ -378,8 +390,7 @@ headroom_setting_list_page (const char *page)
         const HeadroomKeyInfo *info = &tables[t][i];
 
         /* The preset and GPU choosers search catalogs: their pages build them. */
-        if (info->group == NULL || !g_str_has_prefix (info->group, prefix)
-            || g_str_equal (info->key, "hardware.gpu"))
+        if (!key_info_is_in (info, page) || g_str_equal (info->key, "hardware.gpu"))
           continue;
         g_ptr_array_add (settings, headroom_setting_new (info->key));
       }
@@ -392,14 +403,12 @@ headroom_setting_is_on_page (const char *key,
 {
   gboolean extra;
   const HeadroomKeyInfo *info;
-  g_autofree char *prefix = NULL;
 
   g_return_val_if_fail (key != NULL, FALSE);
   g_return_val_if_fail (page != NULL, FALSE);
 
   info = find_key (key, &extra);
-  prefix = g_strconcat (page, "/", NULL);
-  return info != NULL && info->group != NULL && g_str_has_prefix (info->group, prefix);
+  return info != NULL && key_info_is_in (info, page);
 }
 
 HeadroomProject *

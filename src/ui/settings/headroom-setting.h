@@ -44,11 +44,11 @@ void             headroom_setting_set_error    (HeadroomSetting *self,
                                                 const char      *message);
 
 /* New settings for every key shown on `page` ("model", "hardware",
- * "workload"), in the table's order, then the extra model keys; the
- * preset and GPU choosers are the pages' own. */
+ * "workload") or in one of its groups ("model/moe"), in the table's order,
+ * then the extra model keys; the preset and GPU choosers are the pages' own. */
 GPtrArray       *headroom_setting_list_page    (const char      *page) G_GNUC_WARN_UNUSED_RESULT;
-/* Whether the key table files `key` on `page` (its list above, or the
- * page's own chooser: hardware.gpu), without building a row. */
+/* Whether the key table files `key` on `page` or in its group (the list
+ * above, or the page's own chooser: hardware.gpu), without building a row. */
 gboolean         headroom_setting_is_on_page   (const char      *key,
                                                 const char      *page);
 
