@@ -52,9 +52,11 @@ headroom_project_config_member (const char *key)
 }
 
 /* Model keys whose value the derived HrModel holds, and the other spellings
- * of the families that read them (src/core/hr-config.c: GPT-2 n_layer, n_embd,
+ * of the families that read them (src/core/hr-config*.c: GPT-2 n_layer, n_embd,
  * n_head, n_positions, n_inner; Falcon n_layer, n_head, num_kv_heads,
- * n_head_kv, ffn_hidden_size). */
+ * n_head_kv, ffn_hidden_size; DeepSeek n_routed_experts; Qwen MoE and OLMoE
+ * num_experts). Qwen2-MoE has no n_shared_experts: its one shared expert
+ * shows, derived from shared_expert_intermediate_size. */
 static const struct
 {
   const char *key;
@@ -76,6 +78,10 @@ static const struct
   { "model.tie_word_embeddings", G_STRUCT_OFFSET (HrModel, tied_embeddings), TRUE, { NULL } },
   { "model.attention_bias", G_STRUCT_OFFSET (HrModel, qkv_bias), TRUE, { NULL } },
   { "model.mlp_bias", G_STRUCT_OFFSET (HrModel, mlp_bias), TRUE, { NULL } },
+  { "model.num_local_experts", G_STRUCT_OFFSET (HrModel, n_experts), FALSE,
+    { "n_routed_experts", "num_experts" } },
+  { "model.num_experts_per_tok", G_STRUCT_OFFSET (HrModel, experts_per_token), FALSE, { NULL } },
+  { "model.n_shared_experts", G_STRUCT_OFFSET (HrModel, n_shared_experts), FALSE, { NULL } },
 };
 
 static int

@@ -487,6 +487,62 @@ test_falcon_spelling (void)
   g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 16);
 }
 
+/* The MoE rows read the routed experts under each family's spelling, as the
+ * estimate does: DeepSeek-V2-Lite's config.json has "n_routed_experts": 64
+ * and "num_experts_per_tok": 6, Qwen3-30B-A3B's "num_experts": 128 and 8,
+ * Mixtral's "num_local_experts": 8 and 2 (the presets' configs, copies of the
+ * Hub's); an edit goes under the family's spelling and reaches the model. */
+static void
+test_expert_spelling (void)
+{
+  const struct { const char *preset; gint64 experts, per_token; } cases[] = {
+    { "deepseek-v2-lite", 64, 6 },
+    { "qwen3-30b-a3b", 128, 8 },
+    { "mixtral-8x7b", 8, 2 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+      g_autoptr(GError) error = NULL;
+      HrModel model;
+
+      g_assert_true (headroom_project_set_string (project, "model.preset", cases[i].preset, &error));
+      g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, cases[i].experts);
+      g_assert_cmpint (headroom_project_get_int (project, "model.num_experts_per_tok"), ==,
+                       cases[i].per_token);
+      g_assert_true (headroom_project_set_int (project, "model.num_local_experts", 32, &error));
+      g_assert_no_error (error);
+      g_assert_true (headroom_project_get_model (project, &model, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (model.n_experts, ==, 32);
+      headroom_project_unset (project, "model.num_local_experts");
+      g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, cases[i].experts);
+    }
+  /* A dense model has none: the row shows its placeholder. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 0);
+  }
+  /* Qwen1.5-MoE-A2.7B's config.json: 60 experts ("num_experts"), and one
+   * shared expert (Qwen2MoeSparseMoeBlock's shared_expert) that no key
+   * counts, of shared_expert_intermediate_size 5632. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config =
+      parse_object ("{\"model_type\": \"qwen2_moe\", \"hidden_size\": 2048, "
+                    "\"num_hidden_layers\": 24, \"num_attention_heads\": 16, "
+                    "\"num_key_value_heads\": 16, \"intermediate_size\": 5632, "
+                    "\"moe_intermediate_size\": 1408, \"shared_expert_intermediate_size\": 5632, "
+                    "\"num_experts\": 60, \"num_experts_per_tok\": 4, \"vocab_size\": 151936}");
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 60);
+    g_assert_cmpint (headroom_project_get_int (project, "model.n_shared_experts"), ==, 1);
+  }
+}
+
 static void
 test_round_trip (void)
 {
@@ -1039,6 +1095,7 @@ main (int   argc,
   g_test_add_func ("/project/framework-defaults", test_framework_defaults);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
   g_test_add_func ("/project/falcon-spelling", test_falcon_spelling);
+  g_test_add_func ("/project/expert-spelling", test_expert_spelling);
   g_test_add_func ("/project/round-trip", test_round_trip);
   g_test_add_func ("/project/unknown-keys-kept", test_unknown_keys_kept);
   g_test_add_func ("/project/malformed", test_malformed);
