@@ -338,6 +338,7 @@ print_train_json (HeadroomProject   *project,
   json_builder_begin_object (builder);
   headroom_cli_json_double (builder, "step_seconds", t->step_seconds);
   headroom_cli_json_double (builder, "tokens_per_second", t->tokens_per_second);
+  headroom_cli_json_double (builder, "tokens_per_second_per_gpu", t->tokens_per_second_per_gpu);
   /* null, not 0, without the training tokens they need */
   headroom_cli_json_double (builder, "total_seconds", r->run_needs == NULL ? t->total_seconds : NAN);
   headroom_cli_json_double (builder, "gpu_hours", r->run_needs == NULL ? t->gpu_hours : NAN);
@@ -462,6 +463,10 @@ print_train_table (const char       *name,
     }
   headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
                            headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second), m->fits),
+                           NULL);
+  headroom_cli_table_take (table, g_strdup (_("  per GPU")),
+                           headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second_per_gpu),
+                                                      m->fits),
                            NULL);
   headroom_cli_table_take (table, g_strdup (_("MFU")),
                            headroom_cli_mark_not_fit (g_strdup_printf ("%s%%", mfu), m->fits), NULL);

@@ -222,6 +222,7 @@ hr_training_time_of (const HrModel          *model,
   time->mfu = time->model_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->hfu = time->hardware_flops_per_step / (gpus * time->peak_flops * time->step_seconds);
   time->tokens_per_second = time->tokens_per_step / time->step_seconds;
+  time->tokens_per_second_per_gpu = time->tokens_per_second / gpus;
 
   if (training->tokens > 0)
     time->steps = ceil (training->tokens / time->tokens_per_step);

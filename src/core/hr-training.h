@@ -289,6 +289,7 @@ typedef struct
   bool    predicted;              /* step_seconds is the hardware prediction (mfu 0), not the
                                    * utilisation set */
   double  tokens_per_second;
+  double  tokens_per_second_per_gpu; /* ÷ every GPU of the run: what frameworks log per rank */
   double  steps;                  /* ceil (tokens budget / tokens_per_step); 0 without budget */
   double  total_seconds;
   double  gpu_hours;

@@ -352,6 +352,9 @@ headroom_estimator_fill_summary (const HeadroomEstimatorResult *r,
                         "FLOPs utilisation set)"));
       add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,
                     "tokens/s", NULL, _("tokens per step ÷ step time"));
+      add_quantity (items, "tokens_per_second_per_gpu", _("Throughput per GPU"),
+                    t->tokens_per_second_per_gpu, "tokens/s", NULL,
+                    _("throughput ÷ GPUs, the figure torchtitan, torchtune and llm-foundry log"));
       add_quantity (items, "mfu", _("Model FLOPs utilisation"), t->mfu, "ratio", NULL,
                     _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, "
                       "Chowdhery et al. 2022, App. B)"));

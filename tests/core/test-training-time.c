@@ -37,8 +37,21 @@ test_step_time (void)
   g_assert_cmpfloat (time.tokens_per_step, ==, 256);
   assert_near (0.006845104128, time.step_seconds, 1e-12);
   assert_near (256 / 0.006845104128, time.tokens_per_second, 1e-12);
+  assert_near (256 / 0.006845104128, time.tokens_per_second_per_gpu, 1e-12);
   g_assert_cmpfloat (time.mfu, ==, 0.5);
   assert_near (0.5, time.hfu, 1e-12);
+
+  /* The same micro-batch on each of 2 data-parallel GPUs, global batch 4:
+   * twice the FLOPs on twice the GPUs, the same step; 512 tokens a step,
+   * 74,798 tokens/s, and per GPU the one GPU's 37,399. */
+  t.gpus_per_node = 2;
+  t.global_batch = 4;
+  time_ok (&model, &t, &gpu, &time);
+  assert_near (0.006845104128, time.step_seconds, 1e-12);
+  assert_near (512 / 0.006845104128, time.tokens_per_second, 1e-12);
+  assert_near (256 / 0.006845104128, time.tokens_per_second_per_gpu, 1e-12);
+  t.gpus_per_node = 1;
+  t.global_batch = 0;
 
   /* Full recomputation runs the layers' forward again: measured backward
    * 3,154,116,608, step 4,294,967,296 hardware FLOPs. The utilisation set
