@@ -152,7 +152,7 @@ test_training_result (void)
   headroom_estimator_recompute_now (estimator);
   g_assert_null (headroom_estimator_get_error (estimator));
 
-  /* 8 030 261 248 parameters (derivation in test-project.c). */
+  /* 8 030 261 248 parameters (derivation in test-project.h). */
   g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, 8030261248.0);
   params_rows = headroom_estimator_get_params_rows (estimator);
   total_params = g_list_model_get_item (params_rows, 8);

@@ -136,7 +136,7 @@ test_report (void)
   g_assert_cmpstr (find_value (rows, "input", "model.hidden_size", 2), ==, "4096");
   g_assert_cmpstr (find_value (rows, "input", "training.mfu", 2), ==, "0.0");
   g_assert_cmpstr (find_value (rows, "input", "hardware.price_per_gpu_hour", 3), ==, "USD");
-  /* 8 030 261 248 parameters (test-project.c); master weights 4 B each over 8
+  /* 8 030 261 248 parameters (test-project.h); master weights 4 B each over 8
    * ZeRO-1 ranks = 4 015 130 624 B = 3.739… GiB. */
   g_assert_cmpstr (find_value (rows, "parameters", "total", 3), ==, "8030261248");
   g_assert_cmpstr (find_value (rows, "memory_per_gpu", "master_weights", 3), ==, "4015130624");
