@@ -389,6 +389,24 @@ set_aliases (HeadroomProject *self,
   return any;
 }
 
+/* Whether the model read from the config has the whole number just set
+ * under `key` (a model field): a family that spells it where no alias
+ * reaches (DBRX's ffn_config.moe_num_experts) would ignore it. 0 hands the
+ * value back to the preset; a config that does not read is validation's. */
+static gboolean
+model_takes (HeadroomProject *self,
+             const char      *key,
+             JsonNode        *node)
+{
+  int field = find_model_field (key);
+  HrModel model;
+
+  if (field < 0 || model_fields[field].boolean || json_node_get_value_type (node) != G_TYPE_INT64
+      || json_node_get_int (node) == 0 || !headroom_project_get_model (self, &model, NULL))
+    return TRUE;
+  return G_STRUCT_MEMBER (int64_t, &model, model_fields[field].offset) == json_node_get_int (node);
+}
+
 /* Takes `node`. */
 gboolean
 headroom_project_set_node (HeadroomProject  *self,
@@ -422,12 +440,22 @@ headroom_project_set_node (HeadroomProject  *self,
 
   if (member != NULL)
     {
+      g_autoptr(JsonObject) before = headroom_project_copy_object (self->config);
       gboolean aliases_changed = set_aliases (self, key, node);
 
       current = json_object_get_member (self->config, member);
       if (current != NULL && json_node_equal (current, node) && !aliases_changed)
         return TRUE;
-      json_object_set_member (self->config, member, g_steal_pointer (&owned));
+      json_object_set_member (self->config, member, json_node_ref (node));
+      if (!model_takes (self, key, node))
+        {
+          json_object_unref (self->config);
+          self->config = g_steal_pointer (&before);
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key,
+                                          _("this model type reads it from another field "
+                                            "of its config.json; edit the config instead"));
+          return FALSE;
+        }
     }
   else
     {

@@ -492,6 +492,31 @@ test_expert_spelling (void)
     g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 60);
     g_assert_cmpint (headroom_project_get_int (project, "model.n_shared_experts"), ==, 1);
   }
+  /* DBRX (databricks/dbrx-base config.json) keeps its experts in
+   * ffn_config.moe_num_experts (16) and moe_top_k (4), where no key
+   * reaches: the rows show them, and an edit is refused, not ignored. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config =
+      parse_object ("{\"model_type\": \"dbrx\", \"d_model\": 6144, \"n_heads\": 48, "
+                    "\"n_layers\": 40, \"max_seq_len\": 32768, \"vocab_size\": 100352, "
+                    "\"attn_config\": {\"kv_n_heads\": 8}, \"ffn_config\": "
+                    "{\"ffn_hidden_size\": 10752, \"moe_num_experts\": 16, \"moe_top_k\": 4}}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 16);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_experts_per_tok"), ==, 4);
+    g_assert_false (headroom_project_set_int (project, "model.num_local_experts", 8, &error));
+    g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+    g_assert_cmpstr (headroom_project_error_get_key (error), ==, "model.num_local_experts");
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 16);
+    g_clear_error (&error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (model.n_experts, ==, 16);
+  }
 }
 
 /* Issue 13: the table is the single source. Every workload row reaches a core
