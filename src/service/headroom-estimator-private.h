@@ -36,6 +36,16 @@ typedef struct
   char structure[512];    /* hr_model_describe() */
 } HeadroomEstimatorResult;
 
+/* A paged optimizer's states that leave the GPU's figure for host memory:
+ * when the run fits, those it has no room for; when it does not fit even
+ * with them out, all of them, so that the rest is the least the GPU must
+ * hold and its excess is the estimate's overflow. */
+static inline double
+headroom_estimator_paged_bytes (const HrTrainingMemory *m)
+{
+  return m->fits ? m->paged_out : m->pageable;
+}
+
 /* Each list from `r`, into `store`: unchanged lists are left alone, and rows
  * whose figures alone changed take the new figures in place (replace_items ()). */
 void headroom_estimator_fill_params_rows     (const HeadroomEstimatorResult *r,

@@ -190,12 +190,9 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
     {
       const HrTrainingMemory *m = &r->training_memory;
       const HrFinetune *f = &r->training.finetune;
-      /* A paged optimizer's states can leave for host memory: their own
-       * segment, last, out of the optimizer's. When the run fits, what the
-       * GPU has no room for; when it does not fit even with them out, all of
-       * them, so that the rest is what the GPU must hold and its excess is
-       * the estimate's overflow. */
-      double paged = m->fits ? m->paged_out : m->pageable;
+      /* A paged optimizer's states: their own segment, last, out of the
+       * optimizer's. */
+      double paged = headroom_estimator_paged_bytes (m);
 
       if (!hr_finetune_is_full (f))
         add_quantity (items, "frozen_weights", _("Frozen weights"), m->frozen_weights, "bytes",

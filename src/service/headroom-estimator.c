@@ -674,18 +674,15 @@ headroom_estimator_get_memory_bytes (HeadroomEstimator *self)
 }
 
 /* What the GPU holds, as the memory bar shows it: the total less the paged
- * optimizer states that leave for host memory — those it has no room for
- * when the run fits, all of them when it does not (the least it must hold). */
+ * optimizer states that leave for host memory. */
 double
 headroom_estimator_get_memory_on_gpu (HeadroomEstimator *self)
 {
-  const HrTrainingMemory *m;
-
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), 0);
   if (self->result.workload != HEADROOM_WORKLOAD_TRAINING)
     return self->result.inference_memory.total;
-  m = &self->result.training_memory;
-  return m->total - (m->fits ? m->paged_out : m->pageable);
+  return self->result.training_memory.total
+         - headroom_estimator_paged_bytes (&self->result.training_memory);
 }
 
 double
