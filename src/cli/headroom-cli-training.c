@@ -597,7 +597,8 @@ headroom_cli_report_training (HeadroomCliModel *model,
 /* The layout fields of plan's output, in order. */
 static const char * const layout_keys[] = {
   "tp", "pp", "vpp", "dp", "cp", "ep", "zero", "fsdp", "sequence_parallel", "micro_batch",
-  "recompute", "memory_total", "step_seconds", "mfu", "tokens_per_second", "bound", NULL
+  "recompute", "memory_total", "step_seconds", "mfu", "tokens_per_second", "tokens_per_second_per_gpu",
+  "bound", NULL
 };
 
 static void
@@ -623,6 +624,7 @@ json_layout (JsonBuilder        *builder,
   headroom_cli_json_double (builder, "step_seconds", layout->step.step_seconds);
   headroom_cli_json_double (builder, "mfu", layout->step.mfu);
   headroom_cli_json_double (builder, "tokens_per_second", layout->step.tokens_per_second);
+  headroom_cli_json_double (builder, "tokens_per_second_per_gpu", layout->step.tokens_per_second_per_gpu);
   headroom_cli_json_string (builder, "bound", hr_plan_bound_name (layout->step.bound));
   json_builder_end_object (builder);
 }
@@ -643,16 +645,17 @@ print_layout_csv (const HrPlanLayout *layout)
   g_autofree char *step = csv_number (layout->step.step_seconds);
   g_autofree char *mfu = csv_number (layout->step.mfu);
   g_autofree char *tokens = csv_number (layout->step.tokens_per_second);
+  g_autofree char *per_gpu = csv_number (layout->step.tokens_per_second_per_gpu);
 
   printf ("%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-          ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d,%s,%s,%" G_GINT64_FORMAT ",%s,%.0f,%s,%s,%s,%s\r\n",
+          ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%d,%s,%s,%" G_GINT64_FORMAT ",%s,%.0f,%s,%s,%s,%s,%s\r\n",
           t->tensor_parallel, t->pipeline_parallel, t->virtual_stages, layout->data_parallel,
           t->context_parallel, t->expert_parallel,
           t->fsdp == HR_FSDP_NONE ? t->zero_stage : 0,
           headroom_cli_choice_name ("training.fsdp", t->fsdp),
           t->sequence_parallel ? "true" : "false", t->micro_batch,
           headroom_cli_choice_name ("training.recompute", t->recompute), layout->memory_total,
-          step, mfu, tokens,
+          step, mfu, tokens, per_gpu,
           hr_plan_bound_name (layout->step.bound));
 }
 

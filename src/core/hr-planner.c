@@ -879,6 +879,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   step->mfu = step->model_flops / ((double) gpus * peak * step->step_seconds);
   step->hfu = step->hardware_flops / ((double) gpus * peak * step->step_seconds);
   step->tokens_per_second = global * s / step->step_seconds;
+  step->tokens_per_second_per_gpu = step->tokens_per_second / (double) gpus;
   step->gemm_efficiency = flops_gpu / (peak * compute_mb);
   step->bubble_fraction = step->split.bubble / step->step_seconds;
 

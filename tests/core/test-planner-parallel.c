@@ -296,6 +296,9 @@ test_network_cards (void)
   t.overlap = false;
   step_ok (&model, &t, &gpu, NULL, &step);
   assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (15.0 / 16 * 2 * P / 64e9 + 15 * 1e-5), 1e-9);
+  /* 16 sequences of 1,024 tokens a step over 16 GPUs: 1,024 tokens per
+   * GPU a step, what each rank logs. */
+  assert_close (step.tokens_per_second_per_gpu, 1024 / step.step_seconds, 1e-12);
 
   t.tensor_parallel = 8;
   t.global_batch = 2;

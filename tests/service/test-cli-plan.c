@@ -184,7 +184,7 @@ test_plan (void)
   g_assert_cmpint (csv.status, ==, 0);
   g_assert_true (g_str_has_prefix (csv.out, "tp,pp,vpp,dp,cp,ep,zero,fsdp,sequence_parallel,"
                                    "micro_batch,recompute,memory_total,step_seconds,mfu,"
-                                   "tokens_per_second,bound\r\n"));
+                                   "tokens_per_second,tokens_per_second_per_gpu,bound\r\n"));
 }
 
 /* Issue 8: the Pareto set of memory against throughput. Every point of it
