@@ -264,7 +264,7 @@ main (int   argc,
   g_autofree char *open = NULL;
   int width = 1280, height = 800, n_changes = 50;
   double scroll = 0;
-  gboolean dark = FALSE, results = FALSE, start_only = FALSE;
+  gboolean dark = FALSE, results = FALSE, start_only = FALSE, verbose = FALSE;
   GOptionEntry entries[] = {
     { "shot", 0, 0, G_OPTION_ARG_FILENAME, &shot, "Save a screenshot instead of timing", "PNG" },
     { "width", 0, 0, G_OPTION_ARG_INT, &width, "Window width", "PX" },
@@ -277,6 +277,7 @@ main (int   argc,
     { "scroll", 0, 0, G_OPTION_ARG_DOUBLE, &scroll, "Scroll the results (the --page folded) this far down (0 to 1)", "F" },
     { "changes", 0, 0, G_OPTION_ARG_INT, &n_changes, "Number of changes", "N" },
     { "start", 0, 0, G_OPTION_ARG_NONE, &start_only, "Time the start only: quit after the first frame", NULL },
+    { "verbose", 0, 0, G_OPTION_ARG_NONE, &verbose, "Print each change's figures", NULL },
     { NULL }
   };
   static const struct { const char *key; double a, b; } edits[] = {
@@ -404,7 +405,8 @@ main (int   argc,
       guint e = i % G_N_ELEMENTS (edits);
       GtkWidget *row = headroom_window_get_row (window, edits[e].key);
       double value = (i / G_N_ELEMENTS (edits)) % 2 == 0 ? edits[e].a : edits[e].b;
-      gint64 changed, longest, cpu_changed, thread_cpu_changed;
+      gint64 changed, longest, cpu_changed, thread_cpu_changed, stall_in_change;
+      double layout_before = sum_layout, render_before = sum_render;
 
       /* A user edits a row on the page shown: turning to it is not the
        * change. The turn ends when its frames stop (the page's first frame,
@@ -429,8 +431,10 @@ main (int   argc,
       longest = g_get_monotonic_time () - changed;
       stall_cpu = MAX (stall_cpu, thread_cpu_now () - thread_cpu_changed);
       stall = MAX (stall, longest);
+      stall_in_change = longest;
       longest = iterate_until (has_painted_update, NULL, 2 * G_USEC_PER_SEC);
       stall = MAX (stall, longest);
+      stall_in_change = MAX (stall_in_change, longest);
       latency[i] = (updated_paint - changed) / 1000.0;
       cpu[i] = (cpu_paint - cpu_changed) / 1000.0;
       sum_compute += (hook_at - changed) / 1000.0;
@@ -440,6 +444,10 @@ main (int   argc,
        * pressed now would wait for it. */
       longest = iterate_until (never, NULL, 60 * 1000);
       stall = MAX (stall, longest);
+      if (verbose)
+        g_print ("%-28s %6g: %6.2f ms (%.2f CPU), layout %.2f, render %.2f, longest dispatch %.2f then %.2f ms\n",
+                 edits[e].key, value, latency[i], cpu[i], sum_layout - layout_before,
+                 sum_render - render_before, stall_in_change / 1000.0, longest / 1000.0);
     }
   qsort (latency, n_changes, sizeof (double), compare);
   qsort (cpu, n_changes, sizeof (double), compare);
