@@ -5,7 +5,8 @@
  * Every row of the key table in a command's section (training.* for train and
  * plan, inference.* for infer) and in hardware.*, and the keys that say how to
  * read MODEL (--assume-architecture) on every command, is an option, "--OPTION VALUE"
- * or a "--FLAG" for a boolean, named by headroom_key_info_get_option(). A value
+ * or, for a boolean, "--FLAG" (true) or "--FLAG=true|false", named by
+ * headroom_key_info_get_option(). A value
  * given is set on the command's HeadroomProject with the table's own parsing
  * and bounds, so the CLI, project files and the window read a value alike.
  */
@@ -21,11 +22,37 @@
 struct _HeadroomCliKeyOptions
 {
   GPtrArray *infos;     /* const HeadroomKeyInfo *, one per entry */
-  char     **values;    /* STRING values, NULL when not given */
-  gboolean  *flags;     /* BOOLEAN flags */
+  char     **values;    /* the text given, NULL when not given */
   GOptionEntry *entries;
   GPtrArray *owned;     /* argument descriptions */
 };
+
+/* The options whose flags a callback is filling: GOption gives a main
+ * entry's callback no data of its own. A command parses one set at a time. */
+static HeadroomCliKeyOptions *parsing;
+
+/* "--FLAG" is true; "--FLAG=VALUE" keeps VALUE for the key table to read
+ * (true or false), so that an explicit false overrides a framework's
+ * default and any other word is an error naming the option. */
+static gboolean
+flag_given (const char  *option_name,
+            const char  *value,
+            gpointer     data,
+            GError     **error)
+{
+  const char *name = option_name + strspn (option_name, "-");
+
+  g_return_val_if_fail (parsing != NULL, FALSE);
+  for (guint i = 0; i < parsing->infos->len; i++)
+    if (strcmp (headroom_key_info_get_option (parsing->infos->pdata[i]), name) == 0)
+      {
+        g_free (parsing->values[i]);
+        parsing->values[i] = g_strdup (value != NULL ? value : "true");
+        return TRUE;
+      }
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s", option_name);
+  return FALSE;
+}
 
 void
 headroom_cli_key_options_free (HeadroomCliKeyOptions *self)
@@ -35,10 +62,11 @@ headroom_cli_key_options_free (HeadroomCliKeyOptions *self)
   for (guint i = 0; i < self->infos->len; i++)
     g_free (self->values[i]);
   g_free (self->values);
-  g_free (self->flags);
   g_free (self->entries);
   g_ptr_array_unref (self->infos);
   g_ptr_array_unref (self->owned);
+  if (parsing == self)
+    parsing = NULL;
   g_free (self);
 }
 
@@ -75,7 +103,6 @@ headroom_cli_key_options_new (GOptionContext *context,
       g_ptr_array_add (self->infos, (gpointer) &keys[i]);
 
   self->values = g_new0 (char *, self->infos->len);
-  self->flags = g_new0 (gboolean, self->infos->len);
   self->entries = g_new0 (GOptionEntry, self->infos->len + 1);
   for (guint i = 0; i < self->infos->len; i++)
     {
@@ -87,8 +114,9 @@ headroom_cli_key_options_new (GOptionContext *context,
       entry->description = info->label;
       if (info->type == HEADROOM_KEY_BOOLEAN)
         {
-          entry->arg = G_OPTION_ARG_NONE;
-          entry->arg_data = &self->flags[i];
+          entry->arg = G_OPTION_ARG_CALLBACK;
+          entry->flags = G_OPTION_FLAG_OPTIONAL_ARG;
+          entry->arg_data = flag_given;
           continue;
         }
       entry->arg = G_OPTION_ARG_STRING;
@@ -104,6 +132,7 @@ headroom_cli_key_options_new (GOptionContext *context,
       entry->arg_description = arg;
     }
   g_option_context_add_main_entries (context, self->entries, GETTEXT_PACKAGE);
+  parsing = self;
   return self;
 }
 
@@ -115,11 +144,8 @@ headroom_cli_key_options_get (HeadroomCliKeyOptions *self,
     {
       const HeadroomKeyInfo *info = self->infos->pdata[i];
 
-      if (strcmp (info->key, key) != 0)
-        continue;
-      if (info->type == HEADROOM_KEY_BOOLEAN)
-        return self->flags[i] ? "true" : NULL;
-      return self->values[i];
+      if (strcmp (info->key, key) == 0)
+        return self->values[i];
     }
   g_critical ("%s: not an option of this command", key);
   return NULL;
@@ -207,8 +233,7 @@ headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
     {
       const HeadroomKeyInfo *info = self->infos->pdata[i];
       g_autoptr(GError) local_error = NULL;
-      const char *text = info->type == HEADROOM_KEY_BOOLEAN ? (self->flags[i] ? "true" : NULL)
-                                                             : self->values[i];
+      const char *text = self->values[i];
 
       if (text == NULL)
         continue;

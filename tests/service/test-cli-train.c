@@ -43,8 +43,10 @@ test_train_measured_small (void)
 /* --framework torchtune is torchtune's 3B_full_single_device.yaml (pure
  * bf16, eager RMSNorm, chunked loss, full recomputation, the step in the
  * backward, 8-bit AdamW): the same figures as those options given one by
- * one; an explicit option still wins (no recomputation: more activations);
- * an unknown framework is refused. One micro-batch per step, as the step in
+ * one; an explicit option still wins (no recomputation: more activations),
+ * a flag too when given false (the step after the backward: the whole
+ * gradient buffer again); an unknown framework, and a flag given anything
+ * but true or false, are refused. One micro-batch per step, as the step in
  * the backward needs. */
 static void
 test_train_framework (void)
@@ -52,10 +54,13 @@ test_train_framework (void)
   g_auto(Run) implied = { 0 };
   g_auto(Run) spelled = { 0 };
   g_auto(Run) overridden = { 0 };
+  g_auto(Run) flag_off = { 0 };
   g_auto(Run) bad = { 0 };
+  g_auto(Run) bad_flag = { 0 };
   g_autoptr(JsonObject) a = NULL;
   g_autoptr(JsonObject) b = NULL;
   g_autoptr(JsonObject) c = NULL;
+  g_autoptr(JsonObject) d = NULL;
 
   run_cli (&implied, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
            "--seq", "1024", "--global-batch", "0", "--zero", "0", "--framework", "torchtune",
@@ -74,6 +79,17 @@ test_train_framework (void)
                    member_int (b, "memory.allocated_peak"));
   g_assert_cmpint (member_int (a, "memory.activations"), <, member_int (c, "memory.activations"));
   g_assert_cmpint (member_int (a, "memory.gradients"), ==, member_int (c, "memory.gradients"));
+
+  run_cli (&flag_off, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--seq", "1024", "--global-batch", "1", "--zero", "0", "--framework", "torchtune",
+           "--optimizer-in-backward=false", "--json", NULL);
+  d = parse_output (&flag_off);
+  g_assert_cmpint (member_int (d, "memory.gradients"), >, member_int (a, "memory.gradients"));
+  run_cli (&bad_flag, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--compile=banana", NULL);
+  g_assert_cmpint (bad_flag.status, ==, 2);
+  g_assert_nonnull (strstr (bad_flag.err, "--compile"));
+  g_assert_null (strchr (strchr (bad_flag.err, '\n') + 1, '\n'));
 
   run_cli (&bad, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
            "--framework", "jax", NULL);
