@@ -144,6 +144,41 @@ attention_seconds_per_flop (const HrPlanContext *ctx,
   return hr_rates_attention_seconds_per_flop (ctx->gpu, len, causal, fwd, bwd);
 }
 
+/* Bytes one layer's ring attention moves in PyTorch's eager merge and
+ * accumulation ops (torch/distributed/tensor/experimental/_attention.py:
+ * _templated_ring_attention and its backward, convert_to_f32 and load
+ * balancing on), on the rank that pays most: the last, whose c − 1 later
+ * steps all take the whole query. `elements` = local tokens × query heads ×
+ * head_dim (the output; K and V are as large once expanded), `a` bytes per
+ * 16-bit element, fp32 = 4.
+ * Forward: K, V made contiguous (4a) and concatenated for the exchange at
+ * each step but the last ((c − 1)·4a); each step's output cast to fp32
+ * (a + 4; nothing in fp32) and, after the first, merged by
+ * out − sigmoid(lse' − lse)·(out − out'): 12 + 8 + 12 = 32; the result cast
+ * back (4 + a).
+ * Backward: fp32 zeros for the three gradients (12), K, V contiguous (4a) and
+ * concatenated ((c − 1)·4a); the first step adds the kernel's 16-bit
+ * gradients into q, k, v (3·(8 + a)); each later step adds q's (8 + a) and
+ * updates half of k's and v's, then concatenates each back (2·((8 + a)/2 +
+ * 8)); the fp32 K/V gradients are concatenated for the next hop at every
+ * step (16c); the results cast back (4 + a for q, 8 + 2a for k and v). */
+static void
+torch_ring_bytes (double  c,
+                  double  a,
+                  double  elements,
+                  double *forward,
+                  double *backward)
+{
+  double to_fp32 = a < 4.0 ? a + 4.0 : 0.0;
+  double from_fp32 = a < 4.0 ? 4.0 + a : 0.0;
+
+  *forward = elements * (4.0 * a + (c - 1.0) * 4.0 * a + to_fp32 + (c - 1.0) * (to_fp32 + 32.0)
+                         + from_fp32);
+  *backward = elements * (12.0 + 4.0 * a + (c - 1.0) * 4.0 * a + 3.0 * (8.0 + a)
+                          + (c - 1.0) * (2.0 * (8.0 + a) + 16.0) + 16.0 * c
+                          + from_fp32 + (a < 4.0 ? 8.0 + 2.0 * a : 0.0));
+}
+
 /* Seconds per FLOP of one rank's attention core. Context parallelism splits
  * the sequence into 2·c chunks, two per rank (Megatron-Core's load
  * balancing for a causal mask): a rank runs its own chunks against
@@ -469,6 +504,9 @@ evaluate_rank (const HrPlanContext    *ctx,
   double norm_bytes, mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec, cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
+  /* CP by PyTorch's context_parallel(), which runs fused SDPA kernels only */
+  bool torch_cp = tr->torch_context_parallel && tr->context_parallel > 1
+                  && tr->attention == HR_ATTENTION_FLASH;
   double ep_time = 0, ep_bytes = 0;
   double pp_time = 0, pp_bytes = 0;
   double dp_time = 0, dp_exposed = 0, dp_bytes = 0;
@@ -602,6 +640,19 @@ evaluate_rank (const HrPlanContext    *ctx,
     mem_rec = layers * mem_layer / bw + cast_fwd;
   else if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
     mem_rec = layers * mem_softmax / bw;
+  /* PyTorch's ring attention (torch_cp) merges and accumulates in eager ops:
+   * per layer, bytes read and written (docs/planner.md, "Context parallel in
+   * PyTorch"); a full recomputation repeats the forward's. */
+  if (torch_cp)
+    {
+      double ring_fwd, ring_bwd;
+
+      torch_ring_bytes (c, a, tokens * (double) ctx->q_dim / t, &ring_fwd, &ring_bwd);
+      mem_fwd += layers * ring_fwd / bw;
+      mem_bwd += layers * ring_bwd / bw;
+      if (tr->recompute == HR_RECOMPUTE_FULL)
+        mem_rec += layers * ring_fwd / bw;
+    }
 
   /* Tensor parallel: two all-reduces (or reduce-scatter + all-gather pairs
    * with sequence parallel, the same traffic) per layer in each pass
@@ -664,7 +715,29 @@ evaluate_rank (const HrPlanContext    *ctx,
    * hop hides behind one of the c attention steps, and only what it
    * outlasts is exposed. The backward pass also returns the blocks'
    * gradients: twice the bytes per hop. */
-  if (c > 1)
+  if (c > 1 && torch_cp)
+    {
+      /* PyTorch's ring (torch/distributed/tensor/experimental/_attention.py,
+       * rotate method "allgather", torchtitan's default): K and V, expanded
+       * to every query head by the model (torchtitan's repeat_kv), are
+       * all-gathered once per pass, hidden behind the first of the c steps
+       * only; the backward all-gathers them again and passes the fp32 K/V
+       * gradients one hop per step (all-to-all), each behind the next step,
+       * the last after the loop. A full recomputation repeats the forward's
+       * gather. */
+      Link link = ring_link (ctx, tr->tensor_parallel, tr->context_parallel, gpn);
+      double block = tokens * 2.0 * (double) ctx->q_dim / t * a;
+      double gather = (c - 1.0) * (block / link.bandwidth + link.latency);
+      double hop_grad = block * 4.0 / a / link.bandwidth + link.latency;
+      double passes = tr->recompute == HR_RECOMPUTE_FULL ? 2.0 : 1.0;
+
+      cp_time = layers * ((passes + 1.0) * gather + c * hop_grad);
+      cp_exposed = layers * (passes * max2 (0.0, gather - core_fwd / c)
+                             + max2 (0.0, gather - core_bwd / c)
+                             + (c - 1.0) * max2 (0.0, hop_grad - core_bwd / c) + hop_grad);
+      cp_bytes = layers * ((passes + 1.0) * (c - 1.0) * block + c * block * 4.0 / a);
+    }
+  else if (c > 1)
     {
       Link link = ring_link (ctx, tr->tensor_parallel, tr->context_parallel, gpn);
       double block = tokens * 2.0 * kv_local * a;

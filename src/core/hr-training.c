@@ -193,6 +193,7 @@ hr_training_init (HrTraining *training)
   training->dtensor_tp = false;
   training->async_tp = false;
   training->torch_pipelining = false;
+  training->torch_context_parallel = false;
   training->recompute_layers = 0;
   training->offload_activations = false;
   training->optimizer_in_backward = false;

@@ -166,6 +166,10 @@ typedef struct
   bool    torch_pipelining;       /* pipeline stages run by torch.distributed.pipelining
                                    * (torchtitan): each micro-batch's stage output kept to
                                    * its backward, a receive buffer per micro-batch */
+  bool    torch_context_parallel; /* CP by PyTorch's context_parallel() ring attention
+                                   * (torchtitan): K and V expanded to every query head,
+                                   * all-gathered; partial outputs merged and K/V
+                                   * gradients accumulated in fp32 by eager ops */
   int64_t recompute_layers;       /* full recompute on the first N layers of each
                                    * stage (Megatron --recompute-num-layers); 0 = all */
   int64_t recompute_every;        /* only every k-th layer (torchtitan's layer SAC,

@@ -230,6 +230,13 @@ static const HeadroomKeyInfo keys[] = {
                         "interleaved schedule runs its micro-batches in rounds"))),
   INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel"),
        GROUP ("workload/parallelism"), OPTION ("cp"), TRAIN (context_parallel)),
+  /* docs/planner.md, "Context parallel in PyTorch" */
+  BOOL ("training.torch_context_parallel", "false", N_("PyTorch context parallel"),
+        GROUP ("workload/parallelism"), TRAIN (torch_context_parallel),
+        DESCRIPTION (N_("Context parallelism by PyTorch’s context_parallel() (torchtitan): "
+                        "keys and values expanded to every query head and all-gathered, "
+                        "the partial outputs merged and the key and value gradients summed "
+                        "in fp32 by separate kernels at each step"))),
   INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel"),
        GROUP ("workload/parallelism"), OPTION ("ep"), TRAIN (expert_parallel)),
   INT ("training.zero_stage", 0, 3, "1", NULL, N_("ZeRO stage"),
@@ -755,6 +762,10 @@ static const struct
   /* parallelize_llama.py: apply_tp is parallelize_module with DTensor
    * plans (ColwiseParallel, RowwiseParallel, PrepareModuleInput). */
   { "torchtitan", "training.dtensor_tp", "true" },
+  /* train.py: create_context_parallel_ctx, torch's context_parallel() with
+   * rotate method allgather (config_manager.py); the model expands K and V
+   * before SDPA (models/llama/model.py, repeat_kv). */
+  { "torchtitan", "training.torch_context_parallel", "true" },
   /* optimizer.py build_optimizers: AdamW with fused = optimizer.fused (off
    * by default, config_manager.py) and foreach = not fused. */
   { "torchtitan", "training.optimizer_foreach", "true" },

@@ -377,6 +377,58 @@ test_bubble (void)
   g_assert_cmpint (four.bound, ==, HR_PLAN_BOUND_BUBBLE);
 }
 
+/* Context parallel by PyTorch's context_parallel() (torchtitan), against
+ * Megatron's ring, on the toy with 2 key/value heads, CP 4 on 4 GPUs of one
+ * node, flash attention, causal, 1.6e12 B/s sustained (2e12 × 0.8).
+ * Local tokens T = 1,024 / 4 = 256; the output and the expanded K and V
+ * have E = T · 8 heads · 128 = 262,144 elements each, a = 2 bytes.
+ * Merges and accumulation per layer (torch_ring_bytes, c = 4):
+ *   forward  E · (4a + 3·4a + (a + 4) + 3·(a + 4 + 32) + (4 + a))
+ *          = E · (8 + 24 + 6 + 114 + 6) = 158 E;
+ *   backward E · (12 + 4a + 3·4a + 3·(8 + a) + 3·(2·(8 + a) + 16) + 16·4
+ *               + (4 + a) + (8 + 2a))
+ *          = E · (12 + 8 + 24 + 30 + 108 + 64 + 6 + 12) = 264 E;
+ * two layers: 2 · 422 · 262,144 B / 1.6e12 B/s = 1.3828096e-4 s more
+ * memory-bound time (one micro-batch: DP 1, global batch 1).
+ * Bytes sent per GPU: torch all-gathers the expanded block, T · 2 · 1,024 ·
+ * 2 B = 1,048,576, once forward and once backward (3 blocks each), and
+ * sends the fp32 K/V gradients at each of the 4 steps (2,097,152 B):
+ * 2 · (2 · 3 · 1,048,576 + 4 · 2,097,152) = 29,360,128. Megatron's ring
+ * passes the 2 heads' block, 256 · 2 · 256 · 2 = 262,144 B, three times per
+ * hop over 3 hops: 2 · 9 · 262,144 = 4,718,592. */
+static void
+test_torch_context_parallel (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep megatron, torch;
+
+  toy_model (&model);
+  model.n_kv_heads = 2;
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 2e12;
+  toy_training (&t);
+  t.gpus_per_node = 4;
+  t.context_parallel = 4;
+  t.attention = HR_ATTENTION_FLASH;
+  t.causal = true;
+  step_ok (&model, &t, &gpu, NULL, &megatron);
+  t.torch_context_parallel = true;
+  step_ok (&model, &t, &gpu, NULL, &torch);
+
+  assert_close (torch.split.memory_bound - megatron.split.memory_bound, 1.3828096e-4, 1e-9);
+  g_assert_cmpfloat (megatron.comm[HR_PLAN_COMM_CP].bytes, ==, 4718592);
+  g_assert_cmpfloat (torch.comm[HR_PLAN_COMM_CP].bytes, ==, 29360128);
+  /* Without context parallelism the setting changes nothing. */
+  t.context_parallel = 1;
+  t.gpus_per_node = 1;
+  step_ok (&model, &t, &gpu, NULL, &torch);
+  t.torch_context_parallel = false;
+  step_ok (&model, &t, &gpu, NULL, &megatron);
+  g_assert_cmpfloat (torch.step_seconds, ==, megatron.step_seconds);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -389,6 +441,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/context-parallel", test_context_parallel);
   g_test_add_func ("/planner/step/attention-context-parallel", test_attention_context_parallel);
   g_test_add_func ("/planner/step/network-cards", test_network_cards);
+  g_test_add_func ("/planner/step/torch-context-parallel", test_torch_context_parallel);
   g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
   g_test_add_func ("/planner/step/bubble", test_bubble);
