@@ -42,6 +42,10 @@ static const Defaults llama_defaults[] = {
   [FAMILY_SMOLLM3] = { 128256, 2048, 11008, 36, 16, 4,    NONE, 32768, true },
   [FAMILY_PHIMOE]  = { 32064,  4096, 6400,  32, 32, 8,    NONE, 131072, false },
   [FAMILY_LLAMA4]  = { 202048, 5120, 8192,  48, 40, 8,    128,  131072, false },
+  [FAMILY_GLM4]    = { 151552, 4096, 13696, 40, 32, 2,    128,  131072, false },
+  [FAMILY_GLM4_MOE] = { 151552, 4096, 10944, 46, 96, 8,   NONE, 131072, false },
+  [FAMILY_COHERE2] = { 256000, 8192, 22528, 40, 64, NONE, NONE, 8192, true },
+  [FAMILY_EXAONE4] = { 102400, 4096, 16384, 32, 32, 32,   NONE, 2048, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -168,6 +172,124 @@ read_qwen_moe (Reader  *r,
                          m->experts_per_token, m->n_experts, "more than num_experts");
   m->moe_layer_freq = step;
   m->moe_layer_phase = step - 1;
+  return HR_OK;
+}
+
+/* Cohere2Config / Exaone4Config: without layer_types, layer i attends within
+ * sliding_window unless (i + 1) % sliding_window_pattern == 0, which is
+ * HrModel's period (a pattern of 1 leaves every layer global). */
+static void
+set_window_pattern (int64_t  window,
+                    int64_t  pattern,
+                    HrModel *m)
+{
+  if (window == NONE || pattern <= 1)
+    return;
+  m->sliding_window = window;
+  m->sliding_window_period = pattern;
+}
+
+/* modeling_glm4.py: Glm4Attention q, k, v with attention_bias (default
+ * true), o_proj without; Glm4MLP fuses gate and up into gate_up_proj (the
+ * same 2·hidden·intermediate weights); Glm4DecoderLayer has four RMSNorms
+ * (input, post_self_attn, post_attention, post_mlp). Glm4Config sets
+ * partial_rotary_factor to 0.5 when absent. */
+static HrStatus
+read_glm4 (Reader  *r,
+           HrModel *m)
+{
+  TRY (read_bool (r, "attention_bias", true, &m->qkv_bias));
+  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
+  m->norm_placement = HR_NORM_SANDWICH;
+  m->norms_per_layer = 4;
+  return HR_OK;
+}
+
+/* modeling_glm4_moe.py: Glm4MoeAttention q, k, v with attention_bias, o_proj
+ * without; with use_qk_norm, q_norm and k_norm RMSNorm(head_dim). Layers
+ * from first_k_dense_replace on are Glm4MoeMoE: Glm4MoeTopkRouter's weight
+ * (n_routed_experts × hidden; its e_score_correction_bias is a buffer, not a
+ * parameter), n_routed_experts experts of moe_intermediate_size, and one
+ * shared_experts MLP of moe_intermediate_size × n_shared_experts; the
+ * others a Glm4MoeMLP of intermediate_size. num_local_experts is
+ * Glm4MoeConfig's alias of n_routed_experts. The MTP layer
+ * (num_nextn_predict_layers) is not built: Glm4MoeModel ignores its weights
+ * on load. */
+static HrStatus
+read_glm4_moe (Reader  *r,
+               HrModel *m)
+{
+  int64_t shared;
+
+  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
+  TRY (read_bool (r, "use_qk_norm", false, &m->qk_norm));
+  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
+  TRY (read_int (r, pick (r, "n_routed_experts", "num_local_experts"), 128, POSITIVE,
+                 &m->n_experts));
+  TRY (read_int (r, "num_experts_per_tok", 8, POSITIVE, &m->experts_per_token));
+  TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "n_shared_experts", 1, NON_NEG, &shared));
+  TRY (read_int (r, "first_k_dense_replace", 1, NON_NEG, &m->first_dense_layers));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, m->n_experts, "more than n_routed_experts");
+  m->n_shared_experts = shared;
+  m->shared_expert_ffn_size = m->expert_ffn_size;
+  return HR_OK;
+}
+
+/* modeling_cohere2.py: Cohere2Attention q, k, v and o with attention_bias,
+ * no q/k norms (the config's use_qk_norm is not read); one input_layernorm,
+ * a Cohere2LayerNorm without bias, for the parallel attention and MLP; tied
+ * by default. Layers alternate as layer_types says, else by
+ * sliding_window_pattern (default 4). */
+static HrStatus
+read_cohere2 (Reader  *r,
+              HrModel *m)
+{
+  int64_t window, pattern;
+  bool given;
+
+  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
+  m->out_bias = m->qkv_bias;
+  m->norm_kind = HR_NORM_LAYERNORM;
+  m->norm_bias = false;
+  m->norms_per_layer = 1;
+  m->parallel_block = true;
+  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+  TRY (read_layer_types (r, window, m, &given));
+  if (!given)
+    {
+      TRY (read_int (r, "sliding_window_pattern", 4, POSITIVE, &pattern));
+      set_window_pattern (window, pattern, m);
+    }
+  return HR_OK;
+}
+
+/* modeling_exaone4.py: Exaone4Attention q, k, v, o without bias, q_norm and
+ * k_norm RMSNorm(head_dim); Exaone4DecoderLayer has no input norm, only
+ * post_attention_layernorm and post_feedforward_layernorm. Layers alternate
+ * as layer_types says, else by sliding_window_pattern (default 4), which
+ * Exaone4Config cannot apply when sliding_window is null. */
+static HrStatus
+read_exaone4 (Reader  *r,
+              HrModel *m)
+{
+  int64_t window, pattern;
+  bool given;
+
+  m->qk_norm = true;
+  m->norm_placement = HR_NORM_POST;
+  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+  TRY (read_layer_types (r, window, m, &given));
+  if (!given)
+    {
+      if (window == NONE)
+        return hr_error_set (r->err, HR_ERROR_MISSING, "layer_types", 0, 0,
+                             "sliding_window is null, so Exaone4Config needs layer_types");
+      TRY (read_int (r, "sliding_window_pattern", 4, POSITIVE, &pattern));
+      set_window_pattern (window, pattern, m);
+    }
   return HR_OK;
 }
 
@@ -551,6 +673,14 @@ hr_config_read_llama_style (Reader  *r,
           }
       }
       break;
+    case FAMILY_GLM4:
+      return read_glm4 (r, m);
+    case FAMILY_GLM4_MOE:
+      return read_glm4_moe (r, m);
+    case FAMILY_COHERE2:
+      return read_cohere2 (r, m);
+    case FAMILY_EXAONE4:
+      return read_exaone4 (r, m);
     default:
       break;
     }

@@ -205,6 +205,10 @@ typedef enum
   FAMILY_SMOLLM3,
   FAMILY_PHIMOE,
   FAMILY_LLAMA4,
+  FAMILY_GLM4,
+  FAMILY_GLM4_MOE,
+  FAMILY_COHERE2,
+  FAMILY_EXAONE4,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 

@@ -581,6 +581,10 @@ static const struct
   { "phimoe",      TYPE_LLAMA_STYLE, FAMILY_PHIMOE },
   { "llama4_text", TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },
   { "llama4",      TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },     /* its text_config */
+  { "glm4",        TYPE_LLAMA_STYLE, FAMILY_GLM4 },
+  { "glm4_moe",    TYPE_LLAMA_STYLE, FAMILY_GLM4_MOE },
+  { "cohere2",     TYPE_LLAMA_STYLE, FAMILY_COHERE2 },
+  { "exaone4",     TYPE_LLAMA_STYLE, FAMILY_EXAONE4 },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,

@@ -54,9 +54,9 @@ headroom_project_config_member (const char *key)
 /* Model keys whose value the derived HrModel holds, and the other spellings
  * of the families that read them (src/core/hr-config*.c: GPT-2 n_layer, n_embd,
  * n_head, n_positions, n_inner; Falcon n_layer, n_head, num_kv_heads,
- * n_head_kv, ffn_hidden_size; DeepSeek n_routed_experts; Qwen MoE and OLMoE
- * num_experts). Qwen2-MoE has no n_shared_experts: its one shared expert
- * shows, derived from shared_expert_intermediate_size. */
+ * n_head_kv, ffn_hidden_size; DeepSeek and GLM-4.5 n_routed_experts; Qwen
+ * MoE and OLMoE num_experts). Qwen2-MoE has no n_shared_experts: its one
+ * shared expert shows, derived from shared_expert_intermediate_size. */
 static const struct
 {
   const char *key;

@@ -367,6 +367,140 @@ test_more_families (void)
                 " \"moe_layers\": [0, 2]}", HR_ERROR_UNSUPPORTED, "moe_layers");
 }
 
+/* GLM-4.5 (glm4_moe), GLM-4 (glm4), Cohere2 and EXAONE 4 (exaone4). */
+static void
+test_glm_cohere2_exaone4 (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* GLM-4.5-Air, config.json as transformers 4.54.1 printed it (ms-swift's
+   * conversion log): layer 0 dense, 45 MoE layers of 128 experts + 1 shared
+   * of 1408, top 8, q/k/v biases, no q/k norms. Attention 4096·12288 + 12288
+   * + 2·(4096·1024 + 1024) + 12288·4096 = 109,066,240; dense layer + 2·4096
+   * + 3·4096·10944 = 243,554,304; MoE layer + 2·4096 + 129·3·4096·1408 +
+   * 128·4096 = 2,341,492,736 × 45; + 4096 + 2·151,552·4096 = 106,852,245,504.
+   * Independent: model.safetensors.index.json total_size 110,468,824,832,
+   * which also holds what transformers does not build: the MTP layer 46 (a
+   * MoE layer 2,341,492,736, eh_proj 8192·4096, enorm, hnorm and
+   * shared_head.norm 3·4096, its own embed_tokens and shared_head.head
+   * 2·151,552·4096) and the 46 e_score_correction_bias buffers of 128:
+   * 106,852,245,504 + 2,341,492,736 + 33,554,432 + 12,288 + 1,241,513,984 +
+   * 5,888 = 110,468,824,832. Active less 45·120·3·4096·1408; without the
+   * embedding and head 12,182,609,920 (Z.ai: 12 B active). */
+  p = count ("{\"model_type\": \"glm4_moe\", \"attention_bias\": true, \"first_k_dense_replace\": 1,"
+             " \"head_dim\": 128, \"hidden_act\": \"silu\", \"hidden_size\": 4096,"
+             " \"intermediate_size\": 10944, \"max_position_embeddings\": 131072,"
+             " \"moe_intermediate_size\": 1408, \"n_group\": 1, \"n_routed_experts\": 128,"
+             " \"n_shared_experts\": 1, \"norm_topk_prob\": true, \"num_attention_heads\": 96,"
+             " \"num_experts_per_tok\": 8, \"num_hidden_layers\": 46, \"num_key_value_heads\": 8,"
+             " \"num_nextn_predict_layers\": 1, \"partial_rotary_factor\": 0.5,"
+             " \"rms_norm_eps\": 1e-05, \"rope_theta\": 1000000, \"routed_scaling_factor\": 1.0,"
+             " \"tie_word_embeddings\": false, \"topk_group\": 1, \"use_qk_norm\": false,"
+             " \"vocab_size\": 151552}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 106852245504);
+  g_assert_cmpint (p.active, ==, 106852245504 - INT64_C (45) * 120 * 17301504);
+  g_assert_cmpint (p.active, ==, 13424123904);
+  g_assert_cmpint (p.active_non_embedding, ==, 12182609920);
+  g_assert_cmpint (p.n_dense_layers, ==, 1);
+
+  /* GLM-4.5: the same with hidden 5120, 3 dense layers of 12288, 89 MoE
+   * layers of 160 experts + 1 shared of 1536 (GLM-5 report, table 1) and
+   * q/k norms (slime's GLM-4.5 script: --qk-layernorm, --add-qkv-bias).
+   * Attention 5120·12288 + 12288 + 2·(5120·1024 + 1024) + 12288·5120 +
+   * 2·128 = 136,329,472; dense layer + 2·5120 + 3·5120·12288 = 325,083,392
+   * × 3; MoE layer + 2·5120 + 161·3·5120·1536 + 160·5120 = 3,935,625,472 ×
+   * 89; + 5120 + 2·151,552·5120 = 352,797,814,784. Independent: total_size
+   * 358,337,791,296 of zai-org/GLM-4.5 (and GLM-4.7, the same shapes), less
+   * the MTP layer 3,935,625,472 + 10240·5120 + 3·5120 + 2·151,552·5120 and
+   * 90·160 bias buffers = 352,797,814,784. Active less 89·152·3·5120·1536;
+   * without the embedding and head 32,080,359,424 (Z.ai: 32 B active). */
+  p = count ("{\"model_type\": \"glm4_moe\", \"attention_bias\": true, \"first_k_dense_replace\": 3,"
+             " \"head_dim\": 128, \"hidden_size\": 5120, \"intermediate_size\": 12288,"
+             " \"moe_intermediate_size\": 1536, \"n_routed_experts\": 160, \"n_shared_experts\": 1,"
+             " \"num_attention_heads\": 96, \"num_experts_per_tok\": 8, \"num_hidden_layers\": 92,"
+             " \"num_key_value_heads\": 8, \"num_nextn_predict_layers\": 1,"
+             " \"partial_rotary_factor\": 0.5, \"tie_word_embeddings\": false,"
+             " \"use_qk_norm\": true, \"vocab_size\": 151552}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 352797814784);
+  g_assert_cmpint (p.active, ==, 33632251904);
+  g_assert_cmpint (p.active_non_embedding, ==, 32080359424);
+  /* num_local_experts is Glm4MoeConfig's alias of n_routed_experts and wins;
+   * the router's e_score_correction_bias is a buffer. */
+  m = model_of ("{\"model_type\": \"glm4_moe\", \"n_routed_experts\": 128,"
+                " \"num_local_experts\": 64, \"head_dim\": 128}");
+  g_assert_cmpint (m.n_experts, ==, 64);
+  g_assert_false (m.router_bias);
+  g_assert_false (m.out_bias);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.5);
+
+  /* GLM-4-9B-0414 (glm4: q/k/v biases, no o_proj bias, fused gate_up_proj,
+   * four RMSNorms per layer): attention 4096² + 4096 + 2·(4096·256 + 256) +
+   * 4096² = 35,656,192; + 4·4096 + 3·4096·13696 = 203,969,024 × 40; + 4096 +
+   * 2·151,552·4096 = 9,400,279,040. Independent: llama.cpp's n_params of
+   * the BF16 GGUF of GLM-4.6V-Flash's language model, the same tensors
+   * (9,400,279,040). */
+  p = count ("{\"model_type\": \"glm4\", \"attention_bias\": true, \"head_dim\": 128,"
+             " \"hidden_size\": 4096, \"intermediate_size\": 13696, \"num_attention_heads\": 32,"
+             " \"num_hidden_layers\": 40, \"num_key_value_heads\": 2, \"partial_rotary_factor\": 0.5,"
+             " \"tie_word_embeddings\": false, \"vocab_size\": 151552}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 9400279040);
+  m = model_of ("{\"model_type\": \"glm4\"}");
+  g_assert_true (m.qkv_bias);
+  g_assert_false (m.out_bias);
+  g_assert_cmpint (m.norms_per_layer, ==, 4);
+
+  /* Command R7B (cohere2, shapes as the Cohere2ForCausalLM tree printed in
+   * the card of a 4-bit copy: GQA 32/8, no biases, one bias-free LayerNorm
+   * per layer for the parallel block, tied; three of four layers within
+   * 4096, transformers' cohere2 docs):
+   * per layer 2·4096² + 2·4096·1024 + 3·4096·14336 + 4096 = 218,107,904 ×
+   * 32; + 4096 + 256,000·4096 = 8,028,033,024, Aya Expanse 8B's tensors
+   * (8,028,033,024 in a published table of model sizes; Cohere: 8 B). The
+   * config's use_qk_norm is not read by Cohere2Attention. */
+  p = count ("{\"model_type\": \"cohere2\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+             " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 8,"
+             " \"sliding_window\": 4096, \"sliding_window_pattern\": 4, \"use_qk_norm\": true,"
+             " \"vocab_size\": 256000}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8028033024);
+  m = model_of ("{\"model_type\": \"cohere2\", \"num_hidden_layers\": 32}");
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+  g_assert_cmpint (m.sliding_window, ==, 4096);
+  g_assert_true (m.tied_embeddings && m.parallel_block);
+  m = model_of ("{\"model_type\": \"cohere2\", \"num_hidden_layers\": 4, \"sliding_window\": 512,"
+                " \"layer_types\": [\"sliding_attention\", \"full_attention\","
+                " \"sliding_attention\", \"full_attention\"]}");
+  g_assert_cmpint (m.sliding_window_period, ==, 2);
+  m = model_of ("{\"model_type\": \"cohere2\", \"sliding_window\": null}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+
+  /* EXAONE-4.0-32B (exaone4, config of TensorRT-LLM's test with its 64
+   * layers and 4096 window: no biases, q/k RMSNorm(128), post-norms only,
+   * untied): attention 2·5120² + 2·5120·1024 + 2·128 = 62,914,816; + 2·5120 +
+   * 3·5120·27392 = 483,666,176 × 64 = 30,954,635,264; + 5120 +
+   * 2·102,400·5120 = 32,003,216,384 (LG: 32 B; no exact published figure
+   * found). */
+  p = count ("{\"model_type\": \"exaone4\", \"head_dim\": 128, \"hidden_size\": 5120,"
+             " \"intermediate_size\": 27392, \"max_position_embeddings\": 131072,"
+             " \"num_attention_heads\": 40, \"num_hidden_layers\": 64, \"num_key_value_heads\": 8,"
+             " \"sliding_window\": 4096, \"sliding_window_pattern\": 4,"
+             " \"tie_word_embeddings\": false, \"vocab_size\": 102400}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 32003216384);
+  g_assert_cmpint (p.non_embedding, ==, 30954640384);
+  m = model_of ("{\"model_type\": \"exaone4\", \"num_hidden_layers\": 8}");
+  g_assert_true (m.qk_norm);
+  g_assert_cmpint (m.norm_placement, ==, HR_NORM_POST);
+  g_assert_true (hr_model_layer_is_sliding (&m, 6));
+  g_assert_false (hr_model_layer_is_sliding (&m, 7));
+  /* A null window leaves Exaone4Config no pattern to apply: layer_types is needed. */
+  expect_error ("{\"model_type\": \"exaone4\", \"sliding_window\": null}", HR_ERROR_MISSING,
+                "layer_types");
+  m = model_of ("{\"model_type\": \"exaone4\", \"num_hidden_layers\": 2, \"sliding_window\": null,"
+                " \"layer_types\": [\"full_attention\", \"full_attention\"]}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -378,6 +512,7 @@ main (int   argc,
   g_test_add_func ("/config/layer-types", test_layer_types);
   g_test_add_func ("/config/families", test_families);
   g_test_add_func ("/config/more-families", test_more_families);
+  g_test_add_func ("/config/glm-cohere2-exaone4", test_glm_cohere2_exaone4);
 
   return g_test_run ();
 }

@@ -517,6 +517,30 @@ test_expert_spelling (void)
     g_assert_no_error (error);
     g_assert_cmpint (model.n_experts, ==, 16);
   }
+  /* GLM-4.5-Air (glm4_moe) spells its experts n_routed_experts, which
+   * num_local_experts aliases: an edit goes under both and is read; its one
+   * shared expert is n_shared_experts. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config =
+      parse_object ("{\"model_type\": \"glm4_moe\", \"hidden_size\": 4096, "
+                    "\"num_hidden_layers\": 46, \"num_attention_heads\": 96, "
+                    "\"num_key_value_heads\": 8, \"head_dim\": 128, "
+                    "\"intermediate_size\": 10944, \"moe_intermediate_size\": 1408, "
+                    "\"n_routed_experts\": 128, \"n_shared_experts\": 1, "
+                    "\"num_experts_per_tok\": 8, \"first_k_dense_replace\": 1}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 128);
+    g_assert_cmpint (headroom_project_get_int (project, "model.n_shared_experts"), ==, 1);
+    g_assert_true (headroom_project_set_int (project, "model.num_local_experts", 64, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (model.n_experts, ==, 64);
+  }
 }
 
 /* Issue 13: the table is the single source. Every workload row reaches a core
