@@ -46,6 +46,13 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GLM4_MOE] = { 151552, 4096, 10944, 46, 96, 8,   NONE, 131072, false },
   [FAMILY_COHERE2] = { 256000, 8192, 22528, 40, 64, NONE, NONE, 8192, true },
   [FAMILY_EXAONE4] = { 102400, 4096, 16384, 32, 32, 32,   NONE, 2048, false },
+  [FAMILY_ERNIE4_5] = { 103424, 1024, 3072, 18, 16, 2,  128,  131072, true },
+  [FAMILY_ERNIE4_5_MOE] = { 103424, 2560, 12288, 28, 20, 4, NONE, 131072, true },
+  [FAMILY_HUNYUAN_DENSE] = { 290943, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_HUNYUAN_MOE] = { 290943, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_SEED_OSS] = { 155136, 4096, 27648, 64, 80, 8,   128,  524288, false },
+  [FAMILY_OLMO3]   = { 50304,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_DOTS1]   = { 152064, 4608, 10944, 62, 32, 32,   NONE, 2048, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -293,6 +300,174 @@ read_exaone4 (Reader  *r,
   return HR_OK;
 }
 
+/* A key that is a whole number or a list of one per layer (Hunyuan's
+ * num_experts, moe_topk): HunYuanMoEV1Moe indexes the list by layer_idx, so
+ * it needs num_hidden_layers entries; Headroom models only lists whose
+ * entries agree. Absent or null reads as `fallback`. */
+static HrStatus
+read_per_layer_int (Reader     *r,
+                    const char *key,
+                    int64_t     n_layers,
+                    int64_t     fallback,
+                    int64_t    *out)
+{
+  HrValue v;
+  char item[64];
+
+  lookup (r, key, &v);
+  if (v.type != HR_VALUE_OTHER)
+    return read_int (r, key, fallback, NULLABLE | POSITIVE, out);
+  if (v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0,
+                         "an integer or a list of integers");
+  if (v.i < n_layers)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, key, v.i, n_layers,
+                         "one entry per layer (num_hidden_layers)");
+  for (int64_t i = 0; i < n_layers; i++)
+    {
+      int64_t value;
+
+      snprintf (item, sizeof item, "%s.%lld", key, (long long) i);
+      TRY (read_int (r, item, 0, REQUIRED | POSITIVE, &value));
+      if (i > 0 && value != *out)
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, i, 0,
+                             "a different value per layer; Headroom models one for all");
+      *out = value;
+    }
+  return HR_OK;
+}
+
+/* Ernie4_5_MoeDecoderLayer: layer i is MoE when (i + 1) % moe_layer_interval
+ * == 0 and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last
+ * layer), else Ernie4_5_MoeMLP of intermediate_size. Ernie4_5_MoeSparseMoeBlock:
+ * gate Linear(hidden, moe_num_experts, bias=False); moe_statics holds
+ * e_score_correction_bias, an nn.Parameter of (1, moe_num_experts) (counted
+ * as the router's bias); moe_num_experts MLPs of moe_intermediate_size; one
+ * shared_experts MLP of moe_intermediate_size · moe_num_shared_experts when
+ * that is > 0. attribute_map: num_experts and num_experts_per_tok. */
+static HrStatus
+read_ernie_moe (Reader  *r,
+                HrModel *m)
+{
+  const char *experts_key = pick (r, "moe_num_experts", "num_experts");
+  const char *k_key = pick (r, "moe_k", "num_experts_per_tok");
+  int64_t shared, start, end, interval;
+
+  TRY (read_int (r, experts_key, 64, POSITIVE, &m->n_experts));
+  TRY (read_int (r, k_key, 6, POSITIVE, &m->experts_per_token));
+  TRY (read_int (r, "moe_intermediate_size", 1536, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "moe_num_shared_experts", 2, NON_NEG, &shared));
+  TRY (read_int (r, "moe_layer_start_index", 1, NON_NEG, &start));
+  TRY (read_int (r, "moe_layer_end_index", -1, 0, &end));
+  TRY (read_int (r, "moe_layer_interval", 1, POSITIVE, &interval));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, k_key, m->experts_per_token,
+                         m->n_experts, "more than moe_num_experts");
+  if (end == -1)
+    end = m->n_layers - 1;
+  /* Headroom's MoE layers run to the last layer: refuse an end that drops one. */
+  for (int64_t i = end + 1 > start ? end + 1 : start; i < m->n_layers; i++)
+    if ((i + 1) % interval == 0)
+      return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_layer_end_index", end, 0,
+                           "MoE layers ending before the last layer");
+  m->first_dense_layers = start;
+  m->moe_layer_freq = interval;
+  m->moe_layer_phase = interval - 1;
+  m->router_bias = true;
+  if (shared > 0)
+    {
+      m->n_shared_experts = shared;
+      m->shared_expert_ffn_size = m->expert_ffn_size;
+    }
+  return HR_OK;
+}
+
+/* HunYuanMoEV1DecoderLayer: every layer is HunYuanMoEV1Moe: gate.wg
+ * Linear(hidden, num_experts, bias=False), num_experts MLPs and one
+ * shared_mlp, all HunYuanMoEV1MLP of intermediate_size without biases.
+ * num_experts and moe_topk may be lists, one per layer. transformers reads
+ * neither moe_intermediate_size nor num_shared_expert: a config whose values
+ * differ from what it builds (intermediate_size, 1) is refused. */
+static HrStatus
+read_hunyuan_moe (Reader  *r,
+                  HrModel *m)
+{
+  int64_t moe_ffn, n_shared;
+
+  TRY (read_per_layer_int (r, "num_experts", m->n_layers, 1, &m->n_experts));
+  TRY (read_per_layer_int (r, "moe_topk", m->n_layers, 1, &m->experts_per_token));
+  TRY (read_per_layer_int (r, "moe_intermediate_size", m->n_layers, NONE, &moe_ffn));
+  TRY (read_per_layer_int (r, "num_shared_expert", m->n_layers, NONE, &n_shared));
+  if (m->n_experts == NONE || m->experts_per_token == NONE)
+    return hr_error_set (r->err, HR_ERROR_MISSING,
+                         m->n_experts == NONE ? "num_experts" : "moe_topk", 0, 0, NULL);
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "moe_topk", m->experts_per_token,
+                         m->n_experts, "more than num_experts");
+  if (moe_ffn != NONE && moe_ffn != m->ffn_size)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_intermediate_size", moe_ffn,
+                         m->ffn_size, "experts of another width than intermediate_size, "
+                         "which transformers builds");
+  if (n_shared != NONE && n_shared != 1)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_shared_expert", n_shared, 1,
+                         "other than the one shared MLP transformers builds");
+  m->expert_ffn_size = m->ffn_size;
+  m->n_shared_experts = 1;
+  m->shared_expert_ffn_size = m->ffn_size;
+  return HR_OK;
+}
+
+/* Dots1DecoderLayer (DeepseekV3DecoderLayer): Dots1MLP of intermediate_size
+ * below first_k_dense_replace, then Dots1MoE: gate (Dots1TopkRouter) weight
+ * n_routed_experts × hidden, its e_score_correction_bias a buffer (not
+ * counted); n_routed_experts MLPs of moe_intermediate_size; shared_experts,
+ * one MLP of moe_intermediate_size · n_shared_experts; no biases. The
+ * defaults of n_routed_experts, num_experts_per_tok and n_shared_experts are
+ * None, which no MoE layer can be built with. Layers attend within
+ * sliding_window as layer_types says, by default from max_window_layers on
+ * when sliding_window is set. */
+static HrStatus
+read_dots1 (Reader  *r,
+            HrModel *m)
+{
+  int64_t routed, shared, window, max_window_layers;
+  bool given;
+
+  TRY (read_int (r, "n_routed_experts", NONE, NULLABLE | POSITIVE, &routed));
+  TRY (read_int (r, "num_experts_per_tok", NONE, NULLABLE | POSITIVE, &m->experts_per_token));
+  TRY (read_int (r, "n_shared_experts", NONE, NULLABLE | NON_NEG, &shared));
+  TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "first_k_dense_replace", 0, NON_NEG, &m->first_dense_layers));
+  if (m->first_dense_layers < m->n_layers)
+    {
+      const char *missing = routed == NONE ? "n_routed_experts"
+                            : m->experts_per_token == NONE ? "num_experts_per_tok"
+                            : shared == NONE ? "n_shared_experts" : NULL;
+
+      if (missing != NULL)
+        return hr_error_set (r->err, HR_ERROR_MISSING, missing, 0, 0,
+                             "first_k_dense_replace leaves MoE layers");
+      if (m->experts_per_token > routed)
+        return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                             m->experts_per_token, routed, "more than n_routed_experts");
+      m->n_experts = routed;
+      m->n_shared_experts = shared;
+      m->shared_expert_ffn_size = m->expert_ffn_size;
+    }
+  else
+    m->experts_per_token = 0;
+
+  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+  TRY (read_int (r, "max_window_layers", 62, NON_NEG, &max_window_layers));
+  TRY (read_layer_types (r, window, m, &given));
+  if (!given && window != NONE && max_window_layers < m->n_layers)
+    {
+      m->sliding_window = window;
+      m->first_sliding_layer = max_window_layers;
+    }
+  return HR_OK;
+}
+
 HrStatus
 hr_config_read_llama_style (Reader  *r,
                             Family   family,
@@ -481,15 +656,28 @@ hr_config_read_llama_style (Reader  *r,
         }
       break;
     case FAMILY_OLMO2:
+    case FAMILY_OLMO3:
       /* Olmo2Attention: q, k, v, o with attention_bias; q_norm RMSNorm over
        * num_heads·head_dim, k_norm over num_kv_heads·head_dim. Olmo2DecoderLayer
        * has no input norm: post_attention_layernorm and post_feedforward_layernorm
-       * after each sub-block. */
+       * after each sub-block. Olmo3Attention/Olmo3DecoderLayer hold the same
+       * tensors; layers attend within sliding_window as layer_types says,
+       * by default all but every 4th (Olmo3Config). */
       TRY (read_bool (r, "attention_bias", false, &attention_bias));
       m->qkv_bias = m->out_bias = attention_bias;
       m->qk_norm = true;
       m->qk_norm_full = true;
       m->norm_placement = HR_NORM_POST;
+      if (family == FAMILY_OLMO3)
+        {
+          TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+          TRY (read_layer_types (r, window, m, &given));
+          if (!given && window != NONE)
+            {
+              m->sliding_window = window;
+              m->sliding_window_period = 4;
+            }
+        }
       break;
     case FAMILY_STARCODER2:
       /* Starcoder2Attention: q, k, v, o with use_bias; Starcoder2MLP: c_fc and
@@ -681,6 +869,60 @@ hr_config_read_llama_style (Reader  *r,
       return read_cohere2 (r, m);
     case FAMILY_EXAONE4:
       return read_exaone4 (r, m);
+    case FAMILY_ERNIE4_5:
+    case FAMILY_ERNIE4_5_MOE:
+      /* Ernie4_5Attention: q, k, v, o with use_bias; Ernie4_5MLP with
+       * use_bias; the lm_head (LlamaForCausalLM's) without. With use_bias,
+       * Ernie4_5_MoeForCausalLM's lm_head has a bias and its experts have
+       * biases in some transformers versions (Ernie4_5_MoeMLP) but not in
+       * others (Ernie4_5_MoeExperts, as MixtralExperts): refused, no
+       * published model sets it. */
+      TRY (read_bool (r, "use_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = m->mlp_bias = attention_bias;
+      if (family == FAMILY_ERNIE4_5_MOE)
+        {
+          if (attention_bias)
+            return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_bias", 1, 0,
+                                 "expert biases, which transformers versions build differently");
+          TRY (read_ernie_moe (r, m));
+        }
+      break;
+    case FAMILY_HUNYUAN_DENSE:
+    case FAMILY_HUNYUAN_MOE:
+      {
+        /* HunYuanDenseV1Attention/HunYuanMoEV1Attention: q, k, v, o with
+         * attention_bias; query_layernorm and key_layernorm, RMSNorm(head_dim),
+         * whatever use_qk_norm says. HunYuan*MLP: no biases. Cross-layer
+         * attention (use_cla), which shares k and v between layers in
+         * Tencent's own code, is not built by transformers: refused. */
+        bool cla;
+
+        TRY (read_bool (r, "attention_bias", false, &attention_bias));
+        TRY (read_bool (r, "use_cla", false, &cla));
+        if (cla)
+          return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_cla", 1, 0,
+                               "cross-layer attention, which transformers does not build");
+        m->qkv_bias = m->out_bias = attention_bias;
+        m->qk_norm = true;
+        if (family == FAMILY_HUNYUAN_MOE)
+          TRY (read_hunyuan_moe (r, m));
+      }
+      break;
+    case FAMILY_SEED_OSS:
+      /* SeedOssAttention: q, k, v with attention_bias (default true), o_proj
+       * with attention_out_bias; SeedOssMLP with mlp_bias. */
+      TRY (read_bool (r, "attention_bias", true, &m->qkv_bias));
+      TRY (read_bool (r, "attention_out_bias", false, &m->out_bias));
+      TRY (read_bool (r, "mlp_bias", false, &m->mlp_bias));
+      break;
+    case FAMILY_DOTS1:
+      /* Dots1Attention (Qwen3Attention): q, k, v, o with attention_bias;
+       * q_norm and k_norm, RMSNorm(head_dim). */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->qk_norm = true;
+      TRY (read_dots1 (r, m));
+      break;
     default:
       break;
     }

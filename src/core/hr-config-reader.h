@@ -209,6 +209,13 @@ typedef enum
   FAMILY_GLM4_MOE,
   FAMILY_COHERE2,
   FAMILY_EXAONE4,
+  FAMILY_ERNIE4_5,
+  FAMILY_ERNIE4_5_MOE,
+  FAMILY_HUNYUAN_DENSE,
+  FAMILY_HUNYUAN_MOE,
+  FAMILY_SEED_OSS,
+  FAMILY_OLMO3,
+  FAMILY_DOTS1,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 

@@ -585,6 +585,13 @@ static const struct
   { "glm4_moe",    TYPE_LLAMA_STYLE, FAMILY_GLM4_MOE },
   { "cohere2",     TYPE_LLAMA_STYLE, FAMILY_COHERE2 },
   { "exaone4",     TYPE_LLAMA_STYLE, FAMILY_EXAONE4 },
+  { "ernie4_5",         TYPE_LLAMA_STYLE, FAMILY_ERNIE4_5 },
+  { "ernie4_5_moe",     TYPE_LLAMA_STYLE, FAMILY_ERNIE4_5_MOE },
+  { "hunyuan_v1_dense", TYPE_LLAMA_STYLE, FAMILY_HUNYUAN_DENSE },
+  { "hunyuan_v1_moe",   TYPE_LLAMA_STYLE, FAMILY_HUNYUAN_MOE },
+  { "seed_oss",         TYPE_LLAMA_STYLE, FAMILY_SEED_OSS },
+  { "olmo3",            TYPE_LLAMA_STYLE, FAMILY_OLMO3 },
+  { "dots1",            TYPE_LLAMA_STYLE, FAMILY_DOTS1 },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,

@@ -556,8 +556,8 @@ hr_model_count_params (const HrModel *model,
                                       "n_shared_experts"),
                       "shared_expert_intermediate_size");
       /* Router: Mixtral's gate is Linear(hidden, experts, bias=False); DeepSeek's
-       * MoEGate weight is experts × hidden, plus e_score_correction_bias when
-       * router_bias is set. */
+       * MoEGate weight is experts × hidden; router_bias adds one per expert
+       * (GptOssTopKRouter.bias, Ernie4_5_MoeStatics.e_score_correction_bias). */
       router = linear (&c, h, model->n_experts, model->router_bias, "num_local_experts");
       /* Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(hidden, 1, bias=False). */
       if (model->shared_expert_gate)

@@ -88,7 +88,7 @@ typedef struct
   int64_t shared_expert_ffn_size; /* intermediate size of one shared expert */
   int64_t first_dense_layers;  /* layers before the first MoE layer (DeepSeek first_k_dense_replace) */
   int64_t moe_layer_freq;      /* after those, layer i is MoE when i % freq == 0; 1 = all */
-  bool router_bias;            /* a per-expert bias in the router (DeepSeek-V3) */
+  bool router_bias;            /* a per-expert bias in the router (GPT-OSS, ERNIE 4.5) */
 
   /* Multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank 0 = off */
   int64_t q_lora_rank;         /* 0 = a plain q projection */

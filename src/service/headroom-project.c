@@ -55,14 +55,16 @@ headroom_project_config_member (const char *key)
  * of the families that read them (src/core/hr-config*.c: GPT-2 n_layer, n_embd,
  * n_head, n_positions, n_inner; Falcon n_layer, n_head, num_kv_heads,
  * n_head_kv, ffn_hidden_size; DeepSeek and GLM-4.5 n_routed_experts; Qwen
- * MoE and OLMoE num_experts). Qwen2-MoE has no n_shared_experts: its one
- * shared expert shows, derived from shared_expert_intermediate_size. */
+ * MoE, OLMoE and Hunyuan num_experts; ERNIE 4.5 moe_num_experts, moe_k and
+ * moe_num_shared_experts; Hunyuan moe_topk). Qwen2-MoE has no
+ * n_shared_experts: its one shared expert shows, derived from
+ * shared_expert_intermediate_size; Hunyuan's one shared MLP likewise. */
 static const struct
 {
   const char *key;
   gsize offset;
   gboolean boolean;
-  const char *aliases[3];
+  const char *aliases[4];
 } model_fields[] = {
   { "model.num_hidden_layers", G_STRUCT_OFFSET (HrModel, n_layers), FALSE, { "n_layer" } },
   { "model.hidden_size", G_STRUCT_OFFSET (HrModel, hidden_size), FALSE, { "n_embd" } },
@@ -79,9 +81,11 @@ static const struct
   { "model.attention_bias", G_STRUCT_OFFSET (HrModel, qkv_bias), TRUE, { NULL } },
   { "model.mlp_bias", G_STRUCT_OFFSET (HrModel, mlp_bias), TRUE, { NULL } },
   { "model.num_local_experts", G_STRUCT_OFFSET (HrModel, n_experts), FALSE,
-    { "n_routed_experts", "num_experts" } },
-  { "model.num_experts_per_tok", G_STRUCT_OFFSET (HrModel, experts_per_token), FALSE, { NULL } },
-  { "model.n_shared_experts", G_STRUCT_OFFSET (HrModel, n_shared_experts), FALSE, { NULL } },
+    { "n_routed_experts", "num_experts", "moe_num_experts" } },
+  { "model.num_experts_per_tok", G_STRUCT_OFFSET (HrModel, experts_per_token), FALSE,
+    { "moe_k", "moe_topk" } },
+  { "model.n_shared_experts", G_STRUCT_OFFSET (HrModel, n_shared_experts), FALSE,
+    { "moe_num_shared_experts" } },
 };
 
 static int

@@ -501,6 +501,220 @@ test_glm_cohere2_exaone4 (void)
   g_assert_cmpint (m.sliding_window, ==, 0);
 }
 
+/* ERNIE 4.5, Hunyuan, Seed-OSS, OLMo 3 and dots.llm1, with the sizes their
+ * cards publish. */
+static void
+test_ernie_hunyuan_seed_olmo3_dots1 (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* ERNIE-4.5-0.3B-PT (ernie4_5, tied, no biases, head_dim 128): per layer
+   * q, o 2·1024·2048 + k, v 2·1024·256 = 4,718,592, MLP 3·1024·3072 =
+   * 9,437,184, norms 2048: 14,157,824 × 18 = 254,840,832; + 1024 +
+   * 103,424·1024 = 360,748,032 (Baidu: 0.36 B; a published evaluation log
+   * gives the same params=360748032 for this model, counted by torch). */
+  p = count ("{\"model_type\": \"ernie4_5\", \"hidden_size\": 1024, \"intermediate_size\": 3072,"
+             " \"max_position_embeddings\": 131072, \"num_attention_heads\": 16,"
+             " \"num_key_value_heads\": 2, \"head_dim\": 128, \"num_hidden_layers\": 18,"
+             " \"rms_norm_eps\": 1e-05, \"vocab_size\": 103424, \"rope_theta\": 500000,"
+             " \"use_bias\": false, \"tie_word_embeddings\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 360748032);
+  /* Ernie4_5Config() is that model. */
+  g_assert_cmpint (count ("{\"model_type\": \"ernie4_5\"}", 0).total, ==, 360748032);
+  /* use_bias puts a bias on q, k, v, o and the three MLP matrices, not the head:
+   * 18·(2048 + 2·256 + 1024 + 2·3072 + 1024). */
+  g_assert_cmpint (count ("{\"model_type\": \"ernie4_5\", \"use_bias\": true}", 0).total, ==,
+                   360748032 + 18 * (2048 + 2 * 256 + 1024 + 2 * 3072 + 1024));
+
+  /* ERNIE-4.5-21B-A3B-PT (ernie4_5_moe, tied; layer 0 dense, layers 1 to 27
+   * MoE of 64 experts of 3·2560·1536 = 11,796,480, top 6, a shared MLP of
+   * 2·1536; router 2560·64 and moe_statics 64): attention q, o 2·2560² +
+   * k, v 2·2560·512 = 15,728,640; dense layer + 3·2560·12288 + 2·2560 =
+   * 110,105,600; MoE layer + 754,974,720 + 23,592,960 + 163,840 + 64 + 5120
+   * = 794,465,344 × 27; + 2560 + 103,424·2560 = 21,825,437,888 (Baidu: 21 B,
+   * Hugging Face: 21.8 B); active less 27·58·11,796,480 = 3,352,150,208
+   * (Baidu: 3 B). */
+  p = count ("{\"model_type\": \"ernie4_5_moe\", \"hidden_size\": 2560,"
+             " \"intermediate_size\": 12288, \"max_position_embeddings\": 131072,"
+             " \"num_attention_heads\": 20, \"num_key_value_heads\": 4, \"num_hidden_layers\": 28,"
+             " \"rms_norm_eps\": 1e-05, \"vocab_size\": 103424, \"rope_theta\": 500000,"
+             " \"use_bias\": false, \"moe_num_experts\": 64, \"moe_num_shared_experts\": 2,"
+             " \"moe_layer_start_index\": 1, \"moe_layer_end_index\": 27,"
+             " \"moe_intermediate_size\": 1536, \"moe_k\": 6, \"moe_layer_interval\": 1,"
+             " \"moe_use_aux_free\": true, \"num_nextn_predict_layers\": 1,"
+             " \"tie_word_embeddings\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 21825437888);
+  g_assert_cmpint (p.active, ==, 3352150208);
+  g_assert_cmpint (p.n_dense_layers, ==, 1);
+  /* Ernie4_5_MoeConfig() is that model, end index -1 being the last layer. */
+  g_assert_cmpint (count ("{\"model_type\": \"ernie4_5_moe\"}", 0).total, ==, 21825437888);
+
+  /* ERNIE-4.5-300B-A47B-PT (untied, 64 experts of 3·8192·3584 = 88,080,384,
+   * top 8, no shared expert, MoE from layer 3 of 54): attention 2·8192² +
+   * 2·8192·1024 = 150,994,944; dense layer + 3·8192·28672 + 2·8192 =
+   * 855,654,400 × 3; MoE layer + 5,637,144,576 + 8192·64 + 64 + 16,384 =
+   * 5,788,680,256 × 51; + 8192 + 2·103,424·8192 = 299,484,163,264 (Baidu:
+   * 300 B); active less 51·56·88,080,384 = 47,926,586,560 (Baidu: 47 B). */
+  p = count ("{\"model_type\": \"ernie4_5_moe\", \"hidden_size\": 8192,"
+             " \"intermediate_size\": 28672, \"num_attention_heads\": 64,"
+             " \"num_key_value_heads\": 8, \"num_hidden_layers\": 54, \"vocab_size\": 103424,"
+             " \"use_bias\": false, \"moe_num_experts\": 64, \"moe_layer_start_index\": 3,"
+             " \"moe_layer_end_index\": 53, \"moe_intermediate_size\": 3584, \"moe_k\": 8,"
+             " \"moe_layer_interval\": 1, \"moe_num_shared_experts\": 0,"
+             " \"tie_word_embeddings\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 299484163264);
+  g_assert_cmpint (p.active, ==, 47926586560);
+  /* Expert biases differ between transformers versions: use_bias is refused. */
+  expect_error ("{\"model_type\": \"ernie4_5_moe\", \"use_bias\": true}",
+                HR_ERROR_UNSUPPORTED, "use_bias");
+  /* moe_layer_interval 2 from index 1: layers 1, 3, … 27 are MoE. */
+  m = model_of ("{\"model_type\": \"ernie4_5_moe\", \"moe_layer_interval\": 2}");
+  g_assert_false (hr_model_layer_is_moe (&m, 0));
+  g_assert_true (hr_model_layer_is_moe (&m, 1));
+  g_assert_false (hr_model_layer_is_moe (&m, 2));
+  g_assert_true (hr_model_layer_is_moe (&m, 27));
+  /* The alias spelling of attribute_map wins. */
+  m = model_of ("{\"model_type\": \"ernie4_5_moe\", \"moe_num_experts\": 64, \"num_experts\": 32,"
+                " \"num_experts_per_tok\": 4}");
+  g_assert_cmpint (m.n_experts, ==, 32);
+  g_assert_cmpint (m.experts_per_token, ==, 4);
+  /* An end index before the last MoE layer is refused. */
+  expect_error ("{\"model_type\": \"ernie4_5_moe\", \"moe_layer_end_index\": 20}",
+                HR_ERROR_UNSUPPORTED, "moe_layer_end_index");
+
+  /* Hunyuan-A13B-Instruct (hunyuan_v1_moe, tied; every layer 64 experts of
+   * 3·4096·3072 = 37,748,736, top 8, plus a shared MLP the same size; per-layer
+   * lists): attention q, o 2·4096² + k, v 2·4096·1024 + q/k norms 2·128 =
+   * 41,943,296; per layer + 65·37,748,736 + 4096·64 + 2·4096 =
+   * 2,495,881,472 × 32 = 79,868,207,104; + 4096 + 128,167·4096 =
+   * 80,393,183,232 (Tencent: 80 B; a published parameter ledger sums the
+   * checkpoint's safetensors headers to the same 80,393,183,232); active
+   * less 32·56·37,748,736 = 12,747,448,320 (Tencent: 13 B). */
+  {
+    GString *json = g_string_new ("{\"model_type\": \"hunyuan_v1_moe\", \"hidden_size\": 4096,"
+                                  " \"num_hidden_layers\": 32, \"num_attention_heads\": 32,"
+                                  " \"num_key_value_heads\": 8, \"head_dim\": 128,"
+                                  " \"intermediate_size\": 3072, \"vocab_size\": 128167,"
+                                  " \"num_experts\": 64, \"use_qk_norm\": true,"
+                                  " \"use_cla\": false, \"tie_word_embeddings\": true");
+    const char *lists[] = { "moe_intermediate_size", "moe_topk", "num_shared_expert" };
+    const int values[] = { 3072, 8, 1 };
+
+    for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+      {
+        g_string_append_printf (json, ", \"%s\": [", lists[k]);
+        for (int i = 0; i < 32; i++)
+          g_string_append_printf (json, "%s%d", i > 0 ? ", " : "", values[k]);
+        g_string_append (json, "]");
+      }
+    g_string_append (json, "}");
+    p = count (json->str, HR_CONFIG_WARN_NONE);
+    g_string_free (json, TRUE);
+  }
+  g_assert_cmpint (p.total, ==, 80393183232);
+  g_assert_cmpint (p.active, ==, 12747448320);
+  /* Lists that differ by layer, experts wider than intermediate_size and
+   * cross-layer attention are not what Headroom or transformers build. */
+  expect_error ("{\"model_type\": \"hunyuan_v1_moe\", \"num_hidden_layers\": 2,"
+                " \"num_experts\": [8, 16], \"moe_topk\": 2}", HR_ERROR_UNSUPPORTED, "num_experts");
+  expect_error ("{\"model_type\": \"hunyuan_v1_moe\", \"num_hidden_layers\": 2,"
+                " \"num_experts\": [8]}", HR_ERROR_OUT_OF_RANGE, "num_experts");
+  expect_error ("{\"model_type\": \"hunyuan_v1_moe\", \"moe_intermediate_size\": 1024}",
+                HR_ERROR_UNSUPPORTED, "moe_intermediate_size");
+  expect_error ("{\"model_type\": \"hunyuan_v1_dense\", \"use_cla\": true}",
+                HR_ERROR_UNSUPPORTED, "use_cla");
+
+  /* HunYuanDenseV1Config() (untied, MHA, head_dim from hidden / heads; q/k
+   * norms of 128): per layer 4·4096² + 2·128 + 3·4096·11008 + 2·4096 =
+   * 202,383,616 × 32 = 6,476,275,712; + 4096 + 2·290,943·4096 =
+   * 8,859,684,864 (hand-derived; no published model has these defaults). */
+  g_assert_cmpint (count ("{\"model_type\": \"hunyuan_v1_dense\"}", 0).total, ==, 8859684864);
+
+  /* Seed-OSS-36B-Instruct (seed_oss, untied, biases on q, k, v only): per
+   * layer q 5120·10240 + 10240, k, v 2·(5120·1024 + 1024), o 10240·5120 =
+   * 115,355,648, MLP 3·5120·27648 = 424,673,280, norms 10,240: 540,039,168
+   * × 64 = 34,562,506,752; + 5120 + 2·155,136·5120 = 36,151,104,512
+   * (ByteDance: 36 B; model.safetensors.index.json's total_size / 2 bytes
+   * of bf16 = 36,151,104,512, as a public snapshot of the Hub's files lists
+   * for Instruct and Base). */
+  p = count ("{\"model_type\": \"seed_oss\", \"hidden_size\": 5120, \"num_hidden_layers\": 64,"
+             " \"intermediate_size\": 27648, \"num_attention_heads\": 80,"
+             " \"num_key_value_heads\": 8, \"head_dim\": 128, \"rms_norm_eps\": 1e-06,"
+             " \"vocab_size\": 155136, \"rope_theta\": 10000000.0,"
+             " \"rope_scaling\": {\"rope_type\": \"default\"},"
+             " \"max_position_embeddings\": 524288, \"attention_bias\": true,"
+             " \"attention_out_bias\": false, \"mlp_bias\": false,"
+             " \"tie_word_embeddings\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 36151104512);
+  m = model_of ("{\"model_type\": \"seed_oss\", \"attention_out_bias\": true}");
+  g_assert_true (m.qkv_bias && m.out_bias && !m.mlp_bias);
+
+  /* OLMo 3 7B's shape (olmo3: as OLMo 2, q/k norms over the whole 4096-wide
+   * projections, post-norms, untied; vocab 100,278): per layer 4·4096² +
+   * 2·4096 + 3·4096·11008 + 2·4096 = 202,391,552 × 32 = 6,476,529,664; +
+   * 4096 + 2·100,278·4096 = 7,298,011,136 (AI2: 7 B; public training logs
+   * give num_params=7298011136, and a public checker asserts the
+   * checkpoint's safetensors tensors sum to it). Three layers in four attend
+   * within 4096 tokens, the 4th globally. */
+  p = count ("{\"model_type\": \"olmo3\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+             " \"num_attention_heads\": 32, \"num_key_value_heads\": 32,"
+             " \"intermediate_size\": 11008, \"vocab_size\": 100278,"
+             " \"sliding_window\": 4096, \"tie_word_embeddings\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 7298011136);
+  /* OLMo 3 32B (GQA 40/8 of 128): per layer q, o 2·5120² + k, v 2·5120·1024
+   * + norms 5120 + 1024 = 62,920,704, MLP 3·5120·27648 = 424,673,280, norms
+   * 10,240: 487,604,224 × 64 = 31,206,670,336; + 5120 + 2·100,278·5120 =
+   * 32,233,522,176 (the same public sources: 32233522176). */
+  p = count ("{\"model_type\": \"olmo3\", \"hidden_size\": 5120, \"num_hidden_layers\": 64,"
+             " \"num_attention_heads\": 40, \"num_key_value_heads\": 8,"
+             " \"intermediate_size\": 27648, \"vocab_size\": 100278,"
+             " \"sliding_window\": 4096, \"tie_word_embeddings\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 32233522176);
+  m = model_of ("{\"model_type\": \"olmo3\"}");
+  g_assert_cmpint (m.sliding_window, ==, 4096);
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+  g_assert_false (hr_model_layer_is_sliding (&m, 31));
+  g_assert_true (m.norm_placement == HR_NORM_POST && m.qk_norm && m.qk_norm_full);
+  /* An explicit layer_types in that pattern reads the same. */
+  m = model_of ("{\"model_type\": \"olmo3\", \"num_hidden_layers\": 8,"
+                " \"layer_types\": [\"sliding_attention\", \"sliding_attention\","
+                " \"sliding_attention\", \"full_attention\", \"sliding_attention\","
+                " \"sliding_attention\", \"sliding_attention\", \"full_attention\"]}");
+  g_assert_cmpint (m.sliding_window_period, ==, 4);
+
+  /* dots.llm1 (dots1, untied; layer 0 dense, 61 MoE layers of 128 experts of
+   * 3·4096·1408 = 17,301,504, top 6, shared MLP of 2·1408; q/k norms of 128):
+   * attention 4·4096² + 256 = 67,109,120; dense layer + 3·4096·10944 +
+   * 2·4096 = 201,597,184; MoE layer + 2,214,592,512 + 34,603,008 +
+   * 4096·128 + 8192 = 2,316,837,120 × 61; + 4096 + 2·152,064·4096 =
+   * 142,774,373,888 (rednote: 142 B); active less 61·122·17,301,504 =
+   * 14,016,581,120 (rednote: 14 B). e_score_correction_bias is a buffer. */
+  p = count ("{\"model_type\": \"dots1\", \"hidden_size\": 4096, \"num_hidden_layers\": 62,"
+             " \"intermediate_size\": 10944, \"num_attention_heads\": 32,"
+             " \"num_key_value_heads\": 32, \"rms_norm_eps\": 1e-05, \"vocab_size\": 152064,"
+             " \"first_k_dense_replace\": 1, \"moe_intermediate_size\": 1408,"
+             " \"n_routed_experts\": 128, \"n_shared_experts\": 2, \"num_experts_per_tok\": 6,"
+             " \"norm_topk_prob\": true, \"routed_scaling_factor\": 2.5,"
+             " \"max_position_embeddings\": 32768, \"rope_theta\": 10000000,"
+             " \"scoring_func\": \"sigmoid\", \"attention_bias\": false,"
+             " \"tie_word_embeddings\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 142774373888);
+  g_assert_cmpint (p.active, ==, 14016581120);
+  /* Dots1Config(): max_window_layers 62 of 62 layers, so no window; fewer
+   * full layers put the window on the rest. */
+  expect_error ("{\"model_type\": \"dots1\"}", HR_ERROR_MISSING, "n_routed_experts");
+  m = model_of ("{\"model_type\": \"dots1\", \"first_k_dense_replace\": 62}");
+  g_assert_cmpint (m.n_experts, ==, 0);
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  m = model_of ("{\"model_type\": \"dots1\", \"first_k_dense_replace\": 62,"
+                " \"max_window_layers\": 60}");
+  g_assert_false (hr_model_layer_is_sliding (&m, 59));
+  g_assert_true (hr_model_layer_is_sliding (&m, 60));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -513,6 +727,7 @@ main (int   argc,
   g_test_add_func ("/config/families", test_families);
   g_test_add_func ("/config/more-families", test_more_families);
   g_test_add_func ("/config/glm-cohere2-exaone4", test_glm_cohere2_exaone4);
+  g_test_add_func ("/config/ernie-hunyuan-seed-olmo3-dots1", test_ernie_hunyuan_seed_olmo3_dots1);
 
   return g_test_run ();
 }

@@ -157,6 +157,40 @@ test_kv_gemma2_alternating (void)
   g_assert_cmpfloat (mem.kv_cache_uncapped, ==, 2818572288.0);
 }
 
+/* OLMo 3 7B (olmo3: 32 layers, 32 kv heads of 128; three layers in four
+ * within 4096 tokens): 2 × 32 × 128 × 2 B = 16384 B per token and layer,
+ * 524288 B per token. At 8192 tokens the 24 windowed layers keep 4096 and
+ * the 8 global ones 8192: 16384 × (24 × 4096 + 8 × 8192) = 2684354560 B;
+ * uncapped 32 × 16384 × 8192 = 4294967296 B. */
+static void
+test_kv_olmo3_three_in_four (void)
+{
+  HrModel m;
+  HrInference inf = settings (1, 8192, 0);
+  HrInferenceMemory mem;
+
+  hr_model_init (&m);
+  m.n_layers = 32;
+  m.hidden_size = 4096;
+  m.n_heads = m.n_kv_heads = 32;
+  m.head_dim = 128;
+  m.ffn_size = 11008;
+  m.ffn_kind = HR_FFN_GATED;
+  m.vocab_size = 100278;
+  m.positions = HR_POSITIONS_ROTARY;
+  m.norm_kind = HR_NORM_RMSNORM;
+  m.norm_bias = false;
+  m.norm_placement = HR_NORM_POST;
+  m.qk_norm = m.qk_norm_full = true;
+  m.qkv_bias = m.out_bias = m.mlp_bias = m.tied_embeddings = false;
+  m.sliding_window = 4096;
+  m.sliding_window_period = 4;
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 524288.0);
+  g_assert_cmpfloat (mem.kv_cache, ==, 2684354560.0);
+  g_assert_cmpfloat (mem.kv_cache_uncapped, ==, 4294967296.0);
+}
+
 /* DeepSeek-V2-Lite caches the latent and the rope key per layer, one
  * "head": (512 + 64) × 2 B = 1152 B, × 27 layers = 31104 B per token
  * (its 16 heads would need 2 × 16 × 192 × 2 B = 12288 B per layer without
@@ -639,6 +673,7 @@ main (int   argc,
   g_test_add_func ("/inference/kv/gqa-and-tp", test_kv_gqa_and_tp);
   g_test_add_func ("/inference/kv/mistral-window", test_kv_mistral_window);
   g_test_add_func ("/inference/kv/gemma2-alternating", test_kv_gemma2_alternating);
+  g_test_add_func ("/inference/kv/olmo3-three-in-four", test_kv_olmo3_three_in_four);
   g_test_add_func ("/inference/kv/mla", test_kv_mla);
   g_test_add_func ("/inference/kv/dtype", test_kv_dtype);
   g_test_add_func ("/inference/kv/paged", test_kv_paged);

@@ -492,6 +492,60 @@ test_expert_spelling (void)
     g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 60);
     g_assert_cmpint (headroom_project_get_int (project, "model.n_shared_experts"), ==, 1);
   }
+  /* ERNIE-4.5-21B-A3B-PT's config.json spells them moe_num_experts (64),
+   * moe_k (6) and moe_num_shared_experts (2); Hunyuan-A13B's num_experts (64)
+   * and a per-layer list moe_topk (8 each), with one shared MLP no key counts.
+   * An edit goes under the family's spelling and reaches the model. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config =
+      parse_object ("{\"model_type\": \"ernie4_5_moe\", \"hidden_size\": 2560, "
+                    "\"intermediate_size\": 12288, \"num_attention_heads\": 20, "
+                    "\"num_key_value_heads\": 4, \"num_hidden_layers\": 28, "
+                    "\"vocab_size\": 103424, \"moe_num_experts\": 64, "
+                    "\"moe_num_shared_experts\": 2, \"moe_layer_start_index\": 1, "
+                    "\"moe_layer_end_index\": 27, \"moe_intermediate_size\": 1536, "
+                    "\"moe_k\": 6, \"moe_layer_interval\": 1, \"tie_word_embeddings\": true}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 64);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_experts_per_tok"), ==, 6);
+    g_assert_cmpint (headroom_project_get_int (project, "model.n_shared_experts"), ==, 2);
+    g_assert_true (headroom_project_set_int (project, "model.num_local_experts", 32, &error));
+    g_assert_true (headroom_project_set_int (project, "model.num_experts_per_tok", 4, &error));
+    g_assert_true (headroom_project_set_int (project, "model.n_shared_experts", 1, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (model.n_experts, ==, 32);
+    g_assert_cmpint (model.experts_per_token, ==, 4);
+    g_assert_cmpint (model.n_shared_experts, ==, 1);
+  }
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config =
+      parse_object ("{\"model_type\": \"hunyuan_v1_moe\", \"hidden_size\": 4096, "
+                    "\"num_hidden_layers\": 2, \"num_attention_heads\": 32, "
+                    "\"num_key_value_heads\": 8, \"head_dim\": 128, "
+                    "\"intermediate_size\": 3072, \"vocab_size\": 128167, "
+                    "\"num_experts\": 64, \"moe_topk\": [8, 8]}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 64);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_experts_per_tok"), ==, 8);
+    g_assert_cmpint (headroom_project_get_int (project, "model.n_shared_experts"), ==, 1);
+    g_assert_true (headroom_project_set_int (project, "model.num_experts_per_tok", 4, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (model.experts_per_token, ==, 4);
+    g_assert_false (headroom_project_set_int (project, "model.n_shared_experts", 2, &error));
+    g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+  }
   /* DBRX (databricks/dbrx-base config.json) keeps its experts in
    * ffn_config.moe_num_experts (16) and moe_top_k (4), where no key
    * reaches: the rows show them, and an edit is refused, not ignored. */
