@@ -393,21 +393,27 @@ set_aliases (HeadroomProject *self,
   return any;
 }
 
-/* Whether the model read from the config has the whole number just set
- * under `key` (a model field): a family that spells it where no alias
- * reaches (DBRX's ffn_config.moe_num_experts) would ignore it. 0 hands the
- * value back to the preset; a config that does not read is validation's. */
+/* Whether the model read from the config has the value just set under
+ * `key` (a model field): a family that spells it where no alias reaches
+ * (DBRX's ffn_config.moe_num_experts, ERNIE's use_bias for the attention
+ * biases) or fixes it (GPT-2's biases, Gemma's tied embeddings) would ignore
+ * it. A whole number 0 hands the value back to the preset; a config that
+ * does not read is validation's. */
 static gboolean
 model_takes (HeadroomProject *self,
              const char      *key,
              JsonNode        *node)
 {
   int field = find_model_field (key);
+  GType type = json_node_get_value_type (node);
   HrModel model;
 
-  if (field < 0 || model_fields[field].boolean || json_node_get_value_type (node) != G_TYPE_INT64
-      || json_node_get_int (node) == 0 || !headroom_project_get_model (self, &model, NULL))
+  if (field < 0 || (model_fields[field].boolean ? type != G_TYPE_BOOLEAN
+                                                : type != G_TYPE_INT64 || json_node_get_int (node) == 0)
+      || !headroom_project_get_model (self, &model, NULL))
     return TRUE;
+  if (model_fields[field].boolean)
+    return G_STRUCT_MEMBER (bool, &model, model_fields[field].offset) == json_node_get_boolean (node);
   return G_STRUCT_MEMBER (int64_t, &model, model_fields[field].offset) == json_node_get_int (node);
 }
 

@@ -571,6 +571,37 @@ test_expert_spelling (void)
     g_assert_no_error (error);
     g_assert_cmpint (model.n_experts, ==, 16);
   }
+  /* The bias switches likewise: GPT-2 (transformers' GPT2Attention: Conv1D
+   * c_attn always has its bias) ignores attention_bias, so switching it off
+   * is refused and the model keeps its biases; Llama reads it, so switching
+   * it on gives q, k and v their biases. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) gpt2 =
+      parse_object ("{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_head\": 12, "
+                    "\"n_layer\": 12, \"n_positions\": 1024, \"vocab_size\": 50257}");
+    g_autoptr(JsonObject) llama =
+      parse_object ("{\"model_type\": \"llama\", \"hidden_size\": 2048, "
+                    "\"num_hidden_layers\": 16, \"num_attention_heads\": 32, "
+                    "\"num_key_value_heads\": 8, \"intermediate_size\": 8192, "
+                    "\"vocab_size\": 128256, \"attention_bias\": false}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, gpt2);
+    g_assert_false (headroom_project_set_boolean (project, "model.attention_bias", FALSE, &error));
+    g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+    g_assert_cmpstr (headroom_project_error_get_key (error), ==, "model.attention_bias");
+    g_clear_error (&error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_true (model.qkv_bias);
+
+    headroom_project_set_config (project, llama);
+    g_assert_true (headroom_project_set_boolean (project, "model.attention_bias", TRUE, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_true (model.qkv_bias);
+  }
   /* GLM-4.5-Air (glm4_moe) spells its experts n_routed_experts, which
    * num_local_experts aliases: an edit goes under both and is read; its one
    * shared expert is n_shared_experts. */
