@@ -847,6 +847,39 @@ hr_finetune_flops (const HrModel    *model,
   }
 }
 
+void
+hr_finetune_adapter_widths (const HrModel           *model,
+                            const HrFinetune        *f,
+                            HrFinetuneAdapterWidths *widths)
+{
+  HrParams params;
+  int64_t n_kind[2];
+
+  *widths = (HrFinetuneAdapterWidths) { 0 };
+  if (!hr_finetune_is_adapter (f) || hr_model_params (model, &params, NULL) != HR_OK)
+    return;
+  n_kind[0] = params.n_dense_layers;
+  n_kind[1] = params.n_moe_layers;
+  for (int is_moe = 0; is_moe < 2; is_moe++)
+    {
+      Matrix mats[MAX_MATRICES];
+      int n;
+
+      if (n_kind[is_moe] == 0)
+        continue;
+      n = layer_matrices (model, f, is_moe, mats);
+      for (int i = 0; i < n; i++)
+        if (adapted (f, &mats[i]))
+          {
+            double copies = (double) n_kind[is_moe] * (double) mats[i].active;
+
+            widths->in += copies * (double) mats[i].in;
+            widths->out += copies * (double) mats[i].out;
+            widths->count += copies;
+          }
+    }
+}
+
 double
 hr_finetune_dequant_bytes (const HrModel    *model,
                            const HrFinetune *f,

@@ -183,6 +183,20 @@ void     hr_finetune_flops (const HrModel    *model,
                             HrFinetuneGrad   *grad,
                             double           *adapter_forward);
 
+/* The adapted matrices of the layers a token passes through, all layers
+ * summed: Σ in, Σ out and how many (each routed expert a token uses counted;
+ * the head's and the embedding's adapters are not layer matrices). */
+typedef struct
+{
+  double in;
+  double out;
+  double count;
+} HrFinetuneAdapterWidths;
+
+void     hr_finetune_adapter_widths (const HrModel           *model,
+                                     const HrFinetune        *finetune,
+                                     HrFinetuneAdapterWidths *widths);
+
 /* Bytes a dequantisation pass moves per step-independent forward: read the
  * packed weights and scales, write them in 16 bits (memory-bound). */
 double   hr_finetune_dequant_bytes (const HrModel    *model,

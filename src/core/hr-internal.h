@@ -89,6 +89,11 @@ typedef struct
   HrParams          params;
   HrFlops           flops[HR_RECOMPUTE_OP_SELECTIVE + 1];  /* micro_batch 1 */
   bool              have_flops[HR_RECOMPUTE_OP_SELECTIVE + 1];
+  /* LoRA-style adapters of the request (every layout shares them): the
+   * layers' adapted matrices and their forward FLOPs per token */
+  HrFinetuneAdapterWidths adapters;
+  double            adapter_flops[HR_FLOPS_N_COMPONENTS];
+  bool              have_adapters;
   int64_t           head_dim;
   int64_t           q_dim;     /* query heads × head_dim */
   int64_t           kv_dim;    /* key/value heads × head_dim */

@@ -223,6 +223,43 @@ gemm_seconds_per_flop (const HrPlanContext *ctx,
                                          elem, m, n, k, write_out);
 }
 
+/* Seconds of LoRA's products in one micro-batch of `tokens` on the rank
+ * (the adapted matrices' `share`: its layers, split over TP), forward and
+ * backward, each at its own roofline (gemm_seconds_per_flop): x·A (T × in
+ * by in × r) and ·B (T × r by r × out) forward; the gradients of B's input
+ * (T × out by out × r) and weight (out × T by T × r) and of A's (T × r by
+ * r × in; r × T by T × in) backward ([LoRA] §4.1: 2·r·(in + out) FLOPs per
+ * token and matrix, twice that backward). The matrices' mean in and out
+ * stand for each: a rank-r product's traffic per FLOP hardly depends on
+ * them. */
+static void
+adapter_seconds (const HrPlanContext *ctx,
+                 const HrTraining    *tr,
+                 double               rate,
+                 double               elem,
+                 double               tokens,
+                 double               share,
+                 double              *forward,
+                 double              *backward)
+{
+  const HrFinetuneAdapterWidths *w = &ctx->adapters;
+  double r = (double) tr->finetune.rank, in, out, flops_a, flops_b;
+
+  *forward = *backward = 0.0;
+  if (w->count <= 0)
+    return;
+  in = w->in / w->count;
+  out = w->out / w->count;
+  flops_a = 2.0 * tokens * r * w->in * share;
+  flops_b = 2.0 * tokens * r * w->out * share;
+  *forward = flops_a * gemm_seconds_per_flop (ctx, rate, elem, tokens, r, in, true)
+             + flops_b * gemm_seconds_per_flop (ctx, rate, elem, tokens, out, r, true);
+  *backward = flops_b * (gemm_seconds_per_flop (ctx, rate, elem, tokens, r, out, true)
+                         + gemm_seconds_per_flop (ctx, rate, elem, out, r, tokens, true))
+              + flops_a * (gemm_seconds_per_flop (ctx, rate, elem, tokens, in, r, true)
+                           + gemm_seconds_per_flop (ctx, rate, elem, r, in, tokens, true));
+}
+
 /* Ring collectives over n ranks (Patarasuk & Yuan 2009; NCCL's ring):
  * reduce-scatter or all-gather move (n − 1)/n of the buffer through each
  * rank's link in n − 1 steps; an all-reduce is both. */
@@ -369,6 +406,15 @@ hr_plan_context_flops (HrPlanContext    *ctx,
   };
   HrStatus status;
 
+  if (!ctx->have_adapters)
+    {
+      HrFinetuneGrad grad[HR_FLOPS_N_COMPONENTS];
+
+      hr_finetune_adapter_widths (ctx->model, &training->finetune, &ctx->adapters);
+      hr_finetune_flops (ctx->model, &training->finetune, 1.0, HR_FLOPS_N_COMPONENTS, grad,
+                         ctx->adapter_flops);
+      ctx->have_adapters = true;
+    }
   if (ctx->have_flops[recompute])
     return HR_OK;
   status = hr_flops_training_counted (ctx->model, &ctx->params, &options, &ctx->flops[recompute],
@@ -570,6 +616,30 @@ evaluate_rank (const HrPlanContext    *ctx,
       gemm_rec += part->recompute * share * spf[i];
       flops_gpu += (part->forward + part->backward) * share;
     }
+  /* LoRA's products at their own shapes (adapter_seconds), not at the rate
+   * of the matrix they adapt, where the FLOPs above charged them. */
+  if (hr_finetune_is_adapter (&tr->finetune))
+    {
+      double share = scale * rank_layers / L;
+      double fwd, bwd;
+
+      for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
+        {
+          double sequence = ctx->adapter_flops[i] * s;   /* the adapters' forward FLOPs of one sequence */
+
+          if (i == HR_FLOPS_LM_HEAD)
+            continue;
+          gemm_fwd -= sequence * share * spf[i];
+          gemm_bwd -= 2.0 * sequence * share * spf_bwd[i];
+          if (tr->recompute == HR_RECOMPUTE_FULL)
+            gemm_rec -= sequence * share * spf[i];
+        }
+      adapter_seconds (ctx, tr, rate16, elem16, tokens, rank_layers / L / t, &fwd, &bwd);
+      gemm_fwd += fwd;
+      gemm_bwd += bwd;
+      if (tr->recompute == HR_RECOMPUTE_FULL)
+        gemm_rec += fwd;
+    }
   lm_fwd = head ? flops->component[HR_FLOPS_LM_HEAD].forward * scale * spf[HR_FLOPS_LM_HEAD] : 0.0;
   lm_bwd = head ? flops->component[HR_FLOPS_LM_HEAD].backward * scale * spf[HR_FLOPS_LM_HEAD] : 0.0;
   if (head)
@@ -640,6 +710,29 @@ evaluate_rank (const HrPlanContext    *ctx,
     mem_rec = layers * mem_layer / bw + cast_fwd;
   else if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
     mem_rec = layers * mem_softmax / bw;
+  /* LoRA's ops around its products, per token and adapted matrix
+   * (torchtune LoRALinear.forward: out + (alpha / rank) · lora_b(lora_a(x));
+   * PEFT lora.Linear.forward: result + lora_B(lora_A(x)) · scaling): the
+   * scaling reads and writes the T × out product (2a) and the sum reads two
+   * and writes one (3a); backward, the scaled gradient (2a) and the sum of
+   * x's two gradients, the base's and the adapter's (3a per input element).
+   * torch.compile fuses the scaling into the sum (3a) and the gradients'
+   * sum into its neighbours. A dropout before A (lora_dropout > 0) reads x and
+   * writes it and a 1-byte mask, forward and backward. */
+  if (hr_finetune_is_adapter (&tr->finetune))
+    {
+      const HrFinetuneAdapterWidths *w = &ctx->adapters;
+      double per_token = tokens * rank_layers / L / t;
+      double fwd_bytes, bwd_bytes, drop;
+
+      drop = tr->finetune.dropout > 0 ? (2.0 * a + 1.0) * w->in : 0.0;
+      fwd_bytes = (tr->compile ? 3.0 : 5.0) * a * w->out + drop;
+      bwd_bytes = 2.0 * a * w->out + (tr->compile ? 0.0 : 3.0 * a * w->in) + drop;
+      mem_fwd += per_token * fwd_bytes / bw;
+      mem_bwd += per_token * bwd_bytes / bw;
+      if (tr->recompute == HR_RECOMPUTE_FULL)
+        mem_rec += per_token * fwd_bytes / bw;
+    }
   /* PyTorch's ring attention (torch_cp) merges and accumulates in eager ops:
    * per layer, bytes read and written (docs/planner.md, "Context parallel in
    * PyTorch"); a full recomputation repeats the forward's. */

@@ -550,6 +550,53 @@ test_published (void)
     }
 }
 
+/* LoRA's products at their own shapes, on the toy (1 GPU, T = 1,024 tokens,
+ * 75e12 FLOP/s, every product compute-bound at 1e18 B/s), r = 16 on q and v
+ * (1,024 × 1,024 each, two layers: Σ in = Σ out = 4,096). Each product pays
+ * the 128 × 128 × 64 tile: x·A (T × 1,024 by 1,024 × 16) and three of the
+ * backward ones have a side of 16 (16/128 of the tile), ·B and the input's
+ * gradient a depth of 16 (16/64). FLOPs 2·T·r·Σ = 134,217,728 for A's and for
+ * B's, forward; backward twice that:
+ *   forward  134,217,728 · (1/0.125 + 1/0.25) / 75e12 = 2.147483648e-5 s
+ *   backward 134,217,728 · (3/0.125 + 1/0.25) / 75e12 = 5.010795179e-5 s
+ * 7.158278827e-5 s on q and v, half of it on q alone; the frozen base is the
+ * same either way, so the difference is 3.579139413e-5 s. A rank of 32
+ * doubles the FLOPs and the tile's use alike: the same time. Eager, the
+ * memory-bound ops around them (0.8e12 B/s sustained): per token forward 5a·Σ
+ * out, backward 2a·Σ out + 3a·Σ in; compiled 3a·Σ out and 2a·Σ out: eager
+ * costs (16,384 + 24,576) · 1,024 B / 0.8e12 = 5.24288e-5 s more. */
+static void
+test_lora_products (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep qv, q, qv32, eager, compiled;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  t.finetune.rank = 16;
+  t.finetune.targets = HR_TARGET_Q | HR_TARGET_V;
+  step_ok (&model, &t, &gpu, NULL, &qv);
+  t.finetune.targets = HR_TARGET_Q;
+  step_ok (&model, &t, &gpu, NULL, &q);
+  t.finetune.targets = HR_TARGET_Q | HR_TARGET_V;
+  t.finetune.rank = 32;
+  step_ok (&model, &t, &gpu, NULL, &qv32);
+  assert_close (qv.split.compute - q.split.compute, 3.579139413e-5, 1e-8);
+  assert_close (qv32.split.compute, qv.split.compute, 1e-12);
+
+  gpu.memory_bandwidth = 1e12;
+  t.finetune.rank = 16;
+  t.compile = false;
+  step_ok (&model, &t, &gpu, NULL, &eager);
+  t.compile = true;
+  step_ok (&model, &t, &gpu, NULL, &compiled);
+  assert_close (eager.split.memory_bound - compiled.split.memory_bound, 5.24288e-5, 1e-8);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -569,6 +616,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
+  g_test_add_func ("/planner/step/lora-products", test_lora_products);
   g_test_add_func ("/planner/step/errors", test_errors);
   g_test_add_func ("/planner/step/published", test_published);
 

@@ -49,7 +49,6 @@ static const Bounds misses[] = {
   { "torchtune-a100-l32-3b-full-packed", 1.15, 1.45 },
   { "torchtune-a100-l32-3b-full-compile", 1.15, 1.30 },
   { "torchtune-a100-l32-3b-full-adamw8bit", 1.15, 1.30 },
-  { "torchtune-a100-l32-3b-lora", 1.15, 1.40 },
   { "llmfoundry-h100-mpt-1b-2k-8gpu", 1.15, 1.60 },
   { "llmfoundry-h100-mpt-7b-2k-8gpu", 1.15, 1.60 },
   { "llmfoundry-a100-mpt-7b-2k-8gpu", 1.15, 1.40 },
