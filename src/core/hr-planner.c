@@ -992,6 +992,24 @@ evaluate_rank (const HrPlanContext    *ctx,
       owned *= (double) memory->trainable_params / (double) ctx->params.total;
     step->split.optimizer = (2.0 * (memory->optimizer + memory->master_weights)
                              + owned * (gradient_bytes (tr) + weight_bytes (tr))) / bw;
+    /* torch.optim.AdamW's foreach step (torch/optim/adam.py,
+     * _multi_tensor_adam, not capturable) runs one pass per op over every
+     * parameter: p ·= 1 − lr·wd (read and write p), lerp m toward g (m, g →
+     * m), v ·= β₂ (v → v), v += (1 − β₂)·g² (v, g, g → v), s = sqrt(v)
+     * (v → s), s /= √bc₂ and s += ε (s → s, twice), p += step · m / s
+     * (p, m, s → p): 4 bytes of p, 14 of the states' dtype and 3 of the
+     * gradient's per parameter, where the fused step moves 2p + 4s + g. The
+     * updated p is the fp32 master where there is one, which then writes
+     * the working copy as above. */
+    if (tr->optimizer == HR_OPTIMIZER_ADAMW && tr->optimizer_foreach && owned > 0)
+      {
+        double state = memory->optimizer / (2.0 * owned);
+        double master = memory->master_weights / owned;
+
+        step->split.optimizer = owned * (4.0 * (master > 0 ? master : weight_bytes (tr))
+                                         + 14.0 * state + 3.0 * gradient_bytes (tr)
+                                         + (master > 0 ? weight_bytes (tr) : 0.0)) / bw;
+      }
   }
 
   /* The host link (docs/training.md, "Paged optimizers" and "Time on the

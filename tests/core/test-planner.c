@@ -597,6 +597,35 @@ test_lora_products (void)
   assert_close (eager.split.memory_bound - compiled.split.memory_bound, 5.24288e-5, 1e-8);
 }
 
+/* torch.optim.AdamW's foreach step against a fused one, on the toy (one GPU,
+ * bf16 mixed precision: fp32 master and states, 16-bit gradients and
+ * weights; 0.8e12 B/s sustained): fused 2·(8 + 4) + 2 + 2 = 28 bytes per
+ * parameter; foreach 4 passes' worth of the master (4·4), 14 of the states
+ * (14·4), 3 of the gradient (3·2) and the 16-bit copy written (2) = 80. */
+static void
+test_foreach_adamw (void)
+{
+  HrModel model;
+  HrParams params;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep fused, foreach;
+  double P;
+
+  toy_model (&model);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  P = (double) params.total;
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.optimizer_foreach = false;
+  step_ok (&model, &t, &gpu, NULL, &fused);
+  t.optimizer_foreach = true;
+  step_ok (&model, &t, &gpu, NULL, &foreach);
+  assert_close (fused.split.optimizer, 28 * P / 0.8e12, 1e-9);
+  assert_close (foreach.split.optimizer, 80 * P / 0.8e12, 1e-9);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -617,6 +646,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
   g_test_add_func ("/planner/step/lora-products", test_lora_products);
+  g_test_add_func ("/planner/step/foreach-adamw", test_foreach_adamw);
   g_test_add_func ("/planner/step/errors", test_errors);
   g_test_add_func ("/planner/step/published", test_published);
 
