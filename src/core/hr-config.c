@@ -209,7 +209,9 @@ read_falcon (Reader  *r,
  * biases; GPTJMLP fc_in and fc_out with biases (n_inner None: 4·n_embd); one
  * ln_1 (LayerNorm with bias) shared by the parallel attention and MLP; ln_f;
  * an untied lm_head with a bias; rotary_dim of the head dim rotated (None:
- * all of it). */
+ * all of it). CodeGenConfig / modeling_codegen.py has the same defaults and
+ * tensors: its fused qkv_proj (hidden → 3·hidden, no bias) holds q, k and v,
+ * CodeGenMLP is GPTJMLP, and embed_positions is a plain tensor, no parameter. */
 static HrStatus
 read_gptj (Reader  *r,
            HrModel *m)
@@ -518,6 +520,334 @@ read_deepseek (Reader  *r,
   return HR_OK;
 }
 
+/* GPT-Neo's layer kinds, walked twice: first to count the global layers
+ * and find the first two, then (check) to compare every layer with the
+ * pattern they give. */
+typedef struct
+{
+  bool check;
+  int64_t n_global, first, second;  /* found by the first walk (-1: none) */
+  int64_t period, offset;           /* compared with by the second */
+} NeoWalk;
+
+static HrStatus
+visit_neo_layer (Reader     *r,
+                 NeoWalk    *w,
+                 int64_t     layer,
+                 const char *kind,
+                 const char *key)
+{
+  bool global;
+
+  if (kind != NULL && strcmp (kind, "global") == 0)
+    global = true;
+  else if (kind != NULL && strcmp (kind, "local") == 0)
+    global = false;
+  else
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, layer, 0,
+                         "a layer kind other than global and local");
+  if (w->check)
+    {
+      if (global != ((layer + w->offset) % w->period == w->period - 1))
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, layer, 0,
+                             "a mix of global and local layers Headroom cannot represent");
+    }
+  else if (global)
+    {
+      if (w->first < 0)
+        w->first = layer;
+      else if (w->second < 0)
+        w->second = layer;
+      w->n_global++;
+    }
+  return HR_OK;
+}
+
+/* GPTNeoConfig.expand_attention_types_params: attention_types is a list of
+ * [kinds, count] pairs, each adding its kinds count times; GPTNeoConfig
+ * refuses a list that does not give num_layers kinds. With w NULL only that
+ * length is checked. */
+static HrStatus
+walk_attention_types (Reader  *r,
+                      int64_t  n_layers,
+                      NeoWalk *w)
+{
+  HrValue v;
+  char key[96];
+  int64_t items, layer = 0;
+
+  lookup (r, "attention_types", &v);
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "attention_types", 0, 0,
+                         "a list of [kinds, count] pairs");
+  items = v.i;
+  for (int64_t i = 0; i < items; i++)
+    {
+      int64_t count, n_kinds;
+
+      snprintf (key, sizeof key, "attention_types.%lld.1", (long long) i);
+      lookup (r, key, &v);
+      if (v.type != HR_VALUE_INT || v.i < 0)
+        return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "attention_types", 0, 0,
+                             "a list of [kinds, count] pairs");
+      count = v.i;
+      snprintf (key, sizeof key, "attention_types.%lld.0", (long long) i);
+      lookup (r, key, &v);
+      if (v.type != HR_VALUE_OTHER || v.i < 0)
+        return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "attention_types", 0, 0,
+                             "a list of [kinds, count] pairs");
+      n_kinds = v.i;
+      for (int64_t c = 0; c < count && n_kinds > 0; c++)
+        for (int64_t k = 0; k < n_kinds; k++, layer++)
+          {
+            if (layer >= n_layers)
+              return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "attention_types", layer + 1,
+                                   n_layers, "one kind per layer (num_layers)");
+            if (w == NULL)
+              continue;
+            snprintf (key, sizeof key, "attention_types.%lld.0.%lld", (long long) i, (long long) k);
+            lookup (r, key, &v);
+            TRY (visit_neo_layer (r, w, layer, v.type == HR_VALUE_STRING ? v.s : NULL,
+                                  "attention_types"));
+          }
+    }
+  if (layer != n_layers)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "attention_types", layer, n_layers,
+                         "one kind per layer (num_layers)");
+  return HR_OK;
+}
+
+/* attention_layers, the expanded list that saved configs also hold: as a
+ * kwarg it replaces the expansion of attention_types (PretrainedConfig sets
+ * it after GPTNeoConfig.__init__), and GPTNeoAttention reads it. */
+static HrStatus
+walk_attention_layers (Reader  *r,
+                       int64_t  n_layers,
+                       NeoWalk *w)
+{
+  HrValue v;
+  char key[48];
+
+  lookup (r, "attention_layers", &v);
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "attention_layers", 0, 0,
+                         "a list of \"global\" or \"local\"");
+  if (v.i != n_layers)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "attention_layers", v.i, n_layers,
+                         "one kind per layer (num_layers)");
+  for (int64_t i = 0; i < n_layers; i++)
+    {
+      snprintf (key, sizeof key, "attention_layers.%lld", (long long) i);
+      lookup (r, key, &v);
+      TRY (visit_neo_layer (r, w, i, v.type == HR_VALUE_STRING ? v.s : NULL, "attention_layers"));
+    }
+  return HR_OK;
+}
+
+/* GPT-Neo's layers as HrModel's pattern: none local, all local, or one
+ * global layer every p at a fixed phase (the default [[["global", "local"],
+ * 12]]: even layers global). A local layer attends to the last window_size
+ * tokens (GPTNeoSelfAttention masks bias ^ tril(bias, -window_size)), so its
+ * cache holds at most that many. */
+static HrStatus
+read_gpt_neo_layers (Reader  *r,
+                     int64_t  window,
+                     HrModel *m)
+{
+  NeoWalk w = { false, 0, -1, -1, 0, 0 };
+  HrValue types, layers;
+
+  lookup (r, "attention_types", &types);
+  lookup (r, "attention_layers", &layers);
+  /* GPTNeoConfig's default, [[["global", "local"], 12]], lists 24 layers. */
+  if (types.type == HR_VALUE_ABSENT && m->n_layers != 24)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "attention_types", 24, m->n_layers,
+                         "one kind per layer (num_layers)");
+  if (types.type != HR_VALUE_ABSENT)
+    TRY (walk_attention_types (r, m->n_layers, NULL));
+
+  if (layers.type != HR_VALUE_ABSENT)
+    TRY (walk_attention_layers (r, m->n_layers, &w));
+  else if (types.type != HR_VALUE_ABSENT)
+    TRY (walk_attention_types (r, m->n_layers, &w));
+  else
+    {
+      w.n_global = 12;
+      w.first = 0;
+      w.second = 2;
+    }
+
+  if (w.n_global == m->n_layers)
+    return HR_OK;
+  m->sliding_window = window;
+  if (w.n_global == 0)
+    return HR_OK;
+  w.period = w.second >= 0 ? w.second - w.first : m->n_layers;
+  w.offset = ((w.period - 1 - w.first) % w.period + w.period) % w.period;
+  w.check = true;
+  if (layers.type != HR_VALUE_ABSENT)
+    TRY (walk_attention_layers (r, m->n_layers, &w));
+  else if (types.type != HR_VALUE_ABSENT)
+    TRY (walk_attention_types (r, m->n_layers, &w));
+  m->sliding_window_period = w.period;
+  m->sliding_window_offset = w.offset;
+  return HR_OK;
+}
+
+/* GPTNeoConfig / modeling_gpt_neo.py: attribute_map num_hidden_layers →
+ * num_layers, num_attention_heads → num_heads; GPTNeoSelfAttention q_proj,
+ * k_proj, v_proj without bias and out_proj with one; GPTNeoMLP c_fc and
+ * c_proj (nn.Linear) with biases, intermediate_size None → 4·hidden; ln_1,
+ * ln_2, ln_f LayerNorms; wte, wpe of max_position_embeddings rows; lm_head
+ * tied to wte. The causal-mask `bias` and `masked_bias` are buffers. */
+static HrStatus
+read_gpt_neo (Reader  *r,
+              HrModel *m)
+{
+  const char *layers_key = pick (r, "num_layers", "num_hidden_layers");
+  const char *heads_key = pick (r, "num_heads", "num_attention_heads");
+  int64_t inner, window;
+
+  TRY (read_int (r, "hidden_size", 2048, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 24, POSITIVE, &m->n_layers));
+  TRY (read_int (r, heads_key, 16, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "intermediate_size", NONE, NULLABLE | POSITIVE, &inner));
+  TRY (read_int (r, "vocab_size", 50257, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_int (r, "window_size", 256, POSITIVE, &window));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, heads_key, &m->head_dim));
+  m->n_kv_heads = m->n_heads;
+  if (inner == NONE && m->hidden_size > INT64_MAX / 4)
+    return hr_error_set (r->err, HR_ERROR_OVERFLOW, "hidden_size", m->hidden_size, 0, NULL);
+  m->ffn_size = inner == NONE ? 4 * m->hidden_size : inner;
+  m->qkv_bias = false;
+  return read_gpt_neo_layers (r, window, m);
+}
+
+/* GPTBigCodeConfig / modeling_gpt_bigcode.py: GPT-2's attribute_map and
+ * defaults; GPTBigCodeAttention c_attn = Linear(hidden, hidden + 2·kv_heads
+ * ·head_dim) with one kv head under multi_query (default true), else one per
+ * query head; c_proj, c_fc, mlp c_proj with biases; ln_1, ln_2, ln_f; wpe of
+ * n_positions rows; lm_head tied by default. add_cross_attention builds
+ * cross-attention (refused with multi_query by transformers), which Headroom
+ * does not count. */
+static HrStatus
+read_gpt_bigcode (Reader  *r,
+                  HrModel *m)
+{
+  bool multi_query, cross;
+
+  TRY (read_gpt2 (r, m));
+  TRY (read_bool (r, "multi_query", true, &multi_query));
+  TRY (read_bool (r, "add_cross_attention", false, &cross));
+  if (cross)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "add_cross_attention", 0, 0,
+                         "cross-attention to an encoder; Headroom estimates decoders");
+  m->n_kv_heads = multi_query ? 1 : m->n_heads;
+  return HR_OK;
+}
+
+/* OlmoConfig / modeling_olmo.py (OLMo 1): LlamaAttention's q, k, v, o with
+ * attention_bias (default false), head_dim hidden/heads; OlmoMLP gate, up,
+ * down without bias; OlmoLayerNorm holds no weight or bias (F.layer_norm
+ * with None), so its input, post-attention and final norms count nothing;
+ * clip_qkv clamps activations and holds nothing; untied by default. */
+static HrStatus
+read_olmo (Reader  *r,
+           HrModel *m)
+{
+  int64_t kv;
+  bool bias;
+
+  TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 32, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "intermediate_size", 11008, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 50304, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_bool (r, "attention_bias", false, &bias));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  m->qkv_bias = m->out_bias = bias;
+  m->mlp_bias = false;
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_bias = false;
+  m->norms_per_layer = 0;
+  m->final_norm = false;
+  return HR_OK;
+}
+
+/* PersimmonConfig / modeling_persimmon.py: query_key_value (hidden → 3·hidden)
+ * and dense with biases; q_layernorm and k_layernorm, LayerNorm(head_dim)
+ * with weight and bias, when qk_layernorm (default true); PersimmonMLP
+ * dense_h_to_4h and dense_4h_to_h with biases (relu2, not gated);
+ * input_layernorm, post_attention_layernorm, final_layernorm LayerNorms;
+ * partial_rotary_factor of each head rotated; lm_head without bias, untied
+ * by default. */
+static HrStatus
+read_persimmon (Reader  *r,
+                HrModel *m)
+{
+  TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 36, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 64, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "intermediate_size", 16384, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 262144, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 16384, POSITIVE, &m->max_positions));
+  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
+  TRY (read_bool (r, "qk_layernorm", true, &m->qk_norm));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->n_kv_heads = m->n_heads;
+  m->positions = HR_POSITIONS_ROTARY;
+  return HR_OK;
+}
+
+/* NemotronConfig / modeling_nemotron.py: q, k, v, o_proj with
+ * attention_bias, head_dim (None → hidden // heads, refused here when the
+ * heads do not divide hidden_size); num_key_value_heads
+ * is used as given (None cannot build NemotronAttention); NemotronMLP
+ * up_proj and down_proj with mlp_bias (relu2, not gated);
+ * NemotronLayerNorm1P (an nn.LayerNorm with weight and bias, applied as
+ * weight + 1) as input, post-attention and final norm;
+ * partial_rotary_factor of each head rotated; untied by default. */
+static HrStatus
+read_nemotron (Reader  *r,
+               HrModel *m)
+{
+  int64_t kv, head_dim;
+  bool bias;
+
+  TRY (read_int (r, "hidden_size", 6144, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 32, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 48, POSITIVE, &m->n_heads));
+  TRY (read_int (r, "head_dim", NONE, NULLABLE | POSITIVE, &head_dim));
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "intermediate_size", 24576, POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "vocab_size", 256000, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 4096, POSITIVE, &m->max_positions));
+  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
+  TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
+  TRY (read_bool (r, "attention_bias", false, &bias));
+  TRY (read_bool (r, "mlp_bias", false, &m->mlp_bias));
+  if (kv == NONE)
+    return hr_error_set (r->err, HR_ERROR_MISSING, "num_key_value_heads", 0, 0,
+                         "NemotronAttention cannot be built without it");
+  if (head_dim == NONE)
+    TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &head_dim));
+  m->head_dim = head_dim;
+  m->n_kv_heads = kv;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  m->qkv_bias = m->out_bias = bias;
+  m->positions = HR_POSITIONS_ROTARY;
+  return HR_OK;
+}
+
 typedef enum
 {
   TYPE_GPT2,
@@ -534,6 +864,11 @@ typedef enum
   TYPE_DBRX,
   TYPE_INTERNLM2,
   TYPE_CHATGLM,
+  TYPE_GPT_NEO,
+  TYPE_GPT_BIGCODE,
+  TYPE_OLMO,
+  TYPE_PERSIMMON,
+  TYPE_NEMOTRON,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -592,6 +927,12 @@ static const struct
   { "seed_oss",         TYPE_LLAMA_STYLE, FAMILY_SEED_OSS },
   { "olmo3",            TYPE_LLAMA_STYLE, FAMILY_OLMO3 },
   { "dots1",            TYPE_LLAMA_STYLE, FAMILY_DOTS1 },
+  { "gpt_neo",          TYPE_GPT_NEO,     FAMILY_UNKNOWN },
+  { "gpt_bigcode",      TYPE_GPT_BIGCODE, FAMILY_UNKNOWN },
+  { "codegen",          TYPE_GPTJ,        FAMILY_UNKNOWN },  /* GPT-J's tensors and defaults */
+  { "olmo",             TYPE_OLMO,        FAMILY_UNKNOWN },
+  { "persimmon",        TYPE_PERSIMMON,   FAMILY_UNKNOWN },
+  { "nemotron",         TYPE_NEMOTRON,    FAMILY_UNKNOWN },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
@@ -741,6 +1082,21 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_CHATGLM:
       status = read_chatglm (&r, &m);
+      break;
+    case TYPE_GPT_NEO:
+      status = read_gpt_neo (&r, &m);
+      break;
+    case TYPE_GPT_BIGCODE:
+      status = read_gpt_bigcode (&r, &m);
+      break;
+    case TYPE_OLMO:
+      status = read_olmo (&r, &m);
+      break;
+    case TYPE_PERSIMMON:
+      status = read_persimmon (&r, &m);
+      break;
+    case TYPE_NEMOTRON:
+      status = read_nemotron (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

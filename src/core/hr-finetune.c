@@ -198,6 +198,7 @@ hr_finetune_targets_to_string (unsigned targets,
  * wraps that one module. */
 static const char * const fused_qkv_types[] = {
   "gpt2", "gpt_neox", "falcon", "bloom", "phi3", "gpt_bigcode", "mpt", "dbrx", "chatglm",
+  "codegen", "persimmon",
 };
 static const char * const fused_gate_up_types[] = { "phi3", "chatglm" };
 

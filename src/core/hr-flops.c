@@ -28,13 +28,15 @@ sliding_layers (const HrModel *model)
   int64_t p = model->sliding_window_period;
   int64_t n = model->n_layers;
   int64_t first = model->first_sliding_layer < n ? model->first_sliding_layer : n;
+  int64_t off = model->sliding_window_offset;
 
   if (model->sliding_window <= 0)
     return 0;
   if (p <= 1)
     return n - first;
-  /* layer i is global when i % p == p − 1: floor(n / p) of those below n */
-  return (n - first) - (n / p - first / p);
+  /* layer i is global when (i + offset) % p == p − 1: floor((n + offset) / p)
+   * of those below n */
+  return (n - first) - ((n + off) / p - (first + off) / p);
 }
 
 /* Share of a component's forward that torchtitan's op-level SAC recomputes:

@@ -68,6 +68,7 @@ hr_model_init (HrModel *model)
     .qk_norm_unbiased = false,
     .chunked_attention = false,
     .embedding_norm = false,
+    .sliding_window_offset = 0,
   };
 }
 
@@ -108,14 +109,16 @@ hr_model_layer_is_sliding (const HrModel *model,
                            int64_t        layer)
 {
   /* Gemma2Attention: sliding_window only when layer_idx is even (period 2);
-   * Qwen2: only from max_window_layers on. */
+   * Qwen2: only from max_window_layers on; GPT-Neo's attention_types
+   * ["global", "local"]: odd layers local (offset 1). */
   if (model->sliding_window <= 0 || layer < 0 || layer >= model->n_layers)
     return false;
   if (layer < model->first_sliding_layer)
     return false;
   if (model->sliding_window_period <= 1)
     return true;
-  return layer % model->sliding_window_period != model->sliding_window_period - 1;
+  return (layer + model->sliding_window_offset) % model->sliding_window_period
+         != model->sliding_window_period - 1;
 }
 
 static int64_t
@@ -328,6 +331,12 @@ hr_model_validate (const HrModel *model,
   CHECK (require_non_negative (model->sliding_window, "sliding_window", err));
   CHECK (require_non_negative (model->sliding_window_period, "sliding_window_pattern", err));
   CHECK (require_non_negative (model->first_sliding_layer, "max_window_layers", err));
+  if (model->sliding_window_offset < 0
+      || model->sliding_window_offset >= (model->sliding_window_period > 1
+                                          ? model->sliding_window_period : 1))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention_types",
+                         model->sliding_window_offset, model->sliding_window_period,
+                         "global-layer offset outside the period");
   /* Upper bounds, docs/project-format.md (Limits). */
   CHECK (hr_model_check_limits (model, err));
   return HR_OK;

@@ -122,6 +122,8 @@ typedef struct
   bool chunked_attention;      /* the windowed layers attend within chunks of sliding_window
                                 * tokens (Llama 4 attention_chunk_size), not a sliding window;
                                 * either way their cache holds at most that many */
+  int64_t sliding_window_offset; /* with sliding_window_period p > 1: layer i is global when
+                                  * (i + offset) % p == p - 1 (GPT-Neo, global first: 1) */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -56,7 +56,8 @@ headroom_project_config_member (const char *key)
  * n_head, n_positions, n_inner; Falcon n_layer, n_head, num_kv_heads,
  * n_head_kv, ffn_hidden_size; DeepSeek and GLM-4.5 n_routed_experts; Qwen
  * MoE, OLMoE and Hunyuan num_experts; ERNIE 4.5 moe_num_experts, moe_k and
- * moe_num_shared_experts; Hunyuan moe_topk). Qwen2-MoE has no
+ * moe_num_shared_experts; Hunyuan moe_topk; GPT-Neo num_layers and
+ * num_heads; GPT-BigCode and CodeGen GPT-2's). Qwen2-MoE has no
  * n_shared_experts: its one shared expert shows, derived from
  * shared_expert_intermediate_size; Hunyuan's one shared MLP likewise. */
 static const struct
@@ -66,9 +67,11 @@ static const struct
   gboolean boolean;
   const char *aliases[4];
 } model_fields[] = {
-  { "model.num_hidden_layers", G_STRUCT_OFFSET (HrModel, n_layers), FALSE, { "n_layer" } },
+  { "model.num_hidden_layers", G_STRUCT_OFFSET (HrModel, n_layers), FALSE,
+    { "n_layer", "num_layers" } },
   { "model.hidden_size", G_STRUCT_OFFSET (HrModel, hidden_size), FALSE, { "n_embd" } },
-  { "model.num_attention_heads", G_STRUCT_OFFSET (HrModel, n_heads), FALSE, { "n_head" } },
+  { "model.num_attention_heads", G_STRUCT_OFFSET (HrModel, n_heads), FALSE,
+    { "n_head", "num_heads" } },
   { "model.num_key_value_heads", G_STRUCT_OFFSET (HrModel, n_kv_heads), FALSE,
     { "num_kv_heads", "n_head_kv" } },
   { "model.head_dim", G_STRUCT_OFFSET (HrModel, head_dim), FALSE, { NULL } },

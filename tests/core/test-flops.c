@@ -189,6 +189,11 @@ test_windows (void)
   m.sliding_window_period = 2;
   f = train (&m, 8, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false);
   g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_SCORES].forward, ==, 14336.0);
+  /* Offset 1 (GPT-Neo's global layer first): layers 1 and 3 windowed,
+   * 8 + 4 + 8 + 4 = 24 → 12,288. */
+  m.sliding_window_offset = 1;
+  f = train (&m, 8, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false);
+  g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_SCORES].forward, ==, 12288.0);
 
   /* Decoding with Llama-2-7B: weights 2·(32·202,375,168 + 32000·4096) =
    * 13,214,154,752 per token, plus QKᵀ and attention over V

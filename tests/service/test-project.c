@@ -859,6 +859,39 @@ test_key_applies (void)
   g_assert_true (headroom_project_key_applies (project, "hardware.gpu"));
 }
 
+/* GPT-Neo 125M (gpt_neo) spells its layers and heads num_layers and
+ * num_heads (GPTNeoConfig's attribute_map): the rows read them and an edit
+ * goes under that spelling. Its q, k, v have no bias whatever the config
+ * says, so an attention_bias edit is refused. 16 heads of 48 over 768:
+ * the same q, k, v and out_proj shapes, 125,198,592 parameters. */
+static void
+test_gpt_neo_spelling (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new ();
+  g_autoptr(JsonObject) config =
+    parse_object ("{\"model_type\": \"gpt_neo\", \"hidden_size\": 768, \"num_layers\": 12, "
+                  "\"num_heads\": 12, \"intermediate_size\": null, \"vocab_size\": 50257, "
+                  "\"max_position_embeddings\": 2048, \"window_size\": 256, "
+                  "\"attention_types\": [[[\"global\", \"local\"], 6]]}");
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+  HrParams params;
+
+  headroom_project_set_config (project, config);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 12);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_attention_heads"), ==, 12);
+  g_assert_true (headroom_project_set_int (project, "model.num_attention_heads", 16, &error));
+  g_assert_no_error (error);
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (model.n_heads, ==, 16);
+  g_assert_cmpint (model.head_dim, ==, 48);
+  g_assert_true (hr_model_params (&model, &params, NULL) == HR_OK);
+  g_assert_cmpint (params.total, ==, 125198592);
+  g_assert_false (headroom_project_set_boolean (project, "model.attention_bias", TRUE, &error));
+  g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -880,6 +913,7 @@ main (int   argc,
   g_test_add_func ("/project/falcon-spelling", test_falcon_spelling);
   g_test_add_func ("/project/expert-spelling", test_expert_spelling);
   g_test_add_func ("/project/key-applies", test_key_applies);
+  g_test_add_func ("/project/gpt-neo-spelling", test_gpt_neo_spelling);
 
   return g_test_run ();
 }
