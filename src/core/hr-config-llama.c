@@ -53,6 +53,12 @@ static const Defaults llama_defaults[] = {
   [FAMILY_SEED_OSS] = { 155136, 4096, 27648, 64, 80, 8,   128,  524288, false },
   [FAMILY_OLMO3]   = { 50304,  4096, 11008, 32, 32, NONE, NONE, 2048, false },
   [FAMILY_DOTS1]   = { 152064, 4608, 10944, 62, 32, 32,   NONE, 2048, false },
+  [FAMILY_ARCEE]   = { 32000,  2560, 18432, 32, 32, NONE, NONE, 4096, false },
+  [FAMILY_APERTUS] = { 131072, 4096, 14336, 32, 32, NONE, NONE, 65536, false },
+  [FAMILY_GLM]     = { 151552, 4096, 13696, 40, 32, 2,    128,  131072, false },
+  [FAMILY_HELIUM]  = { 48000,  2560, 7040,  24, 20, 20,   128,  4096, false },
+  [FAMILY_MINISTRAL] = { 32000, 4096, 14336, 32, 32, 8,   NONE, 4096 * 32, false },
+  [FAMILY_FLEX_OLMO] = { 100352, 4096, 11008, 32, 32, NONE, NONE, 4096, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -465,6 +471,121 @@ read_dots1 (Reader  *r,
       m->sliding_window = window;
       m->first_sliding_layer = max_window_layers;
     }
+  return HR_OK;
+}
+
+/* modeling_arcee.py: LlamaAttention (q, k, v, o with attention_bias);
+ * ArceeMLP is NemotronMLP, up_proj and down_proj with mlp_bias and no gate
+ * (hidden_act relu2 by default); LlamaRMSNorm input and post-attention. */
+static HrStatus
+read_arcee (Reader  *r,
+            HrModel *m)
+{
+  bool attention_bias;
+
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  TRY (read_bool (r, "mlp_bias", false, &m->mlp_bias));
+  m->qkv_bias = m->out_bias = attention_bias;
+  m->ffn_kind = HR_FFN_MLP;
+  return HR_OK;
+}
+
+/* modeling_apertus.py: ApertusAttention q, k, v, o with attention_bias,
+ * q_norm and k_norm RMSNorm(head_dim); ApertusMLP up_proj and down_proj
+ * without bias whatever mlp_bias says, and with hidden_act "xielu" (the
+ * default) an XIELUActivation of its own; attention_layernorm and
+ * feedforward_layernorm before each sub-block. */
+static HrStatus
+read_apertus (Reader  *r,
+              HrModel *m)
+{
+  bool attention_bias;
+  HrValue act;
+
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  m->qkv_bias = m->out_bias = attention_bias;
+  m->qk_norm = true;
+  m->ffn_kind = HR_FFN_MLP;
+  lookup (r, "hidden_act", &act);
+  if (act.type != HR_VALUE_ABSENT && (act.type != HR_VALUE_STRING || act.s == NULL))
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "hidden_act", 0, 0, "a string");
+  if (act.type == HR_VALUE_ABSENT || strcmp (act.s, "xielu") == 0)
+    m->ffn_activation = HR_ACT_XIELU;
+  return HR_OK;
+}
+
+/* modeling_glm.py: GlmAttention q, k, v with attention_bias (default true),
+ * o_proj without; GlmMLP fuses gate and up into gate_up_proj (the same
+ * 2·hidden·intermediate weights); input and post-attention RMSNorms only
+ * (GLM-4-0414, glm4, has four). GlmConfig sets partial_rotary_factor to 0.5
+ * when absent. */
+static HrStatus
+read_glm (Reader  *r,
+          HrModel *m)
+{
+  TRY (read_bool (r, "attention_bias", true, &m->qkv_bias));
+  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
+  return HR_OK;
+}
+
+/* modeling_helium.py: HeliumAttention q, k, v with attention_bias, o_proj
+ * Linear(hidden_size, hidden_size) without bias, which only runs when
+ * num_attention_heads·head_dim is hidden_size; HeliumMLP with mlp_bias. */
+static HrStatus
+read_helium (Reader  *r,
+             HrModel *m)
+{
+  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
+  TRY (read_bool (r, "mlp_bias", false, &m->mlp_bias));
+  if (m->n_heads * m->head_dim != m->hidden_size)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "head_dim", m->head_dim, 0,
+                         "heads × head_dim other than hidden_size, which HeliumAttention's "
+                         "o_proj cannot take");
+  return HR_OK;
+}
+
+/* modeling_ministral.py: MinistralAttention q, k, v, o without biases;
+ * layers attend within sliding_window as layer_types says, by default every
+ * layer when sliding_window is set (MinistralConfig). */
+static HrStatus
+read_ministral (Reader  *r,
+                HrModel *m)
+{
+  int64_t window;
+  bool given;
+
+  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+  TRY (read_layer_types (r, window, m, &given));
+  if (!given && window != NONE)
+    m->sliding_window = window;
+  return HR_OK;
+}
+
+/* modeling_flex_olmo.py: FlexOlmoAttention q, k, v, o with attention_bias,
+ * q_norm RMSNorm over num_heads·head_dim and k_norm over
+ * num_kv_heads·head_dim; FlexOlmoDecoderLayer as Olmo2's, norms after each
+ * sub-block; every layer FlexOlmoSparseMoeBlock: FlexOlmoTopKRouter weight
+ * num_experts × hidden (no bias), FlexOlmoExperts gate_up_proj (E,
+ * 2·intermediate, hidden) and down_proj (E, hidden, intermediate).
+ * num_local_experts is FlexOlmoConfig's alias of num_experts. */
+static HrStatus
+read_flex_olmo (Reader  *r,
+                HrModel *m)
+{
+  const char *experts_key = pick (r, "num_experts", "num_local_experts");
+  bool attention_bias;
+
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  m->qkv_bias = m->out_bias = attention_bias;
+  m->qk_norm = true;
+  m->qk_norm_full = true;
+  m->norm_placement = HR_NORM_POST;
+  TRY (read_int (r, experts_key, 7, POSITIVE, &m->n_experts));
+  TRY (read_int (r, "num_experts_per_tok", 5, POSITIVE, &m->experts_per_token));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, m->n_experts, "more than num_experts");
+  m->expert_ffn_size = m->ffn_size;
   return HR_OK;
 }
 
@@ -923,6 +1044,18 @@ hr_config_read_llama_style (Reader  *r,
       m->qk_norm = true;
       TRY (read_dots1 (r, m));
       break;
+    case FAMILY_ARCEE:
+      return read_arcee (r, m);
+    case FAMILY_APERTUS:
+      return read_apertus (r, m);
+    case FAMILY_GLM:
+      return read_glm (r, m);
+    case FAMILY_HELIUM:
+      return read_helium (r, m);
+    case FAMILY_MINISTRAL:
+      return read_ministral (r, m);
+    case FAMILY_FLEX_OLMO:
+      return read_flex_olmo (r, m);
     default:
       break;
     }

@@ -216,6 +216,12 @@ typedef enum
   FAMILY_SEED_OSS,
   FAMILY_OLMO3,
   FAMILY_DOTS1,
+  FAMILY_ARCEE,
+  FAMILY_APERTUS,
+  FAMILY_GLM,
+  FAMILY_HELIUM,
+  FAMILY_MINISTRAL,
+  FAMILY_FLEX_OLMO,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 

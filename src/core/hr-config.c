@@ -933,6 +933,12 @@ static const struct
   { "olmo",             TYPE_OLMO,        FAMILY_UNKNOWN },
   { "persimmon",        TYPE_PERSIMMON,   FAMILY_UNKNOWN },
   { "nemotron",         TYPE_NEMOTRON,    FAMILY_UNKNOWN },
+  { "arcee",            TYPE_LLAMA_STYLE, FAMILY_ARCEE },
+  { "apertus",          TYPE_LLAMA_STYLE, FAMILY_APERTUS },
+  { "glm",              TYPE_LLAMA_STYLE, FAMILY_GLM },
+  { "helium",           TYPE_LLAMA_STYLE, FAMILY_HELIUM },
+  { "ministral",        TYPE_LLAMA_STYLE, FAMILY_MINISTRAL },
+  { "flex_olmo",        TYPE_LLAMA_STYLE, FAMILY_FLEX_OLMO },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,

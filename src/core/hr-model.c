@@ -69,6 +69,7 @@ hr_model_init (HrModel *model)
     .chunked_attention = false,
     .embedding_norm = false,
     .sliding_window_offset = 0,
+    .ffn_activation = HR_ACT_PLAIN,
   };
 }
 
@@ -259,6 +260,9 @@ hr_model_validate (const HrModel *model,
   if (model->ffn_kind != HR_FFN_MLP && model->ffn_kind != HR_FFN_GATED)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "hidden_act", model->ffn_kind, 0,
                          "unknown feed-forward kind");
+  if (model->ffn_activation != HR_ACT_PLAIN && model->ffn_activation != HR_ACT_XIELU)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "hidden_act", model->ffn_activation, 0,
+                         "unknown activation");
 
   switch (model->positions)
     {
@@ -432,6 +436,10 @@ ffn (const HrModel *model,
   int64_t n;
 
   n = mul (c, in_mats, linear (c, h, width, model->mlp_bias, field), field);
+  /* XIELUActivation (transformers activations.py): alpha_p and alpha_n, one
+   * nn.Parameter of one element each, in every MLP that builds one. */
+  if (model->ffn_activation == HR_ACT_XIELU)
+    n = add (c, n, 2, field);
   return add (c, n, linear (c, width, h, model->mlp_bias, field), field);
 }
 
@@ -716,7 +724,8 @@ hr_model_describe (const HrModel *model,
           : model->norm_placement == HR_NORM_SANDWICH ? "sandwich" : "pre-norm", norm_name);
   if (model->parallel_block)
     append (buf, size, &len, ", attention and MLP in parallel");
-  append (buf, size, &len, "; %s MLP", model->ffn_kind == HR_FFN_GATED ? "gated" : "plain");
+  append (buf, size, &len, "; %s MLP%s", model->ffn_kind == HR_FFN_GATED ? "gated" : "plain",
+          model->ffn_activation == HR_ACT_XIELU ? " (xIELU)" : "");
   if (model->qkv_bias || model->out_bias || model->mlp_bias)
     append (buf, size, &len, "; biases on%s%s%s", model->qkv_bias ? " q/k/v" : "",
             model->out_bias ? (model->qkv_bias ? ", output" : " output") : "",

@@ -24,6 +24,12 @@ typedef enum
 
 typedef enum
 {
+  HR_ACT_PLAIN,  /* an activation without parameters (SiLU, GELU, ReLU²) */
+  HR_ACT_XIELU,  /* xIELU (Apertus): two learned scalars in each MLP */
+} HrFfnActivation;
+
+typedef enum
+{
   HR_POSITIONS_NONE,
   HR_POSITIONS_LEARNED,  /* table of max_positions + position_offset rows */
   HR_POSITIONS_ROTARY,   /* rotary_fraction of the head dim rotated; no parameters */
@@ -124,6 +130,8 @@ typedef struct
                                 * either way their cache holds at most that many */
   int64_t sliding_window_offset; /* with sliding_window_period p > 1: layer i is global when
                                   * (i + offset) % p == p - 1 (GPT-Neo, global first: 1) */
+  HrFfnActivation ffn_activation; /* the MLP's activation, where it holds parameters or
+                                   * saves more than its input for the backward */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -83,7 +83,9 @@ norm_stats (const HrModel    *model,
 }
 
 /* One MLP of width `ffn` (before TP) run on `tokens` tokens:
- * plain: fc output (activation input) + activation output;
+ * plain: fc output (activation input) + activation output (ReLU², as
+ * ReLUSquaredActivation runs it, saves the ReLU's output instead of its
+ * input: the same size);
  * gated: gate output, its activation, up output, and their product ([SP] §4.1
  * counts 8sbh + 8sbh for the GPT 4h MLP in 16 bits). */
 static double
@@ -94,10 +96,17 @@ mlp_bytes (const HrModel    *model,
            double            tokens)
 {
   double f = (double) ffn / (double) t->tensor_parallel;
+  double act = 0;
 
+  /* Eager xIELU (XIELUActivation._xielu_python, transformers activations.py)
+   * saves alpha_p·x, expm1(min(x, eps)) and that less x besides its input,
+   * and the x > 0 mask of torch.where (1 byte); compiled, the partitioner
+   * recomputes them from x as it does a norm's chain. */
+  if (model->ffn_activation == HR_ACT_XIELU && !t->compile)
+    act = 3 * a->compute + 1;
   if (model->ffn_kind == HR_FFN_GATED)
-    return tokens * f * (3 * a->compute + a->input);
-  return tokens * f * (a->compute + a->input);
+    return tokens * f * (3 * a->compute + a->input + act);
+  return tokens * f * (a->compute + a->input + act);
 }
 
 /* Fine-tuning: what frozen linears no longer save and what adapters add

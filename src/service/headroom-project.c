@@ -55,8 +55,8 @@ headroom_project_config_member (const char *key)
  * of the families that read them (src/core/hr-config*.c: GPT-2 n_layer, n_embd,
  * n_head, n_positions, n_inner; Falcon n_layer, n_head, num_kv_heads,
  * n_head_kv, ffn_hidden_size; DeepSeek and GLM-4.5 n_routed_experts; Qwen
- * MoE, OLMoE and Hunyuan num_experts; ERNIE 4.5 moe_num_experts, moe_k and
- * moe_num_shared_experts; Hunyuan moe_topk; GPT-Neo num_layers and
+ * MoE, OLMoE, Hunyuan and FlexOlmo num_experts; ERNIE 4.5 moe_num_experts,
+ * moe_k and moe_num_shared_experts; Hunyuan moe_topk; GPT-Neo num_layers and
  * num_heads; GPT-BigCode and CodeGen GPT-2's). Qwen2-MoE has no
  * n_shared_experts: its one shared expert shows, derived from
  * shared_expert_intermediate_size; Hunyuan's one shared MLP likewise. */

@@ -715,6 +715,145 @@ test_ernie_hunyuan_seed_olmo3_dots1 (void)
   g_assert_true (hr_model_layer_is_sliding (&m, 60));
 }
 
+static void
+test_arcee_apertus_glm_helium_ministral_flex_olmo (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* AFM-4.5B (arcee: Llama attention, ArceeMLP up and down only, ReLU²;
+   * the config.json values as AWS's NeuronArceeForCausalLM example copies
+   * them): attention 2560·2560 + 2·2560·512 + 2560·2560 = 15,728,640; MLP
+   * 2·2560·18432 = 94,371,840; + 2·2560 = 110,105,600 × 36; + 2560 +
+   * 2·128,004·2560 = 4,619,184,640 (Arcee's card: 4.5 B, the Hub's page
+   * 4.6 B, both rounded: no exact figure found). */
+  p = count ("{\"model_type\": \"arcee\", \"architectures\": [\"ArceeForCausalLM\"],"
+             " \"hidden_size\": 2560, \"num_attention_heads\": 20, \"num_key_value_heads\": 4,"
+             " \"num_hidden_layers\": 36, \"intermediate_size\": 18432, \"vocab_size\": 128004,"
+             " \"max_position_embeddings\": 65536, \"head_dim\": 128, \"rms_norm_eps\": 1e-5,"
+             " \"rope_theta\": 10000.0, \"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 20.0,"
+             " \"original_max_position_embeddings\": 4096}, \"hidden_act\": \"relu2\","
+             " \"attention_bias\": false, \"mlp_bias\": false, \"pad_token_id\": 0,"
+             " \"tie_word_embeddings\": false}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 4619184640);
+  m = model_of ("{\"model_type\": \"arcee\"}");
+  g_assert_cmpint (m.ffn_kind, ==, HR_FFN_MLP);
+  g_assert_cmpint (m.ffn_activation, ==, HR_ACT_PLAIN);
+  m = model_of ("{\"model_type\": \"arcee\", \"attention_bias\": true, \"mlp_bias\": true}");
+  g_assert_true (m.qkv_bias && m.out_bias && m.mlp_bias);
+
+  /* Apertus-8B (apertus: q/k norms of head_dim, up and down only, each
+   * MLP's XIELUActivation holding alpha_p and alpha_n; swiss-ai's
+   * config.json as a Go port's test copies it): attention 4096² +
+   * 2·4096·1024 + 4096² + 2·128 = 41,943,296; MLP 2·4096·21504 + 2 =
+   * 176,160,770; + 2·4096 = 218,112,258 × 32; + 4096 + 2·131,072·4096 =
+   * 8,053,338,176. Independent: "Loaded Apertus model with 8053338176
+   * parameters" (chromathink's log of the real checkpoint), which the 64
+   * xIELU scalars are part of. */
+  p = count ("{\"architectures\": [\"ApertusForCausalLM\"], \"model_type\": \"apertus\","
+             " \"dtype\": \"bfloat16\", \"hidden_size\": 4096, \"intermediate_size\": 21504,"
+             " \"num_hidden_layers\": 32, \"num_attention_heads\": 32, \"num_key_value_heads\": 8,"
+             " \"max_position_embeddings\": 65536, \"rope_theta\": 12000000,"
+             " \"rope_scaling\": {\"factor\": 8, \"high_freq_factor\": 4, \"low_freq_factor\": 1,"
+             " \"original_max_position_embeddings\": 8192, \"rope_type\": \"llama3\","
+             " \"type\": \"llama3\"}, \"hidden_act\": \"xielu\", \"qk_norm\": true,"
+             " \"post_norm\": false, \"attention_bias\": false, \"mlp_bias\": false,"
+             " \"tie_word_embeddings\": false, \"rms_norm_eps\": 1e-5, \"vocab_size\": 131072}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8053338176);
+  g_assert_cmpint (p.dense_layer, ==, 218112258);
+  /* Another activation builds none; mlp_bias is not read (ApertusMLP has no bias). */
+  m = model_of ("{\"model_type\": \"apertus\", \"hidden_act\": \"relu2\", \"mlp_bias\": true}");
+  g_assert_cmpint (m.ffn_activation, ==, HR_ACT_PLAIN);
+  g_assert_false (m.mlp_bias);
+  g_assert_true (m.qk_norm && !m.qk_norm_full && m.ffn_kind == HR_FFN_MLP);
+  expect_error ("{\"model_type\": \"apertus\", \"hidden_act\": 1}", HR_ERROR_WRONG_TYPE,
+                "hidden_act");
+
+  /* glm-4-9b-chat-hf (glm: q/k/v biases, no o_proj bias, fused gate_up_proj,
+   * two norms per layer): attention 4096² + 4096 + 2·(4096·256 + 256) +
+   * 4096² = 35,656,192; + 3·4096·13696 + 2·4096 = 203,960,832 × 40; + 4096 +
+   * 2·151,552·4096 = 9,399,951,360. Independent: THUDM's GLM-4 demo prints
+   * "with 9399951360 (9.4B) parameters" for glm-4-9b-chat (the same
+   * tensors in ChatGLM's layout). */
+  p = count ("{\"architectures\": [\"GlmForCausalLM\"], \"model_type\": \"glm\","
+             " \"attention_bias\": true, \"attention_dropout\": 0.0, \"head_dim\": 128,"
+             " \"hidden_act\": \"silu\", \"hidden_size\": 4096, \"initializer_range\": 0.02,"
+             " \"intermediate_size\": 13696, \"max_position_embeddings\": 131072,"
+             " \"num_attention_heads\": 32, \"num_hidden_layers\": 40, \"num_key_value_heads\": 2,"
+             " \"pad_token_id\": 151329, \"partial_rotary_factor\": 0.5,"
+             " \"rms_norm_eps\": 1.5625e-07, \"rope_theta\": 10000.0,"
+             " \"tie_word_embeddings\": false, \"vocab_size\": 151552}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 9399951360);
+  m = model_of ("{\"model_type\": \"glm\"}");
+  g_assert_true (m.qkv_bias && !m.out_bias);
+  g_assert_cmpint (m.norms_per_layer, ==, 2);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.5);
+  g_assert_cmpint (m.n_kv_heads, ==, 2);
+
+  /* helium-1-preview-2b (helium, mlx-community's field-for-field copy of
+   * kyutai's config.json): attention 4·2560² = 26,214,400; MLP
+   * 3·2560·7040 = 54,067,200; + 2·2560 = 80,286,720 × 24; + 2560 +
+   * 2·48,000·2560 = 2,172,643,840 (derived from the shapes; no exact
+   * published figure found). */
+  p = count ("{\"architectures\": [\"HeliumForCausalLM\"], \"attention_bias\": false,"
+             " \"attention_dropout\": 0.0, \"bos_token_id\": 1, \"eos_token_id\": 2,"
+             " \"head_dim\": 128, \"hidden_act\": \"silu\", \"hidden_size\": 2560,"
+             " \"initializer_range\": 0.02, \"intermediate_size\": 7040,"
+             " \"max_position_embeddings\": 4096, \"mlp_bias\": false, \"model_type\": \"helium\","
+             " \"num_attention_heads\": 20, \"num_hidden_layers\": 24, \"num_key_value_heads\": 20,"
+             " \"pretraining_tp\": 1, \"rms_norm_eps\": 1e-08, \"rope_theta\": 100000.0,"
+             " \"tie_word_embeddings\": false, \"torch_dtype\": \"bfloat16\","
+             " \"transformers_version\": \"4.45.0.dev0\", \"use_cache\": true,"
+             " \"vocab_size\": 48000}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 2172643840);
+  /* HeliumAttention's o_proj is hidden × hidden: heads × head_dim must match. */
+  expect_error ("{\"model_type\": \"helium\", \"head_dim\": 64}", HR_ERROR_UNSUPPORTED, "head_dim");
+
+  /* Ministral-8B-Instruct-2410's shapes (ministral: Mistral's tensors):
+   * attention 4096² + 2·4096·1024 + 4096² = 41,943,040; MLP 3·4096·12288 =
+   * 150,994,944; + 2·4096 = 192,946,176 × 36; + 4096 + 2·131,072·4096 =
+   * 8,019,808,256, the Hub's safetensors total for it. */
+  p = count ("{\"architectures\": [\"MinistralForCausalLM\"], \"model_type\": \"ministral\","
+             " \"head_dim\": 128, \"hidden_act\": \"silu\", \"hidden_size\": 4096,"
+             " \"intermediate_size\": 12288, \"max_position_embeddings\": 32768,"
+             " \"num_attention_heads\": 32, \"num_hidden_layers\": 36, \"num_key_value_heads\": 8,"
+             " \"rms_norm_eps\": 1e-05, \"rope_theta\": 100000000.0, \"sliding_window\": 32768,"
+             " \"tie_word_embeddings\": false, \"vocab_size\": 131072}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8019808256);
+  /* MinistralConfig: without layer_types every layer is windowed when
+   * sliding_window is set, none when it is null; layer_types picks. */
+  m = model_of ("{\"model_type\": \"ministral\", \"num_hidden_layers\": 4}");
+  g_assert_cmpint (m.sliding_window, ==, 4096);
+  g_assert_true (hr_model_layer_is_sliding (&m, 0) && hr_model_layer_is_sliding (&m, 3));
+  m = model_of ("{\"model_type\": \"ministral\", \"sliding_window\": null}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  m = model_of ("{\"model_type\": \"ministral\", \"num_hidden_layers\": 4, \"sliding_window\": 32768,"
+                " \"layer_types\": [\"sliding_attention\", \"full_attention\","
+                " \"sliding_attention\", \"full_attention\"]}");
+  g_assert_cmpint (m.sliding_window_period, ==, 2);
+  g_assert_true (hr_model_layer_is_sliding (&m, 2));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+
+  /* FlexOlmoConfig() (flex_olmo, "similar to FlexOlmo-7x7B-1T": OLMo 2
+   * attention and norms, 7 experts of 11008, top 5, every layer):
+   * attention 4·4096² + 2·4096 = 67,117,056; expert 3·4096·11008 =
+   * 135,266,304; layer + 7 experts + 7·4096 router + 2·4096 =
+   * 1,014,018,048 × 32; + 4096 + 2·100,352·4096 = 33,270,665,216; active
+   * less 32·2 experts = 24,613,621,760 (derived from the shapes: no
+   * FlexOlmo config.json or exact published figure found). */
+  p = count ("{\"model_type\": \"flex_olmo\"}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 33270665216);
+  g_assert_cmpint (p.active, ==, 24613621760);
+  m = model_of ("{\"model_type\": \"flex_olmo\", \"num_experts\": 4, \"num_local_experts\": 2,"
+                " \"num_experts_per_tok\": 1}");
+  g_assert_cmpint (m.n_experts, ==, 2);
+  g_assert_true (m.qk_norm && m.qk_norm_full && m.norm_placement == HR_NORM_POST);
+  g_assert_false (m.router_bias);
+  expect_error ("{\"model_type\": \"flex_olmo\", \"num_experts\": 4, \"num_experts_per_tok\": 5}",
+                HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -728,6 +867,8 @@ main (int   argc,
   g_test_add_func ("/config/more-families", test_more_families);
   g_test_add_func ("/config/glm-cohere2-exaone4", test_glm_cohere2_exaone4);
   g_test_add_func ("/config/ernie-hunyuan-seed-olmo3-dots1", test_ernie_hunyuan_seed_olmo3_dots1);
+  g_test_add_func ("/config/arcee-apertus-glm-helium-ministral-flex-olmo",
+                   test_arcee_apertus_glm_helium_ministral_flex_olmo);
 
   return g_test_run ();
 }

@@ -463,6 +463,30 @@ test_norm_kernel (void)
 }
 
 static void
+test_xielu_saved (void)
+{
+  /* tiny_llama with Apertus' MLP: up, activation, down. A plain activation
+   * (ReLU², as Arcee's) saves its input and output, 2·T·128·2 = 16,384
+   * instead of 32,768: 45,824 per layer. Eager xIELU also saves alpha_p·x,
+   * expm1(min(x, eps)) and that less x (bf16) and the x > 0 mask:
+   * T·128·(3·2 + 1) = 28,672 more, 74,496; compiled, 45,824 again. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  model.ffn_kind = HR_FFN_MLP;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 45824);
+  model.ffn_activation = HR_ACT_XIELU;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 74496);
+  t.compile = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 45824);
+}
+
+static void
 test_fp8_saved (void)
 {
   /* Transformer Engine's fp8 linears save the fp8 transpose of their input
@@ -927,6 +951,7 @@ main (int   argc,
   g_test_add_func ("/training/activations/measured-small", test_measured_small);
   g_test_add_func ("/training/recipes/norm-kernel", test_norm_kernel);
   g_test_add_func ("/training/recipes/fp8", test_fp8_saved);
+  g_test_add_func ("/training/recipes/xielu", test_xielu_saved);
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);

@@ -546,6 +546,25 @@ test_expert_spelling (void)
     g_assert_false (headroom_project_set_int (project, "model.n_shared_experts", 2, &error));
     g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
   }
+  /* FlexOlmo spells its experts num_experts (FlexOlmoConfig's defaults, 7
+   * and 5): the row reads them and an edit reaches the model. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config = parse_object ("{\"model_type\": \"flex_olmo\"}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 7);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_experts_per_tok"), ==, 5);
+    g_assert_true (headroom_project_set_int (project, "model.num_local_experts", 4, &error));
+    g_assert_true (headroom_project_set_int (project, "model.num_experts_per_tok", 2, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (model.n_experts, ==, 4);
+    g_assert_cmpint (model.experts_per_token, ==, 2);
+  }
   /* DBRX (databricks/dbrx-base config.json) keeps its experts in
    * ffn_config.moe_num_experts (16) and moe_top_k (4), where no key
    * reaches: the rows show them, and an edit is refused, not ignored. */
@@ -601,6 +620,24 @@ test_expert_spelling (void)
     g_assert_no_error (error);
     g_assert_true (headroom_project_get_model (project, &model, &error));
     g_assert_true (model.qkv_bias);
+  }
+  /* ArceeMLP reads mlp_bias; ApertusMLP has no bias whatever it says. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) arcee = parse_object ("{\"model_type\": \"arcee\"}");
+    g_autoptr(JsonObject) apertus = parse_object ("{\"model_type\": \"apertus\"}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, arcee);
+    g_assert_true (headroom_project_set_boolean (project, "model.mlp_bias", TRUE, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_true (model.mlp_bias);
+
+    headroom_project_set_config (project, apertus);
+    g_assert_false (headroom_project_set_boolean (project, "model.mlp_bias", TRUE, &error));
+    g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
   }
   /* GLM-4.5-Air (glm4_moe) spells its experts n_routed_experts, which
    * num_local_experts aliases: an edit goes under both and is read; its one
