@@ -413,6 +413,50 @@ read_internlm2 (Reader  *r,
   return HR_OK;
 }
 
+/* JetMoeConfig / modeling_jetmoe.py: every layer has JetMoeAttention, a
+ * mixture of attention heads (num_local_experts experts of
+ * num_key_value_heads heads of kv_channels, top num_experts_per_tok, and
+ * one kv_proj), and JetMoeMoE, num_local_experts gated experts of
+ * intermediate_size (input_linear 2·intermediate, output_linear) with a
+ * router and one output bias; two RMSNorms per layer, a final one; tied by
+ * default. num_attention_heads is not read: JetMoeConfig sets it to
+ * num_key_value_heads · num_experts_per_tok, the query heads a token runs.
+ * head_dim is its attribute_map alias of kv_channels. */
+static HrStatus
+read_jetmoe (Reader  *r,
+             HrModel *m)
+{
+  const char *head_key = pick (r, "kv_channels", "head_dim");
+  int64_t experts;
+
+  TRY (read_int (r, "vocab_size", 32000, POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "hidden_size", 2048, POSITIVE, &m->hidden_size));
+  TRY (read_int (r, "num_hidden_layers", 12, POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_key_value_heads", 16, POSITIVE, &m->n_kv_heads));
+  TRY (read_int (r, head_key, 128, POSITIVE, &m->head_dim));
+  TRY (read_int (r, "intermediate_size", 5632, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "max_position_embeddings", 4096, POSITIVE, &m->max_positions));
+  TRY (read_int (r, "num_local_experts", 8, POSITIVE, &experts));
+  TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  if (m->experts_per_token > experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, experts, "more than num_local_experts");
+  if (m->n_kv_heads > INT64_MAX / m->experts_per_token)
+    return hr_error_set (r->err, HR_ERROR_OVERFLOW, "num_key_value_heads", m->n_kv_heads, 0, NULL);
+  m->n_heads = m->n_kv_heads * m->experts_per_token;
+  m->attention_experts = experts;
+  m->n_experts = experts;
+  m->moe_output_bias = true;
+  m->ffn_size = m->expert_ffn_size;
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  return HR_OK;
+}
+
 /* ChatGLMConfig / modeling_chatglm.py (remote code): query_key_value of
  * heads·kv_channels + 2·multi_query_group_num·kv_channels (with
  * multi_query_attention) with add_qkv_bias; dense, dense_h_to_4h (2 ×
@@ -869,6 +913,7 @@ typedef enum
   TYPE_OLMO,
   TYPE_PERSIMMON,
   TYPE_NEMOTRON,
+  TYPE_JETMOE,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -939,6 +984,7 @@ static const struct
   { "helium",           TYPE_LLAMA_STYLE, FAMILY_HELIUM },
   { "ministral",        TYPE_LLAMA_STYLE, FAMILY_MINISTRAL },
   { "flex_olmo",        TYPE_LLAMA_STYLE, FAMILY_FLEX_OLMO },
+  { "jetmoe",           TYPE_JETMOE,      FAMILY_UNKNOWN },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
@@ -1103,6 +1149,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_NEMOTRON:
       status = read_nemotron (&r, &m);
+      break;
+    case TYPE_JETMOE:
+      status = read_jetmoe (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

@@ -284,6 +284,13 @@ hr_finetune_validate (const HrFinetune *f,
   if ((f->targets & HR_TARGETS_MASK) == 0 || (f->targets & ~HR_TARGETS_MASK) != 0)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "lora_targets", (int64_t) f->targets, 0,
                          "at least one of q, k, v, o, gate, up, down, lm_head, embed");
+  /* JetMoE's q and o are expert tensors (JetMoeParallelExperts) and k and v
+   * one fused kv_proj: none is the Linear a q/k/v/o target adapts. */
+  if ((f->targets & (HR_TARGET_Q | HR_TARGET_K | HR_TARGET_V | HR_TARGET_O))
+      && model->attention_experts > 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "lora_targets",
+                         f->targets & (HR_TARGET_Q | HR_TARGET_K | HR_TARGET_V | HR_TARGET_O), 0,
+                         "the model's attention is a mixture of experts, not q/k/v/o projections");
   if ((f->targets & HR_TARGET_GATE) && model->ffn_kind != HR_FFN_GATED)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "lora_targets", HR_TARGET_GATE, 0,
                          "the model's MLP has no gate projection");

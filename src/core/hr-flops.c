@@ -141,6 +141,10 @@ forward_pass (const HrModel  *m,
       out[HR_FLOPS_MLP] += 2 * t * mats * h * width * n_moe;
       out[HR_FLOPS_ROUTER] = 2 * t * h * (double) m->n_experts * n_moe;
     }
+  /* JetMoeMoA's router, in every layer; its q and o above are the experts a
+   * token runs (n_heads of them). */
+  if (m->attention_experts > 0)
+    out[HR_FLOPS_ROUTER] += 2 * t * h * (double) m->attention_experts * layers;
 
   /* The output layer, and OPT's project_in and project_out when present. */
   embed_dim = m->embed_proj_dim > 0 ? (double) m->embed_proj_dim : h;

@@ -123,14 +123,16 @@ products_time (const HrModel     *model,
 
 /* What one forward step over the whole model reads per TP rank: every
  * weight except the token embedding table (a lookup touches `tokens` rows;
- * a tied table is read whole as the LM head), and of the routed experts only
- * those some token chose. With uniform routing an expert is missed by all
- * `tokens` tokens with probability (1 − k/E)^tokens. */
+ * a tied table is read whole as the LM head), and of the routed experts
+ * (and JetMoE's attention experts) only those some token chose. With uniform
+ * routing an expert is missed by all `tokens` tokens with probability
+ * (1 − k/E)^tokens. */
 typedef struct
 {
   double weights;         /* all stages, this rank's shard */
   double embedding_table; /* the part not read by a lookup */
   double routed_experts;  /* this rank's shard of every routed expert */
+  double attention_experts; /* likewise of JetMoE's attention experts' q and o */
   int64_t sliding_layers; /* layers capped at the window when reading */
   double kv_token_layer;  /* bytes per token and layer on this rank */
   double elementwise;     /* bytes the memory-bound kernels move per token, all layers */
@@ -184,6 +186,12 @@ model_reads (const HrModel     *model,
     r->embedding_table = hr_inference_vocab_table_bytes (model, inf, false, false);
   r->routed_experts = hr_inference_matrix_bytes (inf, (double) params->routed_experts /
                                                       (double) inf->tensor_parallel);
+  r->attention_experts = hr_inference_matrix_bytes (inf, 2.0 * (double) model->n_layers
+                                                         * (double) model->attention_experts
+                                                         * (double) model->hidden_size
+                                                         * (double) model->n_kv_heads
+                                                         * (double) hr_model_head_dim (model)
+                                                         / (double) inf->tensor_parallel);
   {
     HrLayerCounts counts;
 
@@ -199,11 +207,15 @@ weights_read (const HrModel    *model,
               const ModelReads *r,
               double            tokens)
 {
-  double used = 1.0;
+  double used = 1.0, used_attention = 1.0;
 
   if (model->n_experts > 0)
     used = 1.0 - pow (1.0 - (double) model->experts_per_token / (double) model->n_experts, tokens);
-  return r->weights - r->embedding_table - r->routed_experts * (1.0 - used);
+  if (model->attention_experts > 0)
+    used_attention = 1.0 - pow (1.0 - (double) (model->n_heads / model->n_kv_heads)
+                                      / (double) model->attention_experts, tokens);
+  return r->weights - r->embedding_table - r->routed_experts * (1.0 - used)
+         - r->attention_experts * (1.0 - used_attention);
 }
 
 /* KV bytes attention reads on one rank for one sequence of `context` tokens:

@@ -70,6 +70,8 @@ hr_model_init (HrModel *model)
     .embedding_norm = false,
     .sliding_window_offset = 0,
     .ffn_activation = HR_ACT_PLAIN,
+    .attention_experts = 0,
+    .moe_output_bias = false,
   };
 }
 
@@ -322,6 +324,14 @@ hr_model_validate (const HrModel *model,
   if (count_moe_layers (model) < model->n_layers)
     CHECK (require_positive (model->ffn_size, "intermediate_size", err));
 
+  if (model->attention_experts < 0)
+    return require_non_negative (model->attention_experts, "num_local_experts", err);
+  if (model->attention_experts > 0
+      && (hr_model_uses_mla (model) || model->n_heads / model->n_kv_heads > model->attention_experts))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         model->n_heads / model->n_kv_heads, model->attention_experts,
+                         "more attention experts per token than attention experts");
+
   if (hr_model_uses_mla (model))
     {
       CHECK (require_non_negative (model->q_lora_rank, "q_lora_rank", err));
@@ -486,6 +496,21 @@ attention_layer (const HrModel *model,
       return n;
     }
 
+  if (model->attention_experts > 0)
+    {
+      /* JetMoeAttention: kv_proj Linear(hidden, 2·kv heads·head_dim, bias=False);
+       * JetMoeMoA: input_linear (E, kv heads·head_dim, hidden) and output_linear
+       * (E, hidden, kv heads·head_dim) without bias, its router
+       * Linear(hidden, E, bias=False) and a bias of hidden_size. */
+      kv_out = mul (c, model->n_kv_heads, hd, "head_dim");
+      n = mul (c, 2, mul (c, h, kv_out, "head_dim"), "head_dim");
+      n = add (c, n, mul (c, model->attention_experts, mul (c, 2, mul (c, h, kv_out, "head_dim"),
+                                                          "head_dim"),
+                          "num_local_experts"), "num_local_experts");
+      n = add (c, n, mul (c, h, model->attention_experts, "num_local_experts"), "num_local_experts");
+      return add (c, n, h, "hidden_size");
+    }
+
   /* q_proj, k_proj, v_proj, o_proj (Llama and kin); the fused c_attn (GPT-2),
    * query_key_value (NeoX, Falcon) and qkv_proj (Phi-3) hold the same rows. */
   q_out = mul (c, model->n_heads, hd, "head_dim");
@@ -579,6 +604,9 @@ hr_model_count_params (const HrModel *model,
       /* Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(hidden, 1, bias=False). */
       if (model->shared_expert_gate)
         router = add (&c, router, h, "hidden_size");
+      /* JetMoeMoE.bias, added to the experts' sum: counted with what every token runs. */
+      if (model->moe_output_bias)
+        shared = add (&c, shared, h, "hidden_size");
     }
 
   p.attention = mul (&c, model->n_layers, attn, "num_hidden_layers");
@@ -621,6 +649,15 @@ hr_model_count_params (const HrModel *model,
   p.active = p.total - mul (&c, mul (&c, p.n_moe_layers, model->n_experts - model->experts_per_token,
                                      "num_local_experts"),
                             expert, "num_local_experts");
+  /* JetMoeMoA: a token runs n_heads / n_kv_heads of the attention experts'
+   * q and o projections. */
+  if (model->attention_experts > 0)
+    p.active -= mul (&c, mul (&c, model->n_layers,
+                              model->attention_experts - model->n_heads / model->n_kv_heads,
+                              "num_local_experts"),
+                     mul (&c, 2, mul (&c, h, mul (&c, model->n_kv_heads, hr_model_head_dim (model),
+                                                  "head_dim"), "head_dim"), "head_dim"),
+                     "num_local_experts");
   p.non_embedding = p.total - p.embedding - p.position_embedding - p.lm_head;
   p.active_non_embedding = p.active - p.embedding - p.position_embedding - p.lm_head;
 
@@ -698,6 +735,10 @@ hr_model_describe (const HrModel *model,
             (long long) model->n_heads, (long long) model->n_kv_heads);
   if (model->attention_sinks)
     append (buf, size, &len, ", attention sinks");
+  if (model->attention_experts > 0)
+    append (buf, size, &len, ", q and o in %lld experts, %lld active",
+            (long long) model->attention_experts,
+            (long long) (model->n_heads / model->n_kv_heads));
   if (model->sliding_window > 0)
     {
       const char *kind = model->chunked_attention ? "chunks" : "sliding window";

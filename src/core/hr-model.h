@@ -132,6 +132,12 @@ typedef struct
                                   * (i + offset) % p == p - 1 (GPT-Neo, global first: 1) */
   HrFfnActivation ffn_activation; /* the MLP's activation, where it holds parameters or
                                    * saves more than its input for the backward */
+  int64_t attention_experts;   /* mixture of attention heads (JetMoE): this many experts
+                                * each hold a q and an o projection of n_kv_heads·head_dim,
+                                * a token runs n_heads / n_kv_heads of them; 0 = one q and
+                                * o projection per layer */
+  bool moe_output_bias;        /* one bias of hidden_size added to the routed experts'
+                                * sum in each MoE layer (JetMoeMoE.bias) */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -224,6 +224,13 @@ layer_bytes (const HrModel    *model,
       bytes += o * a->input;
     }
 
+  /* JetMoeMoA, as the routed MLP experts below: its router's probabilities
+   * in fp32 and each token's k copies dispatched to the experts' q
+   * projections. */
+  if (model->attention_experts > 0)
+    bytes += a->tokens * (double) model->attention_experts * 4
+             + (double) (model->n_heads / model->n_kv_heads) * a->tokens * a->h * a->input;
+
   /* Dropout after the attention output projection and after the MLP. */
   bytes += 2 * a->tokens * a->h_rep * a->mask;
 

@@ -854,6 +854,44 @@ test_arcee_apertus_glm_helium_ministral_flex_olmo (void)
                 HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
 }
 
+static void
+test_jetmoe (void)
+{
+  HrParams p;
+  HrModel m;
+  char line[512];
+
+  /* JetMoeConfig() (jetmoe, every layer a mixture of attention heads and
+   * of MLP experts; 12 layers): MoA kv_proj 2048·2·2048 = 8,388,608, 8
+   * experts' q and o 8·2·2048·2048 = 67,108,864, router 2048·8 and bias
+   * 2048: 75,515,904; MoE 8·3·2048·5632 = 276,824,064 + router 16,384 +
+   * bias 2048 = 276,842,496; + 2·2048 = 352,362,496 × 12; + 2048 +
+   * 32,000·2048 (tied) = 4,293,888,000. Active: a token runs 2 of the 8
+   * attention experts (12·6·2·2048·2048 = 603,979,776 fewer) and 2 of the 8
+   * MLP experts (12·6·3·2048·5632 = 2,491,416,576 fewer): 1,198,491,648.
+   * Derived from the shapes: JetMoE-8B's config.json was not found; 24
+   * such layers would give 8.52 B and 2.27 B active without the embedding,
+   * near its card's 8 B and 2.2 B. */
+  p = count ("{\"model_type\": \"jetmoe\"}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.attention, ==, INT64_C (12) * 75515904);
+  g_assert_cmpint (p.total, ==, 4293888000);
+  g_assert_cmpint (p.active, ==, 1198491648);
+  m = model_of ("{\"model_type\": \"jetmoe\", \"num_attention_heads\": 64}");
+  /* num_attention_heads is JetMoeConfig's, 16 kv heads × top 2. */
+  g_assert_cmpint (m.n_heads, ==, 32);
+  g_assert_cmpint (m.n_kv_heads, ==, 16);
+  g_assert_cmpint (m.head_dim, ==, 128);
+  g_assert_true (m.tied_embeddings && m.moe_output_bias && m.ffn_kind == HR_FFN_GATED);
+  g_assert_cmpint (m.attention_experts, ==, 8);
+  hr_model_describe (&m, line, sizeof line);
+  g_assert_nonnull (strstr (line, "q and o in 8 experts, 2 active"));
+  /* head_dim is the attribute_map alias of kv_channels and wins. */
+  m = model_of ("{\"model_type\": \"jetmoe\", \"kv_channels\": 64, \"head_dim\": 96}");
+  g_assert_cmpint (m.head_dim, ==, 96);
+  expect_error ("{\"model_type\": \"jetmoe\", \"num_experts_per_tok\": 9}", HR_ERROR_OUT_OF_RANGE,
+                "num_experts_per_tok");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -869,6 +907,7 @@ main (int   argc,
   g_test_add_func ("/config/ernie-hunyuan-seed-olmo3-dots1", test_ernie_hunyuan_seed_olmo3_dots1);
   g_test_add_func ("/config/arcee-apertus-glm-helium-ministral-flex-olmo",
                    test_arcee_apertus_glm_helium_ministral_flex_olmo);
+  g_test_add_func ("/config/jetmoe", test_jetmoe);
 
   return g_test_run ();
 }

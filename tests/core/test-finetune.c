@@ -961,6 +961,16 @@ test_validate (void)
   f.freeze_layers = 33;
   g_assert_cmpint (hr_finetune_validate (&f, &m, &err), !=, HR_OK);
   g_assert_cmpstr (err.field, ==, "freeze_layers");
+  /* JetMoE's attention has no q/k/v/o Linear to adapt; its MLP targets
+   * stay. */
+  m.attention_experts = 8;
+  m.n_heads = 64;
+  f.method = HR_FINETUNE_LORA;
+  f.targets = HR_TARGETS_ATTENTION;
+  g_assert_cmpint (hr_finetune_validate (&f, &m, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "lora_targets");
+  f.targets = HR_TARGET_UP | HR_TARGET_DOWN;
+  g_assert_cmpint (hr_finetune_validate (&f, &m, &err), ==, HR_OK);
 }
 
 int

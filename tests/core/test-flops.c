@@ -157,6 +157,28 @@ test_moe_and_mla (void)
    * norms 27·2·2048 + 27·512 + 2048 = 126,464. */
   g_assert_cmpfloat (f.forward, ==,
                      2.0 * ((double) p.active - 209715200.0 - 126464.0) + 165888.0 + 110592.0);
+
+  /* JetMoeConfig() per token: q and o of the 2 attention experts a token
+   * runs (32 query heads of 128 over 16 kv heads): projections
+   * 2·(2048·4096 + 2·2048·2048)·12 = 402,653,184, output 2·4096·2048·12 =
+   * 201,326,592; both routers 2·2048·8·12 · 2 = 786,432. Forward = 2 ×
+   * (active 1,198,491,648 less norms 12·2·2048 + 2048 and the two output
+   * biases 12·2·2048: 1,198,391,296) + the attention core 2·2·32·128·12. */
+  llama_like (&m, 12, 2048, 32, 16, 5632, 32000);
+  m.head_dim = 128;
+  m.tied_embeddings = true;
+  m.attention_experts = 8;
+  m.n_experts = 8;
+  m.experts_per_token = 2;
+  m.expert_ffn_size = 5632;
+  m.moe_output_bias = true;
+  g_assert_cmpint (hr_model_params (&m, &p, NULL), ==, HR_OK);
+  g_assert_cmpint (p.active, ==, 1198491648);
+  f = train (&m, 1, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false);
+  g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_PROJ].forward, ==, 402653184.0);
+  g_assert_cmpfloat (f.component[HR_FLOPS_ATTN_OUT].forward, ==, 201326592.0);
+  g_assert_cmpfloat (f.component[HR_FLOPS_ROUTER].forward, ==, 786432.0);
+  g_assert_cmpfloat (f.forward, ==, 2.0 * 1198391296.0 + 2.0 * 2 * 32 * 128 * 12);
 }
 
 static void

@@ -103,6 +103,28 @@ test_latency_moe_decode (void)
   g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
 }
 
+/* JetMoE's attention experts are read like routed ones: Llama-3-8B's
+ * attention as 8 experts of q and o (8 heads of 128 each, a token running
+ * 4) holds 32 × 8 × 2 × 4096 × 1024 × 2 B = 4294967296 B in them, of which
+ * one token leaves 4/8 unread; the rest of the weights is read whole. */
+static void
+test_latency_moa_decode (void)
+{
+  HrModel m = llama3_8b ();
+  HrInference inf = settings (1, 1023, 2);
+  double plain_weights = memory_of (&m, &inf).weights;
+  HrInferenceLatency plain = latency_of (&m, &inf);
+  double weights, memory;
+  HrInferenceLatency lat;
+
+  m.attention_experts = 8;
+  weights = memory_of (&m, &inf).weights;
+  lat = latency_of (&m, &inf);
+  memory = plain.decode_memory_time
+           + (weights - plain_weights - 4294967296.0 * 4.0 / 8.0) / (3.35e12 * 0.7);
+  g_assert_cmpfloat_with_epsilon (lat.decode_memory_time, memory, memory * 1e-12);
+}
+
 /* A 4096-token prefill of Llama-3-8B needs about 2 × 7.5e9 × 4096 = 6e13
  * FLOPs, 0.12 s at 989.4e12 × 0.5, while its weights (15 GB) and the K and V
  * written (4096 × 131072 B) take 6.6e-3 s to move: compute-bound. Every
@@ -289,6 +311,7 @@ main (int   argc,
 
   g_test_add_func ("/inference/latency/decode-memory-bound", test_latency_decode_memory_bound);
   g_test_add_func ("/inference/latency/moe-decode", test_latency_moe_decode);
+  g_test_add_func ("/inference/latency/moa-decode", test_latency_moa_decode);
   g_test_add_func ("/inference/latency/bound-switch", test_latency_bound_switch);
   g_test_add_func ("/inference/latency/tpot-average", test_latency_tpot_average);
   g_test_add_func ("/inference/latency/chunked-prefill", test_latency_chunked_prefill);

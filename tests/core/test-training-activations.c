@@ -487,6 +487,24 @@ test_xielu_saved (void)
 }
 
 static void
+test_moa_saved (void)
+{
+  /* tiny_llama's attention as 4 JetMoE attention experts, a token running 2
+   * (4 heads over 2 kv heads): its router's fp32 probabilities T·4·4 = 512
+   * and the 2 copies of each token dispatched to the experts' q
+   * projections 2·T·64·2 = 8,192, as routed MLP experts save: 62,208 +
+   * 8,704 = 70,912 per layer. */
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  model.attention_experts = 4;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 70912);
+}
+
+static void
 test_fp8_saved (void)
 {
   /* Transformer Engine's fp8 linears save the fp8 transpose of their input
@@ -952,6 +970,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/norm-kernel", test_norm_kernel);
   g_test_add_func ("/training/recipes/fp8", test_fp8_saved);
   g_test_add_func ("/training/recipes/xielu", test_xielu_saved);
+  g_test_add_func ("/training/activations/moa", test_moa_saved);
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);

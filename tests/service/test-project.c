@@ -565,6 +565,31 @@ test_expert_spelling (void)
     g_assert_cmpint (model.n_experts, ==, 4);
     g_assert_cmpint (model.experts_per_token, ==, 2);
   }
+  /* JetMoE: num_local_experts holds both its attention and MLP experts; its
+   * query heads are JetMoeConfig's num_key_value_heads × num_experts_per_tok
+   * (16 × 2), whatever num_attention_heads says, so that edit is refused;
+   * head_dim is kv_channels' alias and reaches the model. */
+  {
+    g_autoptr(HeadroomProject) project = headroom_project_new ();
+    g_autoptr(JsonObject) config = parse_object ("{\"model_type\": \"jetmoe\"}");
+    g_autoptr(GError) error = NULL;
+    HrModel model;
+
+    headroom_project_set_config (project, config);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_local_experts"), ==, 8);
+    g_assert_cmpint (headroom_project_get_int (project, "model.num_attention_heads"), ==, 32);
+    g_assert_false (headroom_project_set_int (project, "model.num_attention_heads", 64, &error));
+    g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+    g_clear_error (&error);
+    g_assert_true (headroom_project_set_int (project, "model.num_local_experts", 16, &error));
+    g_assert_true (headroom_project_set_int (project, "model.head_dim", 64, &error));
+    g_assert_no_error (error);
+    g_assert_true (headroom_project_get_model (project, &model, &error));
+    g_assert_no_error (error);
+    g_assert_cmpint (model.n_experts, ==, 16);
+    g_assert_cmpint (model.attention_experts, ==, 16);
+    g_assert_cmpint (model.head_dim, ==, 64);
+  }
   /* DBRX (databricks/dbrx-base config.json) keeps its experts in
    * ffn_config.moe_num_experts (16) and moe_top_k (4), where no key
    * reaches: the rows show them, and an edit is refused, not ignored. */
