@@ -513,6 +513,8 @@ headroom_cli_print_model_json (JsonBuilder     *builder,
 
   if (assumed != NULL)
     json_object_set_string_member (json_node_get_object (root), "assumed_architecture", assumed);
+  if (headroom_project_get_text_only (project))
+    json_object_set_boolean_member (json_node_get_object (root), "text_only", TRUE);
   json_generator_set_root (generator, root);
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);
@@ -523,9 +525,12 @@ void
 headroom_cli_print_assumed (HeadroomProject *project)
 {
   g_autofree char *note = headroom_project_dup_assumed_note (project);
+  g_autofree char *text_only = headroom_project_dup_text_only_note (project);
 
   if (note != NULL)
     printf ("\n%s\n", note);
+  if (text_only != NULL)
+    printf ("\n%s\n", text_only);
 }
 
 /* What a figure too large for a double (or undefined) prints as: never

@@ -330,10 +330,14 @@ print_table (HeadroomComparison *comparison)
   /* Columns whose model was read as an assumed architecture, one line each. */
   for (guint c = 0; c < n_columns; c++)
     {
-      g_autofree char *note = headroom_project_dup_assumed_note (headroom_comparison_get_project (comparison, c));
+      HeadroomProject *project = headroom_comparison_get_project (comparison, c);
+      g_autofree char *note = headroom_project_dup_assumed_note (project);
+      g_autofree char *text_only = headroom_project_dup_text_only_note (project);
 
       if (note != NULL)
         printf ("\n%s: %s\n", headroom_comparison_get_name (comparison, c), note);
+      if (text_only != NULL)
+        printf ("\n%s: %s\n", headroom_comparison_get_name (comparison, c), text_only);
     }
 }
 
@@ -358,6 +362,8 @@ print_json (HeadroomComparison *comparison)
       headroom_cli_json_string (builder, "name", headroom_comparison_get_name (comparison, c));
       if (assumed != NULL)
         headroom_cli_json_string (builder, "assumed_architecture", assumed);
+      if (headroom_project_get_text_only (headroom_comparison_get_project (comparison, c)))
+        headroom_cli_json_bool (builder, "text_only", TRUE);
       headroom_cli_json_string (builder, "workload",
                                 headroom_comparison_get_workload (comparison, c)
                                 == HEADROOM_WORKLOAD_TRAINING ? "training" : "inference");

@@ -127,7 +127,8 @@ void     headroom_cli_json_flops    (JsonBuilder   *builder,
                                      const HrFlops *flops);
 void     headroom_cli_print_json    (JsonBuilder *builder);
 /* The same, with "assumed_architecture": "llama" added to the object when
- * the project's model was read as an assumed architecture. */
+ * the project's model was read as an assumed architecture, "text_only": true
+ * when it is a vision-language model's language model alone. */
 void     headroom_cli_print_model_json (JsonBuilder     *builder,
                                         HeadroomProject *project);
 /* The same as a line of text under a table. */

@@ -59,6 +59,10 @@ static const Defaults llama_defaults[] = {
   [FAMILY_HELIUM]  = { 48000,  2560, 7040,  24, 20, 20,   128,  4096, false },
   [FAMILY_MINISTRAL] = { 32000, 4096, 14336, 32, 32, 8,   NONE, 4096 * 32, false },
   [FAMILY_FLEX_OLMO] = { 100352, 4096, 11008, 32, 32, NONE, NONE, 4096, false },
+  /* Qwen2VLTextConfig and Qwen2_5_VLTextConfig share theirs. */
+  [FAMILY_QWEN2_VL] = { 152064, 8192, 29568, 80, 64, 8,   NONE, 32768, false },
+  [FAMILY_QWEN3_VL] = { 151936, 4096, 22016, 32, 32, 32,  128,  128000, false },
+  [FAMILY_QWEN3_VL_MOE] = { 151936, 2048, 5632, 24, 16, 16, NONE, 128000, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -647,16 +651,20 @@ hr_config_read_llama_style (Reader  *r,
         }
       break;
     case FAMILY_QWEN2:
+    case FAMILY_QWEN2_VL:
       {
-        /* Qwen2Attention: q, k, v with bias, o_proj without. Sliding windows
-         * only with use_sliding_window, on layers from max_window_layers on. */
+        /* Qwen2Attention (Qwen2VLAttention): q, k, v with bias, o_proj
+         * without. Sliding windows only with use_sliding_window, on layers
+         * from max_window_layers on (28; Qwen2VLTextConfig's 80). M-RoPE's
+         * mrope_section splits the same rotary dimensions: no parameters. */
         bool use_window;
         int64_t max_window_layers;
 
         m->qkv_bias = true;
         TRY (read_bool (r, "use_sliding_window", false, &use_window));
         TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-        TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
+        TRY (read_int (r, "max_window_layers", family == FAMILY_QWEN2_VL ? 80 : 28, NON_NEG,
+                       &max_window_layers));
         if (use_window && window != NONE && max_window_layers < m->n_layers)
           {
             m->sliding_window = window;
@@ -689,9 +697,11 @@ hr_config_read_llama_style (Reader  *r,
       break;
     case FAMILY_QWEN3:
     case FAMILY_QWEN3_MOE:
+    case FAMILY_QWEN3_VL:
+    case FAMILY_QWEN3_VL_MOE:
       {
-        /* Qwen3Attention: q, k, v, o with attention_bias; q_norm and k_norm,
-         * RMSNorm(head_dim). Sliding windows as in Qwen2 (use_sliding_window,
+        /* Qwen3Attention (Qwen3VLTextAttention the same): q, k, v, o with
+         * attention_bias; q_norm and k_norm, RMSNorm(head_dim). Sliding windows as in Qwen2 (use_sliding_window,
          * from max_window_layers on), or as layer_types says. */
         bool use_window;
         int64_t max_window_layers;
@@ -708,8 +718,9 @@ hr_config_read_llama_style (Reader  *r,
             m->sliding_window = window;
             m->first_sliding_layer = max_window_layers;
           }
-        if (family == FAMILY_QWEN3_MOE)
-          TRY (read_qwen_moe (r, true, m));
+        /* Qwen3VLMoeTextConfig's MoE defaults are Qwen2-MoE's (60 experts). */
+        if (family == FAMILY_QWEN3_MOE || family == FAMILY_QWEN3_VL_MOE)
+          TRY (read_qwen_moe (r, family == FAMILY_QWEN3_MOE, m));
       }
       break;
     case FAMILY_QWEN2_MOE:

@@ -222,6 +222,9 @@ typedef enum
   FAMILY_HELIUM,
   FAMILY_MINISTRAL,
   FAMILY_FLEX_OLMO,
+  FAMILY_QWEN2_VL,
+  FAMILY_QWEN3_VL,
+  FAMILY_QWEN3_VL_MOE,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 

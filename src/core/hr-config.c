@@ -948,7 +948,7 @@ static const struct
   { "qwen3_moe",   TYPE_LLAMA_STYLE, FAMILY_QWEN3_MOE },
   { "qwen2_moe",   TYPE_LLAMA_STYLE, FAMILY_QWEN2_MOE },
   { "gemma3_text", TYPE_LLAMA_STYLE, FAMILY_GEMMA3 },
-  { "gemma3",      TYPE_LLAMA_STYLE, FAMILY_GEMMA3 },   /* its text_config */
+  { "gemma3",      TYPE_LLAMA_STYLE, FAMILY_GEMMA3 },   /* vision_language_types */
   { "gpt_oss",     TYPE_LLAMA_STYLE, FAMILY_GPT_OSS },
   { "olmo2",       TYPE_LLAMA_STYLE, FAMILY_OLMO2 },
   { "starcoder2",  TYPE_LLAMA_STYLE, FAMILY_STARCODER2 },
@@ -960,7 +960,7 @@ static const struct
   { "smollm3",     TYPE_LLAMA_STYLE, FAMILY_SMOLLM3 },
   { "phimoe",      TYPE_LLAMA_STYLE, FAMILY_PHIMOE },
   { "llama4_text", TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },
-  { "llama4",      TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },     /* its text_config */
+  { "llama4",      TYPE_LLAMA_STYLE, FAMILY_LLAMA4 },     /* vision_language_types */
   { "glm4",        TYPE_LLAMA_STYLE, FAMILY_GLM4 },
   { "glm4_moe",    TYPE_LLAMA_STYLE, FAMILY_GLM4_MOE },
   { "cohere2",     TYPE_LLAMA_STYLE, FAMILY_COHERE2 },
@@ -985,7 +985,61 @@ static const struct
   { "ministral",        TYPE_LLAMA_STYLE, FAMILY_MINISTRAL },
   { "flex_olmo",        TYPE_LLAMA_STYLE, FAMILY_FLEX_OLMO },
   { "jetmoe",           TYPE_JETMOE,      FAMILY_UNKNOWN },
+  { "qwen2_vl_text",    TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
+  { "qwen2_5_vl_text",  TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
+  { "qwen3_vl_text",    TYPE_LLAMA_STYLE, FAMILY_QWEN3_VL },
+  { "qwen3_vl_moe_text", TYPE_LLAMA_STYLE, FAMILY_QWEN3_VL_MOE },
+  /* vision_language_types: their language model */
+  { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
+  { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
+  { "qwen3_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN3_VL },
+  { "qwen3_vl_moe",     TYPE_LLAMA_STYLE, FAMILY_QWEN3_VL_MOE },
+  { "mistral3",         TYPE_LLAMA_STYLE, FAMILY_MISTRAL },
+  { "llava",            TYPE_LLAMA_STYLE, FAMILY_LLAMA },
+  { "llava_next",       TYPE_LLAMA_STYLE, FAMILY_LLAMA },
+  { "paligemma",        TYPE_LLAMA_STYLE, FAMILY_GEMMA },
+  { "idefics3",         TYPE_LLAMA_STYLE, FAMILY_LLAMA },
+  { "smolvlm",          TYPE_LLAMA_STYLE, FAMILY_LLAMA },
+  { "internvl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2 },
 };
+
+enum
+{
+  TEXT_TYPED = 1 << 0,  /* text_config.model_type picks the family (AutoConfig),
+                         * the entry's when it names none */
+  TEXT_FLAT  = 1 << 1,  /* without text_config, the text keys are at the top level */
+  TEXT_NEEDED = 1 << 2, /* without text_config, the wrapper builds one with defaults
+                         * of its own: refused rather than guessed */
+};
+
+/* Vision-language wrappers (…ForConditionalGeneration): the language model is
+ * text_config, read by its family's reader with that family's defaults, lm_head
+ * and tie_word_embeddings included (get_text_config(decoder=True)); the vision
+ * tower and the projector are not counted (HR_CONFIG_WARN_TEXT_ONLY). From each
+ * configuration_<type>.py. */
+static const struct
+{
+  const char *name;
+  unsigned    flags;
+} vision_language_types[] = {
+  { "gemma3",     0 },
+  { "llama4",     0 },
+  { "qwen2_vl",   TEXT_FLAT },   /* Hub configs are flat (Qwen2VLConfig pops the keys) */
+  { "qwen2_5_vl", TEXT_FLAT },
+  { "qwen3_vl",   0 },
+  { "qwen3_vl_moe", 0 },
+  { "mistral3",   TEXT_TYPED | TEXT_NEEDED },
+  { "llava",      TEXT_TYPED },  /* None: LlamaConfig() */
+  { "llava_next", TEXT_TYPED },
+  { "paligemma",  TEXT_TYPED | TEXT_NEEDED },
+  { "idefics3",   TEXT_TYPED | TEXT_NEEDED },
+  { "smolvlm",    TEXT_TYPED | TEXT_NEEDED },
+  { "internvl",   TEXT_TYPED },  /* None: Qwen2Config() */
+};
+
+/* Gemma 3n (Gemma3nTextDecoderLayer): AltUp, Laurel and per-layer
+ * embeddings, which Headroom does not model; refused by name. */
+static const char * const gemma3n_types[] = { "gemma3n", "gemma3n_text" };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
  * never read as a transformer. */
@@ -994,6 +1048,65 @@ static const char * const state_space_types[] = {
   "nemotron_h", "granitemoehybrid", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm",
   "lfm2", "qwen3_next", "minimax",
 };
+
+static int
+find_vision_language (const char *model_type)
+{
+  if (model_type == NULL)
+    return -1;
+  for (size_t i = 0; i < sizeof vision_language_types / sizeof vision_language_types[0]; i++)
+    if (strcmp (model_type, vision_language_types[i].name) == 0)
+      return (int) i;
+  return -1;
+}
+
+bool
+hr_config_is_vision_language (const char *model_type)
+{
+  return find_vision_language (model_type) >= 0;
+}
+
+/* Where a wrapper's language model lives and which family reads it: sets
+ * r->prefix, *type and *family. */
+static HrStatus
+find_text_model (Reader    *r,
+                 unsigned   flags,
+                 ModelType *type,
+                 Family    *family)
+{
+  HrValue v;
+  size_t i;
+
+  lookup (r, "text_config", &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    {
+      if (flags & TEXT_NEEDED)
+        return hr_error_set (r->err, HR_ERROR_MISSING, "text_config", 0, 0,
+                             "the language model's settings");
+      if (!(flags & TEXT_FLAT))
+        r->prefix = "text_config.";
+      return HR_OK;
+    }
+  if (v.type != HR_VALUE_OTHER || v.i != -1)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "text_config", 0, 0, "an object");
+  r->prefix = "text_config.";
+  if (!(flags & TEXT_TYPED))
+    return HR_OK;
+  lookup (r, "model_type", &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    return HR_OK;
+  if (v.type != HR_VALUE_STRING || v.s == NULL)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "text_config.model_type", 0, 0, "a string");
+  for (i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
+    if (strcmp (v.s, model_types[i].name) == 0 && find_vision_language (v.s) < 0)
+      {
+        *type = model_types[i].type;
+        *family = model_types[i].family;
+        return HR_OK;
+      }
+  return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "text_config.model_type", 0, 0,
+                       "a language model of a family Headroom does not read");
+}
 
 bool
 hr_config_knows_model_type (const char *model_type)
@@ -1070,19 +1183,23 @@ hr_model_from_config_assuming (const HrConfigSource *source,
         if (strcmp (v.s, state_space_types[i]) == 0)
           return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
                                "a state-space or hybrid model; Headroom estimates transformers");
+      for (i = 0; i < sizeof gemma3n_types / sizeof gemma3n_types[0]; i++)
+        if (strcmp (v.s, gemma3n_types[i]) == 0)
+          return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
+                               "Gemma 3n's AltUp and Laurel blocks and per-layer embeddings, "
+                               "which Headroom does not model");
       for (i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
         if (strcmp (v.s, model_types[i].name) == 0)
           break;
       if (i < sizeof model_types / sizeof model_types[0])
         {
+          int vl = find_vision_language (v.s);
+
           type = model_types[i].type;
           family = model_types[i].family;
-          /* Gemma3ForConditionalGeneration, Llama4ForConditionalGeneration:
-           * the language model is text_config; the vision tower and the
-           * projector are not counted. */
-          if (strcmp (v.s, "gemma3") == 0 || strcmp (v.s, "llama4") == 0)
+          if (vl >= 0)
             {
-              r.prefix = "text_config.";
+              TRY (find_text_model (&r, vision_language_types[vl].flags, &type, &family));
               warn |= HR_CONFIG_WARN_TEXT_ONLY;
             }
         }

@@ -65,7 +65,9 @@ typedef enum
 /* Fills *model from the config; on error names the key at fault in *err.
  * *warnings (may be NULL) receives HrConfigWarnings flags. An unknown or
  * absent model_type is refused (HR_ERROR_UNSUPPORTED, field "model_type");
- * so are the state-space and hybrid families (detail says so). */
+ * so are the state-space and hybrid families and Gemma 3n (detail says
+ * so). A vision-language model is read for its language model and warns
+ * HR_CONFIG_WARN_TEXT_ONLY. */
 HrStatus hr_model_from_config (const HrConfigSource *source,
                                HrModel              *model,
                                unsigned             *warnings,
@@ -80,3 +82,6 @@ HrStatus hr_model_from_config_assuming (const HrConfigSource *source,
 int      hr_assume_from_name (const char *name);
 /* Whether model_type names a family hr_model_from_config() reads. */
 bool     hr_config_knows_model_type (const char *model_type);
+/* Whether it names a vision-language model of which only the language model
+ * is counted (HR_CONFIG_WARN_TEXT_ONLY). */
+bool     hr_config_is_vision_language (const char *model_type);

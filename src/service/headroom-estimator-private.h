@@ -33,6 +33,7 @@ typedef struct
   gboolean has_serving_latency; /* FALSE when one request does not fit the KV cache */
   gboolean power_known;   /* the GPU's board power is published (TPUs: not) */
   const char *assumed;    /* "llama" when an unknown model_type was read as assumed */
+  gboolean text_only;     /* a vision-language model: its language model only */
   char structure[512];    /* hr_model_describe() */
 } HeadroomEstimatorResult;
 

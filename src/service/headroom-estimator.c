@@ -230,6 +230,7 @@ compute (HeadroomProject          *project,
     }
   hr_model_describe (&r->model, r->structure, sizeof r->structure);
   r->assumed = headroom_project_get_assumed_architecture (project);
+  r->text_only = headroom_project_get_text_only (project);
 
   r->workload = headroom_project_get_workload (project);
   if (r->workload == HEADROOM_WORKLOAD_TRAINING)
@@ -886,4 +887,18 @@ headroom_estimator_get_assumed_architecture (HeadroomEstimator *self)
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
 
   return self->has_result ? self->result.assumed : NULL;
+}
+
+/**
+ * headroom_estimator_get_text_only:
+ *
+ * Returns: TRUE when the figures are a vision-language model's language model
+ * only, its vision tower and projector not counted.
+ */
+gboolean
+headroom_estimator_get_text_only (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+
+  return self->has_result && self->result.text_only;
 }

@@ -85,6 +85,7 @@ double           headroom_estimator_get_total_params     (HeadroomEstimator *sel
 double           headroom_estimator_get_active_params    (HeadroomEstimator *self);
 const char      *headroom_estimator_get_structure        (HeadroomEstimator *self);
 const char      *headroom_estimator_get_assumed_architecture (HeadroomEstimator *self);
+gboolean         headroom_estimator_get_text_only        (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_bytes     (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_on_gpu    (HeadroomEstimator *self);
 double           headroom_estimator_get_memory_capacity  (HeadroomEstimator *self);

@@ -277,6 +277,10 @@ headroom_hf_config_read (JsonObject  *config,
             g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
                          _("model_type “%s”: a state-space or hybrid model, not supported; "
                            "Headroom estimates transformer decoders"), name);
+          else if (err.detail != NULL && strstr (err.detail, "Gemma 3n") != NULL)
+            g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
+                         _("model_type “%s”: Gemma 3n's AltUp and Laurel blocks and per-layer "
+                           "embeddings are not supported"), name);
           else
             g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE,
                          _("model_type “%s” is not a family Headroom knows; pick a preset, or "

@@ -47,6 +47,27 @@ headroom_project_dup_assumed_note (HeadroomProject *self)
 }
 
 gboolean
+headroom_project_get_text_only (HeadroomProject *self)
+{
+  JsonNode *type;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), FALSE);
+
+  type = headroom_project_config_node (self, "model_type");
+  return type != NULL && JSON_NODE_HOLDS_VALUE (type)
+         && json_node_get_value_type (type) == G_TYPE_STRING
+         && hr_config_is_vision_language (json_node_get_string (type));
+}
+
+char *
+headroom_project_dup_text_only_note (HeadroomProject *self)
+{
+  if (!headroom_project_get_text_only (self))
+    return NULL;
+  return g_strdup (_("Language model only: the vision tower and its projector are not counted"));
+}
+
+gboolean
 headroom_project_get_model (HeadroomProject  *self,
                             HrModel          *model,
                             GError          **error)

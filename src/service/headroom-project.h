@@ -289,6 +289,11 @@ JsonObject *headroom_project_dup_effective_config (HeadroomProject *self) G_GNUC
 const char *headroom_project_get_assumed_architecture (HeadroomProject *self);
 /* One translated sentence saying so (report, CLI, window), or NULL. */
 char       *headroom_project_dup_assumed_note (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
+/* TRUE when the model is a vision-language model of which only the language
+ * model is counted (Qwen2.5-VL, Gemma 3, LLaVA…: hr_config_is_vision_language()). */
+gboolean    headroom_project_get_text_only (HeadroomProject *self);
+/* One translated sentence saying so (report, CLI, window), or NULL. */
+char       *headroom_project_dup_text_only_note (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
 
 /* The model and GPU the estimates use (catalog look-ups included). */
 gboolean    headroom_project_get_model      (HeadroomProject  *self,

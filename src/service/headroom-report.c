@@ -184,22 +184,34 @@ write_inputs (Csv             *csv,
     }
 }
 
-/* A model read as an assumed architecture says so before any figure. */
+/* A model read as an assumed architecture, or a vision-language model's
+ * language model alone, says so before any figure. */
 static void
 write_assumed (Csv               *csv,
                HeadroomEstimator *estimator)
 {
   const char *assumed = headroom_estimator_get_assumed_architecture (estimator);
+  HeadroomProject *project = headroom_estimator_get_project (estimator);
   g_autofree char *label = NULL;
 
-  if (assumed == NULL)
+  if (assumed == NULL && !headroom_estimator_get_text_only (estimator))
     return;
-  label = headroom_project_dup_assumed_note (headroom_estimator_get_project (estimator));
   csv_header (csv, "section", "name", "label", "value", NULL);
   csv_field (csv, "model");
-  csv_field (csv, "assumed_architecture");
-  csv_field (csv, label);
-  csv_field (csv, assumed);
+  if (assumed != NULL)
+    {
+      label = headroom_project_dup_assumed_note (project);
+      csv_field (csv, "assumed_architecture");
+      csv_field (csv, label);
+      csv_field (csv, assumed);
+    }
+  else
+    {
+      label = headroom_project_dup_text_only_note (project);
+      csv_field (csv, "text_only");
+      csv_field (csv, label);
+      csv_field (csv, "true");
+    }
   csv_end_row (csv);
 }
 
@@ -399,13 +411,15 @@ headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
 {
   const char * const *names;
   const char *assumed;
-  gboolean training;
+  gboolean training, text_only;
   Csv csv = { NULL, 0, 0 };
-  guint n_segments;
+  guint n_segments, n_notes;
 
   g_return_val_if_fail (HEADROOM_IS_SWEEPER (sweeper), NULL);
 
   assumed = headroom_sweeper_get_assumed_architecture (sweeper);
+  text_only = headroom_sweeper_get_text_only (sweeper);
+  n_notes = (assumed != NULL) + text_only;
   names = headroom_sweeper_get_segment_names (sweeper);
   n_segments = g_strv_length ((char **) names);
   training = headroom_sweeper_get_training (sweeper);
@@ -436,9 +450,12 @@ headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
   csv_field (&csv, training ? "step (s)" : "time per output token (s)");
   csv_field (&csv, training ? "throughput (tokens/s)" : "throughput (generated tokens/s)");
   csv_field (&csv, "error");
-  /* Every row of a model read as an assumed architecture says so. */
+  /* Every row of a model read as an assumed architecture, or of a
+   * vision-language model's language model alone, says so. */
   if (assumed != NULL)
     csv_field (&csv, "assumed_architecture");
+  if (text_only)
+    csv_field (&csv, "text_only");
   csv.n_columns = csv.n_fields;
   csv_end_row (&csv);
 
@@ -449,7 +466,7 @@ headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
       csv_integer (&csv, (double) point->value);
       if (point->error != NULL)
         {
-          while (csv.n_fields < csv.n_columns - (assumed != NULL ? 2 : 1))
+          while (csv.n_fields < csv.n_columns - n_notes - 1)
             csv_field (&csv, NULL);
           csv_field (&csv, point->error);
         }
@@ -466,6 +483,8 @@ headroom_report_sweeper_to_csv (HeadroomSweeper *sweeper)
         }
       if (assumed != NULL)
         csv_field (&csv, assumed);
+      if (text_only)
+        csv_field (&csv, "true");
       csv_end_row (&csv);
     }
 
@@ -604,6 +623,19 @@ headroom_report_comparison_to_csv (HeadroomComparison *comparison)
         csv_field (&csv, NULL);
         for (guint k = 0; k < n_columns; k++)
           csv_field (&csv, headroom_project_get_assumed_architecture (headroom_comparison_get_project (comparison, k)));
+        csv_end_row (&csv);
+        break;
+      }
+  /* So does a column of a vision-language model's language model alone. */
+  for (guint c = 0; c < n_columns; c++)
+    if (headroom_project_get_text_only (headroom_comparison_get_project (comparison, c)))
+      {
+        csv_field (&csv, "text_only");
+        csv_field (&csv, _("Language model only (the vision tower is not counted)"));
+        csv_field (&csv, NULL);
+        for (guint k = 0; k < n_columns; k++)
+          csv_field (&csv, headroom_project_get_text_only (headroom_comparison_get_project (comparison, k))
+                           ? "true" : "false");
         csv_end_row (&csv);
         break;
       }

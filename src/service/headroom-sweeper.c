@@ -37,6 +37,7 @@ struct _HeadroomSweeper
   guint         n_values;
   gboolean      training;
   const char   *assumed;         /* the snapshot's assumed architecture, or NULL */
+  gboolean      text_only;       /* the snapshot's model is a language model only */
   Points       *points;          /* NULL before a computation */
 };
 
@@ -258,7 +259,15 @@ headroom_sweeper_new (HeadroomProject *project,
   self->n_values = n_values;
   self->training = headroom_project_get_workload (project) == HEADROOM_WORKLOAD_TRAINING;
   self->assumed = headroom_project_get_assumed_architecture (project);
+  self->text_only = headroom_project_get_text_only (project);
   return self;
+}
+
+gboolean
+headroom_sweeper_get_text_only (HeadroomSweeper *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_SWEEPER (self), FALSE);
+  return self->text_only;
 }
 
 const char *

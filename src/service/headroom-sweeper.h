@@ -52,6 +52,8 @@ HeadroomSweep             headroom_sweeper_get_axis          (HeadroomSweeper   
 gboolean                  headroom_sweeper_get_training      (HeadroomSweeper     *self);
 /* "llama" when the snapshot's model is read as an assumed architecture, else NULL. */
 const char               *headroom_sweeper_get_assumed_architecture (HeadroomSweeper *self);
+/* TRUE when the snapshot's model is a vision-language model's language model only. */
+gboolean                  headroom_sweeper_get_text_only (HeadroomSweeper *self);
 
 /* Estimates every value now. Fails (naming the key) only when the project
  * itself is invalid; a value it refuses is a point with an error. */

@@ -25,7 +25,8 @@ GtkWidget         *headroom_window_get_row        (HeadroomWindow *self,
                                                    const char     *key);
 /* The text of the error banner, or NULL while it is hidden. */
 const char        *headroom_window_get_error_text (HeadroomWindow *self);
-/* The assumed-architecture banner's sentence, NULL when hidden. */
+/* The model banner's sentence (an assumed architecture, a language model
+ * only), NULL when hidden. */
 const char *headroom_window_get_assumed_text (HeadroomWindow *self);
 /* The unknown model_type page's text (it names the model_type), NULL when hidden. */
 const char *headroom_window_get_unknown_model_text (HeadroomWindow *self);

@@ -142,7 +142,8 @@ refresh_error (HeadroomWindow *self)
   mark_row (self, key != NULL && !unknown ? find_row (self, key) : NULL);
 }
 
-/* Figures of a model read as an assumed architecture say so. */
+/* Figures of a model read as an assumed architecture, or of a
+ * vision-language model's language model alone, say so. */
 static void
 refresh_assumed (HeadroomWindow *self)
 {
@@ -150,6 +151,8 @@ refresh_assumed (HeadroomWindow *self)
 
   if (headroom_estimator_get_assumed_architecture (self->estimator) != NULL)
     note = headroom_project_dup_assumed_note (self->project);
+  else if (headroom_estimator_get_text_only (self->estimator))
+    note = headroom_project_dup_text_only_note (self->project);
   gtk_label_set_label (self->assumed_label, note != NULL ? note : "");
   gtk_revealer_set_reveal_child (self->assumed_revealer, note != NULL);
 }

@@ -145,6 +145,82 @@ test_params_warning (void)
   g_assert_cmpstr (json_object_get_string_member (out, "assumed_architecture"), ==, "llama");
 }
 
+/* A vision-language config (tiny-llava.json: LLaVA around tiny-llama.json's
+ * language model, so its 95,040 parameters) is read for its language model,
+ * and every output that shows a figure says the vision tower is not
+ * counted: one stderr line, "text_only": true in the JSON, a line under the
+ * table, a row of the report's CSV, a column of a sweep's and a row of a
+ * comparison's. Gemma 3n is refused, naming what Headroom cannot model. */
+static void
+test_text_only (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("headroom-cli-XXXXXX", NULL);
+  g_autofree char *project = g_build_filename (dir, "llava.headroom", NULL);
+  g_auto(Run) json = { 0 };
+  g_auto(Run) table = { 0 };
+  g_auto(Run) imported = { 0 };
+  g_auto(Run) csv = { 0 };
+  g_auto(Run) sweep = { 0 };
+  g_auto(Run) compared = { 0 };
+  g_auto(Run) gemma3n = { 0 };
+  g_autofree char *gemma3n_path = g_build_filename (dir, "gemma-3n.json", NULL);
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(JsonObject) columns = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonArray *scenarios;
+
+  run_cli (&json, "params", "--model", CLI_DATA "/tiny-llava.json", "--json", NULL);
+  g_assert_cmpint (json.status, ==, 0);
+  g_assert_true (g_str_has_prefix (json.err, "headroom-cli: warning: "));
+  g_assert_nonnull (strstr (json.err, "vision tower"));
+  g_assert_true (strchr (json.err, '\n')[1] == '\0');
+  g_clear_pointer (&json.err, g_free);
+  json.err = g_strdup ("");
+  out = parse_output (&json);
+  g_assert_cmpint (json_object_get_int_member (out, "total"), ==, 95040);
+  g_assert_true (json_object_get_boolean_member (out, "text_only"));
+
+  run_cli (&table, "train", "--model", CLI_DATA "/tiny-llava.json", NULL);
+  g_assert_cmpint (table.status, ==, 0);
+  g_assert_nonnull (strstr (table.out, "\nLanguage model only: the vision tower and its projector "
+                                       "are not counted\n"));
+
+  run_cli (&imported, "import", CLI_DATA "/tiny-llava.json", "-o", project, NULL);
+  g_assert_cmpint (imported.status, ==, 0);
+  run_cli (&csv, "report", project, "--csv", "-", NULL);
+  g_assert_cmpint (csv.status, ==, 0);
+  g_assert_nonnull (strstr (csv.out, "\r\nmodel,text_only,Language model only: the vision tower "
+                                     "and its projector are not counted,true,"));
+  run_cli (&sweep, "report", project, "--sweep", "micro-batch", "--from", "1", "--to", "2", NULL);
+  g_assert_cmpint (sweep.status, ==, 0);
+  lines = g_strsplit (sweep.out, "\r\n", -1);
+  g_assert_true (g_str_has_suffix (lines[0], ",error,text_only"));
+  g_assert_true (g_str_has_suffix (lines[1], ",true"));
+
+  run_cli (&compared, "compare", CLI_DATA "/tiny-llava.json", CLI_DATA "/tiny-llama.json",
+           "--json", NULL);
+  g_assert_cmpint (compared.status, ==, 0);
+  g_clear_pointer (&compared.err, g_free);
+  compared.err = g_strdup ("");
+  columns = parse_output (&compared);
+  scenarios = json_object_get_array_member (columns, "scenarios");
+  g_assert_true (json_object_get_boolean_member (json_array_get_object_element (scenarios, 0),
+                                                 "text_only"));
+  g_assert_false (json_object_has_member (json_array_get_object_element (scenarios, 1),
+                                          "text_only"));
+
+  /* Gemma 3n is refused by name: what it holds, no generic decoder offered. */
+  g_assert_true (g_file_set_contents (gemma3n_path, "{\"model_type\": \"gemma3n\", \"text_config\":"
+                                      " {\"hidden_size\": 2048}}", -1, NULL));
+  run_cli (&gemma3n, "params", "--model", gemma3n_path, NULL);
+  g_assert_cmpint (gemma3n.status, ==, 2);
+  g_assert_nonnull (strstr (gemma3n.err, "AltUp and Laurel"));
+  g_assert_null (strstr (gemma3n.err, "--assume-architecture"));
+  g_unlink (gemma3n_path);
+  g_unlink (project);
+  g_rmdir (dir);
+}
+
 /* --assume-architecture llama (the key model.assume_architecture) reads the
  * unknown model_type on every command that reads a config: exit status 0,
  * "assumed_architecture": "llama" in every JSON and a line under every
@@ -641,6 +717,7 @@ main (int   argc,
   g_test_add_func ("/cli/help", test_help);
   g_test_add_func ("/cli/params/config", test_params_config);
   g_test_add_func ("/cli/assume-architecture", test_assume_architecture_option);
+  g_test_add_func ("/cli/text-only", test_text_only);
   g_test_add_func ("/cli/params/preset", test_params_preset);
   g_test_add_func ("/cli/params/table", test_params_table);
   g_test_add_func ("/cli/params/warning", test_params_warning);

@@ -243,6 +243,69 @@ test_window_unknown_model (void)
   g_unlink (path);
 }
 
+/* The description of the Model page's Parameters group, under `widget`. */
+static const char *
+params_description (GtkWidget *widget)
+{
+  if (ADW_IS_PREFERENCES_GROUP (widget)
+      && g_strcmp0 (adw_preferences_group_get_title (ADW_PREFERENCES_GROUP (widget)), "Parameters") == 0)
+    return adw_preferences_group_get_description (ADW_PREFERENCES_GROUP (widget));
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      const char *found = params_description (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* A vision-language config is counted for its language model, and the
+ * banner over the figures and the Model page's Parameters group say the
+ * vision tower is not: LLaVA around
+ * tiny-llama.json's language model, 95,040 parameters (as above). */
+static void
+test_window_text_only (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomEstimator *estimator = headroom_window_get_estimator (window);
+  g_autofree char *path = g_build_filename (tmp_dir, "config.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) empty = json_object_new ();
+  const char *config =
+    "{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"llama\", "
+    "\"hidden_size\": 64, \"intermediate_size\": 128, \"num_attention_heads\": 4, "
+    "\"num_key_value_heads\": 4, \"num_hidden_layers\": 2, \"vocab_size\": 100, "
+    "\"max_position_embeddings\": 64, \"tie_word_embeddings\": false}, "
+    "\"vision_config\": {\"model_type\": \"clip_vision_model\"}}";
+
+  g_assert_null (headroom_window_get_assumed_text (window));
+  g_assert_true (g_file_set_contents (path, config, -1, &error));
+  g_assert_true (headroom_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, 95040.0);
+  g_assert_true (headroom_estimator_get_text_only (estimator));
+  g_assert_cmpstr (headroom_window_get_assumed_text (window), ==,
+                   "Language model only: the vision tower and its projector are not counted");
+  g_assert_nonnull (strstr (params_description (GTK_WIDGET (window)),
+                            "for the language model only: the vision tower"));
+
+  /* A preset of a text model clears it. */
+  g_assert_true (headroom_project_set_string (headroom_window_get_project (window), "model.preset",
+                                              "llama-3.1-8b", NULL));
+  headroom_project_set_config (headroom_window_get_project (window), empty);
+  drain_main_loop ();
+  g_assert_false (headroom_estimator_get_text_only (estimator));
+  g_assert_null (headroom_window_get_assumed_text (window));
+  g_assert_null (strstr (params_description (GTK_WIDGET (window)), "vision"));
+  window_destroy (window);
+  g_unlink (path);
+}
+
 /* Serves tests/data/hub/ORG/NAME/config.json at /ORG/NAME/resolve/main/config.json. */
 static void
 serve_hub (SoupServer        *server,
@@ -562,6 +625,7 @@ main (int   argc,
   g_test_add_func ("/window/unsaved-changes", test_window_unsaved_changes);
   g_test_add_func ("/window/load-config", test_window_load_config);
   g_test_add_func ("/window/unknown-model", test_window_unknown_model);
+  g_test_add_func ("/window/text-only", test_window_text_only);
   g_test_add_func ("/window/import-hub", test_window_import_hub);
   g_test_add_func ("/window/save-gpu", test_window_save_gpu);
   g_test_add_func ("/window/save-preset", test_window_save_preset);

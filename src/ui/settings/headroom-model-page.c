@@ -37,6 +37,7 @@ struct _HeadroomModelPage
   GtkPopover         *preset_popover;
   GtkSearchEntry     *preset_search;
   GtkListView        *preset_list;
+  AdwPreferencesGroup *params_group;
   GtkListBox         *params_list;
   AdwPreferencesGroup *architecture_group;
   AdwExpanderRow     *expanders[N_EXPANDERS];
@@ -281,6 +282,15 @@ refresh_interpretation (HeadroomModelPage *self)
   if (!headroom_estimator_get_has_result (self->estimator))
     return;
   model = headroom_estimator_get_model (self->estimator);
+  /* A vision-language model's count is its language model's alone; the
+   * window's banner says so over the results. */
+  adw_preferences_group_set_description (self->params_group,
+                                         headroom_estimator_get_text_only (self->estimator)
+                                         ? _("Counted exactly from the tensors the Hugging Face "
+                                             "modules create, for the language model only: the "
+                                             "vision tower and its projector are not counted")
+                                         : _("Counted exactly from the tensors the Hugging Face "
+                                             "modules create"));
   /* The whole structure in one line (experts, attention, norms, embeddings). */
   adw_action_row_set_subtitle (self->structure_row, headroom_estimator_get_structure (self->estimator));
   adw_action_row_set_subtitle (self->mlp_row,
@@ -480,6 +490,7 @@ headroom_model_page_class_init (HeadroomModelPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, preset_popover);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, preset_search);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, preset_list);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, params_group);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, params_list);
   gtk_widget_class_bind_template_child (widget_class, HeadroomModelPage, architecture_group);
   gtk_widget_class_bind_template_child_full (widget_class, "moe_row", FALSE,
