@@ -26,7 +26,9 @@ test_qwen_vl (void)
   HrParams p;
   HrModel m;
 
-  /* Qwen/Qwen2.5-VL-7B-Instruct config.json (flat). Per layer q 3584² +
+  /* Qwen/Qwen2.5-VL-7B-Instruct's shapes (flat keys, as its config.json keeps
+   * them; the values from a fine-tune's copy of that file, the vocabulary
+   * 152,064 as Qwen2.5-7B's). Per layer q 3584² +
    * 3584, k and v 2·(3584·512 + 512), o 3584², MLP 3·3584·18944 =
    * 203,685,888, norms 2·3584: 233,057,792 × 28 = 6,525,618,176; + 3584 +
    * 2·152,064·3584 (untied) = 1,089,994,752: 7,615,616,512. Independent:
@@ -57,8 +59,8 @@ test_qwen_vl (void)
   g_assert_cmpint (m.sliding_window, ==, 0);
   g_assert_true (m.qkv_bias);
 
-  /* Qwen/Qwen3-VL-8B-Instruct text_config: Qwen3-8B's language model
-   * (q_norm, k_norm, untied). Per layer 4096² + 2·4096·1024 + 4096² +
+  /* A Qwen3-VL-8B-Instruct text_config with Qwen3-8B's shapes (its language
+   * model; q_norm, k_norm, untied). Per layer 4096² + 2·4096·1024 + 4096² +
    * 3·4096·12288 + 2·4096 + 2·128 = 192,946,432 × 36 = 6,946,071,552; +
    * 4096 + 2·151,936·4096 = 1,244,659,712: 8,190,735,360, Qwen3-8B's count
    * (the Hub's safetensors metadata for Qwen/Qwen3-8B). */
@@ -90,8 +92,9 @@ test_typed_text_config (void)
   HrParams p;
   HrModel m;
 
-  /* mistralai/Mistral-Small-3.1-24B-Instruct-2503 config.json (text_config
-   * "mistral", untied, sliding_window null). Per layer q 5120·4096, k and
+  /* mistralai/Mistral-Small-3.1-24B-Instruct-2503's shapes (text_config
+   * "mistral", untied, sliding_window null; the values from a copy of its
+   * config.json in a text-encoder loader). Per layer q 5120·4096, k and
    * v 2·5120·1024, o 4096·5120, MLP 3·5120·32768 = 503,316,480, norms
    * 2·5120: 555,755,520 × 40 = 22,230,220,800; + 5120 + 2·131,072·5120 =
    * 1,342,177,280: 23,572,403,200. Independent: llama.cpp's n_params of
