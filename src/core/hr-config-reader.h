@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The reader's vocabulary (Reader, read_int(), TRY, NONE, POSITIVE…) and the
- * Llama-style families, shared by hr-config.c (the entry point and the
- * other families) and hr-config-llama.c (the Llama-style families). For
- * those two files only.
+ * families' readers, shared by hr-config.c (the entry point and
+ * vision-language wrappers), hr-config-families.c (the families with readers
+ * of their own) and hr-config-llama.c (the Llama-style families). For those
+ * three files only.
  */
 #pragma once
 
@@ -229,6 +230,47 @@ typedef enum
 } Family;
 
 /* Reads a Llama-style family's keys into m (hr-config-llama.c). */
+/* hr-config-families.c: the families with readers of their own */
+HrStatus hr_config_read_gpt2 (Reader  *r,
+                              HrModel *m);
+HrStatus hr_config_read_gpt_neox (Reader  *r,
+                                  HrModel *m);
+HrStatus hr_config_read_opt (Reader  *r,
+                             HrModel *m);
+HrStatus hr_config_read_phi (Reader  *r,
+                             HrModel *m);
+HrStatus hr_config_read_falcon (Reader  *r,
+                                HrModel *m);
+HrStatus hr_config_read_deepseek (Reader  *r,
+                                  bool     v3,
+                                  HrModel *m);
+HrStatus hr_config_read_gptj (Reader  *r,
+                              HrModel *m);
+HrStatus hr_config_read_deepseek_moe (Reader  *r,
+                                      HrModel *m);
+HrStatus hr_config_read_mpt (Reader  *r,
+                             HrModel *m);
+HrStatus hr_config_read_bloom (Reader  *r,
+                               HrModel *m);
+HrStatus hr_config_read_dbrx (Reader  *r,
+                              HrModel *m);
+HrStatus hr_config_read_internlm2 (Reader  *r,
+                                   HrModel *m);
+HrStatus hr_config_read_chatglm (Reader  *r,
+                                 HrModel *m);
+HrStatus hr_config_read_gpt_neo (Reader  *r,
+                                 HrModel *m);
+HrStatus hr_config_read_gpt_bigcode (Reader  *r,
+                                     HrModel *m);
+HrStatus hr_config_read_olmo (Reader  *r,
+                              HrModel *m);
+HrStatus hr_config_read_persimmon (Reader  *r,
+                                   HrModel *m);
+HrStatus hr_config_read_nemotron (Reader  *r,
+                                  HrModel *m);
+HrStatus hr_config_read_jetmoe (Reader  *r,
+                                HrModel *m);
+
 HrStatus hr_config_read_llama_style (Reader  *r,
                                      Family   family,
                                      HrModel *m);
