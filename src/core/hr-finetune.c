@@ -582,17 +582,16 @@ hr_finetune_params (const HrModel    *model,
             out->magnitude += head.out;
           out->adapted_matrices++;
         }
-      /* LitGPT quantises the head too; a tied head is the embedding table. */
-      if (quantized (f) && !model->tied_embeddings
-          && (f->quant_scope == HR_QUANT_SCOPE_ALL
-              || (f->quant_scope == HR_QUANT_SCOPE_ADAPTED && adapted (f, &head))))
+      /* LitGPT quantises the head too; a tied head is the embedding table.
+       * torchtune never does, adapted or not (its LoRA builders: "quantize_base
+       * is not applied to final output_proj currently"). */
+      if (quantized (f) && !model->tied_embeddings && f->quant_scope == HR_QUANT_SCOPE_ALL)
         {
           int64_t size = in * model->vocab_size;
 
           out->quantized += size;
           quant_bytes += (double) size * hr_finetune_quant_bytes (f, in);
-          if (size > out->largest_quantized)
-            out->largest_quantized = size;
+          out->quantized_head = size;
         }
     }
   /* [PEFT] lora.Embedding: lora_embedding_A (r × vocab), lora_embedding_B

@@ -40,8 +40,10 @@ typedef enum
  * the compute dtype (embeddings and norms always do). */
 typedef enum
 {
-  HR_QUANT_SCOPE_LINEAR,   /* transformers + bitsandbytes (PEFT): every linear but the LM head */
-  HR_QUANT_SCOPE_ADAPTED,  /* torchtune: only the linears that carry an adapter */
+  HR_QUANT_SCOPE_LINEAR,   /* every linear but the LM head: transformers + bitsandbytes
+                            * (PEFT), torchtune since July 2024 (FrozenNF4Linear) */
+  HR_QUANT_SCOPE_ADAPTED,  /* torchtune before July 2024: only the layers' linears that
+                            * carry an adapter */
   HR_QUANT_SCOPE_ALL,      /* LitGPT: every linear, the LM head included (unless tied) */
 } HrQuantScope;
 
@@ -96,7 +98,10 @@ typedef struct
   int64_t paged;              /* trainable parameters in tensors a paged optimizer pages */
   int64_t frozen;             /* base parameters that get no gradient */
   int64_t quantized;          /* frozen parameters stored quantised */
-  int64_t largest_quantized;  /* the largest quantised matrix (dequantised one at a time) */
+  int64_t largest_quantized;  /* the layers' largest quantised matrix (dequantised one at a
+                               * time, inside a layer's forward and backward) */
+  int64_t quantized_head;     /* the LM head's parameters when stored quantised, else 0
+                               * (dequantised in the head's forward and backward) */
   int64_t adapted_matrices;   /* matrices carrying an adapter (experts counted one by one) */
   int64_t largest_adapted;    /* the largest adapted matrix (DoRA's weight-norm buffers) */
   double  frozen_bytes;       /* frozen weights: 16-bit and quantised with their scales */

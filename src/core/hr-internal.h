@@ -433,7 +433,10 @@ typedef struct
 typedef struct
 {
   HrFsdpBuffers fsdp;
-  double        finetune_buffers;   /* finetune_buffers() */
+  double        finetune_buffers;   /* finetune_buffers(), in temporary: the largest
+                                     * dequantised matrix and DoRA's buffers */
+  double        dequant_layer;      /* QLoRA: the layers' largest matrix dequantised, */
+  double        dequant_head;       /* and the LM head's (0 when it stays 16-bit) */
   double        paged_share;        /* paged_share(), with a paged optimizer */
 } HrStageBuffers;
 

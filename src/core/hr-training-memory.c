@@ -114,26 +114,32 @@ frozen_bytes_per_param (const HrModel    *model,
 
 /* Transient buffers of fine-tuning: QLoRA dequantises one frozen matrix at a
  * time to the compute dtype, in the forward and again in the backward
- * (bitsandbytes MatMul4Bit, torchao LinearNF4); DoRA's weight norm builds
- * the 16-bit base matrix, B·A and their sum in the adapters' dtype
+ * (bitsandbytes MatMul4Bit, torchao LinearNF4): a layer's inside the
+ * layers, the head's (LitGPT; on the last stage) in the head's forward and
+ * backward, neither otherwise (phases()). DoRA's weight norm
+ * builds the 16-bit base matrix, B·A and their sum in the adapters' dtype
  * (PEFT DoraLinearLayer.forward) for one matrix at a time. */
-static double
+static void
 finetune_buffers (const HrModel    *model,
-                  const HrTraining *training)
+                  const HrTraining *training,
+                  int64_t           stage,
+                  HrStageBuffers   *buffers)
 {
   const HrFinetune *f = &training->finetune;
   double compute = hr_training_compute_dtype (training) == HR_DTYPE_FP32 ? 4 : 2;
   double adapter = f->fp32_adapters ? 4 : compute;
+  double tp = (double) training->tensor_parallel;
   HrFinetuneParams fp;
-  double bytes = 0;
 
   if (!hr_finetune_is_adapter (f)
       || hr_finetune_params (model, f, compute, &fp, NULL) != HR_OK)
-    return 0;
-  bytes += (double) fp.largest_quantized * compute;
+    return;
+  buffers->dequant_layer = (double) fp.largest_quantized * compute / tp;
+  if (stage == training->pipeline_parallel - 1)
+    buffers->dequant_head = (double) fp.quantized_head * compute / tp;
+  buffers->finetune_buffers = fmax (buffers->dequant_layer, buffers->dequant_head);
   if (f->method == HR_FINETUNE_DORA)
-    bytes += (double) fp.largest_adapted * 3 * adapter;
-  return bytes / (double) training->tensor_parallel;
+    buffers->finetune_buffers += (double) fp.largest_adapted * 3 * adapter / tp;
 }
 
 /* Parameter tensors of one layer: 4 attention matrices, 2 or 3 MLP
@@ -165,13 +171,14 @@ layer_tensors (const HrModel *model)
  *  - the optimizer step (fused or in place: no temporaries counted).
  * Communication buffers (ZeRO-3 gathers, DP buckets) are live throughout. */
 static void
-phases (const HrModel       *model,
-        const HrTraining    *training,
-        const HrActShape    *a,
-        const HrFsdpBuffers *fsdp,
-        double               backward,
-        HrTrainingMemory    *memory)
+phases (const HrModel        *model,
+        const HrTraining     *training,
+        const HrActShape     *a,
+        const HrStageBuffers *buffers,
+        double                backward,
+        HrTrainingMemory     *memory)
 {
+  const HrFsdpBuffers *fsdp = &buffers->fsdp;
   const HrTrainingActivations *act = &memory->activation;
   /* Paged states are outside PyTorch's allocator (stage_memory). */
   double states = memory->frozen_weights + memory->weights + memory->master_weights
@@ -223,13 +230,18 @@ phases (const HrModel       *model,
                 * (double) model->hidden_size * b.gradients;
 
   {
-    /* What is live in each phase: gradients, activations, buffers. */
-    double forward_temp = memory->temporary - fsdp->forward_less + fsdp->root;
+    /* What is live in each phase: gradients, activations, buffers. Of
+     * QLoRA's dequantised matrix (in temporary, the larger of the two) the
+     * forward's end and the loss hold the head's, the layers' backward a
+     * layer's, the step neither. */
+    double dequant = fmax (buffers->dequant_layer, buffers->dequant_head);
+    double forward_temp = memory->temporary - fsdp->forward_less + fsdp->root
+                          - (dequant - buffers->dequant_head);
     double live[4][3] = {
       { grads_forward, memory->activations, forward_temp },
       { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
-      { grads, backward, memory->temporary + fsdp->root },
-      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp },
+      { grads, backward, memory->temporary + fsdp->root - (dequant - buffers->dequant_layer) },
+      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp - dequant },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
                         &memory->peak_layer_backward, &memory->peak_optimizer };
@@ -408,7 +420,7 @@ stage_states (const HrModel    *model,
       fsdp->grad_shards = hr_training_fsdp_pipeline (training) ? memory->gradients / g.dense
                                                    : memory->gradients;
     }
-  buffers->finetune_buffers = finetune_buffers (model, training);
+  finetune_buffers (model, training, stage, buffers);
   if (training->paged_optimizer)
     buffers->paged_share = paged_share (model, training);
   /* The stages' gradient windows under FSDP (their shards are made by the
@@ -512,7 +524,7 @@ stage_finish (const HrModel        *model,
   if (training->paged_optimizer)
     memory->pageable = memory->optimizer * buffers->paged_share;
 
-  phases (model, training, a, &buffers->fsdp, backward, memory);
+  phases (model, training, a, buffers, backward, memory);
 }
 
 /* The stages whose memory is looked at: the first (most in flight, the

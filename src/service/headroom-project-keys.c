@@ -801,9 +801,11 @@ static const struct
    * per step, which the key table's 0 means. */
   { "torchtune", "training.global_batch", "0" },
   { "torchtune", "training.zero_stage", "0" },
-  /* torchtune's QLoRA builders quantise the LoRA-wrapped linears only
-   * (FrozenNF4Linear), with torchao to_nf4's per-256 scaler blocks. */
-  { "torchtune", "training.quant_scope", "adapted" },
+  /* torchtune's QLoRA builders quantise every linear of the layers, the
+   * ones without an adapter as FrozenNF4Linear (since pytorch/torchtune
+   * #1119, July 2024), never the output layer, with torchao to_nf4's
+   * per-256 scaler blocks. */
+  { "torchtune", "training.quant_scope", "linear" },
   { "torchtune", "training.double_quant", "true" },
 };
 

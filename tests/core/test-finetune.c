@@ -232,18 +232,27 @@ test_frozen_bytes_scopes (void)
   /* one matrix dequantised at a time: gate/up/down, 4096 · 11008 */
   g_assert_cmpint (p.largest_quantized, ==, 4096 * 11008);
 
-  /* LitGPT: the head too. */
+  g_assert_cmpint (p.quantized_head, ==, 0);
+
+  /* LitGPT: the head too, dequantised in its own forward and backward. */
   f.quant_scope = HR_QUANT_SCOPE_ALL;
   params_ok (&m, &f, &p);
   assert_near ((linear + head) * q + (total - linear - head) * 2, p.frozen_bytes, 1e-12);
-  g_assert_cmpint (p.largest_quantized, ==, 4096 * 32000);
+  g_assert_cmpint (p.largest_quantized, ==, 4096 * 11008);
+  g_assert_cmpint (p.quantized_head, ==, 4096 * 32000);
 
-  /* torchtune: only q and v carry adapters, so only they are NF4:
-   * 32 · 2 · 4096² = 1,073,741,824. */
+  /* torchtune before July 2024: only q and v carry adapters, so only they
+   * are NF4: 32 · 2 · 4096² = 1,073,741,824. An adapted head stays bf16
+   * (its builders never quantise output_proj). */
   f.quant_scope = HR_QUANT_SCOPE_ADAPTED;
   params_ok (&m, &f, &p);
   g_assert_cmpint (p.quantized, ==, 1073741824);
   assert_near (1073741824.0 * q + (total - 1073741824.0) * 2, p.frozen_bytes, 1e-12);
+  f.targets |= HR_TARGET_LM_HEAD;
+  params_ok (&m, &f, &p);
+  g_assert_cmpint (p.quantized, ==, 1073741824);
+  g_assert_cmpint (p.quantized_head, ==, 0);
+  f.targets = HR_TARGETS_ATTENTION;
 
   /* Plain LoRA: the whole base in bf16, 2 B per parameter. */
   f.method = HR_FINETUNE_LORA;
@@ -558,6 +567,22 @@ test_qlora_time_and_buffer (void)
   assert_near (4 * 2 * 6476005376.0 * 2.515869140625 / 1.6e12, time.dequant_seconds, 1e-12);
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
   assert_near (lora_mem.temporary + 4096.0 * 11008 * 2, mem.temporary, 1e-12);
+  /* It lives inside a layer: in the layers' backward, not at the loss
+   * (whose head stays bf16) nor in the optimizer step. The two runs save
+   * the same activations, so against LoRA only the frozen weights move
+   * every phase alike, and the layers' backward by the buffer more. */
+  assert_near (mem.peak_loss_backward - lora_mem.peak_loss_backward + 4096.0 * 11008 * 2,
+               mem.peak_layer_backward - lora_mem.peak_layer_backward, 1e-12);
+  assert_near (mem.peak_loss_backward - lora_mem.peak_loss_backward,
+               mem.peak_optimizer - lora_mem.peak_optimizer, 1e-12);
+  /* LitGPT's quantised head (4096 · 32000) is dequantised for the head's
+   * backward, at the loss; the layers' backward holds a layer's matrix. */
+  t.finetune.quant_scope = HR_QUANT_SCOPE_ALL;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  assert_near (lora_mem.temporary + 4096.0 * 32000 * 2, mem.temporary, 1e-12);
+  assert_near (mem.peak_loss_backward - lora_mem.peak_loss_backward
+               - (4096.0 * 32000 - 4096.0 * 11008) * 2,
+               mem.peak_layer_backward - lora_mem.peak_layer_backward, 1e-12);
 }
 
 /* Published runs */
@@ -595,7 +620,8 @@ memory_of (const HrModel    *m,
  * project reports (docs/training.md, "Checked against published runs").
  * Within 10 %; the torchtune Llama 2 QLoRA row (peak reserved in training
  * 9.29 GB, barely above the 9.13 GB reserved at model initialisation) is
- * left out: the allocator's reserve from loading the model, not a step. */
+ * left out: the allocator's reserve from quantising the model on the GPU
+ * (torchao 0.1's 64 B per element transient), not a step. */
 static void
 test_reference_runs (void)
 {
@@ -687,6 +713,32 @@ test_reference_runs (void)
                        | HR_TARGET_DOWN;
   memory_of (&l3, &t, &mem);
   within ("torchtune L3.2-3B LoRA", 8.5, mem.allocated_peak, 0.10);
+
+  /* The README's QLoRA row (llama3_2/3B_qlora_single_device, the same
+   * adapters and techniques): peak active 4.6 GiB. torchtune quantises
+   * every linear of the layers, k without an adapter as FrozenNF4Linear
+   * (torchtune #1119), never the tied output (the embedding table). The
+   * peak is the loss's backward, T = 8,192 tokens:
+   *   NF4 + DQ  28 · 100,663,296 linears · 0.515869140625 = 1,454,014,464
+   *   the embedding 394,002,432 · 2, norms 175,104 · 2    =   788,355,072
+   *   adapters 28 · 3,211,264 = 89,915,392 · (2 + 4)     =   539,492,352
+   *   saved: two layer inputs 2 · T·h·2, the compiled final
+   *     norm T·h·2 + T·4, the bf16 logits and labels T·V·2 + T·8,
+   *     the token ids T·8                                  = 2,252,505,088
+   *   one chunk's logit gradient 1,024 · 128,256 · 2      =   262,668,288
+   *                                                         5,297,035,264 B
+   * = 4.93 GiB (+7.2 %). No NF4 matrix is dequantised there: the tied
+   * head is bf16. Counting k in bf16 (+130,722,816) and a dequantised
+   * 3072 × 8192 matrix at the loss (+50,331,648) gave 5.10 GiB (+10.9 %). */
+  t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.double_quant = true;
+  t.finetune.quant_scope = HR_QUANT_SCOPE_LINEAR;
+  memory_of (&l3, &t, &mem);
+  g_assert_cmpfloat (mem.frozen_weights, ==, 2242369536);
+  g_assert_cmpfloat (mem.peak_loss_backward, ==, 5297035264);
+  g_assert_cmpfloat (mem.allocated_peak, ==, 5297035264);
+  within ("torchtune L3.2-3B QLoRA", 4.6, mem.allocated_peak, 0.10);
+  t.finetune.method = HR_FINETUNE_LORA;
 
   /* Its throughput, 8,210 tokens/s on an A100 (312 TFLOP/s bf16, 2.039
    * TB/s), at the utilisation the same table's full fine-tune with AC
