@@ -777,6 +777,45 @@ hr_finetune_head_activations (const HrFinetune *f,
 
 /* FLOPs */
 
+/* The layers' adapted matrices by FLOPs component: Σ in, Σ out and how many,
+ * each routed expert a token uses counted. False when the model does not
+ * count. */
+static bool
+component_widths (const HrModel           *model,
+                  const HrFinetune        *f,
+                  HrFinetuneAdapterWidths *widths)
+{
+  HrParams params;
+  int64_t n_kind[2];
+
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+    widths[c] = (HrFinetuneAdapterWidths) { 0 };
+  if (hr_model_params (model, &params, NULL) != HR_OK)
+    return false;
+  n_kind[0] = params.n_dense_layers;
+  n_kind[1] = params.n_moe_layers;
+  for (int is_moe = 0; is_moe < 2; is_moe++)
+    {
+      Matrix mats[MAX_MATRICES];
+      int n;
+
+      if (n_kind[is_moe] == 0)
+        continue;
+      n = layer_matrices (model, f, is_moe, mats);
+      for (int i = 0; i < n; i++)
+        if (adapted (f, &mats[i]))
+          {
+            HrFinetuneAdapterWidths *w = &widths[mats[i].component];
+            double copies = (double) n_kind[is_moe] * (double) mats[i].active;
+
+            w->in += copies * (double) mats[i].in;
+            w->out += copies * (double) mats[i].out;
+            w->count += copies;
+          }
+    }
+  return true;
+}
+
 void
 hr_finetune_flops (const HrModel    *model,
                    const HrFinetune *f,
@@ -817,28 +856,13 @@ hr_finetune_flops (const HrModel    *model,
       grad[c].weight_grad = 0;
 
   {
-    HrParams params;
-    int64_t n_kind[2];
+    HrFinetuneAdapterWidths widths[HR_FLOPS_N_COMPONENTS];
 
-    if (hr_model_params (model, &params, NULL) != HR_OK)
+    if (!component_widths (model, f, widths))
       return;
-    n_kind[0] = params.n_dense_layers;
-    n_kind[1] = params.n_moe_layers;
-    for (int is_moe = 0; is_moe < 2; is_moe++)
-      {
-        Matrix mats[MAX_MATRICES];
-        int n;
-
-        if (n_kind[is_moe] == 0)
-          continue;
-        n = layer_matrices (model, f, is_moe, mats);
-        for (int i = 0; i < n; i++)
-          if (adapted (f, &mats[i]))
-            /* [LoRA] §4.1: x·A then ·B, 2·r·(in + out) per token per copy used */
-            adapter_forward[mats[i].component] += 2 * tokens * (double) n_kind[is_moe]
-                                                  * (double) mats[i].active * (double) f->rank
-                                                  * (double) (mats[i].in + mats[i].out);
-      }
+    /* [LoRA] §4.1: x·A then ·B, 2·r·(in + out) per token per copy used */
+    for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
+      adapter_forward[c] += 2 * tokens * (double) f->rank * (widths[c].in + widths[c].out);
     if (f->targets & HR_TARGET_LM_HEAD)
       {
         double in = (double) (model->embed_proj_dim > 0 ? model->embed_proj_dim
@@ -859,31 +883,16 @@ hr_finetune_adapter_widths (const HrModel           *model,
                             const HrFinetune        *f,
                             HrFinetuneAdapterWidths *widths)
 {
-  HrParams params;
-  int64_t n_kind[2];
+  HrFinetuneAdapterWidths per_component[HR_FLOPS_N_COMPONENTS];
 
   *widths = (HrFinetuneAdapterWidths) { 0 };
-  if (!hr_finetune_is_adapter (f) || hr_model_params (model, &params, NULL) != HR_OK)
+  if (!hr_finetune_is_adapter (f) || !component_widths (model, f, per_component))
     return;
-  n_kind[0] = params.n_dense_layers;
-  n_kind[1] = params.n_moe_layers;
-  for (int is_moe = 0; is_moe < 2; is_moe++)
+  for (int c = 0; c < HR_FLOPS_N_COMPONENTS; c++)
     {
-      Matrix mats[MAX_MATRICES];
-      int n;
-
-      if (n_kind[is_moe] == 0)
-        continue;
-      n = layer_matrices (model, f, is_moe, mats);
-      for (int i = 0; i < n; i++)
-        if (adapted (f, &mats[i]))
-          {
-            double copies = (double) n_kind[is_moe] * (double) mats[i].active;
-
-            widths->in += copies * (double) mats[i].in;
-            widths->out += copies * (double) mats[i].out;
-            widths->count += copies;
-          }
+      widths->in += per_component[c].in;
+      widths->out += per_component[c].out;
+      widths->count += per_component[c].count;
     }
 }
 
