@@ -63,6 +63,10 @@ static const Defaults llama_defaults[] = {
   [FAMILY_QWEN2_VL] = { 152064, 8192, 29568, 80, 64, 8,   NONE, 32768, false },
   [FAMILY_QWEN3_VL] = { 151936, 4096, 22016, 32, 32, 32,  128,  128000, false },
   [FAMILY_QWEN3_VL_MOE] = { 151936, 2048, 5632, 24, 16, 16, NONE, 128000, false },
+  [FAMILY_VAULTGEMMA] = { 256000, 2304, 9216, 26, 8, 4,   256,  8192, true },
+  [FAMILY_GRANITEMOESHARED] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_GLM4V]   = { 151552, 4096, 13696, 40, 32, 2,    NONE, 32768, false },
+  [FAMILY_GLM4V_MOE] = { 151424, 4096, 10944, 46, 96, 8,  NONE, 65536, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -231,15 +235,19 @@ read_glm4 (Reader  *r,
  * others a Glm4MoeMLP of intermediate_size. num_local_experts is
  * Glm4MoeConfig's alias of n_routed_experts. The MTP layer
  * (num_nextn_predict_layers) is not built: Glm4MoeModel ignores its weights
- * on load. */
+ * on load. GLM-4.5V's language model (vision, configuration_glm4v_moe.py's
+ * Glm4vMoeTextConfig) is the same but for attention_bias, true by default,
+ * and no use_qk_norm (Glm4vMoeTextAttention has no q/k norms). */
 static HrStatus
 read_glm4_moe (Reader  *r,
+               bool     vision,
                HrModel *m)
 {
   int64_t shared;
 
-  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
-  TRY (read_bool (r, "use_qk_norm", false, &m->qk_norm));
+  TRY (read_bool (r, "attention_bias", vision, &m->qkv_bias));
+  if (!vision)
+    TRY (read_bool (r, "use_qk_norm", false, &m->qk_norm));
   TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
   TRY (read_int (r, pick (r, "n_routed_experts", "num_local_experts"), 128, POSITIVE,
                  &m->n_experts));
@@ -593,6 +601,67 @@ read_flex_olmo (Reader  *r,
   return HR_OK;
 }
 
+/* modeling_vaultgemma.py: VaultGemmaAttention is Gemma2Attention (q, k, v,
+ * o with attention_bias); VaultGemmaDecoderLayer deletes Gemma 2's
+ * post_attention_layernorm and post_feedforward_layernorm, keeping
+ * input_layernorm and pre_feedforward_layernorm. Layers attend within
+ * sliding_window as layer_types says, by default the even ones
+ * (VaultGemmaConfig). Tied by default. */
+static HrStatus
+read_vaultgemma (Reader  *r,
+                 HrModel *m)
+{
+  int64_t window;
+  bool attention_bias, given;
+
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  m->qkv_bias = m->out_bias = attention_bias;
+  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
+  TRY (read_layer_types (r, window, m, &given));
+  if (!given && window != NONE)
+    {
+      m->sliding_window = window;
+      m->sliding_window_period = 2;
+    }
+  return HR_OK;
+}
+
+/* modeling_granitemoeshared.py: GraniteMoe's layers plus, when
+ * shared_intermediate_size is not 0 (the default), shared_mlp:
+ * GraniteMoeSharedMLP input_linear Linear(hidden, 2·shared) and output_linear
+ * Linear(shared, hidden), gated, no biases. */
+static HrStatus
+read_granitemoe_shared (Reader  *r,
+                        HrModel *m)
+{
+  int64_t shared;
+
+  TRY (read_int (r, "shared_intermediate_size", 0, NON_NEG, &shared));
+  if (shared > 0)
+    {
+      m->n_shared_experts = 1;
+      m->shared_expert_ffn_size = shared;
+    }
+  return HR_OK;
+}
+
+/* modeling_glm4v.py (GLM-4.1V's language model, Glm4vTextConfig):
+ * Glm4vTextAttention q, k, v with bias always, o_proj without, head_dim
+ * hidden_size / num_attention_heads whatever head_dim says; Glm4vTextMLP
+ * gate_up_proj and down_proj; four RMSNorms a layer as Glm4DecoderLayer's.
+ * M-RoPE's mrope_section covers half of each head. */
+static HrStatus
+read_glm4v (Reader  *r,
+            HrModel *m)
+{
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  m->qkv_bias = true;
+  m->rotary_fraction = 0.5;
+  m->norm_placement = HR_NORM_SANDWICH;
+  m->norms_per_layer = 4;
+  return HR_OK;
+}
+
 HrStatus
 hr_config_read_llama_style (Reader  *r,
                             Family   family,
@@ -878,6 +947,7 @@ hr_config_read_llama_style (Reader  *r,
         }
       break;
     case FAMILY_GRANITEMOE:
+    case FAMILY_GRANITEMOESHARED:
       /* GraniteMoeMoE: router Linear(hidden, num_local_experts, bias=False);
        * ParallelExperts input_linear (E, 2·intermediate, hidden) and
        * output_linear (E, hidden, intermediate), no biases; every layer. */
@@ -886,6 +956,8 @@ hr_config_read_llama_style (Reader  *r,
       TRY (read_int (r, "num_local_experts", 8, POSITIVE, &m->n_experts));
       TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
       m->expert_ffn_size = m->ffn_size;
+      if (family == FAMILY_GRANITEMOESHARED)
+        return read_granitemoe_shared (r, m);
       break;
     case FAMILY_OLMOE:
       /* OlmoeAttention: q, k, v, o with attention_bias; q_norm RMSNorm over
@@ -996,7 +1068,12 @@ hr_config_read_llama_style (Reader  *r,
     case FAMILY_GLM4:
       return read_glm4 (r, m);
     case FAMILY_GLM4_MOE:
-      return read_glm4_moe (r, m);
+    case FAMILY_GLM4V_MOE:
+      return read_glm4_moe (r, family == FAMILY_GLM4V_MOE, m);
+    case FAMILY_GLM4V:
+      return read_glm4v (r, m);
+    case FAMILY_VAULTGEMMA:
+      return read_vaultgemma (r, m);
     case FAMILY_COHERE2:
       return read_cohere2 (r, m);
     case FAMILY_EXAONE4:

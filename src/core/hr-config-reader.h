@@ -226,6 +226,10 @@ typedef enum
   FAMILY_QWEN2_VL,
   FAMILY_QWEN3_VL,
   FAMILY_QWEN3_VL_MOE,
+  FAMILY_VAULTGEMMA,
+  FAMILY_GRANITEMOESHARED,
+  FAMILY_GLM4V,
+  FAMILY_GLM4V_MOE,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 

@@ -113,6 +113,10 @@ static const struct
   { "qwen2_5_vl_text",  TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen3_vl_text",    TYPE_LLAMA_STYLE, FAMILY_QWEN3_VL },
   { "qwen3_vl_moe_text", TYPE_LLAMA_STYLE, FAMILY_QWEN3_VL_MOE },
+  { "vaultgemma",       TYPE_LLAMA_STYLE, FAMILY_VAULTGEMMA },
+  { "granitemoeshared", TYPE_LLAMA_STYLE, FAMILY_GRANITEMOESHARED },
+  { "glm4v_text",       TYPE_LLAMA_STYLE, FAMILY_GLM4V },
+  { "glm4v_moe_text",   TYPE_LLAMA_STYLE, FAMILY_GLM4V_MOE },
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -125,6 +129,10 @@ static const struct
   { "idefics3",         TYPE_LLAMA_STYLE, FAMILY_LLAMA },
   { "smolvlm",          TYPE_LLAMA_STYLE, FAMILY_LLAMA },
   { "internvl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2 },
+  { "glm4v",            TYPE_LLAMA_STYLE, FAMILY_GLM4V },
+  { "glm4v_moe",        TYPE_LLAMA_STYLE, FAMILY_GLM4V_MOE },
+  { "aya_vision",       TYPE_LLAMA_STYLE, FAMILY_COHERE2 },
+  { "fuyu",             TYPE_PERSIMMON,   FAMILY_UNKNOWN },
 };
 
 enum
@@ -159,11 +167,39 @@ static const struct
   { "idefics3",   TEXT_TYPED | TEXT_NEEDED },
   { "smolvlm",    TEXT_TYPED | TEXT_NEEDED },
   { "internvl",   TEXT_TYPED },  /* None: Qwen2Config() */
+  { "glm4v",      TEXT_FLAT },   /* None: Glm4vTextConfig(**kwargs) */
+  { "glm4v_moe",  TEXT_FLAT },   /* Glm4vMoeConfig is Glm4vConfig's */
+  { "aya_vision", TEXT_TYPED | TEXT_NEEDED },
+  /* None: a Persimmon text config of FuyuConfig's keys, whose defaults are
+   * PersimmonConfig's. FuyuForCausalLM's vision_embed_tokens, Linear(
+   * patch_size² · num_channels, hidden_size) with bias, embeds the image
+   * patches: not counted. */
+  { "fuyu",       TEXT_TYPED | TEXT_FLAT },
 };
 
-/* Gemma 3n (Gemma3nTextDecoderLayer): AltUp, Laurel and per-layer
- * embeddings, which Headroom does not model; refused by name. */
-static const char * const gemma3n_types[] = { "gemma3n", "gemma3n_text" };
+/* Gemma3nTextDecoderLayer */
+static const char gemma3n_reason[] =
+  "Gemma 3n's AltUp and Laurel blocks and per-layer embeddings, which Headroom does not model";
+
+/* Transformers Headroom does not model, refused by name with the reason. */
+static const struct
+{
+  const char *name;
+  const char *reason;
+} unmodelled_types[] = {
+  { "gemma3n",      gemma3n_reason },
+  { "gemma3n_text", gemma3n_reason },
+  /* modeling_diffllama.py: DiffLlamaAttention adds lambda_q1, lambda_k1,
+   * lambda_q2 and lambda_k2 (head_dim each) and takes the difference of two
+   * attention maps over values of twice head_dim */
+  { "diffllama", "DiffLlama's differential attention and its lambda vectors, "
+                 "which Headroom does not model" },
+  /* modeling_mllama.py: the layers of MllamaTextModel listed in
+   * cross_attention_layers are MllamaCrossAttentionDecoderLayer, with q/k
+   * norms and two tanh gates, attending to the vision tower's states */
+  { "mllama", "Llama 3.2 Vision's cross-attention layers (cross_attention_layers), "
+              "which Headroom does not model" },
+};
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
  * never read as a transformer. */
@@ -307,11 +343,10 @@ hr_model_from_config_assuming (const HrConfigSource *source,
         if (strcmp (v.s, state_space_types[i]) == 0)
           return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
                                "a state-space or hybrid model; Headroom estimates transformers");
-      for (i = 0; i < sizeof gemma3n_types / sizeof gemma3n_types[0]; i++)
-        if (strcmp (v.s, gemma3n_types[i]) == 0)
+      for (i = 0; i < sizeof unmodelled_types / sizeof unmodelled_types[0]; i++)
+        if (strcmp (v.s, unmodelled_types[i].name) == 0)
           return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
-                               "Gemma 3n's AltUp and Laurel blocks and per-layer embeddings, "
-                               "which Headroom does not model");
+                               unmodelled_types[i].reason);
       for (i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
         if (strcmp (v.s, model_types[i].name) == 0)
           break;

@@ -892,6 +892,52 @@ test_jetmoe (void)
                 "num_experts_per_tok");
 }
 
+/* VaultGemma (vaultgemma) and GraniteMoeShared (granitemoeshared). */
+static void
+test_vaultgemma_granitemoeshared (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* google/vaultgemma-1b's shapes, as keras-hub's VaultGemma conversion test
+   * copies its config.json (MQA-free 4/4 heads of 256, 26 layers, tied):
+   * attention 4·1152·1024 = 4,718,592; MLP 3·1152·6912 = 23,887,872; two
+   * norms 2·1152 (no post-attention or post-feedforward norm): 28,608,768
+   * × 26 = 743,827,968; + 1152 + 256,000·1152 = 1,038,741,120 (Google:
+   * "1B"; no published exact count found). */
+  p = count ("{\"model_type\": \"vaultgemma\", \"vocab_size\": 256000, \"num_hidden_layers\": 26,"
+             " \"num_attention_heads\": 4, \"num_key_value_heads\": 4, \"hidden_size\": 1152,"
+             " \"intermediate_size\": 6912, \"head_dim\": 256, \"query_pre_attn_scalar\": 256,"
+             " \"sliding_window\": 512}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 28608768);
+  g_assert_cmpint (p.total, ==, 1038741120);
+  /* VaultGemmaConfig: even layers slide by default, else as layer_types says. */
+  m = model_of ("{\"model_type\": \"vaultgemma\"}");
+  g_assert_cmpint (m.norms_per_layer, ==, 2);
+  g_assert_true (m.tied_embeddings);
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 1));
+  m = model_of ("{\"model_type\": \"vaultgemma\", \"num_hidden_layers\": 2,"
+                " \"layer_types\": [\"full_attention\", \"full_attention\"]}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+
+  /* GraniteMoeSharedConfig's defaults with shared_intermediate_size 1024
+   * (a value of ours: no published granitemoeshared config.json was found):
+   * attention 4·4096² = 67,108,864; 8 experts of 3·4096·11008 = 135,266,304;
+   * router 4096·8; shared_mlp 3·4096·1024 = 12,582,912; norms 2·4096:
+   * 1,161,863,168 × 32 = 37,179,621,376; + 4096 + 2·32,000·4096 =
+   * 37,441,769,472. Active less 32·6·135,266,304 = 11,470,639,104. */
+  p = count ("{\"model_type\": \"granitemoeshared\", \"shared_intermediate_size\": 1024}",
+             HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 37441769472);
+  g_assert_cmpint (p.active, ==, 11470639104);
+  /* shared_intermediate_size 0 (the default): no shared MLP, GraniteMoe's count. */
+  m = model_of ("{\"model_type\": \"granitemoeshared\"}");
+  g_assert_cmpint (m.n_shared_experts, ==, 0);
+  expect_error ("{\"model_type\": \"granitemoeshared\", \"shared_intermediate_size\": -1}",
+                HR_ERROR_NOT_POSITIVE, "shared_intermediate_size");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -908,6 +954,7 @@ main (int   argc,
   g_test_add_func ("/config/arcee-apertus-glm-helium-ministral-flex-olmo",
                    test_arcee_apertus_glm_helium_ministral_flex_olmo);
   g_test_add_func ("/config/jetmoe", test_jetmoe);
+  g_test_add_func ("/config/vaultgemma-granitemoeshared", test_vaultgemma_granitemoeshared);
 
   return g_test_run ();
 }

@@ -153,6 +153,82 @@ test_typed_text_config (void)
                 "text_config");
 }
 
+/* GLM-4.1V (glm4v), GLM-4.5V (glm4v_moe), Aya Vision (aya_vision) and Fuyu
+ * (fuyu): the language models of GLM-4, GLM-4.5, Cohere2 and Persimmon. */
+static void
+test_glm4v_aya_fuyu (void)
+{
+  HrParams p;
+  HrModel m;
+
+  /* zai-org/GLM-4.1V-9B-Thinking's text_config (values from memory: GLM-4-9B's
+   * shapes; Glm4vTextAttention's q, k, v biases and head_dim 4096 / 32):
+   * GLM-4-9B-0414's 9,400,279,040 (test-config-llama.c), which llama.cpp's
+   * n_params of GLM-4.6V-Flash's language model (glm4v) confirms. */
+  p = count ("{\"model_type\": \"glm4v\", \"text_config\": {\"model_type\": \"glm4v_text\","
+             " \"hidden_size\": 4096, \"intermediate_size\": 13696, \"num_attention_heads\": 32,"
+             " \"num_hidden_layers\": 40, \"num_key_value_heads\": 2, \"vocab_size\": 151552,"
+             " \"tie_word_embeddings\": false, \"rope_scaling\": {\"type\": \"default\","
+             " \"mrope_section\": [8, 12, 12]}}, \"vision_config\": {\"depth\": 24,"
+             " \"hidden_size\": 1536}}", HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 9400279040);
+  /* Glm4vConfig without text_config reads the top level; head_dim is not read. */
+  m = model_of ("{\"model_type\": \"glm4v\", \"num_hidden_layers\": 2, \"head_dim\": 64}");
+  g_assert_cmpint (m.head_dim, ==, 128);
+  g_assert_cmpint (m.vocab_size, ==, 151552);
+  g_assert_true (m.qkv_bias && !m.out_bias);
+  g_assert_cmpint (m.norms_per_layer, ==, 4);
+
+  /* zai-org/GLM-4.5V's text_config (values from memory: GLM-4.5-Air's
+   * shapes, attention_bias true, no q/k norms): GLM-4.5-Air's
+   * 106,852,245,504 (test-config-llama.c, checked against its safetensors). */
+  p = count ("{\"model_type\": \"glm4v_moe\", \"text_config\": {\"model_type\": \"glm4v_moe_text\","
+             " \"attention_bias\": true, \"first_k_dense_replace\": 1, \"head_dim\": 128,"
+             " \"hidden_size\": 4096, \"intermediate_size\": 10944, \"moe_intermediate_size\": 1408,"
+             " \"n_routed_experts\": 128, \"n_shared_experts\": 1, \"num_attention_heads\": 96,"
+             " \"num_experts_per_tok\": 8, \"num_hidden_layers\": 46, \"num_key_value_heads\": 8,"
+             " \"partial_rotary_factor\": 0.5, \"tie_word_embeddings\": false,"
+             " \"vocab_size\": 151552}}", HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 106852245504);
+  /* Glm4vMoeTextConfig: attention_bias true, vocab 151,424, no use_qk_norm. */
+  m = model_of ("{\"model_type\": \"glm4v_moe_text\", \"head_dim\": 128, \"use_qk_norm\": true}");
+  g_assert_true (m.qkv_bias);
+  g_assert_false (m.qk_norm);
+  g_assert_cmpint (m.vocab_size, ==, 151424);
+  m = model_of ("{\"model_type\": \"glm4v_moe\", \"head_dim\": 128, \"num_hidden_layers\": 2}");
+  g_assert_cmpint (m.n_layers, ==, 2);
+  g_assert_cmpint (m.n_experts, ==, 128);
+
+  /* CohereForAI/aya-vision-8b: text_config "cohere2" of Command R7B's shapes
+   * (values from memory), Aya Expanse 8B's 8,028,033,024
+   * (test-config-llama.c). */
+  p = count ("{\"model_type\": \"aya_vision\", \"downsample_factor\": 2, \"text_config\":"
+             " {\"model_type\": \"cohere2\", \"hidden_size\": 4096, \"intermediate_size\": 14336,"
+             " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 8,"
+             " \"sliding_window\": 4096, \"vocab_size\": 256000}, \"vision_config\":"
+             " {\"model_type\": \"siglip_vision_model\", \"hidden_size\": 1152}}",
+             HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 8028033024);
+  expect_error ("{\"model_type\": \"aya_vision\"}", HR_ERROR_MISSING, "text_config");
+
+  /* adept/fuyu-8b (flat, values from memory; FuyuConfig hands its top-level
+   * keys to a Persimmon text config): persimmon-8b-base's 9,397,175,296
+   * (test-config-families.c). Not counted: vision_embed_tokens,
+   * Linear(30·30·3, 4096) with bias = 11,063,296, which makes the whole
+   * model 9,408,238,592 (the Hub shows 9.41 B). */
+  p = count ("{\"model_type\": \"fuyu\", \"hidden_act\": \"relu2\", \"hidden_size\": 4096,"
+             " \"image_size\": 300, \"intermediate_size\": 16384, \"layer_norm_eps\": 1e-05,"
+             " \"max_position_embeddings\": 16384, \"num_attention_heads\": 64,"
+             " \"num_channels\": 3, \"num_hidden_layers\": 36, \"partial_rotary_factor\": 0.5,"
+             " \"patch_size\": 30, \"qk_layernorm\": true, \"rope_theta\": 25000.0,"
+             " \"tie_word_embeddings\": false, \"vocab_size\": 262144}", HR_CONFIG_WARN_TEXT_ONLY);
+  g_assert_cmpint (p.total, ==, 9397175296);
+  /* A nested text_config names its family, Persimmon when it names none. */
+  m = model_of ("{\"model_type\": \"fuyu\", \"text_config\": {\"num_hidden_layers\": 2}}");
+  g_assert_cmpint (m.n_layers, ==, 2);
+  g_assert_true (m.qk_norm);
+}
+
 /* Gemma 3n's AltUp, Laurel and per-layer embeddings: refused by name, even
  * when a Llama-style decoder is assumed for unknown types. */
 static void
@@ -167,6 +243,11 @@ test_gemma3n (void)
   g_assert_true (hr_config_is_vision_language ("qwen2_5_vl"));
   g_assert_false (hr_config_is_vision_language ("qwen2_5_vl_text"));
   g_assert_false (hr_config_is_vision_language ("gemma3n"));
+  /* DiffLlama's lambda vectors and Llama 3.2 Vision's cross-attention
+   * layers: refused by name too. */
+  expect_error ("{\"model_type\": \"diffllama\"}", HR_ERROR_UNSUPPORTED, "model_type");
+  expect_error ("{\"model_type\": \"mllama\", \"text_config\": {\"cross_attention_layers\":"
+                " [3, 8]}}", HR_ERROR_UNSUPPORTED, "model_type");
 }
 
 int
@@ -177,6 +258,7 @@ main (int   argc,
 
   g_test_add_func ("/config/qwen-vl", test_qwen_vl);
   g_test_add_func ("/config/typed-text-config", test_typed_text_config);
+  g_test_add_func ("/config/glm4v-aya-fuyu", test_glm4v_aya_fuyu);
   g_test_add_func ("/config/gemma3n", test_gemma3n);
 
   return g_test_run ();
