@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * The Llama-style families of a config.json (hr-config-reader.h lists them):
- * their defaults, their layer_types, Qwen's MoE blocks and the reader of
- * them all. hr-config.c picks the family and reads the others.
+ * their defaults, their layer_types and the reader of them all, which calls
+ * hr-config-llama-families.c for what a family adds. hr-config.c picks the
+ * family and reads the others.
  */
 #include <stdio.h>
 #include <string.h>
@@ -77,11 +78,11 @@ static const Defaults llama_defaults[] = {
  * layer i global when i % p == p - 1 and the others sliding (Gemma 2/3,
  * GPT-OSS). Anything else, chunked or linear attention included, is refused
  * naming the key. *given tells whether the config has the list. */
-static HrStatus
-read_layer_types (Reader  *r,
-                  int64_t  window,
-                  HrModel *m,
-                  bool    *given)
+HrStatus
+hr_config_read_layer_types (Reader  *r,
+                            int64_t  window,
+                            HrModel *m,
+                            bool    *given)
 {
   HrValue v;
   char key[48];
@@ -155,9 +156,9 @@ read_layer_types (Reader  *r,
 }
 
 /* A list key Headroom does not model unless it is empty (Qwen mlp_only_layers). */
-static HrStatus
-require_empty_list (Reader     *r,
-                    const char *key)
+HrStatus
+hr_config_require_empty_list (Reader     *r,
+                              const char *key)
 {
   HrValue v;
 
@@ -169,496 +170,6 @@ require_empty_list (Reader     *r,
   if (v.i > 0)
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, v.i, 0,
                          "a list of dense layers; Headroom models only an empty one");
-  return HR_OK;
-}
-
-/* Qwen2MoeSparseMoeBlock / Qwen3MoeSparseMoeBlock: a bias-free gate Linear(hidden,
- * num_experts) and num_experts MLPs of moe_intermediate_size; the decoder layer
- * is MoE when (layer_idx + 1) % decoder_sparse_step == 0 and it is not in
- * mlp_only_layers. */
-static HrStatus
-read_qwen_moe (Reader  *r,
-               bool     v3,
-               HrModel *m)
-{
-  int64_t step;
-
-  TRY (read_int (r, "num_experts", v3 ? 128 : 60, POSITIVE, &m->n_experts));
-  TRY (read_int (r, "num_experts_per_tok", v3 ? 8 : 4, POSITIVE, &m->experts_per_token));
-  TRY (read_int (r, "moe_intermediate_size", v3 ? 768 : 1408, POSITIVE, &m->expert_ffn_size));
-  TRY (read_int (r, "decoder_sparse_step", 1, POSITIVE, &step));
-  TRY (require_empty_list (r, "mlp_only_layers"));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than num_experts");
-  m->moe_layer_freq = step;
-  m->moe_layer_phase = step - 1;
-  return HR_OK;
-}
-
-/* Cohere2Config / Exaone4Config: without layer_types, layer i attends within
- * sliding_window unless (i + 1) % sliding_window_pattern == 0, which is
- * HrModel's period (a pattern of 1 leaves every layer global). */
-static void
-set_window_pattern (int64_t  window,
-                    int64_t  pattern,
-                    HrModel *m)
-{
-  if (window == NONE || pattern <= 1)
-    return;
-  m->sliding_window = window;
-  m->sliding_window_period = pattern;
-}
-
-/* modeling_glm4.py: Glm4Attention q, k, v with attention_bias (default
- * true), o_proj without; Glm4MLP fuses gate and up into gate_up_proj (the
- * same 2·hidden·intermediate weights); Glm4DecoderLayer has four RMSNorms
- * (input, post_self_attn, post_attention, post_mlp). Glm4Config sets
- * partial_rotary_factor to 0.5 when absent. */
-static HrStatus
-read_glm4 (Reader  *r,
-           HrModel *m)
-{
-  TRY (read_bool (r, "attention_bias", true, &m->qkv_bias));
-  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
-  m->norm_placement = HR_NORM_SANDWICH;
-  m->norms_per_layer = 4;
-  return HR_OK;
-}
-
-/* modeling_glm4_moe.py: Glm4MoeAttention q, k, v with attention_bias, o_proj
- * without; with use_qk_norm, q_norm and k_norm RMSNorm(head_dim). Layers
- * from first_k_dense_replace on are Glm4MoeMoE: Glm4MoeTopkRouter's weight
- * (n_routed_experts × hidden; its e_score_correction_bias is a buffer, not a
- * parameter), n_routed_experts experts of moe_intermediate_size, and one
- * shared_experts MLP of moe_intermediate_size × n_shared_experts; the
- * others a Glm4MoeMLP of intermediate_size. num_local_experts is
- * Glm4MoeConfig's alias of n_routed_experts. The MTP layer
- * (num_nextn_predict_layers) is not built: Glm4MoeModel ignores its weights
- * on load. GLM-4.5V's language model (vision, configuration_glm4v_moe.py's
- * Glm4vMoeTextConfig) is the same but for attention_bias, true by default,
- * and no use_qk_norm (Glm4vMoeTextAttention has no q/k norms). */
-static HrStatus
-read_glm4_moe (Reader  *r,
-               bool     vision,
-               HrModel *m)
-{
-  int64_t shared;
-
-  TRY (read_bool (r, "attention_bias", vision, &m->qkv_bias));
-  if (!vision)
-    TRY (read_bool (r, "use_qk_norm", false, &m->qk_norm));
-  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
-  TRY (read_int (r, pick (r, "n_routed_experts", "num_local_experts"), 128, POSITIVE,
-                 &m->n_experts));
-  TRY (read_int (r, "num_experts_per_tok", 8, POSITIVE, &m->experts_per_token));
-  TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
-  TRY (read_int (r, "n_shared_experts", 1, NON_NEG, &shared));
-  TRY (read_int (r, "first_k_dense_replace", 1, NON_NEG, &m->first_dense_layers));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than n_routed_experts");
-  m->n_shared_experts = shared;
-  m->shared_expert_ffn_size = m->expert_ffn_size;
-  return HR_OK;
-}
-
-/* modeling_cohere2.py: Cohere2Attention q, k, v and o with attention_bias,
- * no q/k norms (the config's use_qk_norm is not read); one input_layernorm,
- * a Cohere2LayerNorm without bias, for the parallel attention and MLP; tied
- * by default. Layers alternate as layer_types says, else by
- * sliding_window_pattern (default 4). */
-static HrStatus
-read_cohere2 (Reader  *r,
-              HrModel *m)
-{
-  int64_t window, pattern;
-  bool given;
-
-  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
-  m->out_bias = m->qkv_bias;
-  m->norm_kind = HR_NORM_LAYERNORM;
-  m->norm_bias = false;
-  m->norms_per_layer = 1;
-  m->parallel_block = true;
-  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-  TRY (read_layer_types (r, window, m, &given));
-  if (!given)
-    {
-      TRY (read_int (r, "sliding_window_pattern", 4, POSITIVE, &pattern));
-      set_window_pattern (window, pattern, m);
-    }
-  return HR_OK;
-}
-
-/* modeling_exaone4.py: Exaone4Attention q, k, v, o without bias, q_norm and
- * k_norm RMSNorm(head_dim); Exaone4DecoderLayer has no input norm, only
- * post_attention_layernorm and post_feedforward_layernorm. Layers alternate
- * as layer_types says, else by sliding_window_pattern (default 4), which
- * Exaone4Config cannot apply when sliding_window is null. */
-static HrStatus
-read_exaone4 (Reader  *r,
-              HrModel *m)
-{
-  int64_t window, pattern;
-  bool given;
-
-  m->qk_norm = true;
-  m->norm_placement = HR_NORM_POST;
-  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-  TRY (read_layer_types (r, window, m, &given));
-  if (!given)
-    {
-      if (window == NONE)
-        return hr_error_set (r->err, HR_ERROR_MISSING, "layer_types", 0, 0,
-                             "sliding_window is null, so Exaone4Config needs layer_types");
-      TRY (read_int (r, "sliding_window_pattern", 4, POSITIVE, &pattern));
-      set_window_pattern (window, pattern, m);
-    }
-  return HR_OK;
-}
-
-/* A key that is a whole number or a list of one per layer (Hunyuan's
- * num_experts, moe_topk): HunYuanMoEV1Moe indexes the list by layer_idx, so
- * it needs num_hidden_layers entries; Headroom models only lists whose
- * entries agree. Absent or null reads as `fallback`. */
-static HrStatus
-read_per_layer_int (Reader     *r,
-                    const char *key,
-                    int64_t     n_layers,
-                    int64_t     fallback,
-                    int64_t    *out)
-{
-  HrValue v;
-  char item[64];
-
-  lookup (r, key, &v);
-  if (v.type != HR_VALUE_OTHER)
-    return read_int (r, key, fallback, NULLABLE | POSITIVE, out);
-  if (v.i < 0)
-    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, key, 0, 0,
-                         "an integer or a list of integers");
-  if (v.i < n_layers)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, key, v.i, n_layers,
-                         "one entry per layer (num_hidden_layers)");
-  for (int64_t i = 0; i < n_layers; i++)
-    {
-      int64_t value;
-
-      snprintf (item, sizeof item, "%s.%lld", key, (long long) i);
-      TRY (read_int (r, item, 0, REQUIRED | POSITIVE, &value));
-      if (i > 0 && value != *out)
-        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, key, i, 0,
-                             "a different value per layer; Headroom models one for all");
-      *out = value;
-    }
-  return HR_OK;
-}
-
-/* Ernie4_5_MoeDecoderLayer: layer i is MoE when (i + 1) % moe_layer_interval
- * == 0 and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last
- * layer), else Ernie4_5_MoeMLP of intermediate_size. Ernie4_5_MoeSparseMoeBlock:
- * gate Linear(hidden, moe_num_experts, bias=False); moe_statics holds
- * e_score_correction_bias, an nn.Parameter of (1, moe_num_experts) (counted
- * as the router's bias); moe_num_experts MLPs of moe_intermediate_size; one
- * shared_experts MLP of moe_intermediate_size · moe_num_shared_experts when
- * that is > 0. attribute_map: num_experts and num_experts_per_tok. */
-static HrStatus
-read_ernie_moe (Reader  *r,
-                HrModel *m)
-{
-  const char *experts_key = pick (r, "moe_num_experts", "num_experts");
-  const char *k_key = pick (r, "moe_k", "num_experts_per_tok");
-  int64_t shared, start, end, interval;
-
-  TRY (read_int (r, experts_key, 64, POSITIVE, &m->n_experts));
-  TRY (read_int (r, k_key, 6, POSITIVE, &m->experts_per_token));
-  TRY (read_int (r, "moe_intermediate_size", 1536, POSITIVE, &m->expert_ffn_size));
-  TRY (read_int (r, "moe_num_shared_experts", 2, NON_NEG, &shared));
-  TRY (read_int (r, "moe_layer_start_index", 1, NON_NEG, &start));
-  TRY (read_int (r, "moe_layer_end_index", -1, 0, &end));
-  TRY (read_int (r, "moe_layer_interval", 1, POSITIVE, &interval));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, k_key, m->experts_per_token,
-                         m->n_experts, "more than moe_num_experts");
-  if (end == -1)
-    end = m->n_layers - 1;
-  /* Headroom's MoE layers run to the last layer: refuse an end that drops one. */
-  for (int64_t i = end + 1 > start ? end + 1 : start; i < m->n_layers; i++)
-    if ((i + 1) % interval == 0)
-      return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_layer_end_index", end, 0,
-                           "MoE layers ending before the last layer");
-  m->first_dense_layers = start;
-  m->moe_layer_freq = interval;
-  m->moe_layer_phase = interval - 1;
-  m->router_bias = true;
-  if (shared > 0)
-    {
-      m->n_shared_experts = shared;
-      m->shared_expert_ffn_size = m->expert_ffn_size;
-    }
-  return HR_OK;
-}
-
-/* HunYuanMoEV1DecoderLayer: every layer is HunYuanMoEV1Moe: gate.wg
- * Linear(hidden, num_experts, bias=False), num_experts MLPs and one
- * shared_mlp, all HunYuanMoEV1MLP of intermediate_size without biases.
- * num_experts and moe_topk may be lists, one per layer. transformers reads
- * neither moe_intermediate_size nor num_shared_expert: a config whose values
- * differ from what it builds (intermediate_size, 1) is refused. */
-static HrStatus
-read_hunyuan_moe (Reader  *r,
-                  HrModel *m)
-{
-  int64_t moe_ffn, n_shared;
-
-  TRY (read_per_layer_int (r, "num_experts", m->n_layers, 1, &m->n_experts));
-  TRY (read_per_layer_int (r, "moe_topk", m->n_layers, 1, &m->experts_per_token));
-  TRY (read_per_layer_int (r, "moe_intermediate_size", m->n_layers, NONE, &moe_ffn));
-  TRY (read_per_layer_int (r, "num_shared_expert", m->n_layers, NONE, &n_shared));
-  if (m->n_experts == NONE || m->experts_per_token == NONE)
-    return hr_error_set (r->err, HR_ERROR_MISSING,
-                         m->n_experts == NONE ? "num_experts" : "moe_topk", 0, 0, NULL);
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "moe_topk", m->experts_per_token,
-                         m->n_experts, "more than num_experts");
-  if (moe_ffn != NONE && moe_ffn != m->ffn_size)
-    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_intermediate_size", moe_ffn,
-                         m->ffn_size, "experts of another width than intermediate_size, "
-                         "which transformers builds");
-  if (n_shared != NONE && n_shared != 1)
-    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_shared_expert", n_shared, 1,
-                         "other than the one shared MLP transformers builds");
-  m->expert_ffn_size = m->ffn_size;
-  m->n_shared_experts = 1;
-  m->shared_expert_ffn_size = m->ffn_size;
-  return HR_OK;
-}
-
-/* Dots1DecoderLayer (DeepseekV3DecoderLayer): Dots1MLP of intermediate_size
- * below first_k_dense_replace, then Dots1MoE: gate (Dots1TopkRouter) weight
- * n_routed_experts × hidden, its e_score_correction_bias a buffer (not
- * counted); n_routed_experts MLPs of moe_intermediate_size; shared_experts,
- * one MLP of moe_intermediate_size · n_shared_experts; no biases. The
- * defaults of n_routed_experts, num_experts_per_tok and n_shared_experts are
- * None, which no MoE layer can be built with. Layers attend within
- * sliding_window as layer_types says, by default from max_window_layers on
- * when sliding_window is set. */
-static HrStatus
-read_dots1 (Reader  *r,
-            HrModel *m)
-{
-  int64_t routed, shared, window, max_window_layers;
-  bool given;
-
-  TRY (read_int (r, "n_routed_experts", NONE, NULLABLE | POSITIVE, &routed));
-  TRY (read_int (r, "num_experts_per_tok", NONE, NULLABLE | POSITIVE, &m->experts_per_token));
-  TRY (read_int (r, "n_shared_experts", NONE, NULLABLE | NON_NEG, &shared));
-  TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
-  TRY (read_int (r, "first_k_dense_replace", 0, NON_NEG, &m->first_dense_layers));
-  if (m->first_dense_layers < m->n_layers)
-    {
-      const char *missing = routed == NONE ? "n_routed_experts"
-                            : m->experts_per_token == NONE ? "num_experts_per_tok"
-                            : shared == NONE ? "n_shared_experts" : NULL;
-
-      if (missing != NULL)
-        return hr_error_set (r->err, HR_ERROR_MISSING, missing, 0, 0,
-                             "first_k_dense_replace leaves MoE layers");
-      if (m->experts_per_token > routed)
-        return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                             m->experts_per_token, routed, "more than n_routed_experts");
-      m->n_experts = routed;
-      m->n_shared_experts = shared;
-      m->shared_expert_ffn_size = m->expert_ffn_size;
-    }
-  else
-    m->experts_per_token = 0;
-
-  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-  TRY (read_int (r, "max_window_layers", 62, NON_NEG, &max_window_layers));
-  TRY (read_layer_types (r, window, m, &given));
-  if (!given && window != NONE && max_window_layers < m->n_layers)
-    {
-      m->sliding_window = window;
-      m->first_sliding_layer = max_window_layers;
-    }
-  return HR_OK;
-}
-
-/* modeling_arcee.py: LlamaAttention (q, k, v, o with attention_bias);
- * ArceeMLP is NemotronMLP, up_proj and down_proj with mlp_bias and no gate
- * (hidden_act relu2 by default); LlamaRMSNorm input and post-attention. */
-static HrStatus
-read_arcee (Reader  *r,
-            HrModel *m)
-{
-  bool attention_bias;
-
-  TRY (read_bool (r, "attention_bias", false, &attention_bias));
-  TRY (read_bool (r, "mlp_bias", false, &m->mlp_bias));
-  m->qkv_bias = m->out_bias = attention_bias;
-  m->ffn_kind = HR_FFN_MLP;
-  return HR_OK;
-}
-
-/* modeling_apertus.py: ApertusAttention q, k, v, o with attention_bias,
- * q_norm and k_norm RMSNorm(head_dim); ApertusMLP up_proj and down_proj
- * without bias whatever mlp_bias says, and with hidden_act "xielu" (the
- * default) an XIELUActivation of its own; attention_layernorm and
- * feedforward_layernorm before each sub-block. */
-static HrStatus
-read_apertus (Reader  *r,
-              HrModel *m)
-{
-  bool attention_bias;
-  HrValue act;
-
-  TRY (read_bool (r, "attention_bias", false, &attention_bias));
-  m->qkv_bias = m->out_bias = attention_bias;
-  m->qk_norm = true;
-  m->ffn_kind = HR_FFN_MLP;
-  lookup (r, "hidden_act", &act);
-  if (act.type != HR_VALUE_ABSENT && (act.type != HR_VALUE_STRING || act.s == NULL))
-    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "hidden_act", 0, 0, "a string");
-  if (act.type == HR_VALUE_ABSENT || strcmp (act.s, "xielu") == 0)
-    m->ffn_activation = HR_ACT_XIELU;
-  return HR_OK;
-}
-
-/* modeling_glm.py: GlmAttention q, k, v with attention_bias (default true),
- * o_proj without; GlmMLP fuses gate and up into gate_up_proj (the same
- * 2·hidden·intermediate weights); input and post-attention RMSNorms only
- * (GLM-4-0414, glm4, has four). GlmConfig sets partial_rotary_factor to 0.5
- * when absent. */
-static HrStatus
-read_glm (Reader  *r,
-          HrModel *m)
-{
-  TRY (read_bool (r, "attention_bias", true, &m->qkv_bias));
-  TRY (read_fraction (r, "partial_rotary_factor", 0.5, &m->rotary_fraction));
-  return HR_OK;
-}
-
-/* modeling_helium.py: HeliumAttention q, k, v with attention_bias, o_proj
- * Linear(hidden_size, hidden_size) without bias, which only runs when
- * num_attention_heads·head_dim is hidden_size; HeliumMLP with mlp_bias. */
-static HrStatus
-read_helium (Reader  *r,
-             HrModel *m)
-{
-  TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
-  TRY (read_bool (r, "mlp_bias", false, &m->mlp_bias));
-  if (m->n_heads * m->head_dim != m->hidden_size)
-    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "head_dim", m->head_dim, 0,
-                         "heads × head_dim other than hidden_size, which HeliumAttention's "
-                         "o_proj cannot take");
-  return HR_OK;
-}
-
-/* modeling_ministral.py: MinistralAttention q, k, v, o without biases;
- * layers attend within sliding_window as layer_types says, by default every
- * layer when sliding_window is set (MinistralConfig). */
-static HrStatus
-read_ministral (Reader  *r,
-                HrModel *m)
-{
-  int64_t window;
-  bool given;
-
-  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-  TRY (read_layer_types (r, window, m, &given));
-  if (!given && window != NONE)
-    m->sliding_window = window;
-  return HR_OK;
-}
-
-/* modeling_flex_olmo.py: FlexOlmoAttention q, k, v, o with attention_bias,
- * q_norm RMSNorm over num_heads·head_dim and k_norm over
- * num_kv_heads·head_dim; FlexOlmoDecoderLayer as Olmo2's, norms after each
- * sub-block; every layer FlexOlmoSparseMoeBlock: FlexOlmoTopKRouter weight
- * num_experts × hidden (no bias), FlexOlmoExperts gate_up_proj (E,
- * 2·intermediate, hidden) and down_proj (E, hidden, intermediate).
- * num_local_experts is FlexOlmoConfig's alias of num_experts. */
-static HrStatus
-read_flex_olmo (Reader  *r,
-                HrModel *m)
-{
-  const char *experts_key = pick (r, "num_experts", "num_local_experts");
-  bool attention_bias;
-
-  TRY (read_bool (r, "attention_bias", false, &attention_bias));
-  m->qkv_bias = m->out_bias = attention_bias;
-  m->qk_norm = true;
-  m->qk_norm_full = true;
-  m->norm_placement = HR_NORM_POST;
-  TRY (read_int (r, experts_key, 7, POSITIVE, &m->n_experts));
-  TRY (read_int (r, "num_experts_per_tok", 5, POSITIVE, &m->experts_per_token));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than num_experts");
-  m->expert_ffn_size = m->ffn_size;
-  return HR_OK;
-}
-
-/* modeling_vaultgemma.py: VaultGemmaAttention is Gemma2Attention (q, k, v,
- * o with attention_bias); VaultGemmaDecoderLayer deletes Gemma 2's
- * post_attention_layernorm and post_feedforward_layernorm, keeping
- * input_layernorm and pre_feedforward_layernorm. Layers attend within
- * sliding_window as layer_types says, by default the even ones
- * (VaultGemmaConfig). Tied by default. */
-static HrStatus
-read_vaultgemma (Reader  *r,
-                 HrModel *m)
-{
-  int64_t window;
-  bool attention_bias, given;
-
-  TRY (read_bool (r, "attention_bias", false, &attention_bias));
-  m->qkv_bias = m->out_bias = attention_bias;
-  TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-  TRY (read_layer_types (r, window, m, &given));
-  if (!given && window != NONE)
-    {
-      m->sliding_window = window;
-      m->sliding_window_period = 2;
-    }
-  return HR_OK;
-}
-
-/* modeling_granitemoeshared.py: GraniteMoe's layers plus, when
- * shared_intermediate_size is not 0 (the default), shared_mlp:
- * GraniteMoeSharedMLP input_linear Linear(hidden, 2·shared) and output_linear
- * Linear(shared, hidden), gated, no biases. */
-static HrStatus
-read_granitemoe_shared (Reader  *r,
-                        HrModel *m)
-{
-  int64_t shared;
-
-  TRY (read_int (r, "shared_intermediate_size", 0, NON_NEG, &shared));
-  if (shared > 0)
-    {
-      m->n_shared_experts = 1;
-      m->shared_expert_ffn_size = shared;
-    }
-  return HR_OK;
-}
-
-/* modeling_glm4v.py (GLM-4.1V's language model, Glm4vTextConfig):
- * Glm4vTextAttention q, k, v with bias always, o_proj without, head_dim
- * hidden_size / num_attention_heads whatever head_dim says; Glm4vTextMLP
- * gate_up_proj and down_proj; four RMSNorms a layer as Glm4DecoderLayer's.
- * M-RoPE's mrope_section covers half of each head. */
-static HrStatus
-read_glm4v (Reader  *r,
-            HrModel *m)
-{
-  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
-  m->qkv_bias = true;
-  m->rotary_fraction = 0.5;
-  m->norm_placement = HR_NORM_SANDWICH;
-  m->norms_per_layer = 4;
   return HR_OK;
 }
 
@@ -781,7 +292,7 @@ hr_config_read_llama_style (Reader  *r,
         TRY (read_bool (r, "use_sliding_window", false, &use_window));
         TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
         TRY (read_int (r, "max_window_layers", 28, NON_NEG, &max_window_layers));
-        TRY (read_layer_types (r, window, m, &given));
+        TRY (hr_config_read_layer_types (r, window, m, &given));
         if (!given && use_window && window != NONE && max_window_layers < m->n_layers)
           {
             m->sliding_window = window;
@@ -789,7 +300,7 @@ hr_config_read_llama_style (Reader  *r,
           }
         /* Qwen3VLMoeTextConfig's MoE defaults are Qwen2-MoE's (60 experts). */
         if (family == FAMILY_QWEN3_MOE || family == FAMILY_QWEN3_VL_MOE)
-          TRY (read_qwen_moe (r, family == FAMILY_QWEN3_MOE, m));
+          TRY (hr_config_llama_read_qwen_moe (r, family == FAMILY_QWEN3_MOE, m));
       }
       break;
     case FAMILY_QWEN2_MOE:
@@ -801,7 +312,7 @@ hr_config_read_llama_style (Reader  *r,
 
         TRY (read_bool (r, "qkv_bias", true, &m->qkv_bias));
         TRY (read_int (r, "shared_expert_intermediate_size", 5632, NON_NEG, &shared));
-        TRY (read_qwen_moe (r, false, m));
+        TRY (hr_config_llama_read_qwen_moe (r, false, m));
         if (shared > 0)
           {
             m->n_shared_experts = 1;
@@ -826,7 +337,7 @@ hr_config_read_llama_style (Reader  *r,
         m->norms_per_layer = 4;
         TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
         TRY (read_int (r, "sliding_window_pattern", 6, POSITIVE, &pattern));
-        TRY (read_layer_types (r, window, m, &given));
+        TRY (hr_config_read_layer_types (r, window, m, &given));
         if (!given && window != NONE)
           {
             m->sliding_window = window;
@@ -849,7 +360,7 @@ hr_config_read_llama_style (Reader  *r,
       TRY (read_int (r, "num_experts_per_tok", 4, POSITIVE, &m->experts_per_token));
       m->expert_ffn_size = m->ffn_size;
       TRY (read_int (r, "sliding_window", 128, NULLABLE | POSITIVE, &window));
-      TRY (read_layer_types (r, window, m, &given));
+      TRY (hr_config_read_layer_types (r, window, m, &given));
       if (!given && window != NONE)
         {
           m->sliding_window = window;
@@ -872,7 +383,7 @@ hr_config_read_llama_style (Reader  *r,
       if (family == FAMILY_OLMO3)
         {
           TRY (read_int (r, "sliding_window", 4096, NULLABLE | POSITIVE, &window));
-          TRY (read_layer_types (r, window, m, &given));
+          TRY (hr_config_read_layer_types (r, window, m, &given));
           if (!given && window != NONE)
             {
               m->sliding_window = window;
@@ -957,7 +468,7 @@ hr_config_read_llama_style (Reader  *r,
       TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
       m->expert_ffn_size = m->ffn_size;
       if (family == FAMILY_GRANITEMOESHARED)
-        return read_granitemoe_shared (r, m);
+        return hr_config_llama_read_granitemoe_shared (r, m);
       break;
     case FAMILY_OLMOE:
       /* OlmoeAttention: q, k, v, o with attention_bias; q_norm RMSNorm over
@@ -1066,18 +577,18 @@ hr_config_read_llama_style (Reader  *r,
       }
       break;
     case FAMILY_GLM4:
-      return read_glm4 (r, m);
+      return hr_config_llama_read_glm4 (r, m);
     case FAMILY_GLM4_MOE:
     case FAMILY_GLM4V_MOE:
-      return read_glm4_moe (r, family == FAMILY_GLM4V_MOE, m);
+      return hr_config_llama_read_glm4_moe (r, family == FAMILY_GLM4V_MOE, m);
     case FAMILY_GLM4V:
-      return read_glm4v (r, m);
+      return hr_config_llama_read_glm4v (r, m);
     case FAMILY_VAULTGEMMA:
-      return read_vaultgemma (r, m);
+      return hr_config_llama_read_vaultgemma (r, m);
     case FAMILY_COHERE2:
-      return read_cohere2 (r, m);
+      return hr_config_llama_read_cohere2 (r, m);
     case FAMILY_EXAONE4:
-      return read_exaone4 (r, m);
+      return hr_config_llama_read_exaone4 (r, m);
     case FAMILY_ERNIE4_5:
     case FAMILY_ERNIE4_5_MOE:
       /* Ernie4_5Attention: q, k, v, o with use_bias; Ernie4_5MLP with
@@ -1093,7 +604,7 @@ hr_config_read_llama_style (Reader  *r,
           if (attention_bias)
             return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_bias", 1, 0,
                                  "expert biases, which transformers versions build differently");
-          TRY (read_ernie_moe (r, m));
+          TRY (hr_config_llama_read_ernie_moe (r, m));
         }
       break;
     case FAMILY_HUNYUAN_DENSE:
@@ -1114,7 +625,7 @@ hr_config_read_llama_style (Reader  *r,
         m->qkv_bias = m->out_bias = attention_bias;
         m->qk_norm = true;
         if (family == FAMILY_HUNYUAN_MOE)
-          TRY (read_hunyuan_moe (r, m));
+          TRY (hr_config_llama_read_hunyuan_moe (r, m));
       }
       break;
     case FAMILY_SEED_OSS:
@@ -1130,20 +641,20 @@ hr_config_read_llama_style (Reader  *r,
       TRY (read_bool (r, "attention_bias", false, &attention_bias));
       m->qkv_bias = m->out_bias = attention_bias;
       m->qk_norm = true;
-      TRY (read_dots1 (r, m));
+      TRY (hr_config_llama_read_dots1 (r, m));
       break;
     case FAMILY_ARCEE:
-      return read_arcee (r, m);
+      return hr_config_llama_read_arcee (r, m);
     case FAMILY_APERTUS:
-      return read_apertus (r, m);
+      return hr_config_llama_read_apertus (r, m);
     case FAMILY_GLM:
-      return read_glm (r, m);
+      return hr_config_llama_read_glm (r, m);
     case FAMILY_HELIUM:
-      return read_helium (r, m);
+      return hr_config_llama_read_helium (r, m);
     case FAMILY_MINISTRAL:
-      return read_ministral (r, m);
+      return hr_config_llama_read_ministral (r, m);
     case FAMILY_FLEX_OLMO:
-      return read_flex_olmo (r, m);
+      return hr_config_llama_read_flex_olmo (r, m);
     default:
       break;
     }

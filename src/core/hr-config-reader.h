@@ -5,8 +5,9 @@
  * The reader's vocabulary (Reader, read_int(), TRY, NONE, POSITIVE…) and the
  * families' readers, shared by hr-config.c (the entry point and
  * vision-language wrappers), hr-config-families.c (the families with readers
- * of their own) and hr-config-llama.c (the Llama-style families). For those
- * three files only.
+ * of their own), hr-config-llama.c (the Llama-style families) and
+ * hr-config-llama-families.c (what each of those adds). For those four files
+ * only.
  */
 #pragma once
 
@@ -274,6 +275,52 @@ HrStatus hr_config_read_nemotron (Reader  *r,
                                   HrModel *m);
 HrStatus hr_config_read_jetmoe (Reader  *r,
                                 HrModel *m);
+
+/* hr-config-llama.c: what the Llama reader and its families share */
+HrStatus hr_config_read_layer_types (Reader  *r,
+                                     int64_t  window,
+                                     HrModel *m,
+                                     bool    *given);
+HrStatus hr_config_require_empty_list (Reader     *r,
+                                       const char *key);
+
+/* hr-config-llama-families.c: the Llama-style families' own keys */
+HrStatus hr_config_llama_read_qwen_moe (Reader  *r,
+                                        bool     v3,
+                                        HrModel *m);
+HrStatus hr_config_llama_read_glm4 (Reader  *r,
+                                    HrModel *m);
+HrStatus hr_config_llama_read_glm4_moe (Reader  *r,
+                                        bool     vision,
+                                        HrModel *m);
+HrStatus hr_config_llama_read_cohere2 (Reader  *r,
+                                       HrModel *m);
+HrStatus hr_config_llama_read_exaone4 (Reader  *r,
+                                       HrModel *m);
+HrStatus hr_config_llama_read_ernie_moe (Reader  *r,
+                                         HrModel *m);
+HrStatus hr_config_llama_read_hunyuan_moe (Reader  *r,
+                                           HrModel *m);
+HrStatus hr_config_llama_read_dots1 (Reader  *r,
+                                     HrModel *m);
+HrStatus hr_config_llama_read_arcee (Reader  *r,
+                                     HrModel *m);
+HrStatus hr_config_llama_read_apertus (Reader  *r,
+                                       HrModel *m);
+HrStatus hr_config_llama_read_glm (Reader  *r,
+                                   HrModel *m);
+HrStatus hr_config_llama_read_helium (Reader  *r,
+                                      HrModel *m);
+HrStatus hr_config_llama_read_ministral (Reader  *r,
+                                         HrModel *m);
+HrStatus hr_config_llama_read_flex_olmo (Reader  *r,
+                                         HrModel *m);
+HrStatus hr_config_llama_read_vaultgemma (Reader  *r,
+                                          HrModel *m);
+HrStatus hr_config_llama_read_granitemoe_shared (Reader  *r,
+                                                 HrModel *m);
+HrStatus hr_config_llama_read_glm4v (Reader  *r,
+                                     HrModel *m);
 
 HrStatus hr_config_read_llama_style (Reader  *r,
                                      Family   family,
