@@ -104,6 +104,41 @@ test_builtin (void)
   remove_user_dir (dir);
 }
 
+/* Two of the 2026-11 additions against their datasheets (resources/gpus.json
+ * cites each): the L40's table gives FP32 90.5, BF16 181.05 | 362.1*, FP8
+ * 362 | 724* (* with sparsity: the catalog keeps the dense figure), 864 GB/s,
+ * 300 W, PCIe Gen4 x16 64 GB/s bidirectional = 32 one way; the A40's gives
+ * TF32 74.8 | 149.6*, BF16 149.7 | 299.4*, INT8 299.3 | 598.6*, no FP8,
+ * 696 GB/s, NVLink 112.5 GB/s bidirectional = 56.25 one way, 300 W. Both
+ * keep 1/16 of 48 GiB of GDDR6 for ECC: 45 × 2^30 bytes. */
+static void
+test_datasheet_additions (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(GError) error = NULL;
+  HrGpu l40, a40;
+
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "l40", &l40, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "a40", &a40, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (l40.peak_flops[HR_DTYPE_FP32], ==, 90.5e12);
+  g_assert_cmpfloat (l40.peak_flops[HR_DTYPE_BF16], ==, 362.1e12 / 2);
+  g_assert_cmpfloat (l40.peak_flops[HR_DTYPE_FP8], ==, 724e12 / 2);
+  g_assert_cmpfloat (l40.memory_bandwidth, ==, 864e9);
+  g_assert_cmpfloat (l40.host_bandwidth, ==, 64e9 / 2);
+  g_assert_cmpfloat (l40.power_watts, ==, 300);
+  g_assert_cmpfloat (l40.memory_bytes, ==, 45.0 * 1073741824.0);
+  g_assert_cmpfloat (a40.peak_flops[HR_DTYPE_TF32], ==, 74.8e12);
+  g_assert_cmpfloat (a40.peak_flops[HR_DTYPE_BF16], ==, 149.7e12);
+  g_assert_cmpfloat (a40.peak_flops[HR_DTYPE_INT8], ==, 299.3e12);
+  g_assert_cmpfloat (a40.peak_flops[HR_DTYPE_FP8], ==, 0);
+  g_assert_cmpfloat (a40.memory_bandwidth, ==, 696e9);
+  g_assert_cmpfloat (a40.intra_node_bandwidth, ==, 112.5e9 / 2);
+  g_assert_cmpfloat (a40.power_watts, ==, 300);
+  remove_user_dir (dir);
+}
+
 /* The sustained rates as the catalog cites them (resources/gpus.json):
  * the MAMF table's H100 SXM 794.5 (BF16) and 1,402.6 (FP8) TFLOP/s, the
  * FlashAttention-3 paper's FlashAttention-2 rates on an H100 at 512 and
@@ -509,6 +544,7 @@ main (int   argc,
 
   g_test_add_func ("/catalog/builtin", test_builtin);
   g_test_add_func ("/catalog/sustained-rates", test_sustained_rates);
+  g_test_add_func ("/catalog/datasheet-additions", test_datasheet_additions);
   g_test_add_func ("/catalog/not-found", test_not_found);
   g_test_add_func ("/catalog/user-gpu", test_user_gpu);
   g_test_add_func ("/catalog/user-gpu-invalid", test_user_gpu_invalid);

@@ -479,6 +479,16 @@ test_gpus (void)
   g_assert_cmpint (table.status, ==, 0);
   g_assert_nonnull (strstr (table.out, "test-gpu"));
   g_assert_nonnull (strstr (table.out, "24.00 GiB"));
+  /* The GPUs added in 2026-11 (resources/gpus.json) each start a row: "\nl40 "
+   * is not "l40s", nor "h20 " "h200". */
+  for (const char *const *id = (const char *const[]) { "l40", "a40", "rtx-a6000", "h800-sxm",
+                                                       "h20", "a800-80gb-sxm", "mi355x", NULL };
+       *id != NULL; id++)
+    {
+      g_autofree char *row = g_strdup_printf ("\n%s ", *id);
+
+      g_assert_nonnull (strstr (table.out, row));
+    }
   /* The V100 has no BF16 (its catalog entry gives 0): a dash, never "0 FLOP/s". */
   {
     const char *v100 = strstr (table.out, "v100-sxm2-32gb");
