@@ -268,6 +268,20 @@ find_text_model (Reader    *r,
                        "a language model of a family Headroom does not read");
 }
 
+const char *
+hr_config_refusal (const char *model_type)
+{
+  if (model_type == NULL)
+    return NULL;
+  for (size_t i = 0; i < sizeof state_space_types / sizeof state_space_types[0]; i++)
+    if (strcmp (model_type, state_space_types[i]) == 0)
+      return "a state-space or hybrid model, not supported; Headroom estimates transformer decoders";
+  for (size_t i = 0; i < sizeof unmodelled_types / sizeof unmodelled_types[0]; i++)
+    if (strcmp (model_type, unmodelled_types[i].name) == 0)
+      return unmodelled_types[i].reason;
+  return NULL;
+}
+
 bool
 hr_config_knows_model_type (const char *model_type)
 {
@@ -339,14 +353,10 @@ hr_model_from_config_assuming (const HrConfigSource *source,
     {
       size_t i;
 
-      for (i = 0; i < sizeof state_space_types / sizeof state_space_types[0]; i++)
-        if (strcmp (v.s, state_space_types[i]) == 0)
-          return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
-                               "a state-space or hybrid model; Headroom estimates transformers");
-      for (i = 0; i < sizeof unmodelled_types / sizeof unmodelled_types[0]; i++)
-        if (strcmp (v.s, unmodelled_types[i].name) == 0)
-          return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0,
-                               unmodelled_types[i].reason);
+      const char *refusal = hr_config_refusal (v.s);
+
+      if (refusal != NULL)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "model_type", 0, 0, refusal);
       for (i = 0; i < sizeof model_types / sizeof model_types[0]; i++)
         if (strcmp (v.s, model_types[i].name) == 0)
           break;

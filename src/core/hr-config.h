@@ -65,8 +65,8 @@ typedef enum
 /* Fills *model from the config; on error names the key at fault in *err.
  * *warnings (may be NULL) receives HrConfigWarnings flags. An unknown or
  * absent model_type is refused (HR_ERROR_UNSUPPORTED, field "model_type");
- * so are the state-space and hybrid families and Gemma 3n (detail says
- * so). A vision-language model is read for its language model and warns
+ * so are the families hr_config_refusal() names, with its reason as the
+ * detail. A vision-language model is read for its language model and warns
  * HR_CONFIG_WARN_TEXT_ONLY. */
 HrStatus hr_model_from_config (const HrConfigSource *source,
                                HrModel              *model,
@@ -80,6 +80,9 @@ HrStatus hr_model_from_config_assuming (const HrConfigSource *source,
                                         HrError              *err);
 /* "llama" -> HR_ASSUME_LLAMA; NULL or "" -> HR_ASSUME_NONE; -1 for any other name. */
 int      hr_assume_from_name (const char *name);
+/* Why model_type is refused by name (a state-space or hybrid model, a
+ * transformer Headroom does not model); NULL for any other name. */
+const char *hr_config_refusal (const char *model_type);
 /* Whether model_type names a family hr_model_from_config() reads. */
 bool     hr_config_knows_model_type (const char *model_type);
 /* Whether it names a vision-language model of which only the language model

@@ -273,14 +273,10 @@ headroom_hf_config_read (JsonObject  *config,
             g_set_error_literal (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE,
                                  _("model_type: missing, so the architecture is unknown; pick a "
                                    "preset, or read it as a generic Llama-style decoder"));
-          else if (err.detail != NULL && strstr (err.detail, "state-space") != NULL)
+          /* Refused by name: the core's reason, no generic decoder offered. */
+          else if (hr_config_refusal (type) != NULL)
             g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
-                         _("model_type “%s”: a state-space or hybrid model, not supported; "
-                           "Headroom estimates transformer decoders"), name);
-          else if (err.detail != NULL && strstr (err.detail, "Gemma 3n") != NULL)
-            g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNSUPPORTED,
-                         _("model_type “%s”: Gemma 3n's AltUp and Laurel blocks and per-layer "
-                           "embeddings are not supported"), name);
+                         "model_type “%s”: %s", name, hr_config_refusal (type));
           else
             g_set_error (error, HEADROOM_HF_CONFIG_ERROR, HEADROOM_HF_CONFIG_ERROR_UNKNOWN_TYPE,
                          _("model_type “%s” is not a family Headroom knows; pick a preset, or "

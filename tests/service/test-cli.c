@@ -163,6 +163,7 @@ test_text_only (void)
   g_auto(Run) sweep = { 0 };
   g_auto(Run) compared = { 0 };
   g_auto(Run) gemma3n = { 0 };
+  g_auto(Run) mllama = { 0 };
   g_autofree char *gemma3n_path = g_build_filename (dir, "gemma-3n.json", NULL);
   g_autoptr(JsonObject) out = NULL;
   g_autoptr(JsonObject) columns = NULL;
@@ -216,6 +217,13 @@ test_text_only (void)
   g_assert_cmpint (gemma3n.status, ==, 2);
   g_assert_nonnull (strstr (gemma3n.err, "AltUp and Laurel"));
   g_assert_null (strstr (gemma3n.err, "--assume-architecture"));
+  /* So is every name the core refuses, with its own reason (mllama's). */
+  g_assert_true (g_file_set_contents (gemma3n_path, "{\"model_type\": \"mllama\", \"text_config\": {}}",
+                                      -1, NULL));
+  run_cli (&mllama, "params", "--model", gemma3n_path, NULL);
+  g_assert_cmpint (mllama.status, ==, 2);
+  g_assert_nonnull (strstr (mllama.err, "cross-attention layers"));
+  g_assert_null (strstr (mllama.err, "--assume-architecture"));
   g_unlink (gemma3n_path);
   g_unlink (project);
   g_rmdir (dir);
