@@ -261,6 +261,16 @@ try_micro_batches (Search     *search,
     }
 }
 
+/* The schedule of layouts with one stage per rank: the request's (GPipe,
+ * ZB-H1), or 1F1B where it asks for the interleaved one. */
+static HrPipelineSchedule
+one_chunk_schedule (const HrPlanRequest *request)
+{
+  HrPipelineSchedule asked = request->training.pipeline_schedule;
+
+  return asked == HR_PIPELINE_INTERLEAVED ? HR_PIPELINE_1F1B : asked;
+}
+
 /* Whether any layout of this TP/PP/CP/EP/sharding group may fit: memory is
  * least with one virtual stage, full recomputation, sequence parallel and
  * the smallest micro-batch (or a single micro-batch per step, which needs
@@ -279,7 +289,8 @@ may_fit (Search           *search,
   int i;
 
   floor.virtual_stages = request->virtual_stages > 0 ? request->virtual_stages : 1;
-  floor.pipeline_schedule = floor.virtual_stages > 1 ? HR_PIPELINE_INTERLEAVED : HR_PIPELINE_1F1B;
+  floor.pipeline_schedule = floor.virtual_stages > 1 ? HR_PIPELINE_INTERLEAVED
+                                                     : one_chunk_schedule (request);
   floor.recompute = request->recompute != HR_PLAN_FREE ? (HrRecompute) request->recompute
                                                         : HR_RECOMPUTE_FULL;
   floor.sequence_parallel = request->sequence_parallel != HR_PLAN_FREE
@@ -533,7 +544,7 @@ hr_plan_search (const HrModel       *model,
                                   /* Async TP where it applies (hr_training_validate()). */
                                   tr.async_tp = request->training.async_tp && request->training.compile && sp == 1;
                                   tr.pipeline_schedule = vs > 1 ? HR_PIPELINE_INTERLEAVED
-                                                                : HR_PIPELINE_1F1B;
+                                                                : one_chunk_schedule (request);
                                   tr.virtual_stages = vs;
                                   tr.recompute = (HrRecompute) rc;
                                   try_micro_batches (&search, &tr, dp, hopeless);

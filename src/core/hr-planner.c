@@ -882,6 +882,29 @@ evaluate_rank (const HrPlanContext    *ctx,
    * the fill and drain (Narayanan et al. 2021 §2.2: (p − 1)/m for 1F1B
    * and GPipe, (p − 1)/(v·m) interleaved). */
   per_mb_avg = per_mb - (1.0 - 1.0 / p) * (lm_fwd + lm_bwd + 3.0 * mem_loss / bw);
+  /* ZB-H1 (Qi et al. 2024, Zero Bubble Pipeline Parallelism, §2.1) splits
+   * the backward into B (input gradients) and W (weight gradients) and
+   * moves the W passes of the warm-up into the drain: its bubble is
+   * (p − 1)(T_F + T_B − T_W) where 1F1B's is (p − 1)(T_F + T_B + T_W).
+   * W is the weight-gradient products of an average rank (its layers and
+   * 1/p of the LM head, as per_mb_avg counts them): what a linear's
+   * backward computes beyond its forward (none for a frozen matrix, whose
+   * backward is its input gradient only). */
+  if (tr->pipeline_schedule == HR_PIPELINE_ZB_H1)
+    {
+      double weight_grads = max2 (0.0, lm_bwd - lm_fwd) / p;
+
+      for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)
+        {
+          const HrFlopsPart *part = &flops->component[i];
+
+          if (i == HR_FLOPS_LM_HEAD || i == HR_FLOPS_ATTN_SCORES || i == HR_FLOPS_ATTN_OVER_V)
+            continue;
+          weight_grads += max2 (0.0, part->backward - part->forward) * scale * rank_layers / L
+                          * spf_bwd[i];
+        }
+      per_mb_avg = max2 (0.0, per_mb_avg - 2.0 * weight_grads);
+    }
 
   /* Data parallel (ring over dp·cp ranks; experts over dp·cp/ep):
    * ZeRO 0 all-reduces gradients once per step; ZeRO 1 and Megatron's

@@ -233,12 +233,16 @@ hr_training_time_of (const HrModel          *model,
   time->energy_kwh = gpus * gpu->power_watts * time->total_seconds / 3.6e6;
 
   /* Pipeline bubble over the ideal step ([MLM] §2.2): (p − 1)/m for GPipe and
-   * 1F1B, (p − 1)/(v·m) interleaved. Its share of the real step is
-   * bubble / (1 + bubble); the MFU already contains it. */
+   * 1F1B, (p − 1)/(v·m) interleaved; ZB-H1 (p − 1)/(3m), with forward, input
+   * and weight gradients taking a third each as Qi et al. 2024 (§2.1) take
+   * them (the prediction's bubble_seconds uses the step model's own). Its
+   * share of the real step is bubble / (1 + bubble); the MFU already
+   * contains it. */
   if (training->pipeline_parallel > 1)
     {
       double v = training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
-                 ? (double) training->virtual_stages : 1;
+                 ? (double) training->virtual_stages
+                 : training->pipeline_schedule == HR_PIPELINE_ZB_H1 ? 3 : 1;
 
       time->bubble_fraction = (pp - 1) / (v * m);
       time->bubble_seconds = time->predicted

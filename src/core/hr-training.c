@@ -39,6 +39,7 @@ static const char * const schedule_names[] = {
   [HR_PIPELINE_1F1B] = "1f1b",
   [HR_PIPELINE_INTERLEAVED] = "interleaved",
   [HR_PIPELINE_GPIPE] = "gpipe",
+  [HR_PIPELINE_ZB_H1] = "zb-h1",
 };
 
 static const char * const fsdp_names[] = {
@@ -475,6 +476,12 @@ hr_training_validate_layout (const HrTraining *t,
   else if (t->virtual_stages != 1)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "virtual_stages", t->virtual_stages, 1,
                          "virtual stages need the interleaved schedule");
+  /* torch.distributed.pipelining's ZB1P is ScheduleInterleavedZeroBubble,
+   * several stages per rank; ZB-H1 with one is the paper's Megatron fork. */
+  if (t->pipeline_schedule == HR_PIPELINE_ZB_H1 && t->torch_pipelining && pp > 1)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "pipeline_schedule", pp, 0,
+                         "PyTorch pipelining has no zero-bubble schedule with one stage per "
+                         "rank (its ScheduleInterleavedZeroBubble needs virtual stages)");
 
   /* Experts: the expert-parallel group is carved out of dp · cp */
   if (t->expert_parallel > 1)

@@ -24,6 +24,8 @@ typedef enum
   HR_PIPELINE_1F1B,         /* one forward, one backward (PipeDream-Flush) */
   HR_PIPELINE_INTERLEAVED,  /* 1F1B over virtual_stages model chunks per rank */
   HR_PIPELINE_GPIPE,        /* all forwards, then all backwards */
+  HR_PIPELINE_ZB_H1,        /* 1F1B with weight gradients deferred into the bubble (Qi et al.
+                             * 2024, Zero Bubble Pipeline Parallelism, ZB-H1) */
 } HrPipelineSchedule;
 
 typedef enum

@@ -50,9 +50,9 @@ static const char * const optimizer_choices[] = {
 static const char * const optimizer_labels[] = {
   N_("AdamW"), N_("AdamW, 8-bit states"), N_("SGD"), N_("SGD with momentum"), N_("Lion"),
   N_("Adafactor"), NULL };
-static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe", NULL };
+static const char * const schedule_choices[] = { "1f1b", "interleaved", "gpipe", "zb-h1", NULL };
 static const char * const schedule_labels[] = {
-  N_("1F1B"), N_("Interleaved 1F1B"), N_("GPipe"), NULL };
+  N_("1F1B"), N_("Interleaved 1F1B"), N_("GPipe"), N_("Zero bubble (ZB-H1)"), NULL };
 static const char * const fsdp_choices[] = { "none", "full", "grad-op", "hybrid", NULL };
 static const char * const fsdp_labels[] = {
   N_("None"), N_("Full"), N_("Gradients and optimizer"), N_("Hybrid"), NULL };

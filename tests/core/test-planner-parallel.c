@@ -377,6 +377,66 @@ test_bubble (void)
   g_assert_cmpint (four.bound, ==, HR_PLAN_BOUND_BUBBLE);
 }
 
+/* ZB-H1 (Qi et al. 2024, §2.1): the bubble is (p − 1)(T_F + T_B − T_W)
+ * against 1F1B's (p − 1)(T_F + T_B + T_W), with the same memory. The toy
+ * with 4 layers on 2 stages, 4 micro-batches of T = 1,024 tokens, free sends,
+ * compute-bound at 75 TFLOP/s. Per token, in units of h² = 2^20 FLOPs
+ * (s = h), one layer's forward is 24 (q, k, v, out, MLP) + 4 (QKᵀ and over
+ * V) = 28; B, the input gradients, 24 + 8; W, the weight gradients, 24 (the
+ * attention core has no weights); the LM head's 2hV = 64 each way. The
+ * average rank holds 2 layers and half the head: F = 56 + 32 = 88, B = 64 +
+ * 32 = 96, W = 48 + 32 = 80. One unit of a micro-batch is 1,024 · 2^20 /
+ * 7.5e13 = 1.43165576533e-5 s: 1F1B's bubble (p − 1)·264 units =
+ * 3.77957122048e-3 s, ZB-H1's 104 units = 1.48892199594e-3 s, 2W = 160
+ * units = 2.29064922453e-3 s less (the memory-bound kernels at 8e17 B/s
+ * add under 1e-9 s). */
+static void
+test_zero_bubble (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep one_f_one_b, zero_bubble;
+  HrPlanAssumptions as;
+  HrTrainingMemory memory_1f1b, memory_zb;
+  HrError err = { 0 };
+
+  toy_model (&model);
+  model.n_layers = 4;
+  toy_gpu (&gpu);
+  gpu.intra_node_bandwidth = 1e30;
+  hr_plan_assumptions_init (&as);
+  as.intra_node_latency = 0;
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.pipeline_parallel = 2;
+  t.global_batch = 4;
+  step_ok (&model, &t, &gpu, &as, &one_f_one_b);
+  g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &memory_1f1b, &err), ==, HR_OK);
+  t.pipeline_schedule = HR_PIPELINE_ZB_H1;
+  step_ok (&model, &t, &gpu, &as, &zero_bubble);
+  g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &memory_zb, &err), ==, HR_OK);
+
+  assert_close (one_f_one_b.split.bubble, 3.77957122048e-3, 1e-6);
+  assert_close (zero_bubble.split.bubble, 1.48892199594e-3, 1e-6);
+  assert_close (one_f_one_b.step_seconds - zero_bubble.step_seconds, 2.29064922453e-3, 1e-6);
+  g_assert_cmpfloat (zero_bubble.split.compute, ==, one_f_one_b.split.compute);
+  g_assert_cmpfloat (memory_zb.total, ==, memory_1f1b.total);
+  g_assert_cmpfloat (memory_zb.activations, ==, memory_1f1b.activations);
+  /* The estimate's information line takes the paper's equal thirds:
+   * (p − 1)/(3m) = 1/12. */
+  {
+    HrTrainingTime time;
+
+    g_assert_cmpint (hr_training_time (&model, &t, &gpu, &time, &err), ==, HR_OK);
+    assert_close (time.bubble_fraction, 1.0 / 12.0, 1e-12);
+  }
+  /* PyTorch's pipelining runs zero-bubble schedules only over virtual stages. */
+  t.torch_pipelining = true;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "pipeline_schedule");
+}
+
 /* Context parallel by PyTorch's context_parallel() (torchtitan), against
  * Megatron's ring, on the toy with 2 key/value heads, CP 4 on 4 GPUs of one
  * node, flash attention, causal, 1.6e12 B/s sustained (2e12 × 0.8).
@@ -445,6 +505,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
   g_test_add_func ("/planner/step/bubble", test_bubble);
+  g_test_add_func ("/planner/step/zero-bubble", test_zero_bubble);
 
   return g_test_run ();
 }
