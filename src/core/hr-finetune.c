@@ -810,6 +810,8 @@ component_widths (const HrModel           *model,
 
             w->in += copies * (double) mats[i].in;
             w->out += copies * (double) mats[i].out;
+            w->area += copies * (double) mats[i].in * (double) mats[i].out;
+            w->in_squared += copies * (double) mats[i].in * (double) mats[i].in;
             w->count += copies;
           }
     }
@@ -892,6 +894,8 @@ hr_finetune_adapter_widths (const HrModel           *model,
     {
       widths->in += per_component[c].in;
       widths->out += per_component[c].out;
+      widths->area += per_component[c].area;
+      widths->in_squared += per_component[c].in_squared;
       widths->count += per_component[c].count;
     }
 }

@@ -189,12 +189,15 @@ void     hr_finetune_flops (const HrModel    *model,
                             double           *adapter_forward);
 
 /* The adapted matrices of the layers a token passes through, all layers
- * summed: Σ in, Σ out and how many (each routed expert a token uses counted;
- * the head's and the embedding's adapters are not layer matrices). */
+ * summed: Σ in, Σ out, Σ in·out, Σ in² and how many (each routed expert a
+ * token uses counted; the head's and the embedding's adapters are not layer
+ * matrices). */
 typedef struct
 {
   double in;
   double out;
+  double area;
+  double in_squared;
   double count;
 } HrFinetuneAdapterWidths;
 

@@ -733,6 +733,37 @@ evaluate_rank (const HrPlanContext    *ctx,
       if (tr->recompute == HR_RECOMPUTE_FULL)
         mem_rec += per_token * fwd_bytes / bw;
     }
+  /* DoRA (PEFT DoraLinearLayer.forward, torchtune DoRALinear.forward): each
+   * forward rebuilds every adapted matrix's column norms ||W + s·B·A||,
+   * detached (Liu et al. 2024 §4.3, so nothing of it in the backward):
+   * torch.eye(in) written (a·in²) and passed through A and B (in × in by
+   * in × r, in × r by r × out), then s·(B·A) (2a per element of W), W plus
+   * it (3a) and the norm's read (a): 6a·in·out. The output,
+   * (m − 1)·base + m·(s·lora) added to the base, takes eager ops on T × out
+   * of 2a, 2a, 2a, 3a and 3a where LoRA's take 5a (7a more), and backward
+   * 17a where LoRA's take 2a (15a more: the two scaled gradients, the
+   * magnitude's two products and reductions, 4a each, and the base output's
+   * two gradients summed, 3a); torch.compile fuses them into one pass as it
+   * does LoRA's. Full recomputation repeats the forward. */
+  if (tr->finetune.method == HR_FINETUNE_DORA && ctx->adapters.count > 0)
+    {
+      const HrFinetuneAdapterWidths *w = &ctx->adapters;
+      double share = rank_layers / L / t;
+      double r = (double) tr->finetune.rank;
+      double in = w->in / w->count, out = w->out / w->count;
+      double norms = share * (a * w->in_squared + 6.0 * a * w->area) / bw
+                     + share * 2.0 * r * w->in_squared
+                       * gemm_seconds_per_flop (ctx, rate16, elem16, in, r, in, true)
+                     + share * 2.0 * r * w->area
+                       * gemm_seconds_per_flop (ctx, rate16, elem16, in, out, r, true);
+      double outputs_fwd = tr->compile ? 0.0 : tokens * share * 7.0 * a * w->out / bw;
+      double outputs_bwd = tr->compile ? 0.0 : tokens * share * 15.0 * a * w->out / bw;
+
+      mem_fwd += norms + outputs_fwd;
+      mem_bwd += outputs_bwd;
+      if (tr->recompute == HR_RECOMPUTE_FULL)
+        mem_rec += norms + outputs_fwd;
+    }
   /* PyTorch's ring attention (torch_cp) merges and accumulates in eager ops:
    * per layer, bytes read and written (docs/planner.md, "Context parallel in
    * PyTorch"); a full recomputation repeats the forward's. */

@@ -597,6 +597,46 @@ test_lora_products (void)
   assert_close (eager.split.memory_bound - compiled.split.memory_bound, 5.24288e-5, 1e-8);
 }
 
+/* DoRA against LoRA, q and v at rank 16 on the toy (T = 1,024 tokens, a = 2,
+ * 0.8e12 B/s sustained, 75 TFLOP/s): 4 adapted 1,024 × 1,024 matrices, so
+ * Σ in² = Σ in·out = 4,194,304 and Σ out = 4,096. Each forward's norms:
+ * the eye and s·BA, W + s·BA and the norm's read, (2 + 6·2) · 4,194,304 B =
+ * 7.340032e-5 s; eye·A (1,024 × 1,024 by 1,024 × 16) at the 128-wide tile's
+ * 1/8 of 75 TFLOP/s, 2·16·4,194,304 FLOPs = 1.4316557653e-5 s; ·B (1,024 × 16
+ * by 16 × 1,024) memory-bound, 4 · 2 · (2 · 16,384 + 1,048,576) B =
+ * 1.081344e-5 s. Eager output ops, 7a more forward and 15a more backward
+ * per output element: 1,024 · 4,096 · 2 · (7 + 15) B = 2.3068672e-4 s. In
+ * all 3.29217038e-4 s of memory-bound time more; compiled, the norms only,
+ * 9.8530318e-5 s. */
+static void
+test_dora_norms (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep lora, dora;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  t.finetune.rank = 16;
+  t.finetune.targets = HR_TARGET_Q | HR_TARGET_V;
+  t.compile = false;
+  step_ok (&model, &t, &gpu, NULL, &lora);
+  t.finetune.method = HR_FINETUNE_DORA;
+  step_ok (&model, &t, &gpu, NULL, &dora);
+  assert_close (dora.split.memory_bound - lora.split.memory_bound, 3.29217038e-4, 1e-7);
+  g_assert_cmpfloat (dora.split.compute, ==, lora.split.compute);
+
+  t.compile = true;
+  step_ok (&model, &t, &gpu, NULL, &dora);
+  t.finetune.method = HR_FINETUNE_LORA;
+  step_ok (&model, &t, &gpu, NULL, &lora);
+  assert_close (dora.split.memory_bound - lora.split.memory_bound, 9.8530318e-5, 1e-7);
+}
+
 /* torch.optim.AdamW's foreach step against a fused one, on the toy (one GPU,
  * bf16 mixed precision: fp32 master and states, 16-bit gradients and
  * weights; 0.8e12 B/s sustained): fused 2·(8 + 4) + 2 + 2 = 28 bytes per
@@ -646,6 +686,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
   g_test_add_func ("/planner/step/lora-products", test_lora_products);
+  g_test_add_func ("/planner/step/dora-norms", test_dora_norms);
   g_test_add_func ("/planner/step/foreach-adamw", test_foreach_adamw);
   g_test_add_func ("/planner/step/errors", test_errors);
   g_test_add_func ("/planner/step/published", test_published);
