@@ -139,6 +139,83 @@ test_datasheet_additions (void)
   remove_user_dir (dir);
 }
 
+/* The 2026-11 data-center and workstation additions against their sources
+ * (resources/gpus.json cites each; * = with sparsity, which the catalog
+ * halves):
+ * - RTX 6000 Ada datasheet: FP32 91.1, tensor 1,457.0* (FP8), 960 GB/s,
+ *   300 W, PCIe 4.0 x16 = 64 GB/s bidirectional, 32 one way.
+ * - RTX PRO 6000 Blackwell Server Edition datasheet: FP32 120, 1,597 GB/s,
+ *   up to 600 W, 96 GB of GDDR7 = 96 × 2^30 bytes.
+ * - H200 NVL (NVIDIA's H200 page): 141 GB at 4.8 TB/s, up to 600 W, NVLink
+ *   bridge 900 GB/s bidirectional = 450 one way.
+ * - HGX B300 table, 8 GPUs: BF16 36 PF*, FP8 72 PF*, INT8 2 POPS*, so per GPU
+ *   / 8 / 2; NVLink 1.8 TB/s bidirectional; DGX B300: 800 Gb/s per GPU =
+ *   100 GB/s, 1,100 W, 270 GB.
+ * - Blackwell datasheet, GB200 NVL72 per GPU: BF16 5 PF*, FP8 10 PF*, FP32
+ *   80 TF, 186 GB at 8 TB/s, up to 1,200 W.
+ * - Cloud TPU v6e page: bf16 918 TF, int8 1,836 TOPS, no fp8 figure, 32 GB
+ *   at 1,638 GBps, ICI 800 GBps bidirectional = 400 one way.
+ * The MAMF table (stas00/ml-engineering at 744d01e1) measured B300 SXM BF16
+ * at 1,769.0 and GB200 FP8 at 3,615.6 TFLOP/s. */
+static void
+test_datasheet_additions_accelerators (void)
+{
+  g_autofree char *dir = make_user_dir ();
+  g_autoptr(HeadroomCatalog) catalog = headroom_catalog_new_for_user_dir (dir);
+  g_autoptr(GError) error = NULL;
+  const double gib = 1073741824.0;
+  HrGpu ada, pro, nvl, b300, gb200, v6e;
+
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "rtx-6000-ada", &ada, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "rtx-pro-6000-bse", &pro, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "h200-nvl", &nvl, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "b300", &b300, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "gb200", &gb200, &error));
+  g_assert_true (headroom_catalog_lookup_gpu (catalog, "tpu-v6e", &v6e, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpfloat (ada.peak_flops[HR_DTYPE_FP32], ==, 91.1e12);
+  g_assert_cmpfloat (ada.peak_flops[HR_DTYPE_FP8], ==, 1457.0e12 / 2);
+  g_assert_cmpfloat (ada.memory_bandwidth, ==, 960e9);
+  g_assert_cmpfloat (ada.host_bandwidth, ==, 64e9 / 2);
+  g_assert_cmpfloat (ada.power_watts, ==, 300);
+
+  g_assert_cmpfloat (pro.peak_flops[HR_DTYPE_FP32], ==, 120e12);
+  g_assert_cmpfloat (pro.memory_bandwidth, ==, 1597e9);
+  g_assert_cmpfloat (pro.memory_bytes, ==, 96.0 * gib);
+  g_assert_cmpfloat (pro.power_watts, ==, 600);
+
+  g_assert_cmpfloat (nvl.memory_bytes, ==, 141.0 * gib);
+  g_assert_cmpfloat (nvl.memory_bandwidth, ==, 4.8e12);
+  g_assert_cmpfloat (nvl.intra_node_bandwidth, ==, 900e9 / 2);
+  g_assert_cmpfloat (nvl.power_watts, ==, 600);
+
+  g_assert_cmpfloat (b300.peak_flops[HR_DTYPE_BF16], ==, 36e15 / 8 / 2);
+  g_assert_cmpfloat (b300.peak_flops[HR_DTYPE_FP8], ==, 72e15 / 8 / 2);
+  g_assert_cmpfloat (b300.peak_flops[HR_DTYPE_INT8], ==, 2e15 / 8 / 2);
+  g_assert_cmpfloat (b300.intra_node_bandwidth, ==, 1.8e12 / 2);
+  g_assert_cmpfloat (b300.inter_node_bandwidth, ==, 800e9 / 8);
+  g_assert_cmpfloat (b300.memory_bytes, ==, 270.0 * gib);
+  g_assert_cmpfloat (b300.power_watts, ==, 1100);
+  g_assert_cmpfloat (b300.gemm_sustained_flops[HR_DTYPE_BF16], ==, 1769.0e12);
+
+  g_assert_cmpfloat (gb200.peak_flops[HR_DTYPE_BF16], ==, 5e15 / 2);
+  g_assert_cmpfloat (gb200.peak_flops[HR_DTYPE_FP8], ==, 10e15 / 2);
+  g_assert_cmpfloat (gb200.peak_flops[HR_DTYPE_FP32], ==, 80e12);
+  g_assert_cmpfloat (gb200.memory_bytes, ==, 186.0 * gib);
+  g_assert_cmpfloat (gb200.memory_bandwidth, ==, 8e12);
+  g_assert_cmpfloat (gb200.power_watts, ==, 1200);
+  g_assert_cmpfloat (gb200.gemm_sustained_flops[HR_DTYPE_FP8], ==, 3615.6e12);
+
+  g_assert_cmpfloat (v6e.peak_flops[HR_DTYPE_BF16], ==, 918e12);
+  g_assert_cmpfloat (v6e.peak_flops[HR_DTYPE_INT8], ==, 1836e12);
+  g_assert_cmpfloat (v6e.peak_flops[HR_DTYPE_FP8], ==, 0);
+  g_assert_cmpfloat (v6e.memory_bytes, ==, 32.0 * gib);
+  g_assert_cmpfloat (v6e.memory_bandwidth, ==, 1638e9);
+  g_assert_cmpfloat (v6e.intra_node_bandwidth, ==, 800e9 / 2);
+  remove_user_dir (dir);
+}
+
 /* The sustained rates as the catalog cites them (resources/gpus.json):
  * the MAMF table's H100 SXM 794.5 (BF16) and 1,402.6 (FP8) TFLOP/s, the
  * FlashAttention-3 paper's FlashAttention-2 rates on an H100 at 512 and
@@ -545,6 +622,8 @@ main (int   argc,
   g_test_add_func ("/catalog/builtin", test_builtin);
   g_test_add_func ("/catalog/sustained-rates", test_sustained_rates);
   g_test_add_func ("/catalog/datasheet-additions", test_datasheet_additions);
+  g_test_add_func ("/catalog/datasheet-additions-accelerators",
+                   test_datasheet_additions_accelerators);
   g_test_add_func ("/catalog/not-found", test_not_found);
   g_test_add_func ("/catalog/user-gpu", test_user_gpu);
   g_test_add_func ("/catalog/user-gpu-invalid", test_user_gpu_invalid);

@@ -490,7 +490,10 @@ test_gpus (void)
   /* The GPUs added in 2026-11 (resources/gpus.json) each start a row: "\nl40 "
    * is not "l40s", nor "h20 " "h200". */
   for (const char *const *id = (const char *const[]) { "l40", "a40", "rtx-a6000", "h800-sxm",
-                                                       "h20", "a800-80gb-sxm", "mi355x", NULL };
+                                                       "h20", "a800-80gb-sxm", "mi355x",
+                                                       "h200-nvl", "b300", "gb200",
+                                                       "rtx-6000-ada", "rtx-pro-6000-bse",
+                                                       "tpu-v6e", NULL };
        *id != NULL; id++)
     {
       g_autofree char *row = g_strdup_printf ("\n%s ", *id);
