@@ -213,6 +213,17 @@ test_datasheet_additions_accelerators (void)
   g_assert_cmpfloat (v6e.memory_bytes, ==, 32.0 * gib);
   g_assert_cmpfloat (v6e.memory_bandwidth, ==, 1638e9);
   g_assert_cmpfloat (v6e.intra_node_bandwidth, ==, 800e9 / 2);
+
+  /* MI355X: AMD's dense FP32 157.3 and INT8 5,000 (its spec page, tabulated
+   * in stas00/ml-engineering at 744d01e1), MAMF BF16 1,565.0 there. */
+  {
+    HrGpu mi355x;
+
+    g_assert_true (headroom_catalog_lookup_gpu (catalog, "mi355x", &mi355x, &error));
+    g_assert_cmpfloat (mi355x.peak_flops[HR_DTYPE_FP32], ==, 157.3e12);
+    g_assert_cmpfloat (mi355x.peak_flops[HR_DTYPE_INT8], ==, 5000e12);
+    g_assert_cmpfloat (mi355x.gemm_sustained_flops[HR_DTYPE_BF16], ==, 1565.0e12);
+  }
   remove_user_dir (dir);
 }
 
