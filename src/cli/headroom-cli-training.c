@@ -179,6 +179,7 @@ typedef struct
   const char      *run_needs;     /* the key the run's length needs (training.tokens); else NULL */
   GPtrArray       *explanations;  /* --explain: id, text pairs; else NULL */
   char            *trainable_share; /* fine-tuning: the share of all parameters trained; else NULL */
+  char            *time_basis;    /* where the times come from, as the window says it */
   GListModel      *segments;      /* the estimator's memory segments, as the window's bar shows them */
 } TrainResult;
 
@@ -246,6 +247,7 @@ compute_training (HeadroomProject        *project,
   result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
   result->run_needs = run_needs (estimator);
   result->trainable_share = dup_trainable_share (estimator);
+  result->time_basis = headroom_estimator_dup_time_basis (estimator);
   result->segments = g_object_ref (headroom_estimator_get_memory_segments (estimator));
   if (args->explain)
     result->explanations = headroom_cli_dup_explanations (estimator);
@@ -444,6 +446,8 @@ print_train_table (const char       *name,
   table = headroom_cli_table_new (2);
   /* A run that does not fit cannot start: its figures say so, every one (issue 16). */
   printf ("\n%s\n", m->fits ? _("Time") : _("Time (does not fit: the figures of a run that cannot start)"));
+  /* where the times come from, under the heading as the window says it */
+  printf ("%s\n", r->time_basis);
   headroom_cli_table_take (table, g_strdup (_("Step")),
                            headroom_cli_mark_not_fit (headroom_cli_format_duration (t->step_seconds), m->fits),
                            NULL);
@@ -452,15 +456,6 @@ print_train_table (const char       *name,
                              t->host_seconds > 0 ? headroom_cli_format_duration (t->host_seconds)
                                                  : g_strdup (_("none (hidden behind the passes)")),
                              NULL);
-  if (t->predicted)
-    headroom_cli_table_take (table, g_strdup (_("Times")), g_strdup (_("Predicted from the hardware")), NULL);
-  else
-    {
-      g_autofree char *set = headroom_cli_format_number (100 * training->mfu, 3);
-
-      headroom_cli_table_take (table, g_strdup (_("Times")),
-                               g_strdup_printf (_("From the utilisation set (%s%%)"), set), NULL);
-    }
   headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
                            headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second), m->fits),
                            NULL);
@@ -542,6 +537,7 @@ run_train (HeadroomCliModel       *model,
     {
       g_clear_pointer (&result.explanations, g_ptr_array_unref);
       g_clear_pointer (&result.trainable_share, g_free);
+      g_clear_pointer (&result.time_basis, g_free);
       g_clear_object (&result.segments);
       return headroom_cli_report_error (error);
     }
@@ -556,6 +552,7 @@ run_train (HeadroomCliModel       *model,
     }
   g_clear_pointer (&result.explanations, g_ptr_array_unref);
   g_clear_pointer (&result.trainable_share, g_free);
+  g_clear_pointer (&result.time_basis, g_free);
   g_clear_object (&result.segments);
 
   return HEADROOM_CLI_EXIT_OK;
@@ -749,8 +746,10 @@ print_plan_table (const char          *name,
             G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
           name, gpus, request->training.gpus_per_node,
           request->training.global_batch, request->training.seq_len);
-  printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n\n"),
+  printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n"),
           result->searched, result->fitting, ms);
+  /* TRANSLATORS: %s is "an upper bound: published runs reached 52–90 % of such predictions" */
+  printf (_("Step times predicted from the hardware, %s\n\n"), headroom_prediction_bound ());
 
   if (result->n_best == 0)
     {

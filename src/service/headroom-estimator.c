@@ -702,6 +702,14 @@ headroom_estimator_get_mfu_override (HeadroomEstimator *self)
          && !self->result.training_time.predicted;
 }
 
+/* The band is the measured / predicted throughput of every run
+ * tests/service/test-real-runs.c checks, which holds it there. */
+const char *
+headroom_prediction_bound (void)
+{
+  return _("an upper bound: published runs reached 52–90 % of such predictions");
+}
+
 char *
 headroom_estimator_dup_time_basis (HeadroomEstimator *self)
 {
@@ -711,7 +719,8 @@ headroom_estimator_dup_time_basis (HeadroomEstimator *self)
   if (!self->has_result || self->result.workload != HEADROOM_WORKLOAD_TRAINING)
     return NULL;
   if (self->result.training_time.predicted)
-    return g_strdup (_("Predicted from the hardware"));
+    /* TRANSLATORS: %s is "an upper bound: published runs reached 52–90 % of such predictions" */
+    return g_strdup_printf (_("Predicted from the hardware, %s"), headroom_prediction_bound ());
   percent = headroom_format_count (100 * self->result.training.mfu);
   /* TRANSLATORS: the times shown come from a measured utilisation, e.g. "40 %" */
   return g_strdup_printf (_("From the utilisation set (%s %%)"), percent);

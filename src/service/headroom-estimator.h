@@ -104,9 +104,13 @@ double           headroom_estimator_get_usable_memory      (HeadroomEstimator *s
  * hardware prediction, the planner's step model. */
 gboolean         headroom_estimator_get_mfu_override       (HeadroomEstimator *self);
 /* Training: where the times come from, for a label next to them:
- * "Predicted from the hardware" or "From the utilisation set (40 %)";
- * NULL for inference or without a result. */
+ * "Predicted from the hardware, an upper bound: …" (headroom_prediction_bound())
+ * or "From the utilisation set (40 %)"; NULL for inference or without a result. */
 char            *headroom_estimator_dup_time_basis         (HeadroomEstimator *self) G_GNUC_WARN_UNUSED_RESULT;
+/* What the step model's predictions are against measured runs, said wherever
+ * a predicted time is shown: "an upper bound: published runs reached 52–90 %
+ * of such predictions" (docs/planner.md, "Check against measured runs"). */
+const char      *headroom_prediction_bound                 (void);
 
 /* A figure's derivation with the project's values substituted, the
  * assumption it rests on and its source, one per line (headroom-explain.c):

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "headroom-estimator.h"
 #include "headroom-format.h"
 #include "headroom-plan-view.h"
 #include "headroom-planner.h"
@@ -439,6 +440,7 @@ set_summary (HeadroomPlanView *self)
   g_autofree char *searched = headroom_format_integer ((double) n_searched);
   g_autofree char *fitting = headroom_format_integer ((double) n_fitting);
   g_autofree char *summary = NULL;
+  g_autofree char *caption = NULL;
 
   if (n_fitting > shown)
     /* TRANSLATORS: e.g. "12,345 layouts searched, 1,234 fit; the fastest 100 are shown" */
@@ -449,7 +451,11 @@ set_summary (HeadroomPlanView *self)
     summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s layout searched, %s fit",
                                             "%s layouts searched, %s fit", (gulong) n_searched),
                                searched, fitting);
-  gtk_label_set_label (self->summary_label, summary);
+  /* TRANSLATORS: the first %s is "12,345 layouts searched, 12 fit", the second
+   * "an upper bound: published runs reached 52–90 % of such predictions" */
+  caption = g_strdup_printf (_("%s. Step times are predicted from the hardware, %s."),
+                             summary, headroom_prediction_bound ());
+  gtk_label_set_label (self->summary_label, caption);
 }
 
 static void

@@ -575,8 +575,8 @@ refresh_summary (HeadroomResultsView *self)
                 /* TRANSLATORS: %s is "From the utilisation set (40 %)" */
                 ? g_strdup_printf (_("%s, which overrides the prediction from the hardware "
                                      "(Training ▸ Throughput); times scale inversely with it"), basis)
-                /* TRANSLATORS: %s is "Predicted from the hardware" */
-                : g_strdup_printf (_("%s, as the Plan view predicts them"), basis);
+                /* TRANSLATORS: %s is "Predicted from the hardware, an upper bound: …" */
+                : g_strdup_printf (_("%s. The Plan view predicts the same."), basis);
     }
   else
     caption = g_strdup_printf (_("Assumes the GPU’s measured rates, else %.0f %% of peak compute "
