@@ -6,7 +6,8 @@
  * (hr-config-llama.c), each as its configuration_<family>.py and
  * modeling_<family>.py build it: Qwen-MoE, GLM-4, GLM-4.5, GLM-4.1V, Cohere2,
  * EXAONE 4, ERNIE 4.5 MoE, Hunyuan MoE, dots.llm1, Arcee, Apertus, GLM,
- * Helium, Ministral, FlexOlmo, VaultGemma and GraniteMoeShared.
+ * Helium, Ministral, FlexOlmo, VaultGemma, GraniteMoeShared and Granite
+ * 4.0's all-attention GraniteMoeHybrid.
  */
 #include "hr-config-reader.h"
 
@@ -497,5 +498,88 @@ hr_config_llama_read_glm4v (Reader  *r,
   m->rotary_fraction = 0.5;
   m->norm_placement = HR_NORM_SANDWICH;
   m->norms_per_layer = 4;
+  return HR_OK;
+}
+
+/* modeling_granitemoehybrid.py: layer i is a Mamba-2 mixer or a
+ * GraniteMoeHybridAttention as layer_types (alias layers_block_type) says,
+ * every layer "mamba" when it is absent; only all-attention models (Granite
+ * 4.0 Micro) are transformers Headroom models, the rest are refused naming
+ * the key. The attention is GraniteMoe's (q, k, v, o with attention_bias,
+ * head_dim from the config or hidden/heads). Each layer has shared_mlp
+ * (GraniteMoeSharedMLP: input_linear Linear(hidden, 2·shared_intermediate_size)
+ * and output_linear back, gated, no biases) and, only when num_local_experts
+ * > 0, block_sparse_moe (GraniteMoe's router and experts of
+ * intermediate_size). Rotary positions only with position_embedding_type
+ * "rope"; none otherwise. */
+HrStatus
+hr_config_llama_read_granitemoe_hybrid (Reader  *r,
+                                        HrModel *m)
+{
+  const char *types_key = pick (r, "layer_types", "layers_block_type");
+  int64_t experts, shared;
+  bool attention_bias;
+  HrValue v;
+  char key[64];
+
+  lookup (r, types_key, &v);
+  if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, types_key, 0, 0,
+                         "absent, so every layer is Mamba-2: granitemoehybrid with Mamba "
+                         "layers is a hybrid state-space model, which Headroom does not model");
+  if (v.type != HR_VALUE_OTHER || v.i < 0)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, types_key, 0, 0, "a list of strings");
+  if (v.i != m->n_layers)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, types_key, v.i, m->n_layers,
+                         "one entry per layer (num_hidden_layers)");
+  for (int64_t i = 0; i < m->n_layers; i++)
+    {
+      snprintf (key, sizeof key, "%s.%lld", types_key, (long long) i);
+      lookup (r, key, &v);
+      if (v.type != HR_VALUE_STRING || v.s == NULL)
+        return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, types_key, 0, 0, "a list of strings");
+      if (strcmp (v.s, "mamba") == 0)
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, types_key, i, 0,
+                             "a Mamba-2 layer: granitemoehybrid with Mamba layers is a hybrid "
+                             "state-space model, which Headroom does not model");
+      if (strcmp (v.s, "attention") != 0)
+        return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, types_key, i, 0,
+                             "a layer kind other than attention and mamba");
+    }
+
+  lookup (r, "position_embedding_type", &v);
+  if (v.type == HR_VALUE_STRING && v.s != NULL && strcmp (v.s, "rope") == 0)
+    m->positions = HR_POSITIONS_ROTARY;
+  else if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL
+           || (v.type == HR_VALUE_STRING && v.s != NULL && strcmp (v.s, "nope") == 0))
+    m->positions = HR_POSITIONS_NONE;
+  else
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "position_embedding_type", 0, 0,
+                         "other than \"rope\", \"nope\" or null");
+
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  m->qkv_bias = m->out_bias = attention_bias;
+  TRY (read_int (r, "num_local_experts", 8, NON_NEG, &experts));
+  TRY (read_int (r, "shared_intermediate_size", 1024, NON_NEG, &shared));
+  if (experts == 0)
+    {
+      /* Dense: shared_mlp is the layer's only MLP. */
+      if (shared == 0)
+        return hr_error_set (r->err, HR_ERROR_NOT_POSITIVE, "shared_intermediate_size", 0, 0,
+                             "num_local_experts is 0, so shared_mlp is the only MLP");
+      m->ffn_size = shared;
+      return HR_OK;
+    }
+  TRY (read_int (r, "num_experts_per_tok", 2, POSITIVE, &m->experts_per_token));
+  if (m->experts_per_token > experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, experts, "more than num_local_experts");
+  m->n_experts = experts;
+  m->expert_ffn_size = m->ffn_size;
+  if (shared > 0)
+    {
+      m->n_shared_experts = 1;
+      m->shared_expert_ffn_size = shared;
+    }
   return HR_OK;
 }

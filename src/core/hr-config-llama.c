@@ -68,6 +68,7 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GRANITEMOESHARED] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
   [FAMILY_GLM4V]   = { 151552, 4096, 13696, 40, 32, 2,    NONE, 32768, false },
   [FAMILY_GLM4V_MOE] = { 151424, 4096, 10944, 46, 96, 8,  NONE, 65536, false },
+  [FAMILY_GRANITEMOEHYBRID] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -583,6 +584,8 @@ hr_config_read_llama_style (Reader  *r,
       return hr_config_llama_read_glm4_moe (r, family == FAMILY_GLM4V_MOE, m);
     case FAMILY_GLM4V:
       return hr_config_llama_read_glm4v (r, m);
+    case FAMILY_GRANITEMOEHYBRID:
+      return hr_config_llama_read_granitemoe_hybrid (r, m);
     case FAMILY_VAULTGEMMA:
       return hr_config_llama_read_vaultgemma (r, m);
     case FAMILY_COHERE2:

@@ -231,6 +231,7 @@ typedef enum
   FAMILY_GRANITEMOESHARED,
   FAMILY_GLM4V,
   FAMILY_GLM4V_MOE,
+  FAMILY_GRANITEMOEHYBRID,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 
@@ -321,6 +322,8 @@ HrStatus hr_config_llama_read_granitemoe_shared (Reader  *r,
                                                  HrModel *m);
 HrStatus hr_config_llama_read_glm4v (Reader  *r,
                                      HrModel *m);
+HrStatus hr_config_llama_read_granitemoe_hybrid (Reader  *r,
+                                                 HrModel *m);
 
 HrStatus hr_config_read_llama_style (Reader  *r,
                                      Family   family,

@@ -117,6 +117,7 @@ static const struct
   { "granitemoeshared", TYPE_LLAMA_STYLE, FAMILY_GRANITEMOESHARED },
   { "glm4v_text",       TYPE_LLAMA_STYLE, FAMILY_GLM4V },
   { "glm4v_moe_text",   TYPE_LLAMA_STYLE, FAMILY_GLM4V_MOE },
+  { "granitemoehybrid", TYPE_LLAMA_STYLE, FAMILY_GRANITEMOEHYBRID },
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -202,10 +203,11 @@ static const struct
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
- * never read as a transformer. */
+ * never read as a transformer. (granitemoehybrid is read when its
+ * layer_types are all "attention", and refused naming that key otherwise.) */
 static const char * const state_space_types[] = {
   "mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2", "bamba", "falcon_h1",
-  "nemotron_h", "granitemoehybrid", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm",
+  "nemotron_h", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm",
   "lfm2", "qwen3_next", "minimax",
 };
 
