@@ -6,8 +6,8 @@
  * (hr-config-llama.c), each as its configuration_<family>.py and
  * modeling_<family>.py build it: Qwen-MoE, GLM-4, GLM-4.5, GLM-4.1V, Cohere2,
  * EXAONE 4, ERNIE 4.5 MoE, Hunyuan MoE, dots.llm1, Arcee, Apertus, GLM,
- * Helium, Ministral, FlexOlmo, VaultGemma, GraniteMoeShared and Granite
- * 4.0's all-attention GraniteMoeHybrid.
+ * Helium, Ministral, FlexOlmo, VaultGemma, GraniteMoeShared, Granite
+ * 4.0's all-attention GraniteMoeHybrid and MiniMax-M2.
  */
 #include "hr-config-reader.h"
 
@@ -581,5 +581,87 @@ hr_config_llama_read_granitemoe_hybrid (Reader  *r,
       m->n_shared_experts = 1;
       m->shared_expert_ffn_size = shared;
     }
+  return HR_OK;
+}
+
+/* modeling_minimax_m2.py: MiniMaxM2Attention is FlexOlmoAttention's q/k
+ * norms (RMSNorm over num_heads·head_dim and over num_kv_heads·head_dim)
+ * with q, k, v, o always without bias; every layer MixtralSparseMoeBlock:
+ * MiniMaxM2TopKRouter weight num_local_experts (alias num_experts) × hidden,
+ * MixtralExperts gate_up_proj and down_proj of intermediate_size, no shared
+ * expert; e_score_correction_bias is a buffer. Full attention in every
+ * layer, no window. The Hub configs' own keys describe what transformers
+ * builds anyway (use_qk_norm true, qk_norm_type "per_layer", attn_type_list
+ * of 1s, shared_intermediate_size 0); any other value is refused naming the
+ * key. Their MTP modules (use_mtp, num_mtp_modules) are not built. RoPE
+ * covers rotary_dim of each head (partial_rotary_factor when given). */
+HrStatus
+hr_config_llama_read_minimax_m2 (Reader  *r,
+                                 HrModel *m)
+{
+  const char *experts_key = pick (r, "num_local_experts", "num_experts");
+  int64_t shared, rotary_dim;
+  bool qk_norm;
+  HrValue v;
+  char key[48];
+
+  m->qk_norm = true;
+  m->qk_norm_full = true;
+  TRY (read_bool (r, "use_qk_norm", true, &qk_norm));
+  if (!qk_norm)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_qk_norm", 0, 0,
+                         "false, but MiniMaxM2Attention always builds q_norm and k_norm");
+  lookup (r, "qk_norm_type", &v);
+  if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL
+      && (v.type != HR_VALUE_STRING || v.s == NULL || strcmp (v.s, "per_layer") != 0))
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "qk_norm_type", 0, 0,
+                         "other than \"per_layer\", the q/k norms over all heads that "
+                         "transformers builds");
+  TRY (read_int (r, "shared_intermediate_size", 0, NON_NEG, &shared));
+  if (shared > 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "shared_intermediate_size", shared, 0,
+                         "a shared expert, which transformers does not build for MiniMax-M2");
+  lookup (r, "attn_type_list", &v);
+  if (v.type == HR_VALUE_OTHER && v.i >= 0)
+    {
+      if (v.i != m->n_layers)
+        return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "attn_type_list", v.i, m->n_layers,
+                             "one entry per layer (num_hidden_layers)");
+      for (int64_t i = 0; i < v.i; i++)
+        {
+          HrValue item;
+
+          snprintf (key, sizeof key, "attn_type_list.%lld", (long long) i);
+          lookup (r, key, &item);
+          if (item.type != HR_VALUE_INT || item.i != 1)
+            return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "attn_type_list", i, 0,
+                                 "a layer other than full attention (1), which transformers "
+                                 "does not build for MiniMax-M2");
+        }
+    }
+  else if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL)
+    return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "attn_type_list", 0, 0, "a list");
+
+  lookup (r, "partial_rotary_factor", &v);
+  if (v.type != HR_VALUE_ABSENT)
+    TRY (read_fraction (r, "partial_rotary_factor", 1.0, &m->rotary_fraction));
+  else
+    {
+      TRY (read_int (r, "rotary_dim", NONE, NULLABLE | POSITIVE, &rotary_dim));
+      if (rotary_dim != NONE)
+        {
+          if (rotary_dim > m->head_dim)
+            return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "rotary_dim", rotary_dim,
+                                 m->head_dim, "more than head_dim");
+          m->rotary_fraction = (double) rotary_dim / (double) m->head_dim;
+        }
+    }
+
+  TRY (read_int (r, experts_key, 256, POSITIVE, &m->n_experts));
+  TRY (read_int (r, "num_experts_per_tok", 8, POSITIVE, &m->experts_per_token));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, m->n_experts, "more than num_local_experts");
+  m->expert_ffn_size = m->ffn_size;
   return HR_OK;
 }

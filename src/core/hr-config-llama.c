@@ -69,6 +69,7 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GLM4V]   = { 151552, 4096, 13696, 40, 32, 2,    NONE, 32768, false },
   [FAMILY_GLM4V_MOE] = { 151424, 4096, 10944, 46, 96, 8,  NONE, 65536, false },
   [FAMILY_GRANITEMOEHYBRID] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
+  [FAMILY_MINIMAX_M2] = { 200064, 3072, 1536, 62, 48, 8,  128,  196608, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -586,6 +587,8 @@ hr_config_read_llama_style (Reader  *r,
       return hr_config_llama_read_glm4v (r, m);
     case FAMILY_GRANITEMOEHYBRID:
       return hr_config_llama_read_granitemoe_hybrid (r, m);
+    case FAMILY_MINIMAX_M2:
+      return hr_config_llama_read_minimax_m2 (r, m);
     case FAMILY_VAULTGEMMA:
       return hr_config_llama_read_vaultgemma (r, m);
     case FAMILY_COHERE2:

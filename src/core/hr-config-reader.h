@@ -232,6 +232,7 @@ typedef enum
   FAMILY_GLM4V,
   FAMILY_GLM4V_MOE,
   FAMILY_GRANITEMOEHYBRID,
+  FAMILY_MINIMAX_M2,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 
@@ -324,6 +325,8 @@ HrStatus hr_config_llama_read_glm4v (Reader  *r,
                                      HrModel *m);
 HrStatus hr_config_llama_read_granitemoe_hybrid (Reader  *r,
                                                  HrModel *m);
+HrStatus hr_config_llama_read_minimax_m2 (Reader  *r,
+                                          HrModel *m);
 
 HrStatus hr_config_read_llama_style (Reader  *r,
                                      Family   family,

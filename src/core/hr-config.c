@@ -118,6 +118,7 @@ static const struct
   { "glm4v_text",       TYPE_LLAMA_STYLE, FAMILY_GLM4V },
   { "glm4v_moe_text",   TYPE_LLAMA_STYLE, FAMILY_GLM4V_MOE },
   { "granitemoehybrid", TYPE_LLAMA_STYLE, FAMILY_GRANITEMOEHYBRID },
+  { "minimax_m2",       TYPE_LLAMA_STYLE, FAMILY_MINIMAX_M2 },
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },

@@ -3,7 +3,8 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
  * Reading the families of late 2025 (hr-config-llama-families.c): Granite
- * 4.0's all-attention models (granitemoehybrid), each against a real
+ * 4.0's all-attention models (granitemoehybrid) and MiniMax-M2
+ * (minimax_m2), each against a real
  * model's config.json where one was found, with the derivation of its
  * count.
  */
@@ -133,6 +134,92 @@ test_granitemoehybrid (void)
   g_assert_null (hr_config_refusal ("granitemoehybrid"));
 }
 
+/* MiniMax-M2 (minimax_m2): q/k norms over all heads, 256 experts, top 8. */
+static void
+test_minimax_m2 (void)
+{
+  g_autofree char *ones = NULL;
+  g_autofree char *json = NULL;
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+  GString *list = g_string_new ("[");
+
+  for (int i = 0; i < 62; i++)
+    g_string_append (list, i > 0 ? ", 1" : "1");
+  g_string_append_c (list, ']');
+  ones = g_string_free (list, FALSE);
+
+  /* MiniMaxAI/MiniMax-M2.5's config.json as a quantisation guide copies it
+   * (MiniMax-M2's shapes: its card's 230 B total, 10 B active). Per layer:
+   * q and o 2·3072·6144 = 37,748,736, k and v 2·3072·1024 = 6,291,456,
+   * q_norm 6144 and k_norm 1024 (per_layer: over every head at once):
+   * 44,047,360; 256 experts of 3·3072·1536 = 14,155,776: 3,623,878,656;
+   * router 256·3072 = 786,432 (e_score_correction_bias is a buffer); two
+   * norms 2·3072: 3,668,718,592 × 62 = 227,460,552,704; + 3072 +
+   * 2·200,064·3072 = 1,229,193,216 (untied): 228,689,748,992. Active: 8 of
+   * 256 experts, less 62·248·14,155,776 = 217,659,211,776:
+   * 11,030,537,216 (9,801,344,000 without the embedding and head, MiniMax's
+   * "10B activated"). The three MTP modules (use_mtp) are not built by
+   * MiniMaxM2ForCausalLM and not counted. */
+  json = g_strdup_printf ("{\"architectures\": [\"MiniMaxM2ForCausalLM\"],"
+                          " \"attn_type_list\": %s, \"head_dim\": 128, \"hidden_act\": \"silu\","
+                          " \"hidden_size\": 3072, \"intermediate_size\": 1536,"
+                          " \"max_position_embeddings\": 196608, \"model_type\": \"minimax_m2\","
+                          " \"mtp_transformer_layers\": 1, \"num_attention_heads\": 48,"
+                          " \"num_experts_per_tok\": 8, \"num_hidden_layers\": 62,"
+                          " \"num_key_value_heads\": 8, \"num_local_experts\": 256,"
+                          " \"num_mtp_modules\": 3, \"qk_norm_type\": \"per_layer\","
+                          " \"rms_norm_eps\": 1e-06, \"rope_theta\": 5000000, \"rotary_dim\": 64,"
+                          " \"scoring_func\": \"sigmoid\", \"shared_intermediate_size\": 0,"
+                          " \"tie_word_embeddings\": false, \"transformers_version\": \"4.46.1\","
+                          " \"use_cache\": true, \"use_mtp\": true, \"use_qk_norm\": true,"
+                          " \"use_routing_bias\": true, \"vocab_size\": 200064}", ones);
+  p = count (json, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.moe_layer, ==, 3668718592);
+  g_assert_cmpint (p.total, ==, 228689748992);
+  g_assert_cmpint (p.active, ==, 11030537216);
+  g_assert_cmpint (p.active_non_embedding, ==, 9801344000);
+  m = model_of (json);
+  g_assert_true (m.qk_norm && m.qk_norm_full);
+  g_assert_false (m.qkv_bias || m.out_bias || m.router_bias);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.5);
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  /* Its cache: 2 · 8 kv heads · 128 · 2 B = 4096 B per layer and token,
+   * × 62 = 253,952 B; 4096 tokens: 1,040,187,392 B. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 253952.0);
+  g_assert_cmpfloat (mem.kv_cache, ==, 1040187392.0);
+
+  /* MiniMaxM2Config() is the same model: the defaults give the same count. */
+  p = count ("{\"model_type\": \"minimax_m2\"}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 228689748992);
+  /* num_experts is the attribute_map alias of num_local_experts. */
+  m = model_of ("{\"model_type\": \"minimax_m2\", \"num_experts\": 16,"
+                " \"num_local_experts\": 8, \"partial_rotary_factor\": 0.25}");
+  g_assert_cmpint (m.n_experts, ==, 16);
+  g_assert_cmpfloat (m.rotary_fraction, ==, 0.25);
+
+  /* What transformers does not build is refused by the key that asks for it. */
+  expect_error ("{\"model_type\": \"minimax_m2\", \"use_qk_norm\": false}",
+                HR_ERROR_UNSUPPORTED, "use_qk_norm");
+  expect_error ("{\"model_type\": \"minimax_m2\", \"qk_norm_type\": \"per_head\"}",
+                HR_ERROR_UNSUPPORTED, "qk_norm_type");
+  expect_error ("{\"model_type\": \"minimax_m2\", \"shared_intermediate_size\": 1536}",
+                HR_ERROR_UNSUPPORTED, "shared_intermediate_size");
+  expect_error ("{\"model_type\": \"minimax_m2\", \"num_hidden_layers\": 2,"
+                " \"attn_type_list\": [1, 0]}", HR_ERROR_UNSUPPORTED, "attn_type_list");
+  expect_error ("{\"model_type\": \"minimax_m2\", \"num_hidden_layers\": 2,"
+                " \"attn_type_list\": [1]}", HR_ERROR_OUT_OF_RANGE, "attn_type_list");
+  expect_error ("{\"model_type\": \"minimax_m2\", \"rotary_dim\": 256}",
+                HR_ERROR_OUT_OF_RANGE, "rotary_dim");
+  expect_error ("{\"model_type\": \"minimax_m2\", \"num_experts_per_tok\": 300}",
+                HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+  /* MiniMax-01 (minimax: lightning attention) stays refused by name. */
+  g_assert_nonnull (hr_config_refusal ("minimax"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -140,6 +227,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/config/granitemoehybrid", test_granitemoehybrid);
+  g_test_add_func ("/config/minimax-m2", test_minimax_m2);
 
   return g_test_run ();
 }
