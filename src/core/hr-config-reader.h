@@ -277,6 +277,8 @@ HrStatus hr_config_read_nemotron (Reader  *r,
                                   HrModel *m);
 HrStatus hr_config_read_jetmoe (Reader  *r,
                                 HrModel *m);
+HrStatus hr_config_read_longcat_flash (Reader  *r,
+                                       HrModel *m);
 
 /* hr-config-llama.c: what the Llama reader and its families share */
 HrStatus hr_config_read_layer_types (Reader  *r,

@@ -38,6 +38,7 @@ typedef enum
   TYPE_PERSIMMON,
   TYPE_NEMOTRON,
   TYPE_JETMOE,
+  TYPE_LONGCAT_FLASH,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -119,6 +120,7 @@ static const struct
   { "glm4v_moe_text",   TYPE_LLAMA_STYLE, FAMILY_GLM4V_MOE },
   { "granitemoehybrid", TYPE_LLAMA_STYLE, FAMILY_GRANITEMOEHYBRID },
   { "minimax_m2",       TYPE_LLAMA_STYLE, FAMILY_MINIMAX_M2 },
+  { "longcat_flash",    TYPE_LONGCAT_FLASH, FAMILY_UNKNOWN },
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -441,6 +443,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_JETMOE:
       status = hr_config_read_jetmoe (&r, &m);
+      break;
+    case TYPE_LONGCAT_FLASH:
+      status = hr_config_read_longcat_flash (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

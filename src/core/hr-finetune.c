@@ -395,7 +395,7 @@ layer_matrices (const HrModel    *m,
     {
       /* The router is a linear no preset targets (0 mask). Shared experts:
        * one MLP of n_shared × width (DeepseekV3MLP, Qwen2-MoE shared_expert). */
-      ADD (0, h, m->n_experts, 1, 1, GROUP_MLP, HR_FLOPS_ROUTER);
+      ADD (0, h, m->n_experts + m->zero_experts, 1, 1, GROUP_MLP, HR_FLOPS_ROUTER);
       MLP (m->expert_ffn_size, m->n_experts, m->experts_per_token, GROUP_ROUTED, GROUP_EDOWN);
       if (m->n_shared_experts > 0 && m->shared_expert_ffn_size > 0)
         MLP (m->n_shared_experts * m->shared_expert_ffn_size, 1, 1, GROUP_MLP, GROUP_DOWN);

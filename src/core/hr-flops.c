@@ -139,7 +139,8 @@ forward_pass (const HrModel  *m,
                      + (double) m->n_shared_experts * (double) m->shared_expert_ffn_size;
 
       out[HR_FLOPS_MLP] += 2 * t * mats * h * width * n_moe;
-      out[HR_FLOPS_ROUTER] = 2 * t * h * (double) m->n_experts * n_moe;
+      /* the router also scores the zero experts (LongCat-Flash) */
+      out[HR_FLOPS_ROUTER] = 2 * t * h * (double) (m->n_experts + m->zero_experts) * n_moe;
     }
   /* JetMoeMoA's router, in every layer; its q and o above are the experts a
    * token runs (n_heads of them). */

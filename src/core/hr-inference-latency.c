@@ -104,7 +104,9 @@ products_time (const HrModel     *model,
   spf[HR_FLOPS_ATTN_PROJ] = 1.0 / (rate * hr_rates_tile (rows, qkv, h));
   spf[HR_FLOPS_ATTN_OUT] = 1.0 / (rate * hr_rates_tile (rows, h, q));
   spf[HR_FLOPS_MLP] = 1.0 / (rate * hr_rates_tile (prefill ? expert_rows : rows, ffn, h));
-  spf[HR_FLOPS_ROUTER] = 1.0 / (rate16 * hr_rates_tile (rows, (double) (moe ? model->n_experts : 1), h));
+  spf[HR_FLOPS_ROUTER] = 1.0 / (rate16 * hr_rates_tile (rows, (double) (moe ? model->n_experts
+                                                                              + model->zero_experts
+                                                                            : 1), h));
   spf[HR_FLOPS_LM_HEAD] = 1.0 / (rate16 * hr_rates_tile (prefill ? lm_rows : rows,
                                                          (double) model->vocab_size / t, h));
   if (!prefill)

@@ -72,6 +72,7 @@ hr_model_init (HrModel *model)
     .ffn_activation = HR_ACT_PLAIN,
     .attention_experts = 0,
     .moe_output_bias = false,
+    .zero_experts = 0,
   };
 }
 
@@ -308,6 +309,7 @@ hr_model_validate (const HrModel *model,
                              model->experts_per_token, model->n_experts,
                              "more than the routed experts");
       CHECK (require_positive (model->expert_ffn_size, "moe_intermediate_size", err));
+      CHECK (require_non_negative (model->zero_experts, "zero_expert_num", err));
       CHECK (require_non_negative (model->n_shared_experts, "n_shared_experts", err));
       if (model->n_shared_experts > 0)
         CHECK (require_positive (model->shared_expert_ffn_size,
@@ -599,8 +601,10 @@ hr_model_count_params (const HrModel *model,
                       "shared_expert_intermediate_size");
       /* Router: Mixtral's gate is Linear(hidden, experts, bias=False); DeepSeek's
        * MoEGate weight is experts × hidden; router_bias adds one per expert
-       * (GptOssTopKRouter.bias, Ernie4_5_MoeStatics.e_score_correction_bias). */
-      router = linear (&c, h, model->n_experts, model->router_bias, "num_local_experts");
+       * (GptOssTopKRouter.bias, Ernie4_5_MoeStatics.e_score_correction_bias).
+       * LongcatFlashTopkRouter.classifier also scores the zero experts. */
+      router = linear (&c, h, add (&c, model->n_experts, model->zero_experts, "zero_expert_num"),
+                       model->router_bias, "num_local_experts");
       /* Qwen2MoeSparseMoeBlock.shared_expert_gate: Linear(hidden, 1, bias=False). */
       if (model->shared_expert_gate)
         router = add (&c, router, h, "hidden_size");
@@ -708,6 +712,8 @@ hr_model_describe (const HrModel *model,
     {
       append (buf, size, &len, "%lld experts, %lld active, ", (long long) model->n_experts,
               (long long) model->experts_per_token);
+      if (model->zero_experts > 0)
+        append (buf, size, &len, "%lld zero-computation experts, ", (long long) model->zero_experts);
       if (model->n_shared_experts > 0)
         append (buf, size, &len, "%lld shared expert%s%s", (long long) model->n_shared_experts,
                 model->n_shared_experts > 1 ? "s" : "",

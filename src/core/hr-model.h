@@ -138,6 +138,12 @@ typedef struct
                                 * o projection per layer */
   bool moe_output_bias;        /* one bias of hidden_size added to the routed experts'
                                 * sum in each MoE layer (JetMoeMoE.bias) */
+  int64_t zero_experts;        /* identity ("zero-computation") experts the router scores
+                                * beside the n_experts routed ones (LongCat-Flash
+                                * zero_expert_num): its weight has n_experts + zero_experts
+                                * rows, they hold nothing. A token's experts_per_token may
+                                * land on them; active counts every one as a routed expert,
+                                * the most a token runs */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -588,7 +588,8 @@ evaluate_rank (const HrPlanContext    *ctx,
                                                   (double) ctx->q_dim / t, true);
   spf[HR_FLOPS_MLP] = gemm_seconds_per_flop (ctx, rate, elem, expert_tokens, ffn / t, h, true);
   spf[HR_FLOPS_ROUTER] = gemm_seconds_per_flop (ctx, rate16, elem16, tokens,
-                                                (double) (moe ? model->n_experts : 1), h, true);
+                                                (double) (moe ? model->n_experts + model->zero_experts
+                                                          : 1), h, true);
   spf[HR_FLOPS_LM_HEAD] = gemm_seconds_per_flop (ctx, rate16, elem16, tokens,
                                                  (double) model->vocab_size / t, h, true);
   for (i = 0; i < HR_FLOPS_N_COMPONENTS; i++)

@@ -2,9 +2,10 @@
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Reading the families of late 2025 (hr-config-llama-families.c): Granite
- * 4.0's all-attention models (granitemoehybrid) and MiniMax-M2
- * (minimax_m2), each against a real
+ * Reading the families of late 2025: Granite
+ * 4.0's all-attention models (granitemoehybrid), MiniMax-M2 (minimax_m2)
+ * (hr-config-llama-families.c) and LongCat-Flash (longcat_flash,
+ * hr-config-families.c), each against a real
  * model's config.json where one was found, with the derivation of its
  * count.
  */
@@ -220,6 +221,109 @@ test_minimax_m2 (void)
   g_assert_nonnull (hr_config_refusal ("minimax"));
 }
 
+/* LongCat-Flash (longcat_flash): two MLA sub-layers per layer, a shortcut
+ * MoE with zero-computation experts. */
+static void
+test_longcat_flash (void)
+{
+  const char *flash = "{\"architectures\": [\"LongcatFlashForCausalLM\"],"
+                      " \"model_type\": \"longcat_flash\", \"hidden_size\": 6144,"
+                      " \"num_layers\": 28, \"num_attention_heads\": 64,"
+                      " \"ffn_hidden_size\": 12288, \"expert_ffn_hidden_size\": 2048,"
+                      " \"n_routed_experts\": 512, \"zero_expert_num\": 256,"
+                      " \"zero_expert_type\": \"identity\", \"moe_topk\": 12,"
+                      " \"q_lora_rank\": 1536, \"kv_lora_rank\": 512,"
+                      " \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,"
+                      " \"v_head_dim\": 128, \"vocab_size\": 131072,"
+                      " \"max_position_embeddings\": 131072, \"routed_scaling_factor\": 6.0,"
+                      " \"attention_bias\": false, \"tie_word_embeddings\": false}";
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+  char line[512];
+
+  /* LongCat-Flash-Chat's shapes: LongcatFlashConfig's defaults (its
+   * docstring checkpoint), with the MoE keys as a published copy of the
+   * model's config.json gives them (512 routed and 256 identity experts,
+   * top 12, 28 layers of 6144, experts of 2048); written from those, not
+   * copied whole. One MLA sub-layer: q_a 6144·1536 = 9,437,184, its norm
+   * 1536, q_b 1536·64·192 = 18,874,368, kv_a 6144·576 = 3,538,944, its
+   * norm 512, kv_b 512·64·256 = 8,388,608, o 64·128·6144 = 50,331,648:
+   * 90,572,800; its dense MLP 3·6144·12288 = 226,492,416 and two norms
+   * 2·6144: 317,077,504. One layer: two sub-layers, 512 experts of
+   * 3·6144·2048 = 37,748,736 (19,327,352,832) and the router
+   * 6144·(512 + 256) = 4,718,592: 19,966,226,432 × 28 = 559,054,340,096;
+   * + 6144 + 2·131,072·6144 = 1,610,612,736: 560,664,958,976 (Meituan:
+   * 560 B). Active with all 12 picks real experts (the most a token runs;
+   * identity picks run less): less 28·500·37,748,736 = 528,482,304,000:
+   * 32,182,654,976, 31,377,348,608 without the head (the card's range tops
+   * at 31.3 B). */
+  p = count (flash, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.n_moe_layers, ==, 28);
+  g_assert_cmpint (p.n_dense_layers, ==, 28);
+  g_assert_cmpint (p.dense_layer, ==, 317077504);
+  g_assert_cmpint (p.moe_layer, ==, INT64_C (317077504) + 19327352832 + 4718592);
+  g_assert_cmpint (p.router, ==, INT64_C (28) * 4718592);
+  g_assert_cmpint (p.total, ==, 560664958976);
+  g_assert_cmpint (p.active, ==, 32182654976);
+  m = model_of (flash);
+  g_assert_cmpint (m.n_layers, ==, 56);
+  g_assert_cmpint (m.zero_experts, ==, 256);
+  g_assert_true (hr_model_uses_mla (&m));
+  g_assert_true (hr_model_layer_is_moe (&m, 0));
+  g_assert_false (hr_model_layer_is_moe (&m, 1));
+  hr_model_describe (&m, line, sizeof line);
+  g_assert_nonnull (strstr (line, "256 zero-computation experts"));
+  /* Its cache: each of the 56 attention sub-layers keeps the latent of
+   * 512 and the rope key of 64: 576 · 2 B · 56 = 64,512 B per token;
+   * 4096 tokens: 264,241,152 B. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 64512.0);
+  g_assert_cmpfloat (mem.kv_cache, ==, 264241152.0);
+  /* The router scores the zero experts too: a prefill of 1000 tokens spends
+   * 2·1000·6144·768 = 9,437,184,000 FLOPs in each of the 28 routers,
+   * 264,241,152,000 in all. */
+  {
+    double parts[HR_FLOPS_N_COMPONENTS];
+
+    hr_flops_prefill_components (&m, 1, 1000, true, parts);
+    g_assert_cmpfloat (parts[HR_FLOPS_ROUTER], ==, 264241152000.0);
+  }
+  /* LongcatFlashConfig() is the same model. */
+  p = count ("{\"model_type\": \"longcat_flash\"}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 560664958976);
+
+  /* The attribute_map aliases win; router_bias adds one per routed and
+   * zero expert; zero_expert_num null builds none. */
+  m = model_of ("{\"model_type\": \"longcat_flash\", \"num_local_experts\": 64,"
+                " \"num_experts_per_tok\": 4, \"intermediate_size\": 1024,"
+                " \"zero_expert_num\": null, \"router_bias\": true}");
+  g_assert_cmpint (m.n_experts, ==, 64);
+  g_assert_cmpint (m.experts_per_token, ==, 4);
+  g_assert_cmpint (m.ffn_size, ==, 1024);
+  g_assert_cmpint (m.zero_experts, ==, 0);
+  g_assert_true (m.router_bias);
+  m = model_of ("{\"model_type\": \"longcat_flash\", \"num_layers\": 2, \"router_bias\": true}");
+  {
+    HrError err = { 0 };
+
+    g_assert_cmpint (hr_model_params (&m, &p, &err), ==, HR_OK);
+    g_assert_cmpint (p.router, ==, INT64_C (2) * (6144 + 1) * 768);
+  }
+
+  expect_error ("{\"model_type\": \"longcat_flash\", \"num_hidden_layers\": 28}",
+                HR_ERROR_OUT_OF_RANGE, "num_hidden_layers");
+  expect_error ("{\"model_type\": \"longcat_flash\", \"q_lora_rank\": null}",
+                HR_ERROR_UNSUPPORTED, "q_lora_rank");
+  expect_error ("{\"model_type\": \"longcat_flash\", \"qk_head_dim\": 128}",
+                HR_ERROR_OUT_OF_RANGE, "qk_head_dim");
+  expect_error ("{\"model_type\": \"longcat_flash\", \"zero_expert_type\": \"const\"}",
+                HR_ERROR_UNSUPPORTED, "zero_expert_type");
+  expect_error ("{\"model_type\": \"longcat_flash\", \"moe_topk\": 600}",
+                HR_ERROR_OUT_OF_RANGE, "moe_topk");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -228,6 +332,7 @@ main (int   argc,
 
   g_test_add_func ("/config/granitemoehybrid", test_granitemoehybrid);
   g_test_add_func ("/config/minimax-m2", test_minimax_m2);
+  g_test_add_func ("/config/longcat-flash", test_longcat_flash);
 
   return g_test_run ();
 }
