@@ -70,6 +70,7 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GLM4V_MOE] = { 151424, 4096, 10944, 46, 96, 8,  NONE, 65536, false },
   [FAMILY_GRANITEMOEHYBRID] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
   [FAMILY_MINIMAX_M2] = { 200064, 3072, 1536, 62, 48, 8,  128,  196608, false },
+  [FAMILY_BITNET]  = { 128256, 2560, 6912,  30, 20, 5,    NONE, 2048, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -589,6 +590,18 @@ hr_config_read_llama_style (Reader  *r,
       return hr_config_llama_read_granitemoe_hybrid (r, m);
     case FAMILY_MINIMAX_M2:
       return hr_config_llama_read_minimax_m2 (r, m);
+    case FAMILY_BITNET:
+      /* modeling_bitnet.py: BitNetAttention is LlamaAttention (q, k, v, o
+       * with attention_bias) with attn_sub_norm, RMSNorm(hidden_size), on
+       * its output before o_proj; BitNetMLP is GemmaMLP (gate, up, down
+       * without bias; hidden_act relu2 by default) with ffn_sub_norm,
+       * RMSNorm(intermediate_size), before down_proj. The parameters are
+       * the modules' (the bf16 master weights'): a quantization_config's
+       * packed checkpoint stores four ternary weights a byte. */
+      TRY (read_bool (r, "attention_bias", false, &attention_bias));
+      m->qkv_bias = m->out_bias = attention_bias;
+      m->sub_norms = true;
+      break;
     case FAMILY_VAULTGEMMA:
       return hr_config_llama_read_vaultgemma (r, m);
     case FAMILY_COHERE2:

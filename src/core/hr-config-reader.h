@@ -233,6 +233,7 @@ typedef enum
   FAMILY_GLM4V_MOE,
   FAMILY_GRANITEMOEHYBRID,
   FAMILY_MINIMAX_M2,
+  FAMILY_BITNET,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 

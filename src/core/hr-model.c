@@ -73,6 +73,7 @@ hr_model_init (HrModel *model)
     .attention_experts = 0,
     .moe_output_bias = false,
     .zero_experts = 0,
+    .sub_norms = false,
   };
 }
 
@@ -325,6 +326,16 @@ hr_model_validate (const HrModel *model,
   /* A dense MLP is needed by every layer that is not MoE. */
   if (count_moe_layers (model) < model->n_layers)
     CHECK (require_positive (model->ffn_size, "intermediate_size", err));
+
+  /* BitNetAttention's attn_sub_norm is RMSNorm(hidden_size) over the
+   * attention output; BitNetMLP's ffn_sub_norm is the dense MLP's. */
+  if (model->sub_norms && model->n_experts > 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "num_local_experts", model->n_experts, 0,
+                         "experts with BitNet's sub-norms");
+  if (model->sub_norms && !hr_model_uses_mla (model)
+      && model->n_heads * hr_model_head_dim (model) != model->hidden_size)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "head_dim", hr_model_head_dim (model), 0,
+                         "heads × head_dim other than hidden_size, which attn_sub_norm cannot take");
 
   if (model->attention_experts < 0)
     return require_non_negative (model->attention_experts, "num_local_experts", err);
@@ -585,6 +596,12 @@ hr_model_count_params (const HrModel *model,
    * (Llama, NeoX), one shared input_layernorm (Phi, Falcon-7B parallel_attn),
    * four in Gemma2DecoderLayer (pre/post attention and feed-forward). */
   layer_norms = mul (&c, model->norms_per_layer, norm (model, &c, h, "hidden_size"), "norms_per_layer");
+  /* BitNet: attn_sub_norm (hidden_size) and ffn_sub_norm (intermediate_size). */
+  if (model->sub_norms)
+    layer_norms = add (&c, layer_norms, add (&c, norm (model, &c, h, "hidden_size"),
+                                             norm (model, &c, model->ffn_size, "intermediate_size"),
+                                             "intermediate_size"),
+                       "intermediate_size");
   dense_mlp = p.n_dense_layers > 0 ? ffn (model, &c, model->ffn_size, "intermediate_size") : 0;
 
   expert = experts = shared = router = 0;
@@ -771,6 +788,8 @@ hr_model_describe (const HrModel *model,
           : model->norm_placement == HR_NORM_SANDWICH ? "sandwich" : "pre-norm", norm_name);
   if (model->parallel_block)
     append (buf, size, &len, ", attention and MLP in parallel");
+  if (model->sub_norms)
+    append (buf, size, &len, ", sub-norms before o_proj and down_proj");
   append (buf, size, &len, "; %s MLP%s", model->ffn_kind == HR_FFN_GATED ? "gated" : "plain",
           model->ffn_activation == HR_ACT_XIELU ? " (xIELU)" : "");
   if (model->qkv_bias || model->out_bias || model->mlp_bias)

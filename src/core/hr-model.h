@@ -144,6 +144,10 @@ typedef struct
                                 * rows, they hold nothing. A token's experts_per_token may
                                 * land on them; active counts every one as a routed expert,
                                 * the most a token runs */
+  bool sub_norms;              /* BitNet's subln: attn_sub_norm over the attention output
+                                * (heads·head_dim = hidden_size) before o_proj and
+                                * ffn_sub_norm over ffn_size before down_proj, each layer;
+                                * dense models only */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -224,6 +224,15 @@ layer_bytes (const HrModel    *model,
       bytes += o * a->input;
     }
 
+  /* BitNet's attn_sub_norm and ffn_sub_norm: each saves its input (what
+   * o_proj and down_proj saved before) and its statistics, and the
+   * projection now saves the norm's output: one more tensor of the
+   * attention output's and of the gated product's size. */
+  if (model->sub_norms)
+    bytes += (o + a->tokens * (double) model->ffn_size / (double) t->tensor_parallel)
+             * (a->input + a->norm_fp32)
+             + 2 * norm_stats (model, a);
+
   /* JetMoeMoA, as the routed MLP experts below: its router's probabilities
    * in fp32 and each token's k copies dispatched to the experts' q
    * projections. */

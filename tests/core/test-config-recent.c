@@ -4,8 +4,8 @@
  *
  * Reading the families of late 2025: Granite
  * 4.0's all-attention models (granitemoehybrid), MiniMax-M2 (minimax_m2)
- * (hr-config-llama-families.c) and LongCat-Flash (longcat_flash,
- * hr-config-families.c), each against a real
+ * (hr-config-llama-families.c), LongCat-Flash (longcat_flash,
+ * hr-config-families.c) and BitNet b1.58 (bitnet), each against a real
  * model's config.json where one was found, with the derivation of its
  * count.
  */
@@ -324,6 +324,47 @@ test_longcat_flash (void)
                 HR_ERROR_OUT_OF_RANGE, "moe_topk");
 }
 
+/* BitNet (bitnet): Llama's attention and Gemma's MLP with two sub-norms. */
+static void
+test_bitnet (void)
+{
+  HrParams p;
+  HrModel m;
+  char line[512];
+
+  /* microsoft/bitnet-b1.58-2B-4T: its config.json written from memory of
+   * the Hub's file (BitNetConfig's defaults, which the class says are
+   * 2B4T's, with max_position_embeddings 4096 and tied embeddings; the
+   * packed quantization_config is left out: it changes no module's
+   * shape). Per layer: q and o 2·2560² = 13,107,200, k and v 2·2560·640 =
+   * 3,276,800, attn_sub_norm 2560; gate, up, down 3·2560·6912 = 53,084,160,
+   * ffn_sub_norm 6912; two norms 2·2560: 69,482,752 × 30 = 2,084,482,560;
+   * + 2560 + 128,256·2560 = 328,335,360 (tied): 2,412,820,480 (the Hub
+   * lists the bf16 master weights at 2.41 B; untied would be 2.74 B). */
+  p = count ("{\"architectures\": [\"BitNetForCausalLM\"], \"attention_bias\": false,"
+             " \"bos_token_id\": 128000, \"eos_token_id\": 128001, \"hidden_act\": \"relu2\","
+             " \"hidden_size\": 2560, \"initializer_range\": 0.02, \"intermediate_size\": 6912,"
+             " \"max_position_embeddings\": 4096, \"model_type\": \"bitnet\","
+             " \"num_attention_heads\": 20, \"num_hidden_layers\": 30,"
+             " \"num_key_value_heads\": 5, \"rms_norm_eps\": 1e-05, \"rope_theta\": 500000.0,"
+             " \"tie_word_embeddings\": true, \"torch_dtype\": \"bfloat16\","
+             " \"vocab_size\": 128256}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 69482752);
+  g_assert_cmpint (p.norm, ==, INT64_C (30) * (2 * 2560 + 2560 + 6912) + 2560);
+  g_assert_cmpint (p.total, ==, 2412820480);
+  /* BitNetConfig(): untied, so the head adds 328,335,360. */
+  p = count ("{\"model_type\": \"bitnet\"}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, INT64_C (2412820480) + 328335360);
+  m = model_of ("{\"model_type\": \"bitnet\", \"attention_bias\": true}");
+  g_assert_true (m.sub_norms && m.qkv_bias && m.out_bias && !m.mlp_bias);
+  g_assert_cmpint (m.ffn_kind, ==, HR_FFN_GATED);
+  hr_model_describe (&m, line, sizeof line);
+  g_assert_nonnull (strstr (line, "sub-norms before o_proj and down_proj"));
+  /* attn_sub_norm is RMSNorm(hidden_size) over heads × head_dim. */
+  expect_error ("{\"model_type\": \"bitnet\", \"head_dim\": 64}", HR_ERROR_UNSUPPORTED,
+                "head_dim");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -333,6 +374,7 @@ main (int   argc,
   g_test_add_func ("/config/granitemoehybrid", test_granitemoehybrid);
   g_test_add_func ("/config/minimax-m2", test_minimax_m2);
   g_test_add_func ("/config/longcat-flash", test_longcat_flash);
+  g_test_add_func ("/config/bitnet", test_bitnet);
 
   return g_test_run ();
 }

@@ -176,6 +176,14 @@ test_activations_llama_layer (void)
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.per_layer,
                      ==, 36773888 - 1048576 + 4194304 - 65536 + 16777216);
+
+  /* BitNet's sub-norms (flash): o_proj and down_proj now save the norms'
+   * outputs, T·h·2 + T·2816·2 = 7,864,320, and each norm its rstd, 2·4T:
+   * 7,872,512 more. */
+  t.attention = HR_ATTENTION_FLASH;
+  model.sub_norms = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 36773888 + 7872512);
 }
 
 static void
