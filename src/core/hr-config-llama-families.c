@@ -7,7 +7,8 @@
  * modeling_<family>.py build it: Qwen-MoE, GLM-4, GLM-4.5, GLM-4.1V, Cohere2,
  * EXAONE 4, ERNIE 4.5 MoE, Hunyuan MoE, dots.llm1, Arcee, Apertus, GLM,
  * Helium, Ministral, FlexOlmo, VaultGemma, GraniteMoeShared, Granite
- * 4.0's all-attention GraniteMoeHybrid and MiniMax-M2.
+ * 4.0's all-attention GraniteMoeHybrid, MiniMax-M2 and AFMoE (Arcee
+ * Trinity).
  */
 #include "hr-config-reader.h"
 
@@ -663,5 +664,63 @@ hr_config_llama_read_minimax_m2 (Reader  *r,
     return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
                          m->experts_per_token, m->n_experts, "more than num_local_experts");
   m->expert_ffn_size = m->ffn_size;
+  return HR_OK;
+}
+
+/* modeling_afmoe.py: AfmoeAttention is LlamaAttention (q, k, v, o with
+ * attention_bias, False unless the config sets it) with q_norm and k_norm,
+ * RMSNorm(head_dim), and gate_proj Linear(hidden, heads·head_dim, no bias),
+ * whose sigmoid scales the output before o_proj; four RMSNorms a layer
+ * (input, post_attention, pre_mlp, post_mlp). Layers below
+ * num_dense_layers hold AfmoeMLP of intermediate_size, the others AfmoeMoE:
+ * a router gate Linear(hidden, num_experts, no bias), num_experts MLPs of
+ * moe_intermediate_size, shared_experts one MLP of that width ×
+ * num_shared_experts, and expert_bias, an nn.Parameter of num_experts
+ * (requires_grad False, counted as stored: the router's bias). Layers
+ * attend as layer_types says, by default within sliding_window all but
+ * every global_attn_every_n_layers-th; rotary on the windowed ones only, no
+ * parameters either way. */
+HrStatus
+hr_config_llama_read_afmoe (Reader  *r,
+                            HrModel *m)
+{
+  int64_t window, every, shared;
+  bool attention_bias, given;
+
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  m->qkv_bias = m->out_bias = attention_bias;
+  m->qk_norm = true;
+  m->attention_gate = true;
+  m->norm_placement = HR_NORM_SANDWICH;
+  m->norms_per_layer = 4;
+
+  TRY (read_int (r, "num_experts", 64, POSITIVE, &m->n_experts));
+  TRY (read_int (r, "num_experts_per_tok", 6, POSITIVE, &m->experts_per_token));
+  TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
+  TRY (read_int (r, "num_shared_experts", 2, NON_NEG, &shared));
+  TRY (read_int (r, "num_dense_layers", 1, NON_NEG, &m->first_dense_layers));
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
+                         m->experts_per_token, m->n_experts, "more than num_experts");
+  if (m->first_dense_layers >= m->n_layers)
+    m->n_experts = m->experts_per_token = 0;
+  else
+    {
+      m->n_shared_experts = shared;
+      m->shared_expert_ffn_size = m->expert_ffn_size;
+      m->router_bias = true;
+    }
+
+  TRY (read_int (r, "sliding_window", 1024, NULLABLE | POSITIVE, &window));
+  TRY (read_int (r, "global_attn_every_n_layers", 4, POSITIVE, &every));
+  TRY (hr_config_read_layer_types (r, window, m, &given));
+  if (!given && every > 1)
+    {
+      if (window == NONE)
+        return hr_error_set (r->err, HR_ERROR_MISSING, "sliding_window", 0, 0,
+                             "global_attn_every_n_layers leaves sliding_attention layers");
+      m->sliding_window = window;
+      m->sliding_window_period = every;
+    }
   return HR_OK;
 }

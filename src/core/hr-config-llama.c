@@ -71,6 +71,7 @@ static const Defaults llama_defaults[] = {
   [FAMILY_GRANITEMOEHYBRID] = { 32000, 4096, 11008, 32, 32, NONE, NONE, 2048, false },
   [FAMILY_MINIMAX_M2] = { 200064, 3072, 1536, 62, 48, 8,  128,  196608, false },
   [FAMILY_BITNET]  = { 128256, 2560, 6912,  30, 20, 5,    NONE, 2048, false },
+  [FAMILY_AFMOE]   = { 200192, 2048, 6144,  32, 16, NONE, 128,  16384, false },
   [FAMILY_UNKNOWN] = { 0, 0, 0, 0, 0, NONE, NONE, 2048, false },
 };
 
@@ -590,6 +591,8 @@ hr_config_read_llama_style (Reader  *r,
       return hr_config_llama_read_granitemoe_hybrid (r, m);
     case FAMILY_MINIMAX_M2:
       return hr_config_llama_read_minimax_m2 (r, m);
+    case FAMILY_AFMOE:
+      return hr_config_llama_read_afmoe (r, m);
     case FAMILY_BITNET:
       /* modeling_bitnet.py: BitNetAttention is LlamaAttention (q, k, v, o
        * with attention_bias) with attn_sub_norm, RMSNorm(hidden_size), on

@@ -234,6 +234,7 @@ typedef enum
   FAMILY_GRANITEMOEHYBRID,
   FAMILY_MINIMAX_M2,
   FAMILY_BITNET,
+  FAMILY_AFMOE,
   FAMILY_UNKNOWN,   /* read as Llama, but with no defaults for the shape */
 } Family;
 
@@ -330,6 +331,8 @@ HrStatus hr_config_llama_read_granitemoe_hybrid (Reader  *r,
                                                  HrModel *m);
 HrStatus hr_config_llama_read_minimax_m2 (Reader  *r,
                                           HrModel *m);
+HrStatus hr_config_llama_read_afmoe (Reader  *r,
+                                     HrModel *m);
 
 HrStatus hr_config_read_llama_style (Reader  *r,
                                      Family   family,

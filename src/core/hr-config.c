@@ -122,6 +122,7 @@ static const struct
   { "minimax_m2",       TYPE_LLAMA_STYLE, FAMILY_MINIMAX_M2 },
   { "longcat_flash",    TYPE_LONGCAT_FLASH, FAMILY_UNKNOWN },
   { "bitnet",           TYPE_LLAMA_STYLE, FAMILY_BITNET },
+  { "afmoe",            TYPE_LLAMA_STYLE, FAMILY_AFMOE },
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },

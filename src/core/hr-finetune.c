@@ -371,6 +371,10 @@ layer_matrices (const HrModel    *m,
           ADD (HR_TARGET_V, h, kv, 1, 1, GROUP_ATTN, HR_FLOPS_ATTN_PROJ);
         }
       ADD (HR_TARGET_O, q, h, 1, 1, GROUP_O, HR_FLOPS_ATTN_OUT);
+      /* AfmoeAttention.gate_proj: PEFT's "gate_proj" matches it as well as the
+       * MLP's, by the name's suffix. */
+      if (m->attention_gate)
+        ADD (HR_TARGET_GATE, h, q, 1, 1, GROUP_ATTN, HR_FLOPS_ATTN_PROJ);
     }
 
   /* One MLP of width `ffn`, `count` copies of which a token uses `active`. */

@@ -120,6 +120,9 @@ forward_pass (const HrModel  *m,
       double hd = (double) hr_model_head_dim (m);
 
       proj = h * heads * hd + 2 * h * (double) m->n_kv_heads * hd;
+      /* AFMoE's gate_proj runs beside q, k and v. */
+      if (m->attention_gate)
+        proj += h * heads * hd;
       qk_dim = v_dim = hd;
     }
 

@@ -91,7 +91,8 @@ products_time (const HrModel     *model,
   double h = (double) model->hidden_size;
   double hd = (double) hr_model_head_dim (model);
   double q = (double) model->n_heads * hd / t;
-  double qkv = q + 2.0 * (double) hr_inference_kv_heads_per_gpu (model, inf) * hd;
+  double qkv = q * (model->attention_gate ? 2.0 : 1.0)  /* AFMoE's gate_proj beside q */
+               + 2.0 * (double) hr_inference_kv_heads_per_gpu (model, inf) * hd;
   bool moe = model->n_experts > 0;
   double ffn = (double) (moe ? model->expert_ffn_size : model->ffn_size)
                * (model->ffn_kind == HR_FFN_GATED ? 2.0 : 1.0) / t;  /* gate and up fused */

@@ -393,6 +393,8 @@ attention_shards (const HrModel     *model,
     }
 
   s->split_matrices += 2.0 * h * nh * hd;            /* q and o */
+  if (model->attention_gate)
+    s->split_matrices += h * nh * hd;                /* gate_proj, column-parallel as q */
   if (model->qkv_bias)
     s->split_vectors += nh * hd;
   if (model->n_kv_heads >= tp)
@@ -459,7 +461,9 @@ layer_shards (const HrModel     *model,
               LayerShards       *s)
 {
   double layer_params = (double) (moe ? params->moe_layer : params->dense_layer);
-  double norms = (double) model->norms_per_layer * norm_size (model, model->hidden_size);
+  double norms = (double) model->norms_per_layer * norm_size (model, model->hidden_size)
+                 + (model->sub_norms ? norm_size (model, model->hidden_size)
+                                       + norm_size (model, model->ffn_size) : 0.0);
   double router = moe && params->n_moe_layers > 0 ?
                   (double) params->router / (double) params->n_moe_layers : 0.0;
   double attention;

@@ -74,6 +74,7 @@ hr_model_init (HrModel *model)
     .moe_output_bias = false,
     .zero_experts = 0,
     .sub_norms = false,
+    .attention_gate = false,
   };
 }
 
@@ -337,6 +338,10 @@ hr_model_validate (const HrModel *model,
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "head_dim", hr_model_head_dim (model), 0,
                          "heads × head_dim other than hidden_size, which attn_sub_norm cannot take");
 
+  if (model->attention_gate && (hr_model_uses_mla (model) || model->attention_experts > 0))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "attention_gate", 1, 0,
+                         "an attention output gate with latent attention or attention experts");
+
   if (model->attention_experts < 0)
     return require_non_negative (model->attention_experts, "num_local_experts", err);
   if (model->attention_experts > 0
@@ -532,6 +537,9 @@ attention_layer (const HrModel *model,
   n = add (c, n, mul (c, 2, linear (c, h, kv_out, model->qkv_bias, "hidden_size"), "hidden_size"),
            "hidden_size");
   n = add (c, n, linear (c, q_out, h, model->out_bias, "hidden_size"), "hidden_size");
+  /* AfmoeAttention.gate_proj: Linear(hidden, heads·head_dim, bias=False). */
+  if (model->attention_gate)
+    n = add (c, n, linear (c, h, q_out, false, "hidden_size"), "hidden_size");
   if (model->qk_norm && model->qk_norm_full)
     {
       /* Olmo2Attention q_norm over num_heads·head_dim, k_norm over num_kv_heads·head_dim. */
@@ -790,6 +798,8 @@ hr_model_describe (const HrModel *model,
     append (buf, size, &len, ", attention and MLP in parallel");
   if (model->sub_norms)
     append (buf, size, &len, ", sub-norms before o_proj and down_proj");
+  if (model->attention_gate)
+    append (buf, size, &len, ", gated attention output");
   append (buf, size, &len, "; %s MLP%s", model->ffn_kind == HR_FFN_GATED ? "gated" : "plain",
           model->ffn_activation == HR_ACT_XIELU ? " (xIELU)" : "");
   if (model->qkv_bias || model->out_bias || model->mlp_bias)

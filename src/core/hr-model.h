@@ -148,6 +148,9 @@ typedef struct
                                 * (heads·head_dim = hidden_size) before o_proj and
                                 * ffn_sub_norm over ffn_size before down_proj, each layer;
                                 * dense models only */
+  bool attention_gate;         /* gate_proj Linear(hidden, n_heads·head_dim, bias=False),
+                                * whose sigmoid scales the attention output before o_proj
+                                * (AFMoE); not with MLA or attention experts */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -697,7 +697,7 @@ evaluate_rank (const HrPlanContext    *ctx,
       double held = moe ? (double) model->n_experts / e : 1.0;   /* experts on this rank */
       double ffn_out = (double) (moe ? model->expert_ffn_size : model->ffn_size) / t;
       double ffn_in = ffn / t;                                  /* gate and up, fused */
-      double qkv = (double) ctx->q_dim / t + 2.0 * kv_local;
+      double qkv = (double) ctx->q_dim / t * (model->attention_gate ? 2.0 : 1.0) + 2.0 * kv_local;
       double q = (double) ctx->q_dim / t;
       double x = tokens * (h + q) + expert_tokens * held * (h + ffn_out);
       double w = h * qkv + q * h + held * (h * ffn_in + ffn_out * h);

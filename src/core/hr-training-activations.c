@@ -233,6 +233,12 @@ layer_bytes (const HrModel    *model,
              * (a->input + a->norm_fp32)
              + 2 * norm_stats (model, a);
 
+  /* AFMoE's gated attention output: the sigmoid's output (kept by it and
+   * by the product's backward) and the product itself, o_proj's input now
+   * that the attention output is the product's other operand. */
+  if (model->attention_gate)
+    bytes += o * (a->compute + a->input);
+
   /* JetMoeMoA, as the routed MLP experts below: its router's probabilities
    * in fp32 and each token's k copies dispatched to the experts' q
    * projections. */

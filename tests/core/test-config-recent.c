@@ -5,7 +5,8 @@
  * Reading the families of late 2025: Granite
  * 4.0's all-attention models (granitemoehybrid), MiniMax-M2 (minimax_m2)
  * (hr-config-llama-families.c), LongCat-Flash (longcat_flash,
- * hr-config-families.c) and BitNet b1.58 (bitnet), each against a real
+ * hr-config-families.c), BitNet b1.58 (bitnet) and Arcee Trinity (afmoe),
+ * each against a real
  * model's config.json where one was found, with the derivation of its
  * count.
  */
@@ -365,6 +366,104 @@ test_bitnet (void)
                 "head_dim");
 }
 
+/* AFMoE (afmoe): gated attention, q/k norms, four norms a layer, MoE with
+ * a shared expert and a stored expert bias. */
+static void
+test_afmoe (void)
+{
+  g_autofree char *json = NULL;
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+  char line[512];
+
+  /* arcee-ai/Trinity-Mini's config.json as another project's test copies
+   * it (Arcee: 26 B total, 3 B active). Attention: q and gate
+   * 2·2048·4096 = 16,777,216, k and v 2·2048·512 = 2,097,152, o 4096·2048
+   * = 8,388,608, q/k norms 2·128: 27,263,232; four norms 4·2048 = 8192.
+   * Dense layers (2): + 3·2048·6144 = 37,748,736: 65,020,160. MoE layers
+   * (30): 128 experts of 3·2048·1024 = 6,291,456 (805,306,368), one shared
+   * 6,291,456, router 2048·128 = 262,144 and expert_bias 128:
+   * 839,131,520. 2·65,020,160 + 30·839,131,520 = 25,303,985,920; + 2048 +
+   * 2·200,192·2048 = 819,986,432: 26,123,974,400. Active less
+   * 30·120·6,291,456 = 22,649,241,600: 3,474,732,800. */
+  json = g_strdup_printf ("{\"architectures\": [\"AfmoeForCausalLM\"], \"attention_dropout\": 0.0,"
+                          " \"global_attn_every_n_layers\": 4, \"head_dim\": 128,"
+                          " \"hidden_act\": \"silu\", \"hidden_size\": 2048,"
+                          " \"intermediate_size\": 6144, \"layer_types\": [%s],"
+                          " \"max_position_embeddings\": 131072, \"model_type\": \"afmoe\","
+                          " \"moe_intermediate_size\": 1024, \"mup_enabled\": true,"
+                          " \"n_group\": 1, \"num_attention_heads\": 32, \"num_dense_layers\": 2,"
+                          " \"num_expert_groups\": 1, \"num_experts\": 128,"
+                          " \"num_experts_per_tok\": 8, \"num_hidden_layers\": 32,"
+                          " \"num_key_value_heads\": 4, \"num_limited_groups\": 1,"
+                          " \"num_shared_experts\": 1, \"rms_norm_eps\": 1e-5, \"rope_theta\": 10000,"
+                          " \"route_norm\": true, \"route_scale\": 2.826,"
+                          " \"score_func\": \"sigmoid\", \"sliding_window\": 2048,"
+                          " \"tie_word_embeddings\": false, \"topk_group\": 1,"
+                          " \"use_grouped_mm\": true, \"vocab_size\": 200192}",
+                          "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
+                          "\"full_attention\", \"sliding_attention\", \"sliding_attention\", "
+                          "\"sliding_attention\", \"full_attention\", \"sliding_attention\", "
+                          "\"sliding_attention\", \"sliding_attention\", \"full_attention\", "
+                          "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
+                          "\"full_attention\", \"sliding_attention\", \"sliding_attention\", "
+                          "\"sliding_attention\", \"full_attention\", \"sliding_attention\", "
+                          "\"sliding_attention\", \"sliding_attention\", \"full_attention\", "
+                          "\"sliding_attention\", \"sliding_attention\", \"sliding_attention\", "
+                          "\"full_attention\", \"sliding_attention\", \"sliding_attention\", "
+                          "\"sliding_attention\", \"full_attention\"");
+  p = count (json, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 65020160);
+  g_assert_cmpint (p.moe_layer, ==, 839131520);
+  g_assert_cmpint (p.total, ==, 26123974400);
+  g_assert_cmpint (p.active, ==, 3474732800);
+  m = model_of (json);
+  g_assert_true (m.attention_gate && m.qk_norm && !m.qk_norm_full && m.router_bias);
+  g_assert_cmpint (m.norms_per_layer, ==, 4);
+  g_assert_cmpint (m.sliding_window, ==, 2048);
+  g_assert_cmpint (m.sliding_window_period, ==, 4);
+  g_assert_true (hr_model_layer_is_sliding (&m, 0));
+  g_assert_false (hr_model_layer_is_sliding (&m, 3));
+  hr_model_describe (&m, line, sizeof line);
+  g_assert_nonnull (strstr (line, "gated attention output"));
+  /* Its cache at 4096 tokens: 2 · 4 kv heads · 128 · 2 B = 2048 B per layer
+   * and token; 8 global layers keep 4096, 24 windowed 2048:
+   * 2048·(8·4096 + 24·2048) = 167,772,160 B; 65,536 B per token uncapped. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 65536.0);
+  g_assert_cmpfloat (mem.kv_cache, ==, 167772160.0);
+  /* The gate runs beside q, k and v: a prefill of 1000 tokens spends
+   * 2·1000·2048·(4096 + 2·512 + 4096) = 37,748,736,000 FLOPs per layer
+   * there, 1,207,959,552,000 in the 32. */
+  {
+    double parts[HR_FLOPS_N_COMPONENTS];
+
+    hr_flops_prefill_components (&m, 1, 1000, true, parts);
+    g_assert_cmpfloat (parts[HR_FLOPS_ATTN_PROJ], ==, 1207959552000.0);
+  }
+
+  /* AfmoeConfig(): without layer_types, every 4th layer global; 16 heads
+   * of 128 (kv heads default to them), 64 experts of 1408, top 6, two
+   * shared, one dense layer. */
+  m = model_of ("{\"model_type\": \"afmoe\"}");
+  g_assert_cmpint (m.n_kv_heads, ==, 16);
+  g_assert_cmpint (m.first_dense_layers, ==, 1);
+  g_assert_cmpint (m.n_shared_experts, ==, 2);
+  g_assert_cmpint (m.sliding_window, ==, 1024);
+  g_assert_false (hr_model_layer_is_sliding (&m, 31));
+  g_assert_true (hr_model_layer_is_sliding (&m, 30));
+  m = model_of ("{\"model_type\": \"afmoe\", \"global_attn_every_n_layers\": 1}");
+  g_assert_cmpint (m.sliding_window, ==, 0);
+  m = model_of ("{\"model_type\": \"afmoe\", \"num_dense_layers\": 32}");
+  g_assert_cmpint (m.n_experts, ==, 0);
+  expect_error ("{\"model_type\": \"afmoe\", \"sliding_window\": null}", HR_ERROR_MISSING,
+                "sliding_window");
+  expect_error ("{\"model_type\": \"afmoe\", \"num_experts_per_tok\": 65}",
+                HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -375,6 +474,7 @@ main (int   argc,
   g_test_add_func ("/config/minimax-m2", test_minimax_m2);
   g_test_add_func ("/config/longcat-flash", test_longcat_flash);
   g_test_add_func ("/config/bitnet", test_bitnet);
+  g_test_add_func ("/config/afmoe", test_afmoe);
 
   return g_test_run ();
 }

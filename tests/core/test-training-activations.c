@@ -184,6 +184,13 @@ test_activations_llama_layer (void)
   model.sub_norms = true;
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.per_layer, ==, 36773888 + 7872512);
+
+  /* AFMoE's attention gate instead: its sigmoid output and the gated
+   * product, o_proj's input, T·h·2 each: 4,194,304 more. */
+  model.sub_norms = false;
+  model.attention_gate = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 36773888 + 4194304);
 }
 
 static void
