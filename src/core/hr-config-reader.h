@@ -5,9 +5,10 @@
  * The reader's vocabulary (Reader, read_int(), TRY, NONE, POSITIVE…) and the
  * families' readers, shared by hr-config.c (the entry point and
  * vision-language wrappers), hr-config-families.c (the families with readers
- * of their own), hr-config-llama.c (the Llama-style families) and
- * hr-config-llama-families.c (what each of those adds). For those four files
- * only.
+ * of their own), hr-config-mla.c (those built on DeepSeek-V3's latent
+ * attention), hr-config-llama.c (the Llama-style families) and
+ * hr-config-llama-families.c (what each of those adds). For those five
+ * files only.
  */
 #pragma once
 
@@ -279,8 +280,12 @@ HrStatus hr_config_read_nemotron (Reader  *r,
                                   HrModel *m);
 HrStatus hr_config_read_jetmoe (Reader  *r,
                                 HrModel *m);
+
+/* hr-config-mla.c: the families built on DeepSeek-V3's latent attention */
 HrStatus hr_config_read_longcat_flash (Reader  *r,
                                        HrModel *m);
+HrStatus hr_config_read_deepseek_v32 (Reader  *r,
+                                      HrModel *m);
 
 /* hr-config-llama.c: what the Llama reader and its families share */
 HrStatus hr_config_read_layer_types (Reader  *r,

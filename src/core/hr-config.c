@@ -8,8 +8,9 @@
  * modeling_<family>.py. docs/model.md lists them family by family.
  *
  * This file picks the family by model_type and reads the text model of a
- * vision-language wrapper; hr-config-families.c reads the families with
- * readers of their own, hr-config-llama.c the Llama-style ones, and
+ * vision-language wrapper; hr-config-families.c and hr-config-mla.c read
+ * the families with readers of their own, hr-config-llama.c the Llama-style
+ * ones, and
  * hr-config-reader.h holds the reader's vocabulary.
  */
 #include <string.h>
@@ -39,6 +40,7 @@ typedef enum
   TYPE_NEMOTRON,
   TYPE_JETMOE,
   TYPE_LONGCAT_FLASH,
+  TYPE_DEEPSEEK_V32,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -123,6 +125,7 @@ static const struct
   { "longcat_flash",    TYPE_LONGCAT_FLASH, FAMILY_UNKNOWN },
   { "bitnet",           TYPE_LLAMA_STYLE, FAMILY_BITNET },
   { "afmoe",            TYPE_LLAMA_STYLE, FAMILY_AFMOE },
+  { "deepseek_v32",     TYPE_DEEPSEEK_V32, FAMILY_UNKNOWN },
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -445,6 +448,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_JETMOE:
       status = hr_config_read_jetmoe (&r, &m);
+      break;
+    case TYPE_DEEPSEEK_V32:
+      status = hr_config_read_deepseek_v32 (&r, &m);
       break;
     case TYPE_LONGCAT_FLASH:
       status = hr_config_read_longcat_flash (&r, &m);

@@ -355,6 +355,15 @@ layer_matrices (const HrModel    *m,
       ADD (HR_TARGET_K | HR_TARGET_V, m->kv_lora_rank,
            heads * (m->qk_nope_head_dim + m->v_head_dim), 1, 1, GROUP_INNER, HR_FLOPS_ATTN_PROJ);
       ADD (HR_TARGET_O, heads * m->v_head_dim, h, 1, 1, GROUP_O, HR_FLOPS_ATTN_OUT);
+      /* DeepseekV32Indexer's wq_b (on q_a's normed output), wk and
+       * weights_proj: no preset targets them. */
+      if (m->index_heads > 0)
+        {
+          ADD (0, m->q_lora_rank, m->index_heads * m->index_head_dim, 1, 1, GROUP_INNER,
+               HR_FLOPS_ATTN_PROJ);
+          ADD (0, h, m->index_head_dim, 1, 1, GROUP_ATTN, HR_FLOPS_ATTN_PROJ);
+          ADD (0, h, m->index_heads, 1, 1, GROUP_ATTN, HR_FLOPS_ATTN_PROJ);
+        }
     }
   else
     {

@@ -112,6 +112,10 @@ forward_pass (const HrModel  *m,
       proj = m->q_lora_rank > 0 ? h * ql + ql * heads * q_head : h * heads * q_head;
       proj += h * (kl + (double) m->qk_rope_head_dim);
       proj += kl * heads * (double) (m->qk_nope_head_dim + m->v_head_dim);
+      /* DeepseekV32Indexer's wq_b, wk and weights_proj. */
+      if (m->index_heads > 0)
+        proj += ql * (double) (m->index_heads * m->index_head_dim)
+                + h * (double) (m->index_head_dim + m->index_heads);
       qk_dim = q_head;
       v_dim = (double) m->v_head_dim;
     }
@@ -131,6 +135,12 @@ forward_pass (const HrModel  *m,
   /* QKᵀ: per head, queries × keys × qk_dim; attention over V likewise with v_dim. */
   span_sum = pass->span_global * (layers - n_sliding) + pass->span_sliding * n_sliding;
   out[HR_FLOPS_ATTN_SCORES] = 2 * t * heads * qk_dim * span_sum;
+  /* The indexer scores every cached key with each of its heads (q·k) and
+   * sums the heads by their weights; transformers' eager and SDPA paths
+   * then run the attention over all keys, masked to its top-k. */
+  if (m->index_heads > 0)
+    out[HR_FLOPS_ATTN_SCORES] += 2 * t * (double) m->index_heads
+                                 * ((double) m->index_head_dim + 1) * span_sum;
   out[HR_FLOPS_ATTN_OVER_V] = 2 * t * heads * v_dim * span_sum;
 
   mats = m->ffn_kind == HR_FFN_GATED ? 3 : 2;

@@ -302,8 +302,9 @@ hr_inference_kv_bytes_per_token_layer (const HrModel     *model,
 {
   double bytes = hr_kv_dtype_bytes (inf->kv_dtype);
 
+  /* DeepSeek-V3.2's indexer keeps one key of index_head_dim per token too. */
   if (hr_model_uses_mla (model))
-    return (double) (model->kv_lora_rank + model->qk_rope_head_dim) * bytes;
+    return (double) (model->kv_lora_rank + model->qk_rope_head_dim + model->index_head_dim) * bytes;
   return 2.0 * (double) hr_inference_kv_heads_per_gpu (model, inf) * (double) hr_model_head_dim (model)
          * bytes;
 }
@@ -389,6 +390,14 @@ attention_shards (const HrModel     *model,
       s->split_matrices += nh * (double) model->v_head_dim * h;
       if (model->out_bias)
         s->replicated_vectors += h;
+      /* vLLM's DeepSeek-V3.2 Indexer: wq_b, wk and weights_proj replicated. */
+      if (model->index_heads > 0)
+        {
+          s->replicated_matrices += (double) model->q_lora_rank
+                                    * (double) (model->index_heads * model->index_head_dim)
+                                    + h * (double) (model->index_head_dim + model->index_heads);
+          s->replicated_vectors += 2.0 * (double) model->index_head_dim;
+        }
       return;
     }
 
@@ -579,6 +588,12 @@ layer_peak_elements_per_token (const HrModel     *model,
                 nh * (double) model->v_head_dim;
   else
     attention = (2.0 * nh + 2.0 * (double) hr_inference_kv_heads_per_gpu (model, inf)) * hd;
+  /* AFMoE's gate output; DeepSeek-V3.2's indexer q, k and head weights. */
+  if (model->attention_gate)
+    attention += nh * hd;
+  if (model->index_heads > 0)
+    attention += (double) (model->index_heads * model->index_head_dim + model->index_head_dim
+                           + model->index_heads);
 
   if (model->n_experts > 0)
     mlp = (double) model->experts_per_token * (gate * (double) model->expert_ffn_size / tp + h) +

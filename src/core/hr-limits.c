@@ -31,6 +31,8 @@ static const struct
   { offsetof (HrModel, experts_per_token), "num_experts_per_tok", MILLION, "at most 1000000" },
   { offsetof (HrModel, n_shared_experts), "n_shared_experts", MILLION, "at most 1000000" },
   { offsetof (HrModel, zero_experts), "zero_expert_num", MILLION, "at most 1000000" },
+  { offsetof (HrModel, index_heads), "index_n_heads", MILLION, "at most 1000000" },
+  { offsetof (HrModel, index_head_dim), "index_head_dim", MILLION, "at most 1000000" },
   { offsetof (HrModel, expert_ffn_size), "moe_intermediate_size", 100 * MILLION,
     "at most 100000000" },
   { offsetof (HrModel, shared_expert_ffn_size), "shared_expert_intermediate_size", 100 * MILLION,

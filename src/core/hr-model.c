@@ -75,6 +75,9 @@ hr_model_init (HrModel *model)
     .zero_experts = 0,
     .sub_norms = false,
     .attention_gate = false,
+    .index_heads = 0,
+    .index_head_dim = 0,
+    .index_topk = 0,
   };
 }
 
@@ -338,6 +341,15 @@ hr_model_validate (const HrModel *model,
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "head_dim", hr_model_head_dim (model), 0,
                          "heads × head_dim other than hidden_size, which attn_sub_norm cannot take");
 
+  CHECK (require_non_negative (model->index_heads, "index_n_heads", err));
+  if (model->index_heads > 0)
+    {
+      if (!hr_model_uses_mla (model) || model->q_lora_rank <= 0)
+        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "index_n_heads", model->index_heads, 0,
+                             "a sparse-attention indexer without latent attention's q_lora_rank");
+      CHECK (require_positive (model->index_head_dim, "index_head_dim", err));
+      CHECK (require_positive (model->index_topk, "index_topk", err));
+    }
   if (model->attention_gate && (hr_model_uses_mla (model) || model->attention_experts > 0))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "attention_gate", 1, 0,
                          "an attention output gate with latent attention or attention experts");
@@ -511,6 +523,17 @@ attention_layer (const HrModel *model,
       /* o_proj (bias = attention_bias). */
       n = add (c, n, linear (c, mul (c, model->n_heads, model->v_head_dim, "v_head_dim"), h,
                              model->out_bias, "v_head_dim"), "v_head_dim");
+      /* DeepseekV32Indexer: wq_b, wk, k_norm (LayerNorm with bias), weights_proj. */
+      if (model->index_heads > 0)
+        {
+          n = add (c, n, linear (c, model->q_lora_rank,
+                                 mul (c, model->index_heads, model->index_head_dim, "index_head_dim"),
+                                 false, "index_n_heads"), "index_n_heads");
+          n = add (c, n, linear (c, h, model->index_head_dim, false, "index_head_dim"),
+                   "index_head_dim");
+          n = add (c, n, mul (c, 2, model->index_head_dim, "index_head_dim"), "index_head_dim");
+          n = add (c, n, linear (c, h, model->index_heads, false, "index_n_heads"), "index_n_heads");
+        }
       return n;
     }
 
@@ -757,6 +780,9 @@ hr_model_describe (const HrModel *model,
   if (hr_model_uses_mla (model))
     append (buf, size, &len, "multi-head latent attention, kv rank %lld",
             (long long) model->kv_lora_rank);
+  if (model->index_heads > 0)
+    append (buf, size, &len, ", sparse-attention indexer of %lld heads, top %lld keys",
+            (long long) model->index_heads, (long long) model->index_topk);
   else if (model->n_kv_heads == model->n_heads)
     append (buf, size, &len, "multi-head attention, %lld heads", (long long) model->n_heads);
   else if (model->n_kv_heads == 1)

@@ -151,6 +151,15 @@ typedef struct
   bool attention_gate;         /* gate_proj Linear(hidden, n_heads·head_dim, bias=False),
                                 * whose sigmoid scales the attention output before o_proj
                                 * (AFMoE); not with MLA or attention experts */
+  int64_t index_heads;         /* DeepSeek Sparse Attention's lightning indexer in every
+                                * layer (DeepSeek-V3.2 index_n_heads); 0 = none. With MLA
+                                * and a q_lora_rank: wq_b Linear(q_lora_rank,
+                                * heads·index_head_dim), wk Linear(hidden, index_head_dim),
+                                * k_norm LayerNorm(index_head_dim) with bias, weights_proj
+                                * Linear(hidden, heads), no biases; its key cache adds
+                                * index_head_dim per token and layer */
+  int64_t index_head_dim;
+  int64_t index_topk;          /* keys the indexer keeps for each query */
 } HrModel;
 
 /* Parameter counts, exact to the parameter against the Hugging Face modules. */

@@ -5,8 +5,8 @@
  * Reading the families of late 2025: Granite
  * 4.0's all-attention models (granitemoehybrid), MiniMax-M2 (minimax_m2)
  * (hr-config-llama-families.c), LongCat-Flash (longcat_flash,
- * hr-config-families.c), BitNet b1.58 (bitnet) and Arcee Trinity (afmoe),
- * each against a real
+ * hr-config-mla.c), BitNet b1.58 (bitnet), Arcee Trinity (afmoe) and
+ * DeepSeek-V3.2 (deepseek_v32, hr-config-mla.c), each against a real
  * model's config.json where one was found, with the derivation of its
  * count.
  */
@@ -464,6 +464,80 @@ test_afmoe (void)
                 HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
 }
 
+/* DeepSeek-V3.2 (deepseek_v32): DeepSeek-V3 plus the lightning indexer. */
+static void
+test_deepseek_v32 (void)
+{
+  /* deepseek-ai/DeepSeek-V3.2-Exp's config.json, as transformers' own
+   * deepseek_v32/deepseek_files/config.json copies it (quantization_config
+   * and rope_scaling left out: no shape). */
+  static const char common[] =
+    "\"attention_bias\": false, \"first_k_dense_replace\": 3, \"hidden_act\": \"silu\","
+    " \"hidden_size\": 7168, \"intermediate_size\": 18432, \"kv_lora_rank\": 512,"
+    " \"max_position_embeddings\": 163840, \"moe_intermediate_size\": 2048,"
+    " \"moe_layer_freq\": 1, \"n_group\": 8, \"n_routed_experts\": 256,"
+    " \"n_shared_experts\": 1, \"norm_topk_prob\": true, \"num_attention_heads\": 128,"
+    " \"num_experts_per_tok\": 8, \"num_hidden_layers\": 61, \"num_key_value_heads\": 128,"
+    " \"num_nextn_predict_layers\": 1, \"q_lora_rank\": 1536, \"qk_nope_head_dim\": 128,"
+    " \"qk_rope_head_dim\": 64, \"rms_norm_eps\": 1e-06, \"rope_theta\": 10000,"
+    " \"routed_scaling_factor\": 2.5, \"scoring_func\": \"sigmoid\","
+    " \"tie_word_embeddings\": false, \"topk_group\": 4, \"topk_method\": \"noaux_tc\","
+    " \"torch_dtype\": \"bfloat16\", \"use_cache\": true, \"v_head_dim\": 128,"
+    " \"vocab_size\": 129280";
+  g_autofree char *v32 = g_strdup_printf ("{\"architectures\": [\"DeepseekV32ForCausalLM\"],"
+                                          " \"model_type\": \"deepseek_v32\", \"index_head_dim\": 128,"
+                                          " \"index_n_heads\": 64, \"index_topk\": 2048, %s}",
+                                          common);
+  g_autofree char *v3 = g_strdup_printf ("{\"model_type\": \"deepseek_v3\", %s}", common);
+  HrParams p;
+  HrModel m, m3;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+  double parts[HR_FLOPS_N_COMPONENTS], parts3[HR_FLOPS_N_COMPONENTS];
+
+  /* DeepSeek-V3's 671,026,404,352 (test-config's derivation) plus, in each
+   * of the 61 layers, the indexer: wq_b 1536·64·128 = 12,582,912, wk
+   * 7168·128 = 917,504, k_norm's weight and bias 2·128, weights_proj
+   * 7168·64 = 458,752: 13,959,424, 851,524,864 in all: 671,877,929,216
+   * (DeepSeek's 685 B adds the MTP layer, which transformers does not
+   * build). Active less 58·248·3·7168·2048: 38,403,807,488. */
+  p = count (v32, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 671877929216);
+  g_assert_cmpint (p.attention - count (v3, HR_CONFIG_WARN_NONE).attention, ==,
+                   INT64_C (61) * 13959424);
+  g_assert_cmpint (p.active, ==, 38403807488);
+  m = model_of (v32);
+  m3 = model_of (v3);
+  g_assert_cmpint (m.index_heads, ==, 64);
+  g_assert_cmpint (m.index_topk, ==, 2048);
+  /* Its cache: the latent 512 and rope key 64 of MLA and the indexer's key
+   * of 128, 704 · 2 B · 61 = 85,888 B per token. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 85888.0);
+  /* The indexer's projections: 2·1000·61·(1536·8192 + 7168·(128 + 64)) =
+   * 1,703,018,496,000 FLOPs more in a prefill of 1000 tokens than V3. */
+  hr_flops_prefill_components (&m, 1, 1000, true, parts);
+  hr_flops_prefill_components (&m3, 1, 1000, true, parts3);
+  g_assert_cmpfloat (parts[HR_FLOPS_ATTN_PROJ] - parts3[HR_FLOPS_ATTN_PROJ], ==, 1703018496000.0);
+  g_assert_cmpfloat (parts[HR_FLOPS_ATTN_SCORES], >, parts3[HR_FLOPS_ATTN_SCORES]);
+
+  /* DeepseekV32Config(): the same model. */
+  p = count ("{\"model_type\": \"deepseek_v32\"}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 671877929216);
+  m = model_of ("{\"model_type\": \"deepseek_v32\", \"num_local_experts\": 64}");
+  g_assert_cmpint (m.n_experts, ==, 64);
+  m = model_of ("{\"model_type\": \"deepseek_v32\", \"num_hidden_layers\": 4,"
+                " \"mlp_layer_types\": [\"dense\", \"dense\", \"dense\", \"sparse\"]}");
+  g_assert_cmpint (m.first_dense_layers, ==, 3);
+  expect_error ("{\"model_type\": \"deepseek_v32\", \"num_hidden_layers\": 4,"
+                " \"mlp_layer_types\": [\"dense\", \"sparse\", \"dense\", \"sparse\"]}",
+                HR_ERROR_UNSUPPORTED, "mlp_layer_types");
+  expect_error ("{\"model_type\": \"deepseek_v32\", \"q_lora_rank\": null}",
+                HR_ERROR_UNSUPPORTED, "q_lora_rank");
+  expect_error ("{\"model_type\": \"deepseek_v32\", \"index_head_dim\": 32}",
+                HR_ERROR_OUT_OF_RANGE, "index_head_dim");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -475,6 +549,7 @@ main (int   argc,
   g_test_add_func ("/config/longcat-flash", test_longcat_flash);
   g_test_add_func ("/config/bitnet", test_bitnet);
   g_test_add_func ("/config/afmoe", test_afmoe);
+  g_test_add_func ("/config/deepseek-v32", test_deepseek_v32);
 
   return g_test_run ();
 }
