@@ -548,6 +548,26 @@ hr_config_llama_read_granitemoe_hybrid (Reader  *r,
                              "a layer kind other than attention and mamba");
     }
 
+  /* GraniteMoeHybridConfig checks its Mamba sizes whatever the layers. */
+  {
+    int64_t expand, heads, width;
+
+    TRY (read_int (r, "mamba_expand", 2, POSITIVE, &expand));
+    TRY (read_int (r, "mamba_n_heads", 128, POSITIVE, &heads));
+    width = expand * m->hidden_size;
+    if (width % heads != 0)
+      return hr_error_set (r->err, HR_ERROR_NOT_DIVISIBLE, "mamba_n_heads", heads, width,
+                           "mamba_expand · hidden_size");
+    lookup (r, "mamba_d_head", &v);
+    if (v.type == HR_VALUE_INT && v.i * heads != width)
+      return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "mamba_d_head", v.i, width / heads,
+                           "other than mamba_expand · hidden_size / mamba_n_heads");
+    if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_INT
+        && (v.type != HR_VALUE_STRING || v.s == NULL || strcmp (v.s, "auto") != 0))
+      return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "mamba_d_head", 0, 0,
+                           "an integer or \"auto\"");
+  }
+
   lookup (r, "position_embedding_type", &v);
   if (v.type == HR_VALUE_STRING && v.s != NULL && strcmp (v.s, "rope") == 0)
     m->positions = HR_POSITIONS_ROTARY;

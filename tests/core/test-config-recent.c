@@ -133,6 +133,14 @@ test_granitemoehybrid (void)
   expect_error ("{\"model_type\": \"granitemoehybrid\", \"num_hidden_layers\": 1,"
                 " \"layer_types\": [\"attention\"], \"num_experts_per_tok\": 9}",
                 HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok");
+  /* GraniteMoeHybridConfig refuses Mamba sizes that do not divide, even
+   * where no layer is Mamba. */
+  expect_error ("{\"model_type\": \"granitemoehybrid\", \"num_hidden_layers\": 1,"
+                " \"layer_types\": [\"attention\"], \"mamba_n_heads\": 100}",
+                HR_ERROR_NOT_DIVISIBLE, "mamba_n_heads");
+  expect_error ("{\"model_type\": \"granitemoehybrid\", \"num_hidden_layers\": 1,"
+                " \"layer_types\": [\"attention\"], \"mamba_d_head\": 32}",
+                HR_ERROR_OUT_OF_RANGE, "mamba_d_head");
   g_assert_null (hr_config_refusal ("granitemoehybrid"));
 }
 
