@@ -748,7 +748,7 @@ print_plan_table (const char          *name,
           request->training.global_batch, request->training.seq_len);
   printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n"),
           result->searched, result->fitting, ms);
-  /* TRANSLATORS: %s is "an upper bound: published runs reached 52–90 % of such predictions" */
+  /* TRANSLATORS: %s is "an upper bound: published runs reached 46–90 % of such predictions" */
   printf (_("Step times predicted from the hardware, %s\n\n"), headroom_prediction_bound ());
 
   if (result->n_best == 0)

@@ -707,7 +707,7 @@ headroom_estimator_get_mfu_override (HeadroomEstimator *self)
 const char *
 headroom_prediction_bound (void)
 {
-  return _("an upper bound: published runs reached 52–90 % of such predictions");
+  return _("an upper bound: published runs reached 46–90 % of such predictions");
 }
 
 char *
@@ -719,7 +719,7 @@ headroom_estimator_dup_time_basis (HeadroomEstimator *self)
   if (!self->has_result || self->result.workload != HEADROOM_WORKLOAD_TRAINING)
     return NULL;
   if (self->result.training_time.predicted)
-    /* TRANSLATORS: %s is "an upper bound: published runs reached 52–90 % of such predictions" */
+    /* TRANSLATORS: %s is "an upper bound: published runs reached 46–90 % of such predictions" */
     return g_strdup_printf (_("Predicted from the hardware, %s"), headroom_prediction_bound ());
   percent = headroom_format_count (100 * self->result.training.mfu);
   /* TRANSLATORS: the times shown come from a measured utilisation, e.g. "40 %" */

@@ -108,7 +108,7 @@ gboolean         headroom_estimator_get_mfu_override       (HeadroomEstimator *s
  * or "From the utilisation set (40 %)"; NULL for inference or without a result. */
 char            *headroom_estimator_dup_time_basis         (HeadroomEstimator *self) G_GNUC_WARN_UNUSED_RESULT;
 /* What the step model's predictions are against measured runs, said wherever
- * a predicted time is shown: "an upper bound: published runs reached 52–90 %
+ * a predicted time is shown: "an upper bound: published runs reached 46–90 %
  * of such predictions" (docs/planner.md, "Check against measured runs"). */
 const char      *headroom_prediction_bound                 (void);
 

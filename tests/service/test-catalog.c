@@ -224,6 +224,18 @@ test_datasheet_additions_accelerators (void)
     g_assert_cmpfloat (mi355x.peak_flops[HR_DTYPE_INT8], ==, 5000e12);
     g_assert_cmpfloat (mi355x.gemm_sustained_flops[HR_DTYPE_BF16], ==, 1565.0e12);
   }
+  /* torchao's measured shares (testing/training/roofline_utils.py at
+   * 36027d82): Meta's H100 variant 0.78 of 989 and 1,979 TFLOP/s and 0.92 of
+   * 2.4 TB/s; B300 0.84 of 8 TB/s. */
+  {
+    HrGpu meta;
+
+    g_assert_true (headroom_catalog_lookup_gpu (catalog, "h100-sxm-hbm2e", &meta, &error));
+    g_assert_cmpfloat (fabs (meta.gemm_sustained_flops[HR_DTYPE_BF16] - 0.78 * 989e12), <, 1e3);
+    g_assert_cmpfloat (fabs (meta.gemm_sustained_flops[HR_DTYPE_FP8] - 0.78 * 1979e12), <, 1e3);
+    g_assert_cmpfloat (fabs (meta.memory_sustained_bandwidth - 0.92 * 2.4e12), <, 1);
+    g_assert_cmpfloat (fabs (b300.memory_sustained_bandwidth - 0.84 * 8e12), <, 1);
+  }
   remove_user_dir (dir);
 }
 

@@ -452,7 +452,7 @@ set_summary (HeadroomPlanView *self)
                                             "%s layouts searched, %s fit", (gulong) n_searched),
                                searched, fitting);
   /* TRANSLATORS: the first %s is "12,345 layouts searched, 12 fit", the second
-   * "an upper bound: published runs reached 52–90 % of such predictions" */
+   * "an upper bound: published runs reached 46–90 % of such predictions" */
   caption = g_strdup_printf (_("%s. Step times are predicted from the hardware, %s."),
                              summary, headroom_prediction_bound ());
   gtk_label_set_label (self->summary_label, caption);
