@@ -6,8 +6,9 @@
  * families' readers, shared by hr-config.c (the entry point and
  * vision-language wrappers), hr-config-families.c (the families with readers
  * of their own), hr-config-mla.c (those built on DeepSeek-V3's latent
- * attention), hr-config-llama.c (the Llama-style families) and
- * hr-config-llama-families.c (what each of those adds). For those five
+ * attention), hr-config-remote.c (those whose modeling code is in their
+ * Hub repository), hr-config-llama.c (the Llama-style families) and
+ * hr-config-llama-families.c (what each of those adds). For those six
  * files only.
  */
 #pragma once
@@ -286,6 +287,11 @@ HrStatus hr_config_read_longcat_flash (Reader  *r,
                                        HrModel *m);
 HrStatus hr_config_read_deepseek_v32 (Reader  *r,
                                       HrModel *m);
+
+/* hr-config-remote.c: the families whose modeling code is in their Hub
+ * repository (trust_remote_code) */
+HrStatus hr_config_read_exaone (Reader  *r,
+                                HrModel *m);
 
 /* hr-config-llama.c: what the Llama reader and its families share */
 HrStatus hr_config_read_layer_types (Reader  *r,

@@ -41,6 +41,7 @@ typedef enum
   TYPE_JETMOE,
   TYPE_LONGCAT_FLASH,
   TYPE_DEEPSEEK_V32,
+  TYPE_EXAONE,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -126,6 +127,7 @@ static const struct
   { "bitnet",           TYPE_LLAMA_STYLE, FAMILY_BITNET },
   { "afmoe",            TYPE_LLAMA_STYLE, FAMILY_AFMOE },
   { "deepseek_v32",     TYPE_DEEPSEEK_V32, FAMILY_UNKNOWN },
+  { "exaone",           TYPE_EXAONE,      FAMILY_UNKNOWN },  /* remote code */
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -454,6 +456,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_LONGCAT_FLASH:
       status = hr_config_read_longcat_flash (&r, &m);
+      break;
+    case TYPE_EXAONE:
+      status = hr_config_read_exaone (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

@@ -1,0 +1,84 @@
+/* hr-config-remote.c
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The families whose modeling code lives in each model's Hub repository
+ * (trust_remote_code) rather than in transformers. Their configuration
+ * classes ship with each repository and their defaults differ from one
+ * release to the next, so the keys that shape a tensor are required. tie_word_embeddings is the exception: PretrainedConfig's
+ * to_diff_dict() leaves it out of a saved config.json only when it equals
+ * both PretrainedConfig's default and the class's, true.
+ */
+#include "hr-config-reader.h"
+
+/* An optional head_dim that must be the one the attention computes
+ * (hidden_size / num_attention_heads). */
+static HrStatus
+check_head_dim (Reader  *r,
+                HrModel *m)
+{
+  int64_t head_dim;
+
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  TRY (read_int (r, "head_dim", NONE, NULLABLE | POSITIVE, &head_dim));
+  if (head_dim != NONE && head_dim != m->head_dim)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "head_dim", head_dim, m->head_dim,
+                         "a head size other than hidden_size / num_attention_heads, "
+                         "which the model's attention computes");
+  return HR_OK;
+}
+
+/* What these families share: hidden_size, the layers, the heads, vocab_size,
+ * kv heads (null or absent: one per query head), a SwiGLU MLP, RMSNorm
+ * before each sub-block and a final one, rotary positions. */
+static HrStatus
+read_shape (Reader     *r,
+            const char *layers_key,
+            HrModel    *m)
+{
+  int64_t kv;
+
+  TRY (read_int (r, "hidden_size", 0, REQUIRED | POSITIVE, &m->hidden_size));
+  TRY (read_int (r, layers_key, 0, REQUIRED | POSITIVE, &m->n_layers));
+  TRY (read_int (r, "num_attention_heads", 0, REQUIRED | POSITIVE, &m->n_heads));
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  TRY (read_int (r, "vocab_size", 0, REQUIRED | POSITIVE, &m->vocab_size));
+  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  return HR_OK;
+}
+
+/* ExaoneConfig / modeling_exaone.py (EXAONE 3.0 and 3.5, LGAI-EXAONE):
+ * transformer.wte; each block h.i is ln_1 (RMSNorm), attn.attention with
+ * q_proj, k_proj, v_proj and out_proj, none with a bias, ln_2 and mlp with
+ * c_fc_0 (gate), c_fc_1 (up) and c_proj (down), no biases; ln_f; lm_head
+ * without bias, tied as tie_word_embeddings says. num_hidden_layers is the
+ * attribute_map alias of num_layers; a null or 0 intermediate_size is
+ * 4·hidden_size (ExaoneConfig); head_dim is hidden_size / heads. The names
+ * are LG's checkpoint keys, as vLLM's and mlx-lm's ports of the model load
+ * them. EXAONE 4.0 is transformers' exaone4. */
+HrStatus
+hr_config_read_exaone (Reader  *r,
+                       HrModel *m)
+{
+  int64_t ffn;
+
+  TRY (read_shape (r, pick (r, "num_layers", "num_hidden_layers"), m));
+  TRY (check_head_dim (r, m));
+  TRY (read_int (r, "intermediate_size", NONE, NULLABLE | NON_NEG, &ffn));
+  if (ffn == NONE || ffn == 0)
+    {
+      if (m->hidden_size > INT64_MAX / 4)
+        return hr_error_set (r->err, HR_ERROR_OVERFLOW, "hidden_size", m->hidden_size, 0, NULL);
+      ffn = 4 * m->hidden_size;
+    }
+  m->ffn_size = ffn;
+  return HR_OK;
+}
