@@ -82,3 +82,27 @@ hr_config_read_exaone (Reader  *r,
   m->ffn_size = ffn;
   return HR_OK;
 }
+
+/* InternLM3Config / modeling_internlm3.py (internlm3-8b-instruct): Llama's
+ * layout, q_proj, k_proj and v_proj with qkv_bias, o_proj with bias,
+ * gate_proj, up_proj and down_proj with bias, input_layernorm and
+ * post_attention_layernorm RMSNorms, a final norm, lm_head without bias;
+ * head_dim, else hidden_size / heads. */
+HrStatus
+hr_config_read_internlm3 (Reader  *r,
+                          HrModel *m)
+{
+  int64_t head_dim;
+  bool bias;
+
+  TRY (read_shape (r, "num_hidden_layers", m));
+  TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
+  TRY (read_int (r, "head_dim", NONE, NULLABLE | POSITIVE, &head_dim));
+  TRY (read_bool (r, "qkv_bias", false, &m->qkv_bias));
+  TRY (read_bool (r, "bias", false, &bias));
+  if (head_dim == NONE)
+    TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &head_dim));
+  m->head_dim = head_dim;
+  m->out_bias = m->mlp_bias = bias;
+  return HR_OK;
+}

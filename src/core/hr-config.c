@@ -42,6 +42,7 @@ typedef enum
   TYPE_LONGCAT_FLASH,
   TYPE_DEEPSEEK_V32,
   TYPE_EXAONE,
+  TYPE_INTERNLM3,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -128,6 +129,7 @@ static const struct
   { "afmoe",            TYPE_LLAMA_STYLE, FAMILY_AFMOE },
   { "deepseek_v32",     TYPE_DEEPSEEK_V32, FAMILY_UNKNOWN },
   { "exaone",           TYPE_EXAONE,      FAMILY_UNKNOWN },  /* remote code */
+  { "internlm3",        TYPE_INTERNLM3,   FAMILY_UNKNOWN },  /* remote code */
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -459,6 +461,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_EXAONE:
       status = hr_config_read_exaone (&r, &m);
+      break;
+    case TYPE_INTERNLM3:
+      status = hr_config_read_internlm3 (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

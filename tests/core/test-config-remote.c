@@ -4,7 +4,7 @@
  *
  * Reading the families whose modeling code lives in each model's Hub
  * repository (trust_remote_code; hr-config-remote.c): EXAONE 3.0/3.5
- * (exaone). The
+ * (exaone) and InternLM3 (internlm3). The
  * configs are the published config.json files' shape keys as remembered
  * from the Hub (not fetched here: no network); the counts are derived from
  * the modules each modeling file builds, and each total is checked against
@@ -108,6 +108,56 @@ test_exaone (void)
                 HR_ERROR_UNSUPPORTED, "head_dim");
 }
 
+/* InternLM3 (internlm3): Llama's tensors with qkv_bias and bias. */
+static void
+test_internlm3 (void)
+{
+  /* internlm/internlm3-8b-instruct's config.json (as remembered): 48
+   * layers, hidden 4096, 32 heads of head_dim 128 over 2 kv heads,
+   * intermediate 10240, vocabulary 128,512, qkv_bias and bias false,
+   * untied. Per layer: q_proj and o_proj 2·4096² = 33,554,432, k_proj and
+   * v_proj 2·4096·256 = 2,097,152, the MLP 3·4096·10240 = 125,829,120, two
+   * norms 2·4096: 161,488,896 × 48 = 7,751,467,008; + 4096 + 2·128,512·4096
+   * = 1,052,770,304: 8,804,241,408 (the Hub page: 8.8B). */
+  static const char internlm3[] =
+    "{\"model_type\": \"internlm3\", \"architectures\": [\"InternLM3ForCausalLM\"],"
+    " \"attention_dropout\": 0.0, \"bias\": false, \"bos_token_id\": 1,"
+    " \"eos_token_id\": 2, \"head_dim\": 128, \"hidden_act\": \"silu\","
+    " \"hidden_size\": 4096, \"initializer_range\": 0.02, \"intermediate_size\": 10240,"
+    " \"max_position_embeddings\": 32768, \"num_attention_heads\": 32,"
+    " \"num_hidden_layers\": 48, \"num_key_value_heads\": 2, \"qkv_bias\": false,"
+    " \"rms_norm_eps\": 1e-05, \"rope_scaling\": {\"factor\": 6.0, \"rope_type\": \"dynamic\"},"
+    " \"rope_theta\": 50000000, \"tie_word_embeddings\": false,"
+    " \"torch_dtype\": \"bfloat16\", \"use_cache\": true, \"vocab_size\": 128512}";
+  g_autofree char *biased = NULL;
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+
+  p = count (internlm3, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 161488896);
+  g_assert_cmpint (p.total, ==, 8804241408);
+  m = model_of (internlm3);
+  g_assert_cmpint (m.head_dim, ==, 128);
+  g_assert_cmpint (m.n_kv_heads, ==, 2);
+  /* Its cache: 2 · 2 kv heads · 128 · 2 B = 1024 B per layer and token,
+   * × 48 = 49,152 B per token. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 49152.0);
+
+  /* qkv_bias puts biases on q, k and v (4096 + 2·256), bias on o_proj
+   * (4096) and the MLP (2·10240 + 4096): 33,280 a layer, 1,597,440 in all. */
+  biased = g_strdup (internlm3);
+  g_assert_nonnull (strstr (biased, "\"bias\": false"));
+  memcpy (strstr (biased, "\"bias\": false"), "\"bias\": true ", 13);
+  memcpy (strstr (biased, "\"qkv_bias\": false"), "\"qkv_bias\": true ", 17);
+  p = count (biased, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total - 8804241408, ==, 1597440);
+  m = model_of (biased);
+  g_assert_true (m.qkv_bias && m.out_bias && m.mlp_bias);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -115,6 +165,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/config/exaone", test_exaone);
+  g_test_add_func ("/config/internlm3", test_internlm3);
 
   return g_test_run ();
 }
