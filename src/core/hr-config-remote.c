@@ -5,7 +5,9 @@
  * The families whose modeling code lives in each model's Hub repository
  * (trust_remote_code) rather than in transformers. Their configuration
  * classes ship with each repository and their defaults differ from one
- * release to the next, so the keys that shape a tensor are required. tie_word_embeddings is the exception: PretrainedConfig's
+ * release to the next (MiniCPMConfig ties the embeddings in MiniCPM-2B's
+ * repository and not in MiniCPM4's), so the keys that shape a tensor are
+ * required. tie_word_embeddings is the exception: PretrainedConfig's
  * to_diff_dict() leaves it out of a saved config.json only when it equals
  * both PretrainedConfig's default and the class's, true.
  */
@@ -28,8 +30,8 @@ check_head_dim (Reader  *r,
   return HR_OK;
 }
 
-/* What these families share: hidden_size, the layers, the heads, vocab_size,
- * kv heads (null or absent: one per query head), a SwiGLU MLP, RMSNorm
+/* What these families share: hidden_size, the layers, the heads,
+ * vocab_size, kv heads (null or absent: one per query head), a SwiGLU MLP, RMSNorm
  * before each sub-block and a final one, rotary positions. */
 static HrStatus
 read_shape (Reader     *r,
@@ -104,5 +106,44 @@ hr_config_read_internlm3 (Reader  *r,
     TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &head_dim));
   m->head_dim = head_dim;
   m->out_bias = m->mlp_bias = bias;
+  return HR_OK;
+}
+
+/* MiniCPMConfig / modeling_minicpm.py (MiniCPM 1 and 2, MiniCPM4): Llama's
+ * layout, q_proj, k_proj, v_proj and o_proj with attention_bias, the MLP
+ * without biases, head_dim hidden_size / heads (MiniCPMAttention refuses
+ * others). scale_emb, dim_model_base and scale_depth scale activations and
+ * hold no parameters. MiniCPM4's sparse_config turns on InfLLM v2 sparse
+ * attention (MiniCPMInfLLMv2Attention): no parameters of its own
+ * (CompressK mean-pools keys), but its cache keeps compressed keys beside
+ * the dense ones, which Headroom does not model: refused, as is
+ * use_output_gate (an o_gate before o_proj in later releases) and
+ * MiniCPM-MoE's num_experts. */
+HrStatus
+hr_config_read_minicpm (Reader  *r,
+                        HrModel *m)
+{
+  HrValue v;
+  int64_t experts;
+  bool attention_bias, gate;
+
+  TRY (read_shape (r, "num_hidden_layers", m));
+  TRY (check_head_dim (r, m));
+  TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
+  TRY (read_bool (r, "attention_bias", false, &attention_bias));
+  TRY (read_bool (r, "use_output_gate", false, &gate));
+  m->qkv_bias = m->out_bias = attention_bias;
+  lookup (r, "sparse_config", &v);
+  if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "sparse_config", 0, 0,
+                         "InfLLM v2 sparse attention, whose compressed-key cache "
+                         "Headroom does not model");
+  if (gate)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_output_gate", 1, 0,
+                         "MiniCPM's o_gate before o_proj, which Headroom does not model");
+  TRY (read_int (r, "num_experts", 0, NULLABLE | NON_NEG, &experts));
+  if (experts != NONE && experts > 0)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_experts", experts, 0,
+                         "MiniCPM-MoE's experts, whose modules Headroom has not read");
   return HR_OK;
 }

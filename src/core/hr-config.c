@@ -43,6 +43,7 @@ typedef enum
   TYPE_DEEPSEEK_V32,
   TYPE_EXAONE,
   TYPE_INTERNLM3,
+  TYPE_MINICPM,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -130,6 +131,7 @@ static const struct
   { "deepseek_v32",     TYPE_DEEPSEEK_V32, FAMILY_UNKNOWN },
   { "exaone",           TYPE_EXAONE,      FAMILY_UNKNOWN },  /* remote code */
   { "internlm3",        TYPE_INTERNLM3,   FAMILY_UNKNOWN },  /* remote code */
+  { "minicpm",          TYPE_MINICPM,     FAMILY_UNKNOWN },  /* remote code */
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -212,6 +214,13 @@ static const struct
    * norms and two tanh gates, attending to the vision tower's states */
   { "mllama", "Llama 3.2 Vision's cross-attention layers (cross_attention_layers), "
               "which Headroom does not model" },
+  /* modeling_minicpm3.py (remote code): DeepSeek-V2's latent attention
+   * (q_a_proj, kv_a_proj_with_mqa, their norms, q_b_proj, kv_b_proj,
+   * o_proj), but its cache holds the expanded keys (heads · (nope + rope))
+   * and values (heads · v_head_dim; vLLM pads them to the key's size), not
+   * the latent that HrModel's latent attention caches */
+  { "minicpm3", "MiniCPM3's latent attention, whose cache holds the expanded keys and "
+                "values rather than the latent, which Headroom does not model" },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,
@@ -464,6 +473,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_INTERNLM3:
       status = hr_config_read_internlm3 (&r, &m);
+      break;
+    case TYPE_MINICPM:
+      status = hr_config_read_minicpm (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

@@ -4,7 +4,8 @@
  *
  * Reading the families whose modeling code lives in each model's Hub
  * repository (trust_remote_code; hr-config-remote.c): EXAONE 3.0/3.5
- * (exaone) and InternLM3 (internlm3). The
+ * (exaone), InternLM3 (internlm3) and MiniCPM (minicpm), and refusing
+ * MiniCPM3 (minicpm3) by name. The
  * configs are the published config.json files' shape keys as remembered
  * from the Hub (not fetched here: no network); the counts are derived from
  * the modules each modeling file builds, and each total is checked against
@@ -158,6 +159,90 @@ test_internlm3 (void)
   g_assert_true (m.qkv_bias && m.out_bias && m.mlp_bias);
 }
 
+/* MiniCPM (minicpm): Llama's tensors with attention_bias, usually tied. */
+static void
+test_minicpm (void)
+{
+  /* openbmb/MiniCPM-2B-sft-bf16's config.json (as remembered): 40 layers,
+   * hidden 2304, 36 heads of 64 (kv 36), intermediate 5760, vocabulary
+   * 122,753, scale_emb 12, dim_model_base 256, scale_depth 1.4 (which hold
+   * no parameters), no tie_word_embeddings (so tied). Per layer: 4·2304² =
+   * 21,233,664, 3·2304·5760 = 39,813,120, 2·2304: 61,051,392 × 40 =
+   * 2,442,055,680; + 2304 + 122,753·2304 = 282,822,912: 2,724,880,896
+   * (OpenBMB: 2.4B without embeddings, 2.7B in all). */
+  static const char minicpm2[] =
+    "{\"model_type\": \"minicpm\", \"architectures\": [\"MiniCPMForCausalLM\"],"
+    " \"bos_token_id\": 1, \"eos_token_id\": 2, \"hidden_act\": \"silu\","
+    " \"hidden_size\": 2304, \"initializer_range\": 0.1, \"intermediate_size\": 5760,"
+    " \"max_position_embeddings\": 4096, \"num_attention_heads\": 36,"
+    " \"num_hidden_layers\": 40, \"num_key_value_heads\": 36, \"rms_norm_eps\": 1e-05,"
+    " \"rope_scaling\": null, \"torch_dtype\": \"bfloat16\", \"use_cache\": true,"
+    " \"vocab_size\": 122753, \"scale_emb\": 12, \"dim_model_base\": 256,"
+    " \"scale_depth\": 1.4}";
+  /* openbmb/MiniCPM4-8B's shape (as remembered): 32 layers, hidden 4096,
+   * 32 heads of 128 over 2 kv heads, intermediate 16384, vocabulary 73,448,
+   * untied; its sparse_config (InfLLM v2) is refused below, so read here
+   * with it null, as a dense MiniCPM4. Per layer: 2·4096² = 33,554,432,
+   * 2·4096·256 = 2,097,152, 3·4096·16384 = 201,326,592, 2·4096: 236,986,368
+   * × 32 = 7,583,563,776; + 4096 + 2·73,448·4096 = 601,686,016:
+   * 8,185,253,888 (the Hub page: 8.19B). */
+  static const char minicpm4_shape[] =
+    "\"model_type\": \"minicpm\", \"hidden_size\": 4096, \"intermediate_size\": 16384,"
+    " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"num_key_value_heads\": 2,"
+    " \"vocab_size\": 73448, \"tie_word_embeddings\": false, \"scale_emb\": 12,"
+    " \"dim_model_base\": 256, \"scale_depth\": 1.4";
+  g_autofree char *dense4 = g_strdup_printf ("{%s, \"sparse_config\": null}", minicpm4_shape);
+  g_autofree char *sparse4 =
+    g_strdup_printf ("{%s, \"sparse_config\": {\"kernel_size\": 32, \"kernel_stride\": 16,"
+                     " \"init_blocks\": 1, \"block_size\": 64, \"window_size\": 2048,"
+                     " \"topk\": 64, \"use_nope\": false, \"dense_len\": 8192}}",
+                     minicpm4_shape);
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+
+  p = count (minicpm2, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 61051392);
+  g_assert_cmpint (p.total, ==, 2724880896);
+  g_assert_cmpint (p.non_embedding, ==, 2724880896 - 282822912);
+  g_assert_cmpint (p.lm_head, ==, 0);
+  m = model_of (minicpm2);
+  /* Its cache: 2 · 36 · 64 · 2 B · 40 = 368,640 B per token. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 368640.0);
+
+  p = count (dense4, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 8185253888);
+  expect_error (sparse4, HR_ERROR_UNSUPPORTED, "sparse_config");
+
+  /* attention_bias: q, k, v and o biases, 4·2304 a layer: + 368,640. */
+  p = count ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304, \"intermediate_size\": 5760,"
+             " \"num_attention_heads\": 36, \"num_hidden_layers\": 40, \"vocab_size\": 122753,"
+             " \"attention_bias\": true}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 2724880896 + 368640);
+  expect_error ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304, \"intermediate_size\": 5760,"
+                " \"num_attention_heads\": 36, \"num_hidden_layers\": 40, \"vocab_size\": 122753,"
+                " \"num_experts\": 8, \"num_experts_per_tok\": 2}",
+                HR_ERROR_UNSUPPORTED, "num_experts");
+  expect_error ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304, \"intermediate_size\": 5760,"
+                " \"num_attention_heads\": 36, \"num_hidden_layers\": 40, \"vocab_size\": 122753,"
+                " \"use_output_gate\": true}", HR_ERROR_UNSUPPORTED, "use_output_gate");
+  expect_error ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304, \"intermediate_size\": 5760,"
+                " \"num_attention_heads\": 36, \"num_hidden_layers\": 40}",
+                HR_ERROR_MISSING, "vocab_size");
+
+  /* MiniCPM3's latent attention caches expanded keys and values: refused
+   * on model_type (openbmb/MiniCPM3-4B's shape keys as remembered). */
+  g_assert_nonnull (hr_config_refusal ("minicpm3"));
+  expect_error ("{\"model_type\": \"minicpm3\", \"hidden_size\": 2560,"
+                " \"num_hidden_layers\": 62, \"num_attention_heads\": 40,"
+                " \"q_lora_rank\": 768, \"kv_lora_rank\": 256, \"qk_nope_head_dim\": 64,"
+                " \"qk_rope_head_dim\": 32, \"v_head_dim\": 64, \"vocab_size\": 73448}",
+                HR_ERROR_UNSUPPORTED, "model_type");
+  g_assert_null (hr_config_refusal ("minicpm"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -166,6 +251,7 @@ main (int   argc,
 
   g_test_add_func ("/config/exaone", test_exaone);
   g_test_add_func ("/config/internlm3", test_internlm3);
+  g_test_add_func ("/config/minicpm", test_minicpm);
 
   return g_test_run ();
 }
