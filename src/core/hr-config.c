@@ -221,6 +221,21 @@ static const struct
    * the latent that HrModel's latent attention caches */
   { "minicpm3", "MiniCPM3's latent attention, whose cache holds the expanded keys and "
                 "values rather than the latent, which Headroom does not model" },
+  /* modeling_decilm.py (remote code; Llama-3.3-Nemotron-Super-49B,
+   * Llama-3.1-Nemotron-Ultra-253B, Llama-3.1-Nemotron-Nano-8B): each
+   * DeciLMDecoderLayer builds what its entry of block_configs says: its
+   * attention skipped (no_op, with its input_layernorm), one Linear
+   * (replace_with_linear) or with num_attention_heads / n_heads_in_group kv
+   * heads of its own; its MLP skipped, one Linear or of a width of its own
+   * (ffn_mult). HrModel has one attention and one MLP shape for every
+   * layer. */
+  { "nemotron-nas", "NVIDIA's Nemotron-NAS layers, each of its own shape (block_configs: "
+                    "attention or MLP skipped, linear, or with kv heads and widths of their "
+                    "own), which Headroom does not model" },
+  /* modeling_decilm.py of Deci's DeciLM-7B (remote code): each layer's
+   * kv heads are num_key_value_heads_per_layer's entry */
+  { "deci", "DeciLM's kv heads that vary from layer to layer "
+            "(num_key_value_heads_per_layer), which Headroom does not model" },
 };
 
 /* Families whose layers are not (only) attention and MLP: refused by name,

@@ -5,7 +5,8 @@
  * Reading the families whose modeling code lives in each model's Hub
  * repository (trust_remote_code; hr-config-remote.c): EXAONE 3.0/3.5
  * (exaone), InternLM3 (internlm3) and MiniCPM (minicpm), and refusing
- * MiniCPM3 (minicpm3) by name. The
+ * MiniCPM3 (minicpm3), NVIDIA's Nemotron-NAS (nemotron-nas) and DeciLM
+ * (deci) by name. The
  * configs are the published config.json files' shape keys as remembered
  * from the Hub (not fetched here: no network); the counts are derived from
  * the modules each modeling file builds, and each total is checked against
@@ -243,6 +244,29 @@ test_minicpm (void)
   g_assert_null (hr_config_refusal ("minicpm"));
 }
 
+/* Nemotron-NAS and DeciLM: layers that differ one from another, refused by
+ * name whatever the rest of the config says. */
+static void
+test_nas_refused (void)
+{
+  g_assert_nonnull (hr_config_refusal ("nemotron-nas"));
+  g_assert_nonnull (strstr (hr_config_refusal ("nemotron-nas"), "block_configs"));
+  g_assert_nonnull (hr_config_refusal ("deci"));
+  g_assert_nonnull (strstr (hr_config_refusal ("deci"), "num_key_value_heads_per_layer"));
+  /* nvidia/Llama-3_3-Nemotron-Super-49B-v1's top-level keys (as
+   * remembered), block_configs left out: refused on model_type. */
+  expect_error ("{\"model_type\": \"nemotron-nas\", \"architectures\": [\"DeciLMForCausalLM\"],"
+                " \"hidden_size\": 8192, \"num_hidden_layers\": 80,"
+                " \"num_attention_heads\": 64, \"vocab_size\": 128256,"
+                " \"intermediate_size\": null, \"num_key_value_heads\": null}",
+                HR_ERROR_UNSUPPORTED, "model_type");
+  expect_error ("{\"model_type\": \"deci\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+                " \"num_attention_heads\": 32, \"vocab_size\": 32000}",
+                HR_ERROR_UNSUPPORTED, "model_type");
+  g_assert_null (hr_config_refusal ("exaone"));
+  g_assert_null (hr_config_refusal ("minicpm"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -252,6 +276,7 @@ main (int   argc,
   g_test_add_func ("/config/exaone", test_exaone);
   g_test_add_func ("/config/internlm3", test_internlm3);
   g_test_add_func ("/config/minicpm", test_minicpm);
+  g_test_add_func ("/config/nas-refused", test_nas_refused);
 
   return g_test_run ();
 }
