@@ -147,3 +147,34 @@ hr_config_read_minicpm (Reader  *r,
                          "MiniCPM-MoE's experts, whose modules Headroom has not read");
   return HR_OK;
 }
+
+/* BaichuanConfig / modeling_baichuan.py (Baichuan 7B and 13B, Baichuan2 7B
+ * and 13B: one model_type for two modeling files): self_attn.W_pack,
+ * Linear(hidden, 3·hidden, bias=False), the fused q, k and v of
+ * num_attention_heads heads each (no grouped kv heads: a
+ * num_key_value_heads other than the heads is refused), o_proj, and
+ * gate/up/down_proj, none with a bias; input_layernorm and
+ * post_attention_layernorm RMSNorms, a final norm; lm_head a Linear
+ * (Baichuan 1) or NormHead (Baichuan 2: a vocab × hidden weight normalized
+ * in the forward), no bias, untied unless tie_word_embeddings. The 7B
+ * files rotate and the 13B ones add ALiBi biases, and the config does not
+ * say which file it goes with: as vLLM's BaichuanForCausalLM, a
+ * hidden_size of 4096 is read as rotary, any other as ALiBi (neither holds
+ * parameters). The context is max_position_embeddings (the 7B files), else
+ * model_max_length (the 13B ones, 4096 by default). */
+HrStatus
+hr_config_read_baichuan (Reader  *r,
+                         HrModel *m)
+{
+  const char *context_key = pick (r, "model_max_length", "max_position_embeddings");
+
+  TRY (read_shape (r, "num_hidden_layers", m));
+  TRY (read_int (r, context_key, 4096, POSITIVE, &m->max_positions));
+  if (m->n_kv_heads != m->n_heads)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_key_value_heads", m->n_kv_heads,
+                         m->n_heads, "grouped kv heads, which Baichuan's W_pack does not build");
+  TRY (check_head_dim (r, m));
+  TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
+  m->positions = m->hidden_size == 4096 ? HR_POSITIONS_ROTARY : HR_POSITIONS_ALIBI;
+  return HR_OK;
+}

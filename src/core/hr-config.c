@@ -44,6 +44,7 @@ typedef enum
   TYPE_EXAONE,
   TYPE_INTERNLM3,
   TYPE_MINICPM,
+  TYPE_BAICHUAN,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -132,6 +133,7 @@ static const struct
   { "exaone",           TYPE_EXAONE,      FAMILY_UNKNOWN },  /* remote code */
   { "internlm3",        TYPE_INTERNLM3,   FAMILY_UNKNOWN },  /* remote code */
   { "minicpm",          TYPE_MINICPM,     FAMILY_UNKNOWN },  /* remote code */
+  { "baichuan",         TYPE_BAICHUAN,    FAMILY_UNKNOWN },  /* remote code */
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -491,6 +493,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_MINICPM:
       status = hr_config_read_minicpm (&r, &m);
+      break;
+    case TYPE_BAICHUAN:
+      status = hr_config_read_baichuan (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

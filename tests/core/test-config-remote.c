@@ -4,13 +4,13 @@
  *
  * Reading the families whose modeling code lives in each model's Hub
  * repository (trust_remote_code; hr-config-remote.c): EXAONE 3.0/3.5
- * (exaone), InternLM3 (internlm3) and MiniCPM (minicpm), and refusing
- * MiniCPM3 (minicpm3), NVIDIA's Nemotron-NAS (nemotron-nas) and DeciLM
- * (deci) by name. The
- * configs are the published config.json files' shape keys as remembered
- * from the Hub (not fetched here: no network); the counts are derived from
- * the modules each modeling file builds, and each total is checked against
- * the size the model's card or Hub page gives.
+ * (exaone), InternLM3 (internlm3), MiniCPM (minicpm) and Baichuan
+ * (baichuan), and refusing MiniCPM3 (minicpm3), NVIDIA's Nemotron-NAS
+ * (nemotron-nas) and DeciLM (deci) by name. The configs are the published
+ * config.json files' shape keys as remembered from the Hub (not fetched
+ * here: no network); the counts are derived by hand from the modules each
+ * modeling file builds, and compared with the size each model's card or
+ * Hub page gives (also as remembered).
  */
 #include "test-config.h"
 #include "test-inference.h"
@@ -244,6 +244,76 @@ test_minicpm (void)
   g_assert_null (hr_config_refusal ("minicpm"));
 }
 
+/* Baichuan and Baichuan 2 (baichuan): Llama's tensors with q, k and v
+ * fused in W_pack, rotary at hidden 4096 and ALiBi otherwise. */
+static void
+test_baichuan (void)
+{
+  /* baichuan-inc/Baichuan2-7B-Base's config.json (as remembered): 32
+   * layers, hidden 4096, 32 heads, intermediate 11008, vocabulary 125,696,
+   * untied (NormHead). Per layer: W_pack 3·4096² = 50,331,648, o_proj
+   * 4096² = 16,777,216, the MLP 3·4096·11008 = 135,266,304, two norms
+   * 2·4096: 202,383,360 × 32 = 6,476,267,520; + 4096 + 2·125,696·4096 =
+   * 1,029,701,632: 7,505,973,248 (Baichuan: 7B; the Hub: 7.51B). */
+  static const char baichuan2_7b[] =
+    "{\"model_type\": \"baichuan\", \"architectures\": [\"BaichuanForCausalLM\"],"
+    " \"bos_token_id\": 1, \"eos_token_id\": 2, \"hidden_act\": \"silu\","
+    " \"hidden_size\": 4096, \"initializer_range\": 0.02, \"intermediate_size\": 11008,"
+    " \"max_position_embeddings\": 4096, \"model_max_length\": 4096,"
+    " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"pad_token_id\": 0,"
+    " \"rms_norm_eps\": 1e-06, \"tie_word_embeddings\": false,"
+    " \"torch_dtype\": \"bfloat16\", \"use_cache\": true, \"vocab_size\": 125696,"
+    " \"z_loss_weight\": 0}";
+  /* Baichuan2-13B-Base's (as remembered): 40 layers, hidden 5120, 40
+   * heads, intermediate 13696, model_max_length 4096 (no
+   * max_position_embeddings), ALiBi. Per layer: 4·5120² = 104,857,600,
+   * 3·5120·13696 = 210,370,560, 2·5120: 315,238,400 × 40 = 12,609,536,000;
+   * + 5120 + 2·125,696·5120 = 1,287,127,040: 13,896,668,160 (the Hub:
+   * 13.9B). */
+  static const char baichuan2_13b[] =
+    "{\"model_type\": \"baichuan\", \"architectures\": [\"BaichuanForCausalLM\"],"
+    " \"hidden_size\": 5120, \"intermediate_size\": 13696, \"model_max_length\": 4096,"
+    " \"num_attention_heads\": 40, \"num_hidden_layers\": 40, \"rms_norm_eps\": 1e-06,"
+    " \"tie_word_embeddings\": false, \"vocab_size\": 125696}";
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+
+  p = count (baichuan2_7b, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 202383360);
+  g_assert_cmpint (p.total, ==, 7505973248);
+  m = model_of (baichuan2_7b);
+  g_assert_cmpint (m.positions, ==, HR_POSITIONS_ROTARY);
+  g_assert_cmpint (m.max_positions, ==, 4096);
+  /* Its cache: 2 · 32 heads · 128 · 2 B = 16,384 B per layer and token,
+   * × 32 = 524,288 B per token. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 524288.0);
+
+  p = count (baichuan2_13b, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 315238400);
+  g_assert_cmpint (p.total, ==, 13896668160);
+  m = model_of (baichuan2_13b);
+  g_assert_cmpint (m.positions, ==, HR_POSITIONS_ALIBI);
+  g_assert_cmpint (m.max_positions, ==, 4096);
+
+  /* Baichuan-7B (Baichuan 1, BaiChuanForCausalLM): Baichuan2-7B's shape
+   * with a vocabulary of 64,000: 6,476,267,520 + 4096 + 2·64,000·4096 =
+   * 524,288,000: 7,000,559,616. */
+  p = count ("{\"model_type\": \"baichuan\", \"architectures\": [\"BaiChuanForCausalLM\"],"
+             " \"hidden_size\": 4096, \"intermediate_size\": 11008,"
+             " \"max_position_embeddings\": 4096, \"num_attention_heads\": 32,"
+             " \"num_hidden_layers\": 32, \"tie_word_embeddings\": false,"
+             " \"vocab_size\": 64000}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 7000559616);
+  /* W_pack holds one kv head per query head. */
+  expect_error ("{\"model_type\": \"baichuan\", \"hidden_size\": 5120, \"intermediate_size\": 13696,"
+                " \"num_attention_heads\": 40, \"num_key_value_heads\": 8,"
+                " \"num_hidden_layers\": 40, \"vocab_size\": 125696}",
+                HR_ERROR_UNSUPPORTED, "num_key_value_heads");
+}
+
 /* Nemotron-NAS and DeciLM: layers that differ one from another, refused by
  * name whatever the rest of the config says. */
 static void
@@ -276,6 +346,7 @@ main (int   argc,
   g_test_add_func ("/config/exaone", test_exaone);
   g_test_add_func ("/config/internlm3", test_internlm3);
   g_test_add_func ("/config/minicpm", test_minicpm);
+  g_test_add_func ("/config/baichuan", test_baichuan);
   g_test_add_func ("/config/nas-refused", test_nas_refused);
 
   return g_test_run ();
