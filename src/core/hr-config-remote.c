@@ -31,11 +31,13 @@ check_head_dim (Reader  *r,
 }
 
 /* What these families share: hidden_size, the layers, the heads,
- * vocab_size, kv heads (null or absent: one per query head), a SwiGLU MLP, RMSNorm
- * before each sub-block and a final one, rotary positions. */
+ * vocab_size, kv heads (null or absent: one per query head), a SwiGLU MLP,
+ * RMSNorm before each sub-block and a final one, rotary positions; the
+ * context is max_position_embeddings, else the class's default. */
 static HrStatus
 read_shape (Reader     *r,
             const char *layers_key,
+            int64_t     max_positions,
             HrModel    *m)
 {
   int64_t kv;
@@ -45,7 +47,7 @@ read_shape (Reader     *r,
   TRY (read_int (r, "num_attention_heads", 0, REQUIRED | POSITIVE, &m->n_heads));
   TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "vocab_size", 0, REQUIRED | POSITIVE, &m->vocab_size));
-  TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
+  TRY (read_int (r, "max_position_embeddings", max_positions, POSITIVE, &m->max_positions));
   TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
   m->n_kv_heads = kv == NONE ? m->n_heads : kv;
   TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
@@ -72,7 +74,7 @@ hr_config_read_exaone (Reader  *r,
 {
   int64_t ffn;
 
-  TRY (read_shape (r, pick (r, "num_layers", "num_hidden_layers"), m));
+  TRY (read_shape (r, pick (r, "num_layers", "num_hidden_layers"), 2048, m));
   TRY (check_head_dim (r, m));
   TRY (read_int (r, "intermediate_size", NONE, NULLABLE | NON_NEG, &ffn));
   if (ffn == NONE || ffn == 0)
@@ -89,7 +91,8 @@ hr_config_read_exaone (Reader  *r,
  * layout, q_proj, k_proj and v_proj with qkv_bias, o_proj with bias,
  * gate_proj, up_proj and down_proj with bias, input_layernorm and
  * post_attention_layernorm RMSNorms, a final norm, lm_head without bias;
- * head_dim, else hidden_size / heads. */
+ * head_dim, else hidden_size / heads; the context defaults to 32768 (as
+ * TensorRT-LLM's copy of InternLM3Config has it). */
 HrStatus
 hr_config_read_internlm3 (Reader  *r,
                           HrModel *m)
@@ -97,7 +100,7 @@ hr_config_read_internlm3 (Reader  *r,
   int64_t head_dim;
   bool bias;
 
-  TRY (read_shape (r, "num_hidden_layers", m));
+  TRY (read_shape (r, "num_hidden_layers", 32768, m));
   TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
   TRY (read_int (r, "head_dim", NONE, NULLABLE | POSITIVE, &head_dim));
   TRY (read_bool (r, "qkv_bias", false, &m->qkv_bias));
@@ -116,22 +119,24 @@ hr_config_read_internlm3 (Reader  *r,
  * hold no parameters. MiniCPM4's sparse_config turns on InfLLM v2 sparse
  * attention (MiniCPMInfLLMv2Attention): no parameters of its own
  * (CompressK mean-pools keys), but its cache keeps compressed keys beside
- * the dense ones, which Headroom does not model: refused, as is
- * use_output_gate (an o_gate before o_proj in later releases) and
- * MiniCPM-MoE's num_experts. */
+ * the dense ones, which Headroom does not model: refused, as are
+ * use_output_gate and use_output_norm (an o_gate and a norm around o_proj
+ * in later releases) and MiniCPM-MoE's num_experts. The context defaults
+ * to MiniCPMConfig's 2048. */
 HrStatus
 hr_config_read_minicpm (Reader  *r,
                         HrModel *m)
 {
   HrValue v;
   int64_t experts;
-  bool attention_bias, gate;
+  bool attention_bias, gate, output_norm;
 
-  TRY (read_shape (r, "num_hidden_layers", m));
+  TRY (read_shape (r, "num_hidden_layers", 2048, m));
   TRY (check_head_dim (r, m));
   TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
   TRY (read_bool (r, "attention_bias", false, &attention_bias));
   TRY (read_bool (r, "use_output_gate", false, &gate));
+  TRY (read_bool (r, "use_output_norm", false, &output_norm));
   m->qkv_bias = m->out_bias = attention_bias;
   lookup (r, "sparse_config", &v);
   if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL)
@@ -141,6 +146,9 @@ hr_config_read_minicpm (Reader  *r,
   if (gate)
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_output_gate", 1, 0,
                          "MiniCPM's o_gate before o_proj, which Headroom does not model");
+  if (output_norm)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "use_output_norm", 1, 0,
+                         "MiniCPM's norm of the attention output, which Headroom does not model");
   TRY (read_int (r, "num_experts", 0, NULLABLE | NON_NEG, &experts));
   if (experts != NONE && experts > 0)
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_experts", experts, 0,
@@ -168,7 +176,7 @@ hr_config_read_baichuan (Reader  *r,
 {
   const char *context_key = pick (r, "model_max_length", "max_position_embeddings");
 
-  TRY (read_shape (r, "num_hidden_layers", m));
+  TRY (read_shape (r, "num_hidden_layers", 4096, m));
   TRY (read_int (r, context_key, 4096, POSITIVE, &m->max_positions));
   if (m->n_kv_heads != m->n_heads)
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_key_value_heads", m->n_kv_heads,

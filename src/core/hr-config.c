@@ -247,6 +247,9 @@ static const char * const state_space_types[] = {
   "mamba", "mamba2", "falcon_mamba", "jamba", "zamba", "zamba2", "bamba", "falcon_h1",
   "nemotron_h", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm",
   "lfm2", "qwen3_next", "minimax",
+  /* MiniCPM-SALA (remote code): its mixer_types put lightning (linear)
+   * attention in most layers */
+  "minicpm_sala",
 };
 
 static int

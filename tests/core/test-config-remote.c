@@ -6,11 +6,12 @@
  * repository (trust_remote_code; hr-config-remote.c): EXAONE 3.0/3.5
  * (exaone), InternLM3 (internlm3), MiniCPM (minicpm) and Baichuan
  * (baichuan), and refusing MiniCPM3 (minicpm3), NVIDIA's Nemotron-NAS
- * (nemotron-nas) and DeciLM (deci) by name. The configs are the published
- * config.json files' shape keys as remembered from the Hub (not fetched
- * here: no network); the counts are derived by hand from the modules each
- * modeling file builds, and compared with the size each model's card or
- * Hub page gives (also as remembered).
+ * (nemotron-nas) and DeciLM (deci) by name. No network here: each config
+ * says where its keys come from, a copy of the published config.json found
+ * in a public repository or, where none was found, memory of the Hub's;
+ * the counts are derived by hand from the modules each modeling file
+ * builds, and compared with the size each model's card or Hub page gives
+ * (as remembered).
  */
 #include "test-config.h"
 #include "test-inference.h"
@@ -19,8 +20,9 @@
 static void
 test_exaone (void)
 {
-  /* LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct's config.json (as remembered):
-   * num_layers 32, hidden 4096, 32 heads over 8 kv heads, intermediate
+  /* LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct's config.json, as AutoConfig
+   * prints it in a public repository's notes (auto_map and
+   * transformers_version left out): num_layers 32, hidden 4096, 32 heads over 8 kv heads, intermediate
    * 14336, vocabulary 102,400, untied. Per layer: q_proj and out_proj
    * 2·4096² = 33,554,432, k_proj and v_proj 2·4096·1024 = 8,388,608,
    * c_fc_0, c_fc_1 and c_proj 3·4096·14336 = 176,160,768, ln_1 and ln_2
@@ -114,7 +116,9 @@ test_exaone (void)
 static void
 test_internlm3 (void)
 {
-  /* internlm/internlm3-8b-instruct's config.json (as remembered): 48
+  /* internlm/internlm3-8b-instruct's config.json: its shape, bias and
+   * tie keys as two public repositories copy it (one verbatim from
+   * mlx-community's conversion), the others as remembered: 48
    * layers, hidden 4096, 32 heads of head_dim 128 over 2 kv heads,
    * intermediate 10240, vocabulary 128,512, qkv_bias and bias false,
    * untied. Per layer: q_proj and o_proj 2·4096² = 33,554,432, k_proj and
@@ -158,13 +162,21 @@ test_internlm3 (void)
   g_assert_cmpint (p.total - 8804241408, ==, 1597440);
   m = model_of (biased);
   g_assert_true (m.qkv_bias && m.out_bias && m.mlp_bias);
+  /* No max_position_embeddings: InternLM3Config's 32768. */
+  m = model_of ("{\"model_type\": \"internlm3\", \"hidden_size\": 4096, \"intermediate_size\": 10240,"
+                " \"num_attention_heads\": 32, \"num_hidden_layers\": 48, \"vocab_size\": 128512}");
+  g_assert_cmpint (m.max_positions, ==, 32768);
+  g_assert_cmpint (m.n_kv_heads, ==, 32);
 }
 
 /* MiniCPM (minicpm): Llama's tensors with attention_bias, usually tied. */
 static void
 test_minicpm (void)
 {
-  /* openbmb/MiniCPM-2B-sft-bf16's config.json (as remembered): 40 layers,
+  /* openbmb/MiniCPM-2B-sft-bf16's config.json: the shape as a public
+   * repository's test copies the checkpoint's (no tie_word_embeddings key),
+   * vocabulary 122,753 from another's MLC build script; the other keys as
+   * remembered. 40 layers,
    * hidden 2304, 36 heads of 64 (kv 36), intermediate 5760, vocabulary
    * 122,753, scale_emb 12, dim_model_base 256, scale_depth 1.4 (which hold
    * no parameters), no tie_word_embeddings (so tied). Per layer: 4·2304² =
@@ -230,6 +242,14 @@ test_minicpm (void)
                 " \"num_attention_heads\": 36, \"num_hidden_layers\": 40, \"vocab_size\": 122753,"
                 " \"use_output_gate\": true}", HR_ERROR_UNSUPPORTED, "use_output_gate");
   expect_error ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304, \"intermediate_size\": 5760,"
+                " \"num_attention_heads\": 36, \"num_hidden_layers\": 40, \"vocab_size\": 122753,"
+                " \"use_output_norm\": true}", HR_ERROR_UNSUPPORTED, "use_output_norm");
+  /* MiniCPMConfig's context, 2048, when the config gives none. */
+  g_assert_cmpint (model_of ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304,"
+                             " \"intermediate_size\": 5760, \"num_attention_heads\": 36,"
+                             " \"num_hidden_layers\": 40, \"vocab_size\": 122753}").max_positions,
+                   ==, 2048);
+  expect_error ("{\"model_type\": \"minicpm\", \"hidden_size\": 2304, \"intermediate_size\": 5760,"
                 " \"num_attention_heads\": 36, \"num_hidden_layers\": 40}",
                 HR_ERROR_MISSING, "vocab_size");
 
@@ -242,6 +262,9 @@ test_minicpm (void)
                 " \"qk_rope_head_dim\": 32, \"v_head_dim\": 64, \"vocab_size\": 73448}",
                 HR_ERROR_UNSUPPORTED, "model_type");
   g_assert_null (hr_config_refusal ("minicpm"));
+  /* MiniCPM-SALA's mixer_types put lightning (linear) attention in most
+   * layers: a hybrid, refused by name. */
+  g_assert_nonnull (hr_config_refusal ("minicpm_sala"));
 }
 
 /* Baichuan and Baichuan 2 (baichuan): Llama's tensors with q, k and v
@@ -249,7 +272,9 @@ test_minicpm (void)
 static void
 test_baichuan (void)
 {
-  /* baichuan-inc/Baichuan2-7B-Base's config.json (as remembered): 32
+  /* baichuan-inc/Baichuan2-7B-Base's config.json, as BaichuanConfig
+   * prints it in a public repository's training log (auto_map left out):
+   * 32
    * layers, hidden 4096, 32 heads, intermediate 11008, vocabulary 125,696,
    * untied (NormHead). Per layer: W_pack 3·4096² = 50,331,648, o_proj
    * 4096² = 16,777,216, the MLP 3·4096·11008 = 135,266,304, two norms
@@ -262,9 +287,10 @@ test_baichuan (void)
     " \"max_position_embeddings\": 4096, \"model_max_length\": 4096,"
     " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"pad_token_id\": 0,"
     " \"rms_norm_eps\": 1e-06, \"tie_word_embeddings\": false,"
-    " \"torch_dtype\": \"bfloat16\", \"use_cache\": true, \"vocab_size\": 125696,"
+    " \"torch_dtype\": \"float16\", \"use_cache\": false, \"vocab_size\": 125696,"
     " \"z_loss_weight\": 0}";
-  /* Baichuan2-13B-Base's (as remembered): 40 layers, hidden 5120, 40
+  /* Baichuan2-13B-Base's (as remembered; a public repository's table of
+   * Hub shapes agrees, without max_position_embeddings): 40 layers, hidden 5120, 40
    * heads, intermediate 13696, model_max_length 4096 (no
    * max_position_embeddings), ALiBi. Per layer: 4·5120² = 104,857,600,
    * 3·5120·13696 = 210,370,560, 2·5120: 315,238,400 × 40 = 12,609,536,000;
@@ -335,6 +361,9 @@ test_nas_refused (void)
                 HR_ERROR_UNSUPPORTED, "model_type");
   g_assert_null (hr_config_refusal ("exaone"));
   g_assert_null (hr_config_refusal ("minicpm"));
+  /* MiniCPM-SALA's mixer_types put lightning (linear) attention in most
+   * layers: a hybrid, refused by name. */
+  g_assert_nonnull (hr_config_refusal ("minicpm_sala"));
 }
 
 int
