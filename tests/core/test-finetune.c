@@ -800,6 +800,16 @@ test_names (void)
     g_assert_true (f.fused_qkv && !f.fused_gate_up);
     hr_finetune_set_model_type (&f, "llama");
     g_assert_false (f.fused_qkv || f.fused_gate_up);
+    /* Remote code: InternLM2's wqkv and Baichuan's W_pack fuse q, k, v;
+     * EXAONE's and InternLM3's projections are separate. */
+    hr_finetune_set_model_type (&f, "internlm2");
+    g_assert_true (f.fused_qkv && !f.fused_gate_up);
+    hr_finetune_set_model_type (&f, "baichuan");
+    g_assert_true (f.fused_qkv && !f.fused_gate_up);
+    hr_finetune_set_model_type (&f, "exaone");
+    g_assert_false (f.fused_qkv || f.fused_gate_up);
+    hr_finetune_set_model_type (&f, "internlm3");
+    g_assert_false (f.fused_qkv || f.fused_gate_up);
   }
 }
 
