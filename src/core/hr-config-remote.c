@@ -9,7 +9,9 @@
  * repository and not in MiniCPM4's), so the keys that shape a tensor are
  * required. tie_word_embeddings is the exception: PretrainedConfig's
  * to_diff_dict() leaves it out of a saved config.json only when it equals
- * both PretrainedConfig's default and the class's, true.
+ * both PretrainedConfig's default and the class's, true, so a config
+ * without it is read with its class's default (true, or false for
+ * BaichuanConfig, which no saved config leaves out).
  */
 #include "hr-config-reader.h"
 
@@ -38,6 +40,7 @@ static HrStatus
 read_shape (Reader     *r,
             const char *layers_key,
             int64_t     max_positions,
+            bool        tied,
             HrModel    *m)
 {
   int64_t kv;
@@ -48,7 +51,7 @@ read_shape (Reader     *r,
   TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "vocab_size", 0, REQUIRED | POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", max_positions, POSITIVE, &m->max_positions));
-  TRY (read_bool (r, "tie_word_embeddings", true, &m->tied_embeddings));
+  TRY (read_bool (r, "tie_word_embeddings", tied, &m->tied_embeddings));
   m->n_kv_heads = kv == NONE ? m->n_heads : kv;
   TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
   m->ffn_kind = HR_FFN_GATED;
@@ -74,7 +77,7 @@ hr_config_read_exaone (Reader  *r,
 {
   int64_t ffn;
 
-  TRY (read_shape (r, pick (r, "num_layers", "num_hidden_layers"), 2048, m));
+  TRY (read_shape (r, pick (r, "num_layers", "num_hidden_layers"), 2048, true, m));
   TRY (check_head_dim (r, m));
   TRY (read_int (r, "intermediate_size", NONE, NULLABLE | NON_NEG, &ffn));
   if (ffn == NONE || ffn == 0)
@@ -100,7 +103,7 @@ hr_config_read_internlm3 (Reader  *r,
   int64_t head_dim;
   bool bias;
 
-  TRY (read_shape (r, "num_hidden_layers", 32768, m));
+  TRY (read_shape (r, "num_hidden_layers", 32768, true, m));
   TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
   TRY (read_int (r, "head_dim", NONE, NULLABLE | POSITIVE, &head_dim));
   TRY (read_bool (r, "qkv_bias", false, &m->qkv_bias));
@@ -131,7 +134,7 @@ hr_config_read_minicpm (Reader  *r,
   int64_t experts;
   bool attention_bias, gate, output_norm;
 
-  TRY (read_shape (r, "num_hidden_layers", 2048, m));
+  TRY (read_shape (r, "num_hidden_layers", 2048, true, m));
   TRY (check_head_dim (r, m));
   TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
   TRY (read_bool (r, "attention_bias", false, &attention_bias));
@@ -164,7 +167,8 @@ hr_config_read_minicpm (Reader  *r,
  * gate/up/down_proj, none with a bias; input_layernorm and
  * post_attention_layernorm RMSNorms, a final norm; lm_head a Linear
  * (Baichuan 1) or NormHead (Baichuan 2: a vocab × hidden weight normalized
- * in the forward), no bias, untied unless tie_word_embeddings. The 7B
+ * in the forward), no bias, untied unless tie_word_embeddings
+ * (BaichuanConfig's default false). The 7B
  * files rotate and the 13B ones add ALiBi biases, and the config does not
  * say which file it goes with: as vLLM's BaichuanForCausalLM, a
  * hidden_size of 4096 is read as rotary, any other as ALiBi (neither holds
@@ -176,7 +180,7 @@ hr_config_read_baichuan (Reader  *r,
 {
   const char *context_key = pick (r, "model_max_length", "max_position_embeddings");
 
-  TRY (read_shape (r, "num_hidden_layers", 4096, m));
+  TRY (read_shape (r, "num_hidden_layers", 4096, false, m));
   TRY (read_int (r, context_key, 4096, POSITIVE, &m->max_positions));
   if (m->n_kv_heads != m->n_heads)
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_key_value_heads", m->n_kv_heads,

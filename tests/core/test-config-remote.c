@@ -333,6 +333,11 @@ test_baichuan (void)
              " \"num_hidden_layers\": 32, \"tie_word_embeddings\": false,"
              " \"vocab_size\": 64000}", HR_CONFIG_WARN_NONE);
   g_assert_cmpint (p.total, ==, 7000559616);
+  /* No tie_word_embeddings: BaichuanConfig's false (a saved config always
+   * writes a false that differs from PretrainedConfig's true). */
+  g_assert_false (model_of ("{\"model_type\": \"baichuan\", \"hidden_size\": 4096,"
+                            " \"intermediate_size\": 11008, \"num_attention_heads\": 32,"
+                            " \"num_hidden_layers\": 32, \"vocab_size\": 64000}").tied_embeddings);
   /* W_pack holds one kv head per query head. */
   expect_error ("{\"model_type\": \"baichuan\", \"hidden_size\": 5120, \"intermediate_size\": 13696,"
                 " \"num_attention_heads\": 40, \"num_key_value_heads\": 8,"
