@@ -298,6 +298,8 @@ HrStatus hr_config_read_minicpm (Reader  *r,
                                  HrModel *m);
 HrStatus hr_config_read_baichuan (Reader  *r,
                                   HrModel *m);
+HrStatus hr_config_read_qwen (Reader  *r,
+                              HrModel *m);
 
 /* hr-config-llama.c: what the Llama reader and its families share */
 HrStatus hr_config_read_layer_types (Reader  *r,

@@ -11,7 +11,7 @@
  * to_diff_dict() leaves it out of a saved config.json only when it equals
  * both PretrainedConfig's default and the class's, true, so a config
  * without it is read with its class's default (true, or false for
- * BaichuanConfig, which no saved config leaves out).
+ * BaichuanConfig and QWenConfig, which no saved config leaves out).
  */
 #include "hr-config-reader.h"
 
@@ -188,5 +188,52 @@ hr_config_read_baichuan (Reader  *r,
   TRY (check_head_dim (r, m));
   TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &m->ffn_size));
   m->positions = m->hidden_size == 4096 ? HR_POSITIONS_ROTARY : HR_POSITIONS_ALIBI;
+  return HR_OK;
+}
+
+/* QWenConfig / modeling_qwen.py (Qwen-1: Qwen-1.8B, 7B, 14B, 72B):
+ * transformer.wte; each block h.i is ln_1 (RMSNorm), attn with c_attn,
+ * Linear(hidden, 3·kv_channels·heads) with bias, and c_proj with a bias
+ * unless no_bias, ln_2 and mlp with w1 and w2, Linear(hidden,
+ * intermediate_size / 2), and c_proj back, with biases unless no_bias (the
+ * gated MLP's width is half intermediate_size); ln_f; lm_head without bias,
+ * untied unless tie_word_embeddings (QWenConfig's default false). The
+ * attention splits c_attn's output at hidden_size, so kv_channels · heads
+ * other than hidden_size is refused; rotary over rotary_pct of each head.
+ * The context is max_position_embeddings (QWenConfig: 8192). Qwen-VL's
+ * configs add visual, a vision tower inside the same model: refused. Qwen
+ * 1.5 and later are transformers' qwen2. */
+HrStatus
+hr_config_read_qwen (Reader  *r,
+                     HrModel *m)
+{
+  HrValue v;
+  int64_t kv_channels, ffn;
+  bool no_bias;
+
+  lookup (r, "visual", &v);
+  if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "visual", 0, 0,
+                         "Qwen-VL's vision tower, built inside the model, which Headroom "
+                         "does not count");
+  TRY (read_shape (r, "num_hidden_layers", 8192, false, m));
+  if (m->n_kv_heads != m->n_heads)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "num_key_value_heads", m->n_kv_heads,
+                         m->n_heads, "grouped kv heads, which Qwen-1's c_attn does not build");
+  TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
+  TRY (read_int (r, "kv_channels", 128, POSITIVE, &kv_channels));
+  if (kv_channels != m->head_dim)
+    return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "kv_channels", kv_channels, m->head_dim,
+                         "kv_channels · num_attention_heads other than hidden_size, "
+                         "which Qwen-1's attention cannot split");
+  TRY (read_int (r, "intermediate_size", 0, REQUIRED | POSITIVE, &ffn));
+  if (ffn < 2)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "intermediate_size", ffn, 2,
+                         "at least 2 (w1 and w2 are half of it)");
+  m->ffn_size = ffn / 2;
+  TRY (read_bool (r, "no_bias", true, &no_bias));
+  TRY (read_fraction (r, "rotary_pct", 1.0, &m->rotary_fraction));
+  m->qkv_bias = true;
+  m->out_bias = m->mlp_bias = !no_bias;
   return HR_OK;
 }

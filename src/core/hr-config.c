@@ -45,6 +45,7 @@ typedef enum
   TYPE_INTERNLM3,
   TYPE_MINICPM,
   TYPE_BAICHUAN,
+  TYPE_QWEN,
   TYPE_LLAMA_STYLE,
 } ModelType;
 
@@ -134,6 +135,7 @@ static const struct
   { "internlm3",        TYPE_INTERNLM3,   FAMILY_UNKNOWN },  /* remote code */
   { "minicpm",          TYPE_MINICPM,     FAMILY_UNKNOWN },  /* remote code */
   { "baichuan",         TYPE_BAICHUAN,    FAMILY_UNKNOWN },  /* remote code */
+  { "qwen",             TYPE_QWEN,        FAMILY_UNKNOWN },  /* remote code (Qwen-1) */
   /* vision_language_types: their language model */
   { "qwen2_vl",         TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
   { "qwen2_5_vl",       TYPE_LLAMA_STYLE, FAMILY_QWEN2_VL },
@@ -499,6 +501,9 @@ hr_model_from_config_assuming (const HrConfigSource *source,
       break;
     case TYPE_BAICHUAN:
       status = hr_config_read_baichuan (&r, &m);
+      break;
+    case TYPE_QWEN:
+      status = hr_config_read_qwen (&r, &m);
       break;
     case TYPE_LLAMA_STYLE:
     default:

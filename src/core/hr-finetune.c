@@ -196,10 +196,11 @@ hr_finetune_targets_to_string (unsigned targets,
 /* Hugging Face modules (transformers models/<type>/modeling_<type>.py, or
  * the model repository's own for remote code) that hold q, k and v, or gate
  * and up, in one nn.Linear (Conv1D for gpt2): PEFT wraps that one module.
- * Remote code: InternLM2's attention.wqkv, Baichuan's self_attn.W_pack. */
+ * Remote code: InternLM2's attention.wqkv, Baichuan's self_attn.W_pack,
+ * Qwen-1's attn.c_attn. */
 static const char * const fused_qkv_types[] = {
   "gpt2", "gpt_neox", "falcon", "bloom", "phi3", "gpt_bigcode", "mpt", "dbrx", "chatglm",
-  "codegen", "persimmon", "internlm2", "baichuan",
+  "codegen", "persimmon", "internlm2", "baichuan", "qwen",
 };
 static const char * const fused_gate_up_types[] = { "phi3", "chatglm" };
 

@@ -4,9 +4,9 @@
  *
  * Reading the families whose modeling code lives in each model's Hub
  * repository (trust_remote_code; hr-config-remote.c): EXAONE 3.0/3.5
- * (exaone), InternLM3 (internlm3), MiniCPM (minicpm) and Baichuan
- * (baichuan), and refusing MiniCPM3 (minicpm3), NVIDIA's Nemotron-NAS
- * (nemotron-nas) and DeciLM (deci) by name. No network here: each config
+ * (exaone), InternLM3 (internlm3), MiniCPM (minicpm), Baichuan (baichuan)
+ * and Qwen-1 (qwen), and refusing MiniCPM3 (minicpm3), NVIDIA's
+ * Nemotron-NAS (nemotron-nas) and DeciLM (deci) by name. No network here: each config
  * says where its keys come from, a copy of the published config.json found
  * in a public repository or, where none was found, memory of the Hub's;
  * the counts are derived by hand from the modules each modeling file
@@ -345,6 +345,83 @@ test_baichuan (void)
                 HR_ERROR_UNSUPPORTED, "num_key_value_heads");
 }
 
+/* Qwen-1 (qwen): c_attn fuses q, k and v with a bias; the MLP's w1 and
+ * w2 are half of intermediate_size each. */
+static void
+test_qwen (void)
+{
+  /* Qwen/Qwen-7B's config.json (as remembered): 32 layers, hidden 4096,
+   * 32 heads, kv_channels 128, intermediate_size 22016, vocabulary
+   * 151,936, no_bias, untied. Per layer: c_attn 4096·12288 + 12288 =
+   * 50,343,936, c_proj 4096² = 16,777,216, w1, w2 and c_proj 3·4096·11008
+   * = 135,266,304, ln_1 and ln_2 2·4096: 202,395,648 × 32 = 6,476,660,736;
+   * + ln_f 4096 + wte and lm_head 2·151,936·4096 = 1,244,659,712:
+   * 7,721,324,544 (Alibaba: 7.7B). */
+  static const char qwen7b[] =
+    "{\"model_type\": \"qwen\", \"architectures\": [\"QWenLMHeadModel\"],"
+    " \"attn_dropout_prob\": 0.0, \"bf16\": false, \"emb_dropout_prob\": 0.0,"
+    " \"fp16\": false, \"fp32\": false, \"hidden_size\": 4096, \"initializer_range\": 0.02,"
+    " \"intermediate_size\": 22016, \"kv_channels\": 128, \"layer_norm_epsilon\": 1e-06,"
+    " \"max_position_embeddings\": 32768, \"no_bias\": true, \"num_attention_heads\": 32,"
+    " \"num_hidden_layers\": 32, \"onnx_safe\": null, \"rotary_emb_base\": 10000,"
+    " \"rotary_pct\": 1.0, \"scale_attn_weights\": true, \"seq_length\": 8192,"
+    " \"tie_word_embeddings\": false, \"tokenizer_class\": \"QWenTokenizer\","
+    " \"use_cache\": true, \"use_dynamic_ntk\": true, \"use_flash_attn\": \"auto\","
+    " \"use_logn_attn\": true, \"vocab_size\": 151936}";
+  HrParams p;
+  HrModel m;
+  HrInference inf = settings (1, 4096, 0);
+  HrInferenceMemory mem;
+
+  p = count (qwen7b, HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.dense_layer, ==, 202395648);
+  g_assert_cmpint (p.total, ==, 7721324544);
+  m = model_of (qwen7b);
+  g_assert_cmpint (m.ffn_size, ==, 11008);
+  g_assert_true (m.qkv_bias);
+  g_assert_false (m.out_bias || m.mlp_bias);
+  g_assert_cmpint (m.max_positions, ==, 32768);
+  /* Its cache: 2 · 32 heads · 128 · 2 B · 32 = 524,288 B per token. */
+  mem = memory_of (&m, &inf);
+  g_assert_cmpfloat (mem.kv_cache_per_token, ==, 524288.0);
+
+  /* Qwen-1.8B's shape (as remembered): 24 layers, hidden 2048, 16 heads,
+   * intermediate_size 11008, the same vocabulary. Per layer: 2048·6144 +
+   * 6144 = 12,589,056, 2048² = 4,194,304, 3·2048·5504 = 33,816,576,
+   * 2·2048: 50,604,032 × 24 = 1,214,496,768; + 2048 + 2·151,936·2048 =
+   * 622,329,856: 1,836,828,672 (Alibaba: 1.8B). Qwen-14B (40 layers,
+   * hidden 5120, 40 heads, intermediate_size 27392, vocabulary 152,064):
+   * 315,253,760 × 40 + 5120 + 2·152,064·5120 = 14,167,290,880; Qwen-72B (80
+   * layers, hidden 8192, 64 heads, intermediate_size 49152):
+   * 872,456,192 × 80 + 8192 + 2·152,064·8192 = 72,287,920,128. */
+  p = count ("{\"model_type\": \"qwen\", \"hidden_size\": 2048, \"intermediate_size\": 11008,"
+             " \"kv_channels\": 128, \"num_attention_heads\": 16, \"num_hidden_layers\": 24,"
+             " \"no_bias\": true, \"vocab_size\": 151936}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 1836828672);
+  p = count ("{\"model_type\": \"qwen\", \"hidden_size\": 5120, \"intermediate_size\": 27392,"
+             " \"kv_channels\": 128, \"num_attention_heads\": 40, \"num_hidden_layers\": 40,"
+             " \"no_bias\": true, \"vocab_size\": 152064}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 14167290880);
+  p = count ("{\"model_type\": \"qwen\", \"hidden_size\": 8192, \"intermediate_size\": 49152,"
+             " \"kv_channels\": 128, \"num_attention_heads\": 64, \"num_hidden_layers\": 80,"
+             " \"no_bias\": true, \"vocab_size\": 152064}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total, ==, 72287920128);
+
+  /* no_bias false adds c_proj's 4096 and the MLP's 2·11008 + 4096: 30,208
+   * a layer, 966,656 in all. */
+  p = count ("{\"model_type\": \"qwen\", \"hidden_size\": 4096, \"intermediate_size\": 22016,"
+             " \"kv_channels\": 128, \"num_attention_heads\": 32, \"num_hidden_layers\": 32,"
+             " \"no_bias\": false, \"vocab_size\": 151936}", HR_CONFIG_WARN_NONE);
+  g_assert_cmpint (p.total - 7721324544, ==, 966656);
+  expect_error ("{\"model_type\": \"qwen\", \"hidden_size\": 4096, \"intermediate_size\": 22016,"
+                " \"kv_channels\": 64, \"num_attention_heads\": 32, \"num_hidden_layers\": 32,"
+                " \"vocab_size\": 151936}", HR_ERROR_UNSUPPORTED, "kv_channels");
+  /* Qwen-VL builds its vision tower inside the model. */
+  expect_error ("{\"model_type\": \"qwen\", \"hidden_size\": 4096, \"intermediate_size\": 22016,"
+                " \"num_attention_heads\": 32, \"num_hidden_layers\": 32, \"vocab_size\": 151936,"
+                " \"visual\": {\"width\": 1664, \"layers\": 48}}", HR_ERROR_UNSUPPORTED, "visual");
+}
+
 /* Nemotron-NAS and DeciLM: layers that differ one from another, refused by
  * name whatever the rest of the config says. */
 static void
@@ -381,6 +458,7 @@ main (int   argc,
   g_test_add_func ("/config/internlm3", test_internlm3);
   g_test_add_func ("/config/minicpm", test_minicpm);
   g_test_add_func ("/config/baichuan", test_baichuan);
+  g_test_add_func ("/config/qwen", test_qwen);
   g_test_add_func ("/config/nas-refused", test_nas_refused);
 
   return g_test_run ();

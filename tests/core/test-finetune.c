@@ -800,11 +800,14 @@ test_names (void)
     g_assert_true (f.fused_qkv && !f.fused_gate_up);
     hr_finetune_set_model_type (&f, "llama");
     g_assert_false (f.fused_qkv || f.fused_gate_up);
-    /* Remote code: InternLM2's wqkv and Baichuan's W_pack fuse q, k, v;
+    /* Remote code: InternLM2's wqkv, Baichuan's W_pack and Qwen-1's c_attn
+     * fuse q, k, v (Qwen-1's w1 and w2 are separate);
      * EXAONE's and InternLM3's projections are separate. */
     hr_finetune_set_model_type (&f, "internlm2");
     g_assert_true (f.fused_qkv && !f.fused_gate_up);
     hr_finetune_set_model_type (&f, "baichuan");
+    g_assert_true (f.fused_qkv && !f.fused_gate_up);
+    hr_finetune_set_model_type (&f, "qwen");
     g_assert_true (f.fused_qkv && !f.fused_gate_up);
     hr_finetune_set_model_type (&f, "exaone");
     g_assert_false (f.fused_qkv || f.fused_gate_up);
