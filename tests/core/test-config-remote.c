@@ -182,7 +182,9 @@ test_minicpm (void)
    * no parameters), no tie_word_embeddings (so tied). Per layer: 4·2304² =
    * 21,233,664, 3·2304·5760 = 39,813,120, 2·2304: 61,051,392 × 40 =
    * 2,442,055,680; + 2304 + 122,753·2304 = 282,822,912: 2,724,880,896
-   * (OpenBMB: 2.4B without embeddings, 2.7B in all). */
+   * (OpenBMB: 2.4B without embeddings, 2.7B in all; the loaded model's
+   * count as a public repository's demo prints it, and MTEB's n_parameters
+   * for embedders built on it). */
   static const char minicpm2[] =
     "{\"model_type\": \"minicpm\", \"architectures\": [\"MiniCPMForCausalLM\"],"
     " \"bos_token_id\": 1, \"eos_token_id\": 2, \"hidden_act\": \"silu\","
@@ -326,7 +328,8 @@ test_baichuan (void)
 
   /* Baichuan-7B (Baichuan 1, BaiChuanForCausalLM): Baichuan2-7B's shape
    * with a vocabulary of 64,000: 6,476,267,520 + 4096 + 2·64,000·4096 =
-   * 524,288,000: 7,000,559,616. */
+   * 524,288,000: 7,000,559,616 (n_parameters in Baichuan-7B's README
+   * table, as public repositories copy it). */
   p = count ("{\"model_type\": \"baichuan\", \"architectures\": [\"BaiChuanForCausalLM\"],"
              " \"hidden_size\": 4096, \"intermediate_size\": 11008,"
              " \"max_position_embeddings\": 4096, \"num_attention_heads\": 32,"
@@ -356,7 +359,9 @@ test_qwen (void)
    * 50,343,936, c_proj 4096² = 16,777,216, w1, w2 and c_proj 3·4096·11008
    * = 135,266,304, ln_1 and ln_2 2·4096: 202,395,648 × 32 = 6,476,660,736;
    * + ln_f 4096 + wte and lm_head 2·151,936·4096 = 1,244,659,712:
-   * 7,721,324,544 (Alibaba: 7.7B). */
+   * 7,721,324,544 (Alibaba: 7.7B; the same figure a public repository's
+   * demo prints from the loaded model, "7721324544 (7.7B) parameters", and
+   * others' FLOPs tables list). */
   static const char qwen7b[] =
     "{\"model_type\": \"qwen\", \"architectures\": [\"QWenLMHeadModel\"],"
     " \"attn_dropout_prob\": 0.0, \"bf16\": false, \"emb_dropout_prob\": 0.0,"
@@ -391,7 +396,9 @@ test_qwen (void)
    * 2·2048: 50,604,032 × 24 = 1,214,496,768; + 2048 + 2·151,936·2048 =
    * 622,329,856: 1,836,828,672 (Alibaba: 1.8B). Qwen-14B (40 layers,
    * hidden 5120, 40 heads, intermediate_size 27392, vocabulary 152,064):
-   * 315,253,760 × 40 + 5120 + 2·152,064·5120 = 14,167,290,880; Qwen-72B (80
+   * 315,253,760 × 40 + 5120 + 2·152,064·5120 = 14,167,290,880 (llama.cpp's
+   * n_params for GGUFs of Qwen1.5-14B, whose tensors are the same shapes,
+   * as a public repository lists them); Qwen-72B (80
    * layers, hidden 8192, 64 heads, intermediate_size 49152):
    * 872,456,192 × 80 + 8192 + 2·152,064·8192 = 72,287,920,128. */
   p = count ("{\"model_type\": \"qwen\", \"hidden_size\": 2048, \"intermediate_size\": 11008,"
