@@ -235,6 +235,7 @@ hr_finetune_init (HrFinetune *finetune)
   finetune->double_quant = false;
   finetune->quant_scope = HR_QUANT_SCOPE_LINEAR;
   finetune->fp32_adapters = false;
+  finetune->dora_base_rerun = true;
 }
 
 bool

@@ -85,6 +85,9 @@ typedef struct
                                * autocast_adapter_dtype); false: the precision's dtype */
   bool     fused_qkv;         /* the model has one qkv linear (NeoX, Phi-3, Falcon) */
   bool     fused_gate_up;     /* one gate_up linear (Phi-3; 3-D MoE expert parameters) */
+  bool     dora_base_rerun;   /* DoRA with lora_dropout > 0 runs the frozen product again
+                               * on the dropped input (PEFT DoraLinearVariant.forward);
+                               * torchtune's DoRALinear reuses the base output */
   bool     quant_saves_input; /* each 4-bit linear saves its input for the backward
                                * (bitsandbytes MatMul4Bit before 0.44: ctx.tensors = (A, B)) */
 } HrFinetune;

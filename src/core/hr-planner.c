@@ -764,6 +764,20 @@ evaluate_rank (const HrPlanContext    *ctx,
       mem_bwd += outputs_bwd;
       if (tr->recompute == HR_RECOMPUTE_FULL)
         mem_rec += norms + outputs_fwd;
+      /* PEFT with lora_dropout > 0 passes the dropped input to the DoRA
+       * layer with base_result None, which then runs F.linear(x, W) again:
+       * the frozen products once more forward (2·T·in·out per matrix) and
+       * their input gradients backward (the same; W takes no gradient). */
+      if (tr->finetune.dora_base_rerun && tr->finetune.dropout > 0)
+        {
+          double rerun = 2.0 * tokens * share * w->area
+                         * gemm_seconds_per_flop (ctx, rate, elem, tokens, out, in, true);
+
+          gemm_fwd += rerun;
+          gemm_bwd += rerun;
+          if (tr->recompute == HR_RECOMPUTE_FULL)
+            gemm_rec += rerun;
+        }
     }
   /* PyTorch's ring attention (torch_cp) merges and accumulates in eager ops:
    * per layer, bytes read and written (docs/planner.md, "Context parallel in

@@ -342,6 +342,11 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.quant_scope", quant_scope, "linear", N_("Quantised layers"),
           GROUP ("workload/finetune"), TRAIN (finetune.quant_scope), ENUM (hr_quant_scope_from_name),
           VISIBLE_WHEN ("training.method", "qlora")),
+  BOOL ("training.dora_base_rerun", "true", N_("DoRA reruns the frozen product on the dropped input"),
+        GROUP ("workload/finetune"), TRAIN (finetune.dora_base_rerun), VISIBLE_WHEN ("training.method", "dora"),
+        DESCRIPTION (N_("PEFT: with LoRA dropout, each DoRA layer multiplies the dropped input by "
+                        "the frozen weight once more, forward and backward. torchtune reuses the "
+                        "base output."))),
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora")),
   /* docs/training.md, "Time, MFU and cost" */
@@ -806,6 +811,9 @@ static const struct
    * #1119, July 2024), never the output layer, with torchao to_nf4's
    * per-256 scaler blocks. */
   { "torchtune", "training.quant_scope", "linear" },
+  /* torchtune DoRALinear.forward: dropout on the adapter's input only, the
+   * base output reused. */
+  { "torchtune", "training.dora_base_rerun", "false" },
   { "torchtune", "training.double_quant", "true" },
 };
 

@@ -607,7 +607,8 @@ test_lora_products (void)
  * 1.081344e-5 s. Eager output ops, 7a more forward and 15a more backward
  * per output element: 1,024 · 4,096 · 2 · (7 + 15) B = 2.3068672e-4 s. In
  * all 3.29217038e-4 s of memory-bound time more; compiled, the norms only,
- * 9.8530318e-5 s. */
+ * 9.8530318e-5 s. (The local variables lora and dora are reused below for
+ * DoRA without and with PEFT's second frozen product.) */
 static void
 test_dora_norms (void)
 {
@@ -635,6 +636,19 @@ test_dora_norms (void)
   t.finetune.method = HR_FINETUNE_LORA;
   step_ok (&model, &t, &gpu, NULL, &lora);
   assert_close (dora.split.memory_bound - lora.split.memory_bound, 9.8530318e-5, 1e-7);
+
+  /* With lora_dropout, PEFT's DoRA runs the four frozen 1,024 × 1,024
+   * products again on the dropped input, forward and (input gradients)
+   * backward: 2 · 2 · 1,024 · 4,194,304 FLOPs at 75 TFLOP/s =
+   * 2.29064922453e-4 s of compute; torchtune's does not. */
+  t.finetune.method = HR_FINETUNE_DORA;
+  t.finetune.dropout = 0.1;
+  t.finetune.dora_base_rerun = false;
+  step_ok (&model, &t, &gpu, NULL, &lora);
+  t.finetune.dora_base_rerun = true;
+  step_ok (&model, &t, &gpu, NULL, &dora);
+  assert_close (dora.split.compute - lora.split.compute, 2.29064922453e-4, 1e-7);
+  g_assert_cmpfloat (dora.split.memory_bound, ==, lora.split.memory_bound);
 }
 
 /* torch.optim.AdamW's foreach step against a fused one, on the toy (one GPU,

@@ -230,6 +230,7 @@ test_framework_defaults (void)
   g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
   g_assert_false (t.fp32_residual);
   g_assert_cmpint (t.norm_kernel, ==, HR_NORM_KERNEL_FUSED);
+  g_assert_true (t.finetune.dora_base_rerun);   /* PEFT's DoRA */
 
   g_assert_true (headroom_project_set_string (project, "training.framework", "torchtune", NULL));
   g_assert_cmpstr (headroom_project_get_string (project, "training.precision"), ==, "bf16");
@@ -240,6 +241,7 @@ test_framework_defaults (void)
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_FULL);
   g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW_8BIT);
   g_assert_true (t.optimizer_in_backward);
+  g_assert_false (t.finetune.dora_base_rerun);  /* DoRALinear reuses the base output */
   /* The step in the backward needs one micro-batch per step. */
   g_assert_cmpint (t.global_batch, ==, 0);
 
