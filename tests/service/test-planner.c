@@ -283,6 +283,53 @@ test_estimate_agrees_async_tp (void)
   g_assert_cmpfloat (step[1], <, step[0]);
 }
 
+/* The search keeps the project's one-stage schedule: Llama 3.1 70B on 8
+ * nodes, TP 8 × PP 4, the layout pinned, under 1F1B, GPipe and ZB-H1. The
+ * planner's row and the estimate agree to the last digit under each (the
+ * search took 1F1B for every one-stage layout before), and ZB-H1's step is
+ * the shortest, GPipe's memory the largest (all micro-batches in flight). */
+static void
+test_estimate_agrees_schedules (void)
+{
+  static const char * const settings[][2] = {
+    { "model.preset", "llama-3.1-70b" }, { "hardware.gpu", "h100-sxm" },
+    { "hardware.nodes", "8" }, { "hardware.gpus_per_node", "8" },
+    { "training.tensor_parallel", "8" }, { "training.sequence_parallel", "true" },
+    { "training.pipeline_parallel", "4" }, { "training.micro_batch", "1" },
+    { "training.global_batch", "32" }, { "training.seq_len", "4096" },
+    { "training.recompute", "full" },
+  };
+  static const char * const schedules[] = { "1f1b", "gpipe", "zb-h1" };
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomPlanner) planner = NULL;
+  g_autoptr(HeadroomEstimator) estimator = NULL;
+  GListModel *layouts;
+  double step[3], memory[3];
+
+  planner = pinned_planner (project, settings, G_N_ELEMENTS (settings));
+  estimator = headroom_estimator_new (project);
+  layouts = headroom_planner_get_layouts (planner);
+  for (guint i = 0; i < G_N_ELEMENTS (schedules); i++)
+    {
+      HeadroomPlanRow *row;
+
+      g_assert_true (headroom_project_set_string (project, "training.pipeline_schedule",
+                                                  schedules[i], NULL));
+      headroom_planner_refresh (planner);
+      g_assert_cmpuint (g_list_model_get_n_items (layouts), ==, 1);
+      row = row_at (layouts, 0);
+      headroom_estimator_recompute_now (estimator);
+      g_assert_null (headroom_estimator_get_error (estimator));
+      step[i] = headroom_estimator_get_step_seconds (estimator);
+      memory[i] = headroom_estimator_get_training_memory (estimator)->total;
+      g_assert_cmpfloat (step[i], ==, headroom_plan_row_get_step_seconds (row));
+      g_assert_cmpfloat (memory[i], ==, headroom_plan_row_get_memory (row));
+    }
+  g_assert_cmpfloat (step[2], <, step[0]);
+  g_assert_cmpfloat (memory[2], ==, memory[0]);
+  g_assert_cmpfloat (memory[1], >, memory[0]);
+}
+
 static void
 test_row_getters (void)
 {
@@ -573,6 +620,7 @@ main (int   argc,
   g_test_add_func ("/planner/estimate-agrees-uneven-interleaved",
                    test_estimate_agrees_uneven_interleaved);
   g_test_add_func ("/planner/estimate-agrees-async-tp", test_estimate_agrees_async_tp);
+  g_test_add_func ("/planner/estimate-agrees-schedules", test_estimate_agrees_schedules);
   g_test_add_func ("/planner/pareto", test_pareto);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);
