@@ -25,6 +25,7 @@ struct _HeadroomPlanView
   AdwToastOverlay    *toast_overlay;
   GtkStack           *stack;
   GtkLabel           *summary_label;
+  GtkLabel           *bound_label;
   GtkColumnView      *column_view;
   GtkLabel           *selection_label;
   HeadroomSplitBar   *split_bar;
@@ -440,7 +441,6 @@ set_summary (HeadroomPlanView *self)
   g_autofree char *searched = headroom_format_integer ((double) n_searched);
   g_autofree char *fitting = headroom_format_integer ((double) n_fitting);
   g_autofree char *summary = NULL;
-  g_autofree char *caption = NULL;
 
   if (n_fitting > shown)
     /* TRANSLATORS: e.g. "12,345 layouts searched, 1,234 fit; the fastest 100 are shown" */
@@ -451,11 +451,7 @@ set_summary (HeadroomPlanView *self)
     summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s layout searched, %s fit",
                                             "%s layouts searched, %s fit", (gulong) n_searched),
                                searched, fitting);
-  /* TRANSLATORS: the first %s is "12,345 layouts searched, 12 fit", the second
-   * "an upper bound: published runs reached 46–90 % of such predictions" */
-  caption = g_strdup_printf (_("%s. Step times are predicted from the hardware, %s."),
-                             summary, headroom_prediction_bound ());
-  gtk_label_set_label (self->summary_label, caption);
+  gtk_label_set_label (self->summary_label, summary);
 }
 
 static void
@@ -649,6 +645,7 @@ headroom_plan_view_class_init (HeadroomPlanViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, stack);
   gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, summary_label);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, bound_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, column_view);
   gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, selection_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomPlanView, split_bar);
@@ -665,6 +662,13 @@ headroom_plan_view_init (HeadroomPlanView *self)
   GtkSortListModel *sorted;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  {
+    /* TRANSLATORS: %s is "an upper bound: published runs reached 46–90 % of such predictions" */
+    g_autofree char *bound = g_strdup_printf (_("Step times are predicted from the hardware, %s."),
+                                              headroom_prediction_bound ());
+
+    gtk_label_set_label (self->bound_label, bound);
+  }
 
   /* Searching waits until the view is shown. */
   self->planner = g_object_new (HEADROOM_TYPE_PLANNER, "active", FALSE, NULL);
