@@ -283,10 +283,7 @@ hr_config_read_deepseek_moe (Reader  *r,
       m->n_shared_experts = shared == NONE ? 0 : shared;
       m->shared_expert_ffn_size = m->expert_ffn_size;
     }
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   m->mlp_bias = false;
   return HR_OK;
 }
@@ -403,10 +400,7 @@ hr_config_read_internlm2 (Reader  *r,
   TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
   m->qkv_bias = m->out_bias = bias;
   m->mlp_bias = false;
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   return HR_OK;
 }
 
@@ -446,10 +440,7 @@ hr_config_read_jetmoe (Reader  *r,
   m->n_experts = experts;
   m->moe_output_bias = true;
   m->ffn_size = m->expert_ffn_size;
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   m->qkv_bias = m->out_bias = m->mlp_bias = false;
   return HR_OK;
 }
@@ -553,10 +544,7 @@ hr_config_read_deepseek (Reader  *r,
       m->shared_expert_ffn_size = m->expert_ffn_size;
     }
 
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   m->mlp_bias = false;
   return HR_OK;
 }

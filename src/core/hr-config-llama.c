@@ -203,10 +203,7 @@ hr_config_read_llama_style (Reader  *r,
   m->head_dim = head_dim;
   TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
 
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   m->qkv_bias = m->out_bias = m->mlp_bias = false;
 
   switch (family)

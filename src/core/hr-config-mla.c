@@ -92,10 +92,7 @@ hr_config_read_longcat_flash (Reader  *r,
   m->n_shared_experts = 1;
   m->shared_expert_ffn_size = m->ffn_size;
 
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   m->mlp_bias = false;
   return HR_OK;
 }

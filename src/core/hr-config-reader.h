@@ -55,6 +55,18 @@ lookup (Reader     *r,
   r->source->lookup (r->source->user_data, key, value);
 }
 
+/* The layer of Llama and its descendants: gated MLP, rotary positions,
+ * RMSNorm without bias (LlamaMLP, LlamaRotaryEmbedding, LlamaRMSNorm); the
+ * biases are each family's. */
+static inline void
+llama_layout (HrModel *m)
+{
+  m->ffn_kind = HR_FFN_GATED;
+  m->positions = HR_POSITIONS_ROTARY;
+  m->norm_kind = HR_NORM_RMSNORM;
+  m->norm_bias = false;
+}
+
 /* Keys of an attribute_map: the alias, when the config has it, overrides the
  * attribute (PretrainedConfig sets the alias after the named argument). */
 static inline const char *

@@ -54,10 +54,7 @@ read_shape (Reader     *r,
   TRY (read_bool (r, "tie_word_embeddings", tied, &m->tied_embeddings));
   m->n_kv_heads = kv == NONE ? m->n_heads : kv;
   TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
-  m->ffn_kind = HR_FFN_GATED;
-  m->positions = HR_POSITIONS_ROTARY;
-  m->norm_kind = HR_NORM_RMSNORM;
-  m->norm_bias = false;
+  llama_layout (m);
   m->qkv_bias = m->out_bias = m->mlp_bias = false;
   return HR_OK;
 }
