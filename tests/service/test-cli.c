@@ -164,6 +164,8 @@ test_text_only (void)
   g_auto(Run) compared = { 0 };
   g_auto(Run) gemma3n = { 0 };
   g_auto(Run) mllama = { 0 };
+  g_auto(Run) granite_h = { 0 };
+  g_auto(Run) nemotron_nas = { 0 };
   g_autofree char *gemma3n_path = g_build_filename (dir, "gemma-3n.json", NULL);
   g_autoptr(JsonObject) out = NULL;
   g_autoptr(JsonObject) columns = NULL;
@@ -224,6 +226,21 @@ test_text_only (void)
   g_assert_cmpint (mllama.status, ==, 2);
   g_assert_nonnull (strstr (mllama.err, "cross-attention layers"));
   g_assert_null (strstr (mllama.err, "--assume-architecture"));
+  /* A family read only in some shapes names the field that rules the rest
+   * out: Granite 4.0's Mamba layers; Nemotron-NAS by name, its per-layer
+   * shapes. */
+  g_assert_true (g_file_set_contents (gemma3n_path, "{\"model_type\": \"granitemoehybrid\","
+                                      " \"layer_types\": [\"mamba\", \"attention\"],"
+                                      " \"num_hidden_layers\": 2}", -1, NULL));
+  run_cli (&granite_h, "params", "--model", gemma3n_path, NULL);
+  g_assert_cmpint (granite_h.status, ==, 2);
+  g_assert_nonnull (strstr (granite_h.err, "layer_types"));
+  g_assert_nonnull (strstr (granite_h.err, "Mamba"));
+  g_assert_true (g_file_set_contents (gemma3n_path, "{\"model_type\": \"nemotron-nas\"}", -1, NULL));
+  run_cli (&nemotron_nas, "params", "--model", gemma3n_path, NULL);
+  g_assert_cmpint (nemotron_nas.status, ==, 2);
+  g_assert_nonnull (strstr (nemotron_nas.err, "block_configs"));
+  g_assert_null (strstr (nemotron_nas.err, "--assume-architecture"));
   g_unlink (gemma3n_path);
   g_unlink (project);
   g_rmdir (dir);
