@@ -120,12 +120,9 @@ HrStatus
 hr_config_read_phi (Reader  *r,
                     HrModel *m)
 {
-  int64_t kv;
-
   TRY (read_int (r, "hidden_size", 2048, POSITIVE, &m->hidden_size));
   TRY (read_int (r, "num_hidden_layers", 24, POSITIVE, &m->n_layers));
   TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
-  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "intermediate_size", 8192, POSITIVE, &m->ffn_size));
   TRY (read_int (r, "vocab_size", 51200, POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
@@ -133,8 +130,7 @@ hr_config_read_phi (Reader  *r,
   TRY (read_bool (r, "qk_layernorm", false, &m->qk_norm));
   TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
   TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
-  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
-  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  TRY (read_kv_heads (r, m));
   m->positions = HR_POSITIONS_ROTARY;
   m->norms_per_layer = 1;
   m->parallel_block = true;
@@ -254,12 +250,11 @@ HrStatus
 hr_config_read_deepseek_moe (Reader  *r,
                              HrModel *m)
 {
-  int64_t kv, routed, shared;
+  int64_t routed, shared;
 
   TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
   TRY (read_int (r, "num_hidden_layers", 30, POSITIVE, &m->n_layers));
   TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
-  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "intermediate_size", 11008, POSITIVE, &m->ffn_size));
   TRY (read_int (r, "vocab_size", 102400, POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
@@ -267,8 +262,7 @@ hr_config_read_deepseek_moe (Reader  *r,
   TRY (read_bool (r, "attention_bias", false, &m->qkv_bias));
   m->out_bias = m->qkv_bias;
   TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
-  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
-  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  TRY (read_kv_heads (r, m));
   TRY (read_int (r, "n_routed_experts", NONE, NULLABLE | POSITIVE, &routed));
   TRY (read_int (r, "n_shared_experts", NONE, NULLABLE | NON_NEG, &shared));
   TRY (read_int (r, "moe_intermediate_size", 1407, POSITIVE, &m->expert_ffn_size));
@@ -383,21 +377,18 @@ HrStatus
 hr_config_read_internlm2 (Reader  *r,
                           HrModel *m)
 {
-  int64_t kv;
   bool bias;
 
   TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
   TRY (read_int (r, "num_hidden_layers", 32, POSITIVE, &m->n_layers));
   TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
-  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "intermediate_size", 11008, POSITIVE, &m->ffn_size));
   TRY (read_int (r, "vocab_size", 103168, POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
   TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
   TRY (read_bool (r, "bias", true, &bias));
   TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
-  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
-  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  TRY (read_kv_heads (r, m));
   m->qkv_bias = m->out_bias = bias;
   m->mlp_bias = false;
   llama_layout (m);
@@ -537,9 +528,7 @@ hr_config_read_deepseek (Reader  *r,
                      &m->experts_per_token));
       if (m->experts_per_token == NONE)
         return hr_error_set (r->err, HR_ERROR_MISSING, "num_experts_per_tok", 0, 0, NULL);
-      if (m->experts_per_token > m->n_experts)
-        return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                             m->experts_per_token, m->n_experts, "more than n_routed_experts");
+      TRY (check_top_k (r, m, "num_experts_per_tok", "more than n_routed_experts"));
       m->n_shared_experts = shared == NONE ? 0 : shared;
       m->shared_expert_ffn_size = m->expert_ffn_size;
     }
@@ -786,21 +775,18 @@ HrStatus
 hr_config_read_olmo (Reader  *r,
                      HrModel *m)
 {
-  int64_t kv;
   bool bias;
 
   TRY (read_int (r, "hidden_size", 4096, POSITIVE, &m->hidden_size));
   TRY (read_int (r, "num_hidden_layers", 32, POSITIVE, &m->n_layers));
   TRY (read_int (r, "num_attention_heads", 32, POSITIVE, &m->n_heads));
-  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "intermediate_size", 11008, POSITIVE, &m->ffn_size));
   TRY (read_int (r, "vocab_size", 50304, POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", 2048, POSITIVE, &m->max_positions));
   TRY (read_bool (r, "tie_word_embeddings", false, &m->tied_embeddings));
   TRY (read_bool (r, "attention_bias", false, &bias));
   TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
-  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
-  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  TRY (read_kv_heads (r, m));
   m->qkv_bias = m->out_bias = bias;
   m->mlp_bias = false;
   m->ffn_kind = HR_FFN_GATED;

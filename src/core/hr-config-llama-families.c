@@ -28,9 +28,7 @@ hr_config_llama_read_qwen_moe (Reader  *r,
   TRY (read_int (r, "moe_intermediate_size", v3 ? 768 : 1408, POSITIVE, &m->expert_ffn_size));
   TRY (read_int (r, "decoder_sparse_step", 1, POSITIVE, &step));
   TRY (hr_config_require_empty_list (r, "mlp_only_layers"));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than num_experts");
+  TRY (check_top_k (r, m, "num_experts_per_tok", "more than num_experts"));
   m->moe_layer_freq = step;
   m->moe_layer_phase = step - 1;
   return HR_OK;
@@ -95,9 +93,7 @@ hr_config_llama_read_glm4_moe (Reader  *r,
   TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
   TRY (read_int (r, "n_shared_experts", 1, NON_NEG, &shared));
   TRY (read_int (r, "first_k_dense_replace", 1, NON_NEG, &m->first_dense_layers));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than n_routed_experts");
+  TRY (check_top_k (r, m, "num_experts_per_tok", "more than n_routed_experts"));
   m->n_shared_experts = shared;
   m->shared_expert_ffn_size = m->expert_ffn_size;
   return HR_OK;
@@ -218,9 +214,7 @@ hr_config_llama_read_ernie_moe (Reader  *r,
   TRY (read_int (r, "moe_layer_start_index", 1, NON_NEG, &start));
   TRY (read_int (r, "moe_layer_end_index", -1, 0, &end));
   TRY (read_int (r, "moe_layer_interval", 1, POSITIVE, &interval));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, k_key, m->experts_per_token,
-                         m->n_experts, "more than moe_num_experts");
+  TRY (check_top_k (r, m, k_key, "more than moe_num_experts"));
   if (end == -1)
     end = m->n_layers - 1;
   /* Headroom's MoE layers run to the last layer: refuse an end that drops one. */
@@ -259,9 +253,7 @@ hr_config_llama_read_hunyuan_moe (Reader  *r,
   if (m->n_experts == NONE || m->experts_per_token == NONE)
     return hr_error_set (r->err, HR_ERROR_MISSING,
                          m->n_experts == NONE ? "num_experts" : "moe_topk", 0, 0, NULL);
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "moe_topk", m->experts_per_token,
-                         m->n_experts, "more than num_experts");
+  TRY (check_top_k (r, m, "moe_topk", "more than num_experts"));
   if (moe_ffn != NONE && moe_ffn != m->ffn_size)
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "moe_intermediate_size", moe_ffn,
                          m->ffn_size, "experts of another width than intermediate_size, "
@@ -434,9 +426,7 @@ hr_config_llama_read_flex_olmo (Reader  *r,
   m->norm_placement = HR_NORM_POST;
   TRY (read_int (r, experts_key, 7, POSITIVE, &m->n_experts));
   TRY (read_int (r, "num_experts_per_tok", 5, POSITIVE, &m->experts_per_token));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than num_experts");
+  TRY (check_top_k (r, m, "num_experts_per_tok", "more than num_experts"));
   m->expert_ffn_size = m->ffn_size;
   return HR_OK;
 }
@@ -562,17 +552,16 @@ hr_config_llama_read_granitemoe_hybrid (Reader  *r,
     if (v.type == HR_VALUE_INT && v.i * heads != width)
       return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "mamba_d_head", v.i, width / heads,
                            "other than mamba_expand · hidden_size / mamba_n_heads");
-    if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_INT
-        && (v.type != HR_VALUE_STRING || v.s == NULL || strcmp (v.s, "auto") != 0))
+    if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_INT && !value_is (&v, "auto"))
       return hr_error_set (r->err, HR_ERROR_WRONG_TYPE, "mamba_d_head", 0, 0,
                            "an integer or \"auto\"");
   }
 
   lookup (r, "position_embedding_type", &v);
-  if (v.type == HR_VALUE_STRING && v.s != NULL && strcmp (v.s, "rope") == 0)
+  if (value_is (&v, "rope"))
     m->positions = HR_POSITIONS_ROTARY;
   else if (v.type == HR_VALUE_ABSENT || v.type == HR_VALUE_NULL
-           || (v.type == HR_VALUE_STRING && v.s != NULL && strcmp (v.s, "nope") == 0))
+           || value_is (&v, "nope"))
     m->positions = HR_POSITIONS_NONE;
   else
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "position_embedding_type", 0, 0,
@@ -634,7 +623,7 @@ hr_config_llama_read_minimax_m2 (Reader  *r,
                          "false, but MiniMaxM2Attention always builds q_norm and k_norm");
   lookup (r, "qk_norm_type", &v);
   if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL
-      && (v.type != HR_VALUE_STRING || v.s == NULL || strcmp (v.s, "per_layer") != 0))
+      && !value_is (&v, "per_layer"))
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "qk_norm_type", 0, 0,
                          "other than \"per_layer\", the q/k norms over all heads that "
                          "transformers builds");
@@ -680,9 +669,7 @@ hr_config_llama_read_minimax_m2 (Reader  *r,
 
   TRY (read_int (r, experts_key, 256, POSITIVE, &m->n_experts));
   TRY (read_int (r, "num_experts_per_tok", 8, POSITIVE, &m->experts_per_token));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than num_local_experts");
+  TRY (check_top_k (r, m, "num_experts_per_tok", "more than num_local_experts"));
   m->expert_ffn_size = m->ffn_size;
   return HR_OK;
 }
@@ -719,9 +706,7 @@ hr_config_llama_read_afmoe (Reader  *r,
   TRY (read_int (r, "moe_intermediate_size", 1408, POSITIVE, &m->expert_ffn_size));
   TRY (read_int (r, "num_shared_experts", 2, NON_NEG, &shared));
   TRY (read_int (r, "num_dense_layers", 1, NON_NEG, &m->first_dense_layers));
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                         m->experts_per_token, m->n_experts, "more than num_experts");
+  TRY (check_top_k (r, m, "num_experts_per_tok", "more than num_experts"));
   if (m->first_dense_layers >= m->n_layers)
     m->n_experts = m->experts_per_token = 0;
   else

@@ -79,12 +79,10 @@ hr_config_read_longcat_flash (Reader  *r,
   TRY (read_int (r, "zero_expert_num", 256, NULLABLE | NON_NEG, &zero));
   TRY (read_bool (r, "router_bias", false, &m->router_bias));
   m->zero_experts = zero == NONE ? 0 : zero;
-  if (m->experts_per_token > m->n_experts)
-    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, topk_key, m->experts_per_token,
-                         m->n_experts, "more than n_routed_experts");
+  TRY (check_top_k (r, m, topk_key, "more than n_routed_experts"));
   lookup (r, "zero_expert_type", &v);
   if (v.type != HR_VALUE_ABSENT && v.type != HR_VALUE_NULL
-      && (v.type != HR_VALUE_STRING || v.s == NULL || strcmp (v.s, "identity") != 0))
+      && !value_is (&v, "identity"))
     return hr_error_set (r->err, HR_ERROR_UNSUPPORTED, "zero_expert_type", 0, 0,
                          "other than \"identity\", the zero experts transformers builds");
   m->moe_layer_freq = 2;
@@ -125,9 +123,7 @@ hr_config_read_deepseek_v32 (Reader  *r,
   if (v.type != HR_VALUE_ABSENT)
     {
       TRY (read_int (r, "num_local_experts", 256, POSITIVE, &m->n_experts));
-      if (m->experts_per_token > m->n_experts)
-        return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, "num_experts_per_tok",
-                             m->experts_per_token, m->n_experts, "more than n_routed_experts");
+      TRY (check_top_k (r, m, "num_experts_per_tok", "more than n_routed_experts"));
     }
   TRY (read_int (r, "index_n_heads", 64, POSITIVE, &m->index_heads));
   TRY (read_int (r, "index_head_dim", 128, POSITIVE, &m->index_head_dim));

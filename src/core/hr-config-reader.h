@@ -194,6 +194,41 @@ check_kv_heads (Reader     *r,
   return HR_OK;
 }
 
+/* Whether a looked-up value is the string `text`. */
+static inline bool
+value_is (const HrValue *v,
+          const char    *text)
+{
+  return v->type == HR_VALUE_STRING && v->s != NULL && strcmp (v->s, text) == 0;
+}
+
+/* num_key_value_heads, read after num_attention_heads: null or absent is
+ * one per query head (multi-head attention), and it must divide them. */
+static inline HrStatus
+read_kv_heads (Reader  *r,
+               HrModel *m)
+{
+  int64_t kv;
+
+  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
+  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
+  return check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads");
+}
+
+/* A router may not pick more experts than there are: `top_k_key` names the
+ * setting, `detail` the one it exceeds ("more than num_experts"). */
+static inline HrStatus
+check_top_k (Reader     *r,
+             HrModel    *m,
+             const char *top_k_key,
+             const char *detail)
+{
+  if (m->experts_per_token > m->n_experts)
+    return hr_error_set (r->err, HR_ERROR_OUT_OF_RANGE, top_k_key, m->experts_per_token,
+                         m->n_experts, detail);
+  return HR_OK;
+}
+
 /* The Llama-style families: q/k/v/o_proj, gate/up/down_proj, RMSNorm
  * input_layernorm and post_attention_layernorm, a final norm, rotary
  * positions, biases where attention_bias/mlp_bias say. */

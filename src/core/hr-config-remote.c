@@ -43,17 +43,13 @@ read_shape (Reader     *r,
             bool        tied,
             HrModel    *m)
 {
-  int64_t kv;
-
   TRY (read_int (r, "hidden_size", 0, REQUIRED | POSITIVE, &m->hidden_size));
   TRY (read_int (r, layers_key, 0, REQUIRED | POSITIVE, &m->n_layers));
   TRY (read_int (r, "num_attention_heads", 0, REQUIRED | POSITIVE, &m->n_heads));
-  TRY (read_int (r, "num_key_value_heads", NONE, NULLABLE | POSITIVE, &kv));
   TRY (read_int (r, "vocab_size", 0, REQUIRED | POSITIVE, &m->vocab_size));
   TRY (read_int (r, "max_position_embeddings", max_positions, POSITIVE, &m->max_positions));
   TRY (read_bool (r, "tie_word_embeddings", tied, &m->tied_embeddings));
-  m->n_kv_heads = kv == NONE ? m->n_heads : kv;
-  TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
+  TRY (read_kv_heads (r, m));
   llama_layout (m);
   m->qkv_bias = m->out_bias = m->mlp_bias = false;
   return HR_OK;
