@@ -240,11 +240,12 @@ hr_training_time_of (const HrModel          *model,
    * contains it. */
   if (training->pipeline_parallel > 1)
     {
-      double v = training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
-                 ? (double) training->virtual_stages
-                 : training->pipeline_schedule == HR_PIPELINE_ZB_H1 ? 3 : 1;
+      /* micro-batch times the bubble lasts per pipeline stage: 1, 1/v, 1/3 */
+      double shrink = training->pipeline_schedule == HR_PIPELINE_INTERLEAVED
+                      ? (double) training->virtual_stages
+                      : training->pipeline_schedule == HR_PIPELINE_ZB_H1 ? 3 : 1;
 
-      time->bubble_fraction = (pp - 1) / (v * m);
+      time->bubble_fraction = (pp - 1) / (shrink * m);
       time->bubble_seconds = time->predicted
                              ? step.split.bubble
                              : time->step_seconds * time->bubble_fraction

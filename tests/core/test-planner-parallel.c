@@ -335,6 +335,26 @@ test_expert_parallel (void)
   assert_close (step.comm[HR_PLAN_COMM_EP].exposed, step.comm[HR_PLAN_COMM_EP].seconds, 1e-12);
 }
 
+/* The toy with 4 layers on a 2-stage pipeline in one node, 4 micro-batches,
+ * sends that cost nothing: what the bubble tests share. */
+static void
+pipeline_toy (HrModel           *model,
+              HrGpu             *gpu,
+              HrPlanAssumptions *as,
+              HrTraining        *t)
+{
+  toy_model (model);
+  model->n_layers = 4;
+  toy_gpu (gpu);
+  gpu->intra_node_bandwidth = 1e30;
+  hr_plan_assumptions_init (as);
+  as->intra_node_latency = 0;
+  toy_training (t);
+  t->gpus_per_node = 2;
+  t->pipeline_parallel = 2;
+  t->global_batch = 4;
+}
+
 /* The pipeline bubble is (p − 1) micro-batch times, (p − 1)/v interleaved
  * (Narayanan et al. 2021 §2.2): the same for 4 or 8 micro-batches, halved
  * by two virtual stages when sends cost nothing. */
@@ -347,16 +367,7 @@ test_bubble (void)
   HrPlanStep four, eight, interleaved;
   HrPlanAssumptions as;
 
-  toy_model (&model);
-  model.n_layers = 4;
-  toy_gpu (&gpu);
-  gpu.intra_node_bandwidth = 1e30;
-  hr_plan_assumptions_init (&as);
-  as.intra_node_latency = 0;
-  toy_training (&t);
-  t.gpus_per_node = 2;
-  t.pipeline_parallel = 2;
-  t.global_batch = 4;
+  pipeline_toy (&model, &gpu, &as, &t);
   step_ok (&model, &t, &gpu, &as, &four);
   t.global_batch = 8;
   step_ok (&model, &t, &gpu, &as, &eight);
@@ -401,16 +412,7 @@ test_zero_bubble (void)
   HrTrainingMemory memory_1f1b, memory_zb;
   HrError err = { 0 };
 
-  toy_model (&model);
-  model.n_layers = 4;
-  toy_gpu (&gpu);
-  gpu.intra_node_bandwidth = 1e30;
-  hr_plan_assumptions_init (&as);
-  as.intra_node_latency = 0;
-  toy_training (&t);
-  t.gpus_per_node = 2;
-  t.pipeline_parallel = 2;
-  t.global_batch = 4;
+  pipeline_toy (&model, &gpu, &as, &t);
   step_ok (&model, &t, &gpu, &as, &one_f_one_b);
   g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &memory_1f1b, &err), ==, HR_OK);
   t.pipeline_schedule = HR_PIPELINE_ZB_H1;
