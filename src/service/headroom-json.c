@@ -79,6 +79,18 @@ prescan (const char  *data,
                                    g_ascii_isprint (data[i]) ? data[i] : '?');
                       return FALSE;
                     }
+                  /* json-glib reads "\\ude" followed by a non-digit as a lone
+                   * surrogate; RFC 8259 wants exactly four hex digits. */
+                  if (i < size && data[i] == 'u')
+                    {
+                      for (int d = 1; d <= 4; d++)
+                        if (i + d >= size || !g_ascii_isxdigit (data[i + d]))
+                          {
+                            g_set_error (error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_SYNTAX,
+                                         _("line %u: “\\u” needs four hex digits"), line);
+                            return FALSE;
+                          }
+                    }
                 }
               else if (data[i] == '\n')
                 line++;
@@ -176,6 +188,17 @@ headroom_json_check_finite (JsonNode    *node,
           if (!headroom_json_check_finite (json_array_get_element (array, i), child, error))
             return FALSE;
         }
+    }
+  else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+           && !g_utf8_validate (json_node_get_string (node), -1, NULL))
+    {
+      /* "\\ud800" alone is a valid escape that decodes to text that is not
+       * UTF-8; kept as an unknown member it would save a file that cannot load. */
+      g_autofree char *name = headroom_format_one_line (path != NULL ? path : "");
+
+      g_set_error (error, HEADROOM_JSON_ERROR, HEADROOM_JSON_ERROR_SYNTAX,
+                   _("%s: not UTF-8 text"), name);
+      return FALSE;
     }
   else if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE
            && !isfinite (json_node_get_double (node)))

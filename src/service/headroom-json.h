@@ -38,7 +38,8 @@ JsonNode *headroom_json_parse (const char  *data,
                                GError     **error) G_GNUC_WARN_UNUSED_RESULT;
 
 /* FALSE with an error naming the key ("model.config.x: ...") when a number
- * under `node` is infinite or NaN. `path` names `node` (may be NULL). */
+ * under `node` is infinite or NaN, or a name or string is not UTF-8.
+ * `path` names `node` (may be NULL). */
 gboolean  headroom_json_check_finite (JsonNode    *node,
                                       const char  *path,
                                       GError     **error);

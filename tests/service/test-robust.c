@@ -421,6 +421,17 @@ test_escapes (void)
                                " \"a\\ud800b\": 1}", &error));
   g_assert_nonnull (strstr (error->message, "a member’s name is not UTF-8 text"));
   g_clear_error (&error);
+  /* CI's fuzz crash of stop 24: json-glib read "\\udel" as U+DE00, bytes
+   * ED B8 80, kept in an unknown key's string value and saved unloadable. */
+  g_assert_null (load_string ("{\"format\": \"headroom-project\", \"version\": 1,"
+                              " \"training\": {\"opt\": \"\\udel\"}}", &error));
+  g_assert_cmpstr (error->message, ==,
+                   "Not a valid project file: line 1: “\\u” needs four hex digits");
+  g_clear_error (&error);
+  g_assert_null (load_string ("{\"format\": \"headroom-project\", \"version\": 1,"
+                              " \"training\": {\"opt\": \"a\\ud800b\"}}", &error));
+  g_assert_nonnull (strstr (error->message, "training.opt: not UTF-8 text"));
+  g_clear_error (&error);
 
   project = load_string ("{\"format\": \"headroom-project\", \"version\": 1,"
                          " \"model\": {\"preset\": \"llama-3.1-8b\"},"
