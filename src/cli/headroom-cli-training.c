@@ -181,6 +181,7 @@ typedef struct
   char            *trainable_share; /* fine-tuning: the share of all parameters trained; else NULL */
   char            *time_basis;    /* where the times come from, as the window says it */
   GListModel      *segments;      /* the estimator's memory segments, as the window's bar shows them */
+  HeadroomPlanRow *step;          /* the predicted step's split; NULL with a utilisation set */
 } TrainResult;
 
 /* The estimator's share of the parameters a fine-tuning trains, "0.04 %";
@@ -249,6 +250,8 @@ compute_training (HeadroomProject        *project,
   result->trainable_share = dup_trainable_share (estimator);
   result->time_basis = headroom_estimator_dup_time_basis (estimator);
   result->segments = g_object_ref (headroom_estimator_get_memory_segments (estimator));
+  if (headroom_estimator_get_step_row (estimator) != NULL)
+    result->step = g_object_ref (headroom_estimator_get_step_row (estimator));
   if (args->explain)
     result->explanations = headroom_cli_dup_explanations (estimator);
 
@@ -355,6 +358,16 @@ print_train_json (HeadroomProject   *project,
       headroom_cli_json_bytes (builder, "host_bytes", t->host_bytes);
       headroom_cli_json_double (builder, "host_seconds", t->host_seconds);
     }
+  /* The predicted step's parts, which add up to step_seconds. */
+  if (r->step != NULL)
+    {
+      json_builder_set_member_name (builder, "split");
+      json_builder_begin_object (builder);
+      for (guint part = 0; part < HEADROOM_PLAN_N_PARTS; part++)
+        headroom_cli_json_double (builder, headroom_plan_part_get_name (part),
+                                  headroom_plan_row_get_part_seconds (r->step, part));
+      json_builder_end_object (builder);
+    }
   /* false: the times come from the utilisation set (--mfu), not the prediction */
   json_builder_set_member_name (builder, "predicted");
   json_builder_add_boolean_value (builder, t->predicted);
@@ -451,7 +464,17 @@ print_train_table (const char       *name,
   headroom_cli_table_take (table, g_strdup (_("Step")),
                            headroom_cli_mark_not_fit (headroom_cli_format_duration (t->step_seconds), m->fits),
                            NULL);
-  if (t->host_bytes > 0)
+  /* The predicted step's parts, as the window's bar splits it. */
+  for (guint part = 0; r->step != NULL && part < HEADROOM_PLAN_N_PARTS; part++)
+    {
+      double seconds = headroom_plan_row_get_part_seconds (r->step, part);
+
+      if (part != HEADROOM_PLAN_PART_COMPUTE && seconds <= 0)
+        continue;
+      headroom_cli_table_take (table, g_strdup_printf ("  %s", headroom_plan_part_get_label (part)),
+                               headroom_cli_format_duration (seconds), NULL);
+    }
+  if (r->step == NULL && t->host_bytes > 0)
     headroom_cli_table_take (table, g_strdup (_("  of which on the host link")),
                              t->host_seconds > 0 ? headroom_cli_format_duration (t->host_seconds)
                                                  : g_strdup (_("none (hidden behind the passes)")),
@@ -539,6 +562,7 @@ run_train (HeadroomCliModel       *model,
       g_clear_pointer (&result.trainable_share, g_free);
       g_clear_pointer (&result.time_basis, g_free);
       g_clear_object (&result.segments);
+      g_clear_object (&result.step);
       return headroom_cli_report_error (error);
     }
 
@@ -554,6 +578,7 @@ run_train (HeadroomCliModel       *model,
   g_clear_pointer (&result.trainable_share, g_free);
   g_clear_pointer (&result.time_basis, g_free);
   g_clear_object (&result.segments);
+  g_clear_object (&result.step);
 
   return HEADROOM_CLI_EXIT_OK;
 }

@@ -23,6 +23,7 @@ typedef struct
   HrTrainingTime training_time;
   HrTrainingLimits training_limits;
   gboolean has_training_limits;
+  HrGpu gpu;              /* the one the estimate used: the step row's (get_step_row ()) */
   HrInference inference;
   HrInferenceMemory inference_memory;
   HrInferenceLatency latency;

@@ -15,6 +15,7 @@
 #include "headroom-quantity.h"
 #include "hr-config.h"
 #include "hr-inference.h"
+#include "hr-planner.h"
 #include "hr-training.h"
 
 struct _HeadroomEstimator
@@ -27,7 +28,8 @@ struct _HeadroomEstimator
   GListStore *flops_rows;
   GListStore *summary;
   char *error;
-  GError *error_detail;  /* the error itself: its key (headroom_project_error_get_key()) */
+  GError *error_detail;
+  HeadroomPlanRow *step_row;     /* made on demand from `result` (get_step_row ()) */  /* the error itself: its key (headroom_project_error_get_key()) */
   HeadroomEstimatorResult result;
   gulong changed_id;
   GSource *idle_source;          /* on the thread-default context of the estimator's thread */
@@ -89,6 +91,7 @@ compute_training (const HrGpu              *gpu,
   HrError err = { 0 };
 
   r->power_known = gpu->power_watts > 0;
+  r->gpu = *gpu;
   options.seq_len = r->training.seq_len;
   options.micro_batch = r->training.micro_batch;
   options.attention = r->training.attention;
@@ -285,6 +288,7 @@ headroom_estimator_recompute_now (HeadroomEstimator *self)
       g_clear_error (&self->error_detail);
       self->result = result;
       self->has_result = TRUE;
+      g_clear_object (&self->step_row);
       headroom_estimator_fill_params_rows (&self->result, self->params_rows);
       headroom_estimator_fill_memory_segments (&self->result, self->memory_segments);
       headroom_estimator_fill_flops_rows (&self->result, self->flops_rows);
@@ -347,6 +351,7 @@ headroom_estimator_dispose (GObject *object)
   g_clear_object (&self->memory_segments);
   g_clear_object (&self->flops_rows);
   g_clear_object (&self->summary);
+  g_clear_object (&self->step_row);
 
   G_OBJECT_CLASS (headroom_estimator_parent_class)->dispose (object);
 }
@@ -559,6 +564,39 @@ headroom_estimator_get_error (HeadroomEstimator *self)
 {
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
   return self->error;
+}
+
+/**
+ * headroom_estimator_get_step_row:
+ *
+ * The predicted step of the last training result as the Plan view shows a
+ * layout: the same step time, split into its parts with their explanations.
+ * Made on the first call after each result, so that sweeps pay nothing for it.
+ *
+ * Returns: (transfer none) (nullable): the row; NULL unless the step time is
+ * predicted from the hardware (a training estimate without a utilisation set)
+ */
+HeadroomPlanRow *
+headroom_estimator_get_step_row (HeadroomEstimator *self)
+{
+  const HeadroomEstimatorResult *r;
+  HrPlanLayout layout = { 0 };
+
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
+
+  r = &self->result;
+  if (self->step_row != NULL || !self->has_result || r->workload != HEADROOM_WORKLOAD_TRAINING
+      || !r->training_time.predicted)
+    return self->step_row;
+  layout.training = r->training;
+  layout.data_parallel = r->training_memory.data_parallel;
+  layout.memory_total = r->training_memory.total;
+  layout.memory_capacity = r->training_memory.capacity;
+  if (hr_plan_step (&r->model, &r->training, &r->gpu, NULL, &layout.step, NULL) != HR_OK)
+    return NULL;
+  layout.grad_accumulation = layout.step.micro_batches;
+  self->step_row = headroom_plan_row_new (&layout, 1);
+  return self->step_row;
 }
 
 gboolean

@@ -21,6 +21,7 @@
 
 #include <gio/gio.h>
 
+#include "headroom-plan-row.h"
 #include "headroom-project.h"
 #include "hr-flops.h"
 #include "hr-inference.h"
@@ -125,6 +126,9 @@ const HrTrainingLimits  *headroom_estimator_get_training_limits  (HeadroomEstima
 const HrInferenceLimits *headroom_estimator_get_inference_limits (HeadroomEstimator *self);
 /* Continuous batching of the inference batch; NULL when one request does not fit. */
 const HrServingLatency  *headroom_estimator_get_serving_latency  (HeadroomEstimator *self);
+/* The predicted step of a training result, split as the Plan view splits a
+ * layout's; NULL when the step time is not predicted. */
+HeadroomPlanRow *headroom_estimator_get_step_row (HeadroomEstimator *self);
 /* Whether the GPU's board power is published (energy is unknown otherwise). */
 gboolean         headroom_estimator_get_power_known (HeadroomEstimator *self);
 /* The MFU and HFU of a measured run of the last training result: from its

@@ -210,6 +210,40 @@ headroom_plan_row_get_bound (HeadroomPlanRow *self)
   return hr_plan_bound_name (self->layout.step.bound);
 }
 
+const char *
+headroom_plan_part_get_label (HeadroomPlanPart part)
+{
+  static const char *const labels[] = {
+    [HEADROOM_PLAN_PART_COMPUTE] = N_("Compute"),
+    [HEADROOM_PLAN_PART_MEMORY_BOUND] = N_("Memory-bound"),
+    [HEADROOM_PLAN_PART_RECOMPUTE] = N_("Recomputation"),
+    [HEADROOM_PLAN_PART_COMMUNICATION] = N_("Communication"),
+    [HEADROOM_PLAN_PART_BUBBLE] = N_("Pipeline bubble"),
+    [HEADROOM_PLAN_PART_OPTIMIZER] = N_("Optimizer"),
+    [HEADROOM_PLAN_PART_HOST_TRANSFER] = N_("Host link"),
+  };
+
+  g_return_val_if_fail (part < HEADROOM_PLAN_N_PARTS, NULL);
+  return _(labels[part]);
+}
+
+const char *
+headroom_plan_part_get_name (HeadroomPlanPart part)
+{
+  static const char *const names[] = {
+    [HEADROOM_PLAN_PART_COMPUTE] = "compute",
+    [HEADROOM_PLAN_PART_MEMORY_BOUND] = "memory_bound",
+    [HEADROOM_PLAN_PART_RECOMPUTE] = "recompute",
+    [HEADROOM_PLAN_PART_COMMUNICATION] = "communication",
+    [HEADROOM_PLAN_PART_BUBBLE] = "bubble",
+    [HEADROOM_PLAN_PART_OPTIMIZER] = "optimizer",
+    [HEADROOM_PLAN_PART_HOST_TRANSFER] = "host_transfer",
+  };
+
+  g_return_val_if_fail (part < HEADROOM_PLAN_N_PARTS, NULL);
+  return names[part];
+}
+
 double
 headroom_plan_row_get_part_seconds (HeadroomPlanRow  *self,
                                     HeadroomPlanPart  part)

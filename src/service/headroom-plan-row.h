@@ -65,6 +65,11 @@ double              headroom_plan_row_get_tokens_per_second (HeadroomPlanRow    
 /* What limits the layout: "compute", "memory", "communication" or "bubble". */
 const char         *headroom_plan_row_get_bound             (HeadroomPlanRow    *self);
 
+/* The part's name as the window's legend and the CLI show it ("Compute"). */
+const char         *headroom_plan_part_get_label            (HeadroomPlanPart    part);
+/* Its name in JSON ("compute", "memory_bound", … "host_transfer"). */
+const char         *headroom_plan_part_get_name             (HeadroomPlanPart    part);
+
 /* Seconds of one part of the step; the parts add up to the step time. */
 double              headroom_plan_row_get_part_seconds      (HeadroomPlanRow    *self,
                                                              HeadroomPlanPart    part);

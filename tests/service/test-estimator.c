@@ -523,6 +523,35 @@ test_utilisation (void)
   g_assert_cmpfloat (headroom_quantity_get_value (mfu), >, 0.29);
 }
 
+/* The Estimate view shows the predicted step split as the Plan view splits a
+ * layout (issue 13: one step-time model): the row's step is the estimate's to
+ * the last bit, its parts add up to it, and a utilisation set has no split. */
+static void
+test_step_row (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  HeadroomPlanRow *row;
+  double sum = 0;
+
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  row = headroom_estimator_get_step_row (estimator);
+  g_assert_nonnull (row);
+  g_assert_true (headroom_estimator_get_step_row (estimator) == row);
+  g_assert_cmpfloat (headroom_plan_row_get_step_seconds (row), ==,
+                     headroom_estimator_get_step_seconds (estimator));
+  for (guint part = 0; part < HEADROOM_PLAN_N_PARTS; part++)
+    sum += headroom_plan_row_get_part_seconds (row, part);
+  g_assert_cmpfloat_with_epsilon (sum, headroom_estimator_get_step_seconds (estimator),
+                                  1e-12 * sum);
+  g_assert_cmpfloat (headroom_plan_row_get_part_seconds (row, HEADROOM_PLAN_PART_COMPUTE), >, 0);
+
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_step_row (estimator));
+}
+
 static void
 test_error_keeps_last_result (void)
 {
@@ -790,6 +819,7 @@ main (int   argc,
   g_test_add_func ("/estimator/flops-router-moe-only", test_flops_router_moe_only);
   g_test_add_func ("/estimator/paged-segments", test_paged_segments);
   g_test_add_func ("/estimator/utilisation", test_utilisation);
+  g_test_add_func ("/estimator/step-row", test_step_row);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
   g_test_add_func ("/estimator/assumed-architecture", test_assumed_architecture);
   g_test_add_func ("/estimator/default-fits", test_default_fits);

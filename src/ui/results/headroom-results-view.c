@@ -17,6 +17,7 @@
 #include "headroom-format.h"
 #include "headroom-quantity.h"
 #include "headroom-results-view.h"
+#include "headroom-split-bar.h"
 #include "headroom-sweeper.h"
 
 struct _HeadroomResultsView
@@ -31,6 +32,7 @@ struct _HeadroomResultsView
   GtkLabel          *flops_totals;
   GtkLabel          *time_heading;
   GtkLabel          *time_caption;
+  HeadroomSplitBar  *step_split;
   GtkLabel          *context_warning;
   GtkFlowBox        *summary_box;
   GtkFlowBox        *limits_box;
@@ -611,6 +613,13 @@ refresh_summary (HeadroomResultsView *self)
     gtk_widget_remove_css_class (GTK_WIDGET (self->time_caption), "accent");
   gtk_label_set_label (self->time_caption, caption);
   refresh_context_warning (self);
+  /* The predicted step's parts, as the Plan view shows a layout's. */
+  {
+    HeadroomPlanRow *step = training ? headroom_estimator_get_step_row (self->estimator) : NULL;
+
+    headroom_split_bar_set_row (self->step_split, step);
+    gtk_widget_set_visible (GTK_WIDGET (self->step_split), step != NULL);
+  }
 
   for (guint i = 0; i < n; i++)
     {
@@ -944,6 +953,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
 
   g_type_ensure (HEADROOM_TYPE_FITS_PLOT);
   g_type_ensure (HEADROOM_TYPE_MEMORY_BAR);
+  g_type_ensure (HEADROOM_TYPE_SPLIT_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_BASE_PATH "/headroom-results-view.ui");
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, memory_bar);
@@ -953,6 +963,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_totals);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, time_heading);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, time_caption);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, step_split);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, context_warning);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, summary_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, limits_box);

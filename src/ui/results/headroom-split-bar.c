@@ -21,33 +21,32 @@
 typedef struct
 {
   const char *color;    /* named colour defined in style.css */
-  const char *label;
   const char *tooltip;
   HeadroomPlanPart part;
 } Part;
 
 /* In the order the bar draws them, the order of HeadroomPlanPart. */
 static const Part parts[] = {
-  { "headroom_split_compute", N_("Compute"),
+  { "headroom_split_compute",
     N_("Matrix products of the forward and backward passes, at the fraction of peak their shapes reach"),
     HEADROOM_PLAN_PART_COMPUTE },
-  { "headroom_split_memory_bound", N_("Memory-bound"),
+  { "headroom_split_memory_bound",
     N_("Norms, activation functions, softmax and residual adds, at memory bandwidth"),
     HEADROOM_PLAN_PART_MEMORY_BOUND },
-  { "headroom_split_recompute", N_("Recomputation"),
+  { "headroom_split_recompute",
     N_("Forward work repeated in the backward pass to save activation memory: what the "
        "recomputation mode repeats, and the attention scores flash attention recomputes"),
     HEADROOM_PLAN_PART_RECOMPUTE },
-  { "headroom_split_communication", N_("Communication"),
+  { "headroom_split_communication",
     N_("Communication left on the critical path after overlapping it with compute"),
     HEADROOM_PLAN_PART_COMMUNICATION },
-  { "headroom_split_bubble", N_("Pipeline bubble"),
+  { "headroom_split_bubble",
     N_("Pipeline fill and drain, while some stages wait for work"),
     HEADROOM_PLAN_PART_BUBBLE },
-  { "headroom_split_optimizer", N_("Optimizer"),
+  { "headroom_split_optimizer",
     N_("Optimizer update of the GPU's share of the parameters, at memory bandwidth"),
     HEADROOM_PLAN_PART_OPTIMIZER },
-  { "headroom_split_host_transfer", N_("Host link"),
+  { "headroom_split_host_transfer",
     N_("Paged-out optimizer states and offloaded activations crossing the link to host memory"),
     HEADROOM_PLAN_PART_HOST_TRANSFER },
 };
@@ -121,9 +120,9 @@ part_tooltip (HeadroomSplitBar *self,
 
   if (parts[part].part == HEADROOM_PLAN_PART_COMMUNICATION
       && self->communication_detail != NULL)
-    return g_strdup_printf ("%s: %s\n%s\n%s", _(parts[part].label), figure,
+    return g_strdup_printf ("%s: %s\n%s\n%s", headroom_plan_part_get_label (part), figure,
                             _(parts[part].tooltip), self->communication_detail);
-  return g_strdup_printf ("%s: %s\n%s", _(parts[part].label), figure, _(parts[part].tooltip));
+  return g_strdup_printf ("%s: %s\n%s", headroom_plan_part_get_label (part), figure, _(parts[part].tooltip));
 }
 
 /* "Show why": the part's derivation from the service, in a popover on its
@@ -154,7 +153,7 @@ legend_entry_new (HeadroomSplitBar *self,
                                             (guint) (rgba->red * 255 + 0.5),
                                             (guint) (rgba->green * 255 + 0.5),
                                             (guint) (rgba->blue * 255 + 0.5));
-  g_autofree char *label = g_markup_escape_text (_(parts[part].label), -1);
+  g_autofree char *label = g_markup_escape_text (headroom_plan_part_get_label (part), -1);
   g_autofree char *markup = NULL;
   GtkWidget *entry, *text;
 
@@ -204,7 +203,7 @@ update (HeadroomSplitBar *self)
       gtk_flow_box_append (self->legend, legend_entry_new (self, i));
       figure = format_part (self, i);
       g_string_append_printf (description, "%s %s %s", i == 0 ? ":" : ";",
-                              _(parts[i].label), figure);
+                              headroom_plan_part_get_label (parts[i].part), figure);
     }
   g_string_append (description, ".");
 
