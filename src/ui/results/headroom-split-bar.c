@@ -60,6 +60,7 @@ struct _HeadroomSplitBar
   GtkLabel   *summary;
   GtkWidget  *canvas;
   GtkFlowBox *legend;
+  GtkWidget  *entries[N_PARTS];  /* one legend entry per part, made once, hidden at 0 s */
   HeadroomPlanRow *row;  /* the layout shown, for its explanations; NULL when none */
 
   gboolean    has_step;
@@ -141,35 +142,64 @@ on_entry_clicked (GtkButton        *entry,
     headroom_explanation_popup (GTK_WIDGET (entry), text);
 }
 
-/* A flat button: activating it shows the part's derivation. */
+/* The entry's tooltip, made when asked rather than on every change. */
+static gboolean
+on_entry_query_tooltip (GtkWidget        *entry,
+                        int               x,
+                        int               y,
+                        gboolean          keyboard,
+                        GtkTooltip       *tooltip,
+                        HeadroomSplitBar *self)
+{
+  guint part = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (entry), "part"));
+  g_autofree char *text = NULL;
+
+  if (!self->has_step)
+    return FALSE;
+  text = part_tooltip (self, part);
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+/* A flat button: activating it shows the part's derivation. Its text is
+ * update ()'s. */
 static GtkWidget *
 legend_entry_new (HeadroomSplitBar *self,
                   guint             part)
 {
-  const GdkRGBA *rgba = &self->colors[part];
-  g_autofree char *figure = format_part (self, part);
-  g_autofree char *tooltip = part_tooltip (self, part);
-  g_autofree char *color = g_strdup_printf ("#%02x%02x%02x",
-                                            (guint) (rgba->red * 255 + 0.5),
-                                            (guint) (rgba->green * 255 + 0.5),
-                                            (guint) (rgba->blue * 255 + 0.5));
-  g_autofree char *label = g_markup_escape_text (headroom_plan_part_get_label (part), -1);
-  g_autofree char *markup = NULL;
-  GtkWidget *entry, *text;
+  GtkWidget *entry = gtk_button_new ();
+  GtkWidget *text = gtk_label_new (NULL);
 
-  /* The swatch is a coloured square character, so it scales with the font. */
-  markup = g_strdup_printf ("<span foreground=\"%s\">■</span> %s <b>%s</b>", color, label, figure);
-  text = gtk_label_new (NULL);
-  gtk_label_set_markup (GTK_LABEL (text), markup);
   gtk_label_set_xalign (GTK_LABEL (text), 0);
-  entry = gtk_button_new ();
   gtk_button_set_child (GTK_BUTTON (entry), text);
   gtk_widget_add_css_class (entry, "flat");
   gtk_widget_add_css_class (entry, "headroom-legend-entry");
-  gtk_widget_set_tooltip_text (entry, tooltip);
   g_object_set_data (G_OBJECT (entry), "part", GUINT_TO_POINTER (part));
   g_signal_connect_object (entry, "clicked", G_CALLBACK (on_entry_clicked), self, 0);
+  gtk_widget_set_has_tooltip (entry, TRUE);
+  g_signal_connect_object (entry, "query-tooltip", G_CALLBACK (on_entry_query_tooltip), self, 0);
   return entry;
+}
+
+/* Sets the entry's swatch, name and figure when they changed, so that a
+ * change of layout relays out no more than it must. */
+static void
+update_entry (HeadroomSplitBar *self,
+              guint             part)
+{
+  GtkWidget *entry = self->entries[part];
+  GtkLabel *text = GTK_LABEL (gtk_button_get_child (GTK_BUTTON (entry)));
+  const GdkRGBA *rgba = &self->colors[part];
+  g_autofree char *figure = format_part (self, part);
+  g_autofree char *label = g_markup_escape_text (headroom_plan_part_get_label (part), -1);
+  g_autofree char *markup = NULL;
+
+  /* The swatch is a coloured square character, so it scales with the font. */
+  markup = g_strdup_printf ("<span foreground=\"#%02x%02x%02x\">■</span> %s <b>%s</b>",
+                            (guint) (rgba->red * 255 + 0.5), (guint) (rgba->green * 255 + 0.5),
+                            (guint) (rgba->blue * 255 + 0.5), label, figure);
+  if (g_strcmp0 (gtk_label_get_label (text), markup) != 0)
+    gtk_label_set_markup (text, markup);
 }
 
 static void
@@ -178,11 +208,6 @@ update (HeadroomSplitBar *self)
   g_autoptr(GString) description = g_string_new (NULL);
   g_autofree char *total = NULL;
   g_autofree char *summary = NULL;
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->legend))) != NULL)
-    gtk_flow_box_remove (self->legend, child);
-
   if (!self->has_step)
     summary = g_strdup (_("No layout selected"));
   else
@@ -197,10 +222,13 @@ update (HeadroomSplitBar *self)
   for (guint i = 0; i < N_PARTS; i++)
     {
       g_autofree char *figure = NULL;
+      gboolean shown = self->has_step && self->seconds[i] > 0;
 
-      if (!self->has_step || self->seconds[i] <= 0)
+      /* The flow box's child holds the entry: hidden, it takes no cell. */
+      gtk_widget_set_visible (gtk_widget_get_parent (self->entries[i]), shown);
+      if (!shown)
         continue;
-      gtk_flow_box_append (self->legend, legend_entry_new (self, i));
+      update_entry (self, i);
       figure = format_part (self, i);
       g_string_append_printf (description, "%s %s %s", i == 0 ? ":" : ";",
                               headroom_plan_part_get_label (parts[i].part), figure);
@@ -451,6 +479,11 @@ headroom_split_bar_init (HeadroomSplitBar *self)
   gtk_flow_box_set_row_spacing (self->legend, 4);
   gtk_widget_set_can_focus (GTK_WIDGET (self->legend), FALSE);
   gtk_widget_set_parent (GTK_WIDGET (self->legend), GTK_WIDGET (self));
+  for (guint i = 0; i < N_PARTS; i++)
+    {
+      self->entries[i] = legend_entry_new (self, i);
+      gtk_flow_box_append (self->legend, self->entries[i]);
+    }
 
   update (self);
 }
