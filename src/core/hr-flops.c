@@ -194,7 +194,7 @@ hr_flops_training_counted (const HrModel        *model,
   double fwd[HR_FLOPS_N_COMPONENTS], adapter[HR_FLOPS_N_COMPONENTS];
   HrFinetuneGrad grad[HR_FLOPS_N_COMPONENTS];
   HrFinetune full;
-  double s, window, n, l, q;
+  double s, window, n, l, q, covered;
   int64_t tokens;
 
   if (options->seq_len <= 0)
@@ -209,6 +209,10 @@ hr_flops_training_counted (const HrModel        *model,
       && options->recompute != HR_RECOMPUTE_OP_SELECTIVE)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", options->recompute, 0,
                          "none, selective, full or op-selective");
+  if (!(options->recompute_skipped >= 0 && options->recompute_skipped <= 1))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute_skipped", 0, 0,
+                         "a share from 0 to 1");
+  covered = 1 - options->recompute_skipped;
   if (__builtin_mul_overflow (options->seq_len, options->micro_batch, &tokens))
     return hr_error_set (err, HR_ERROR_OVERFLOW, "micro_batch", options->micro_batch, 0, NULL);
 
@@ -242,17 +246,21 @@ hr_flops_training_counted (const HrModel        *model,
        * selective reruns QKᵀ and attention over V (Korthikanti et al. 2022,
        * §5); flash attention recomputes QKᵀ in its backward (Dao et al.
        * 2022, Alg. 4), also after a full recomputation. */
+      /* Layers the mode leaves out (options->recompute_skipped) rerun
+       * nothing of it. */
       if (options->recompute == HR_RECOMPUTE_FULL && c != HR_FLOPS_LM_HEAD)
-        part->recompute += part->forward * grad[c].input_grad;
+        part->recompute += covered * part->forward * grad[c].input_grad;
       if (options->recompute == HR_RECOMPUTE_SELECTIVE && attention_core)
-        part->recompute += fwd[c] * grad[c].input_grad;
+        part->recompute += (covered + (options->attention == HR_ATTENTION_FLASH
+                                       && c == HR_FLOPS_ATTN_SCORES ? 1 - covered : 0))
+                           * fwd[c] * grad[c].input_grad;
       else if (options->attention == HR_ATTENTION_FLASH && c == HR_FLOPS_ATTN_SCORES)
         part->recompute += fwd[c] * grad[c].input_grad;
       /* torchtitan's op-level SAC reruns every second aten.mm of a layer: of
        * wq, wk, wv, wo, w1, w3, w2 the products wk, wo and w3 (a plain MLP:
        * fc2), and no attention core (SDPA outputs are kept). */
       if (options->recompute == HR_RECOMPUTE_OP_SELECTIVE)
-        part->recompute += fwd[c] * op_sac_share (model, (HrFlopsComponent) c)
+        part->recompute += covered * fwd[c] * op_sac_share (model, (HrFlopsComponent) c)
                            * grad[c].input_grad;
 
       f.forward += part->forward;

@@ -51,6 +51,8 @@ typedef struct
   HrRecompute     recompute;
   bool            causal;
   const HrFinetune *finetune;  /* what is trained; NULL = everything (hr-finetune.h) */
+  double          recompute_skipped; /* share of the layers the recompute mode leaves
+                                      * out (hr_training_recompute_skipped ()); 0: none */
 } HrFlopsOptions;
 
 typedef struct

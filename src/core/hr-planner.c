@@ -292,6 +292,13 @@ max2 (double a,
   return a > b ? a : b;
 }
 
+static double
+min2 (double a,
+      double b)
+{
+  return a < b ? a : b;
+}
+
 typedef struct
 {
   double bandwidth;
@@ -558,9 +565,20 @@ evaluate_rank (const HrPlanContext    *ctx,
   double dp_time = 0, dp_exposed = 0, dp_bytes = 0;
   double compute_mb, memory_mb, recompute_mb, comm_mb, per_mb, per_mb_avg;
   double ideal, losses[4];
+  /* The recompute mode's share of this rank's layers: Megatron's
+   * --recompute-num-layers N covers the first N of each of its v chunks,
+   * torchtitan's layer SAC every k-th block (hr_training_recompute_skipped ());
+   * `full` is that share under full recomputation, else 0. */
+  double covered = 1.0, full;
+  const HrFlops *none = ctx->have_flops[HR_RECOMPUTE_NONE] ? &ctx->flops[HR_RECOMPUTE_NONE] : flops;
   int i;
 
   memset (step, 0, sizeof *step);
+  if (tr->recompute_every > 1)
+    covered = 1.0 - hr_training_recompute_skipped (tr, model);
+  else if (tr->recompute_layers > 0 && rank_layers > 0)
+    covered = min2 (1.0, (double) tr->recompute_layers * v / rank_layers);
+  full = tr->recompute == HR_RECOMPUTE_FULL ? covered : 0.0;
 
   /* Key/value heads are split over TP, or replicated once TP exceeds them. */
   kv_local = model->n_kv_heads >= tr->tensor_parallel
@@ -614,7 +632,10 @@ evaluate_rank (const HrPlanContext    *ctx,
         continue;
       gemm_fwd += part->forward * share * spf[i];
       gemm_bwd += part->backward * share * spf_bwd[i];
-      gemm_rec += part->recompute * share * spf[i];
+      /* What the mode reruns, on the layers it covers; flash attention's
+       * own recomputation on all. */
+      gemm_rec += (none->component[i].recompute
+                   + covered * (part->recompute - none->component[i].recompute)) * share * spf[i];
       flops_gpu += (part->forward + part->backward) * share;
     }
   /* LoRA's products at their own shapes (adapter_seconds), not at the rate
@@ -632,14 +653,12 @@ evaluate_rank (const HrPlanContext    *ctx,
             continue;
           gemm_fwd -= sequence * share * spf[i];
           gemm_bwd -= 2.0 * sequence * share * spf_bwd[i];
-          if (tr->recompute == HR_RECOMPUTE_FULL)
-            gemm_rec -= sequence * share * spf[i];
+          gemm_rec -= full * sequence * share * spf[i];
         }
       adapter_seconds (ctx, tr, rate16, elem16, tokens, rank_layers / L / t, &fwd, &bwd);
       gemm_fwd += fwd;
       gemm_bwd += bwd;
-      if (tr->recompute == HR_RECOMPUTE_FULL)
-        gemm_rec += fwd;
+      gemm_rec += full * fwd;
     }
   lm_fwd = head ? flops->component[HR_FLOPS_LM_HEAD].forward * scale * spf[HR_FLOPS_LM_HEAD] : 0.0;
   lm_bwd = head ? flops->component[HR_FLOPS_LM_HEAD].backward * scale * spf[HR_FLOPS_LM_HEAD] : 0.0;
@@ -706,11 +725,9 @@ evaluate_rank (const HrPlanContext    *ctx,
       cast_fwd = layers * (a + 1.0) * (x + w) / bw;
       cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
     }
-  mem_rec = 0.0;
-  if (tr->recompute == HR_RECOMPUTE_FULL)
-    mem_rec = layers * mem_layer / bw + cast_fwd;
-  else if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
-    mem_rec = layers * mem_softmax / bw;
+  mem_rec = full * (layers * mem_layer / bw + cast_fwd);
+  if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
+    mem_rec = covered * layers * mem_softmax / bw;
   /* LoRA's ops around its products, per token and adapted matrix
    * (torchtune LoRALinear.forward: out + (alpha / rank) · lora_b(lora_a(x));
    * PEFT lora.Linear.forward: result + lora_B(lora_A(x)) · scaling): the
@@ -731,8 +748,7 @@ evaluate_rank (const HrPlanContext    *ctx,
       bwd_bytes = 2.0 * a * w->out + (tr->compile ? 0.0 : 3.0 * a * w->in) + drop;
       mem_fwd += per_token * fwd_bytes / bw;
       mem_bwd += per_token * bwd_bytes / bw;
-      if (tr->recompute == HR_RECOMPUTE_FULL)
-        mem_rec += per_token * fwd_bytes / bw;
+      mem_rec += full * per_token * fwd_bytes / bw;
     }
   /* DoRA (PEFT DoraLinearLayer.forward, torchtune DoRALinear.forward): each
    * forward rebuilds every adapted matrix's column norms ||W + s·B·A||,
@@ -762,8 +778,7 @@ evaluate_rank (const HrPlanContext    *ctx,
 
       mem_fwd += norms + outputs_fwd;
       mem_bwd += outputs_bwd;
-      if (tr->recompute == HR_RECOMPUTE_FULL)
-        mem_rec += norms + outputs_fwd;
+      mem_rec += full * (norms + outputs_fwd);
       /* PEFT with lora_dropout > 0 passes the dropped input to the DoRA
        * layer with base_result None, which then runs F.linear(x, W) again:
        * the frozen products once more forward (2·T·in·out per matrix) and
@@ -775,8 +790,7 @@ evaluate_rank (const HrPlanContext    *ctx,
 
           gemm_fwd += rerun;
           gemm_bwd += rerun;
-          if (tr->recompute == HR_RECOMPUTE_FULL)
-            gemm_rec += rerun;
+          gemm_rec += full * rerun;
         }
     }
   /* PyTorch's ring attention (torch_cp) merges and accumulates in eager ops:
@@ -789,8 +803,7 @@ evaluate_rank (const HrPlanContext    *ctx,
       torch_ring_bytes (c, a, tokens * (double) ctx->q_dim / t, &ring_fwd, &ring_bwd);
       mem_fwd += layers * ring_fwd / bw;
       mem_bwd += layers * ring_bwd / bw;
-      if (tr->recompute == HR_RECOMPUTE_FULL)
-        mem_rec += layers * ring_fwd / bw;
+      mem_rec += full * layers * ring_fwd / bw;
     }
 
   /* Tensor parallel: two all-reduces (or reduce-scatter + all-gather pairs
@@ -808,7 +821,7 @@ evaluate_rank (const HrPlanContext    *ctx,
 
       tp_fwd = layers * per_layer * one;
       tp_bwd = tp_fwd;
-      tp_rec = tr->recompute == HR_RECOMPUTE_FULL ? tp_fwd : 0.0;
+      tp_rec = full * tp_fwd;
       tp_rec_exposed = tp_rec;
       tp_exposed = tp_fwd + tp_rec + max2 (0.0, tp_bwd - 0.5 * gemm_bwd);
       if (tr->async_tp)
@@ -841,11 +854,11 @@ evaluate_rank (const HrPlanContext    *ctx,
             exposed = max2 (0.0, half - hidden * qkv) + max2 (0.0, half - hidden * out)
                       + max2 (0.0, half - hidden * mlp_in * mlp)
                       + max2 (0.0, half - hidden * (1.0 - mlp_in) * mlp);
-          tp_rec_exposed = tr->recompute == HR_RECOMPUTE_FULL ? layers * exposed : 0.0;
+          tp_rec_exposed = full * layers * exposed;
           tp_exposed = 2.0 * layers * exposed + tp_rec_exposed;
         }
       tp_bytes = layers * per_layer * ring_bytes (volume, t, 2.0)
-                 * (tr->recompute == HR_RECOMPUTE_FULL ? 3.0 : 2.0);
+                 * (2.0 + full);
     }
 
   /* Context parallel: each rank passes its key/value block around the ring,
@@ -868,7 +881,7 @@ evaluate_rank (const HrPlanContext    *ctx,
       double block = tokens * 2.0 * (double) ctx->q_dim / t * a;
       double gather = (c - 1.0) * (block / link.bandwidth + link.latency);
       double hop_grad = block * 4.0 / a / link.bandwidth + link.latency;
-      double passes = tr->recompute == HR_RECOMPUTE_FULL ? 2.0 : 1.0;
+      double passes = 1.0 + full;
 
       cp_time = layers * ((passes + 1.0) * gather + c * hop_grad);
       cp_exposed = layers * (passes * max2 (0.0, gather - core_fwd / c)
@@ -1110,7 +1123,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   step->split.memory_bound = m * memory_mb;
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
-  step->split.memory_bound += m * (tr->recompute == HR_RECOMPUTE_FULL ? 3.0 : 2.0)
+  step->split.memory_bound += m * (2.0 + full)
                               * hr_finetune_dequant_bytes (model, &tr->finetune, weight_bytes (tr))
                               / (t * p) / bw;
   step->split.recompute = m * recompute_mb;
@@ -1128,7 +1141,9 @@ evaluate_rank (const HrPlanContext    *ctx,
   step->comm[HR_PLAN_COMM_EP] = (HrPlanCommCost) { m * ep_bytes, m * ep_time, m * ep_time };
 
   step->model_flops = flops->model_flops * global;
-  step->hardware_flops = (flops->model_flops + flops->recompute) * global;
+  step->hardware_flops = (flops->model_flops + none->recompute
+                          + (1.0 - hr_training_recompute_skipped (tr, model))
+                            * (flops->recompute - none->recompute)) * global;
   step->mfu = step->model_flops / ((double) gpus * peak * step->step_seconds);
   step->hfu = step->hardware_flops / ((double) gpus * peak * step->step_seconds);
   step->tokens_per_second = global * s / step->step_seconds;
@@ -1210,6 +1225,9 @@ plan_step (HrPlanContext          *ctx,
   if (status != HR_OK)
     return status;
   status = hr_plan_context_flops (ctx, training, training->recompute, err);
+  /* A mode on some layers only: the others rerun what no mode does. */
+  if (status == HR_OK && (training->recompute_layers > 0 || training->recompute_every > 1))
+    status = hr_plan_context_flops (ctx, training, HR_RECOMPUTE_NONE, err);
   if (status != HR_OK)
     return status;
   if (memory == NULL)

@@ -131,6 +131,39 @@ hr_training_stage_chunk (const HrTraining *t,
                       hr_training_even_stages (t, n_layers), first);
 }
 
+static int64_t
+min_i64 (int64_t a,
+         int64_t b)
+{
+  return a < b ? a : b;
+}
+
+double
+hr_training_recompute_skipped (const HrTraining *training,
+                               const HrModel    *model)
+{
+  int64_t n = model->n_layers, v = training->virtual_stages > 1 ? training->virtual_stages : 1;
+  int64_t chunks = training->pipeline_parallel * v, covered = 0, first;
+
+  /* Settings validation refuses are left to it. */
+  if (training->recompute == HR_RECOMPUTE_NONE || n <= 0 || training->pipeline_parallel <= 0
+      || chunks > n)
+    return 0;
+  /* activation_checkpoint.py: blocks i with (i + 1) mod k = 0 */
+  if (training->recompute_every > 1)
+    return 1.0 - (double) (n / training->recompute_every) / (double) n;
+  if (training->recompute_layers <= 0)
+    return 0;
+  if (hr_training_even_stages (training, n))
+    covered = chunks * min_i64 (training->recompute_layers, n / chunks);
+  else
+    for (int64_t stage = 0; stage < training->pipeline_parallel; stage++)
+      for (int64_t j = 0; j < v; j++)
+        covered += min_i64 (training->recompute_layers,
+                            hr_training_stage_chunk (training, n, stage, j, &first));
+  return 1.0 - (double) covered / (double) n;
+}
+
 int64_t
 hr_training_stage_layers (const HrTraining *training,
                           const HrModel    *model,

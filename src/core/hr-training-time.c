@@ -36,6 +36,7 @@ step_flops (const HrModel    *model,
     .recompute = training->recompute,
     .causal = training->causal,
     .finetune = &training->finetune,
+    .recompute_skipped = hr_training_recompute_skipped (training, model),
   };
 
   return hr_flops_training_counted (model, params, &options, flops, err);

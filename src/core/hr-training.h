@@ -354,6 +354,13 @@ int64_t  hr_training_stage_layers (const HrTraining *training,
                                    const HrModel    *model,
                                    int64_t           stage);
 
+/* The share of the model's layers the recompute mode leaves out: those past
+ * the first recompute_layers of each model chunk (Megatron
+ * --recompute-num-layers), or all but every k-th (torchtitan's layer SAC,
+ * recompute_every); 0 when the mode covers every layer, or there is none. */
+double   hr_training_recompute_skipped (const HrTraining *training,
+                                        const HrModel    *model);
+
 /* Parameters held by pipeline stage `stage` (0 … pp − 1); validates first. */
 HrStatus hr_training_rank        (const HrModel    *model,
                                   const HrTraining *training,

@@ -98,6 +98,7 @@ compute_training (const HrGpu              *gpu,
   options.recompute = r->training.recompute;
   options.causal = r->training.causal;
   options.finetune = &r->training.finetune;
+  options.recompute_skipped = hr_training_recompute_skipped (&r->training, &r->model);
 
   if (hr_flops_training (&r->model, &options, &r->flops, &err) != HR_OK
       || hr_training_estimate (&r->model, &r->training, gpu, &r->training_memory,

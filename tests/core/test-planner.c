@@ -235,6 +235,44 @@ test_recompute (void)
   t.recompute = HR_RECOMPUTE_SELECTIVE;
   step_ok (&model, &t, &gpu, NULL, &step);
   assert_close (step.split.recompute, L * T * 4 * s * h / 75e12, 1e-6);
+
+  /* The mode on some layers only reruns those: Megatron's
+   * --recompute-num-layers 1 of the toy's 2, or torchtitan's layer SAC
+   * every 2nd block (block 1, (1 + 1) mod 2 = 0), each half of the full
+   * rerun; the step's hardware FLOPs count that half too. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  t.recompute_layers = 1;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.recompute, T * (24 * h * h + 4 * s * h) / 75e12, 1e-6);
+  assert_close (step.hardware_flops - step.model_flops, T * (24 * h * h + 4 * s * h), 1e-6);
+  t.recompute_layers = 0;
+  t.recompute_every = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.recompute, T * (24 * h * h + 4 * s * h) / 75e12, 1e-6);
+}
+
+/* The share of layers the mode leaves out. 10 layers on 3 stages hold 4, 3
+ * and 3 (or 3, 3, 4): the first 3 of each are 9 of 10, so 0.1 is left out;
+ * every 4th of 10 is blocks 3 and 7, 2 of 10, so 0.8. */
+static void
+test_recompute_skipped (void)
+{
+  HrModel model;
+  HrTraining t;
+
+  toy_model (&model);
+  toy_training (&t);
+  model.n_layers = 10;
+  t.recompute = HR_RECOMPUTE_FULL;
+  g_assert_cmpfloat (hr_training_recompute_skipped (&t, &model), ==, 0);
+  t.pipeline_parallel = 3;
+  t.recompute_layers = 3;
+  assert_close (hr_training_recompute_skipped (&t, &model), 0.1, 1e-12);
+  t.recompute_layers = 0;
+  t.recompute_every = 4;
+  assert_close (hr_training_recompute_skipped (&t, &model), 0.8, 1e-12);
+  t.recompute = HR_RECOMPUTE_NONE;
+  g_assert_cmpfloat (hr_training_recompute_skipped (&t, &model), ==, 0);
 }
 
 /* A measured GEMM rate replaces peak × gemm_efficiency: 75 TFLOP/s is what
@@ -694,6 +732,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/optimizer", test_optimizer);
   g_test_add_func ("/planner/step/finetune", test_finetune);
   g_test_add_func ("/planner/step/recompute", test_recompute);
+  g_test_add_func ("/planner/step/recompute-skipped", test_recompute_skipped);
   g_test_add_func ("/planner/step/sustained-gemm", test_sustained_gemm);
   g_test_add_func ("/planner/step/attention-rates", test_attention_rates);
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
