@@ -757,7 +757,8 @@ pareto_in_best (const HrPlanLayout *best,
 }
 
 static void
-print_plan_table (const char          *name,
+print_plan_table (HeadroomProject     *project,
+                  const char          *name,
                   const HrPlanRequest *request,
                   const HrPlanLayout  *layouts,
                   const HrPlanLayout  *pareto,
@@ -766,6 +767,7 @@ print_plan_table (const char          *name,
 {
   g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
   g_autofree char *gpus = headroom_cli_format_gpus (hr_training_gpus (&request->training));
+  g_autofree char *band = headroom_dup_prediction_band (project);
 
   printf (_("%s on %s (%" G_GINT64_FORMAT " per node), global batch %"
             G_GINT64_FORMAT ", sequence %" G_GINT64_FORMAT "\n"),
@@ -773,8 +775,8 @@ print_plan_table (const char          *name,
           request->training.global_batch, request->training.seq_len);
   printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n"),
           result->searched, result->fitting, ms);
-  /* TRANSLATORS: %s is "an upper bound: published runs reached 46–90 % of such predictions" */
-  printf (_("Step times predicted from the hardware, %s\n\n"), headroom_prediction_bound ());
+  /* TRANSLATORS: %s is "published runs of … reached 46–96 % of such predictions" */
+  printf (_("Step times predicted from the hardware: %s\n\n"), band);
 
   if (result->n_best == 0)
     {
@@ -941,7 +943,7 @@ headroom_cli_plan (int    argc,
     }
   else
     {
-      print_plan_table (model.name, &request, layouts, pareto, &result, seconds);
+      print_plan_table (project, model.name, &request, layouts, pareto, &result, seconds);
       headroom_cli_print_assumed (project);
     }
 

@@ -741,12 +741,82 @@ headroom_estimator_get_mfu_override (HeadroomEstimator *self)
          && !self->result.training_time.predicted;
 }
 
-/* The band is the measured / predicted throughput of every run
- * tests/service/test-real-runs.c checks, which holds it there. */
-const char *
-headroom_prediction_bound (void)
+/* The kinds of run the step model is checked against, and what each
+ * reached of its predictions: the least and most of measured / predicted
+ * throughput over every row, rounded outwards to a percent. */
+typedef enum
 {
-  return _("an upper bound: published runs reached 46–90 % of such predictions");
+  RUNS_PYTORCH,   /* test-real-runs.c, test-published-runs.c: torchtitan, torchtune,
+                   * llm-foundry, fms-fsdp; 0.463 (torchtitan H100, CP 8) to 0.952
+                   * (fms-fsdp, Llama 2 13B on A100) */
+  RUNS_MEGATRON,  /* test-megatron-bridge-runs.c, dense Llama rows: 0.664 (GB200, 405B,
+                   * 25.09) to 1.091 (H100, Llama 3 70B, 26.04.01) */
+  RUNS_MOE,       /* test-megatron-bridge-runs.c, MoE rows (Megatron-Bridge's are the only
+                   * ones): 0.2396 (B200, GPT-OSS 120B, 25.11) to 1.081 (GB200, Qwen3 235B) */
+} RunKind;
+
+static const struct
+{
+  double low, high;
+} bands[] = {
+  [RUNS_PYTORCH] = { 0.46, 0.96 },
+  [RUNS_MEGATRON] = { 0.66, 1.10 },
+  [RUNS_MOE] = { 0.23, 1.09 },
+};
+
+static RunKind
+run_kind (HeadroomProject *project)
+{
+  HrModel model;
+
+  if (headroom_project_get_model (project, &model, NULL) && model.n_experts > 0)
+    return RUNS_MOE;
+  if (g_strcmp0 (headroom_project_get_string (project, "training.framework"), "megatron") == 0)
+    return RUNS_MEGATRON;
+  return RUNS_PYTORCH;
+}
+
+void
+headroom_prediction_band (HeadroomProject *project,
+                          double          *low,
+                          double          *high)
+{
+  RunKind kind;
+
+  g_return_if_fail (HEADROOM_IS_PROJECT (project));
+
+  kind = run_kind (project);
+  *low = bands[kind].low;
+  *high = bands[kind].high;
+}
+
+char *
+headroom_dup_prediction_band (HeadroomProject *project)
+{
+  g_autofree char *low = NULL;
+  g_autofree char *high = NULL;
+  RunKind kind;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
+
+  kind = run_kind (project);
+  low = headroom_format_count (100 * bands[kind].low);
+  high = headroom_format_count (100 * bands[kind].high);
+  switch (kind)
+    {
+    case RUNS_MOE:
+      /* TRANSLATORS: e.g. "published runs of MoE models (Megatron-Bridge) reached 23–109 % of such predictions" */
+      return g_strdup_printf (_("published runs of MoE models (Megatron-Bridge) reached %s–%s %% "
+                                "of such predictions"), low, high);
+    case RUNS_MEGATRON:
+      return g_strdup_printf (_("Megatron-Bridge’s published runs of dense models reached %s–%s %% "
+                                "of such predictions"), low, high);
+    case RUNS_PYTORCH:
+    default:
+      return g_strdup_printf (_("published runs of PyTorch frameworks (torchtitan, torchtune, "
+                                "llm-foundry, fms-fsdp) reached %s–%s %% of such predictions"),
+                              low, high);
+    }
 }
 
 char *
@@ -758,8 +828,12 @@ headroom_estimator_dup_time_basis (HeadroomEstimator *self)
   if (!self->has_result || self->result.workload != HEADROOM_WORKLOAD_TRAINING)
     return NULL;
   if (self->result.training_time.predicted)
-    /* TRANSLATORS: %s is "an upper bound: published runs reached 46–90 % of such predictions" */
-    return g_strdup_printf (_("Predicted from the hardware, %s"), headroom_prediction_bound ());
+    {
+      g_autofree char *band = headroom_dup_prediction_band (self->project);
+
+      /* TRANSLATORS: %s is "published runs of … reached 46–96 % of such predictions" */
+      return g_strdup_printf (_("Predicted from the hardware: %s"), band);
+    }
   percent = headroom_format_count (100 * self->result.training.mfu);
   /* TRANSLATORS: the times shown come from a measured utilisation, e.g. "40 %" */
   return g_strdup_printf (_("From the utilisation set (%s %%)"), percent);

@@ -105,13 +105,19 @@ double           headroom_estimator_get_usable_memory      (HeadroomEstimator *s
  * hardware prediction, the planner's step model. */
 gboolean         headroom_estimator_get_mfu_override       (HeadroomEstimator *self);
 /* Training: where the times come from, for a label next to them:
- * "Predicted from the hardware, an upper bound: …" (headroom_prediction_bound())
- * or "From the utilisation set (40 %)"; NULL for inference or without a result. */
+ * "Predicted from the hardware: …" (headroom_dup_prediction_band()) or
+ * "From the utilisation set (40 %)"; NULL for inference or without a result. */
 char            *headroom_estimator_dup_time_basis         (HeadroomEstimator *self) G_GNUC_WARN_UNUSED_RESULT;
-/* What the step model's predictions are against measured runs, said wherever
- * a predicted time is shown: "an upper bound: published runs reached 46–90 %
- * of such predictions" (docs/planner.md, "Check against measured runs"). */
-const char      *headroom_prediction_bound                 (void);
+/* What published runs of the project's kind reached of the step model's
+ * predicted throughput, as fractions (docs/planner.md, "Check against
+ * measured runs"): runs of MoE models, Megatron runs of dense models, or
+ * PyTorch runs of dense models. The tests of those runs hold every one in it. */
+void             headroom_prediction_band                  (HeadroomProject   *project,
+                                                            double            *low,
+                                                            double            *high);
+/* The same, said wherever a predicted time is shown: "published runs of
+ * PyTorch frameworks (…) reached 46–96 % of such predictions". */
+char            *headroom_dup_prediction_band              (HeadroomProject   *project) G_GNUC_WARN_UNUSED_RESULT;
 
 /* A figure's derivation with the project's values substituted, the
  * assumption it rests on and its source, one per line (headroom-explain.c):

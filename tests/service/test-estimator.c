@@ -552,6 +552,39 @@ test_step_row (void)
   g_assert_null (headroom_estimator_get_step_row (estimator));
 }
 
+/* What the window says of a predicted time follows the project's kind of
+ * run, each band the least and most that kind's checked runs reached
+ * (headroom-estimator.c, held by test-real-runs.c, test-published-runs.c
+ * and test-megatron-bridge-runs.c): a dense model under PyTorch, under
+ * Megatron, and an MoE model under either. */
+static void
+test_prediction_band (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autofree char *pytorch = NULL;
+  g_autofree char *megatron = NULL;
+  g_autofree char *moe = NULL;
+  double low, high;
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "torchtitan", NULL));
+  pytorch = headroom_dup_prediction_band (project);
+  g_assert_cmpstr (pytorch, ==, "published runs of PyTorch frameworks (torchtitan, torchtune, "
+                                "llm-foundry, fms-fsdp) reached 46–96 % of such predictions");
+  headroom_prediction_band (project, &low, &high);
+  g_assert_cmpfloat (low, ==, 0.46);
+  g_assert_cmpfloat (high, ==, 0.96);
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "megatron", NULL));
+  megatron = headroom_dup_prediction_band (project);
+  g_assert_cmpstr (megatron, ==, "Megatron-Bridge’s published runs of dense models reached "
+                                 "66–110 % of such predictions");
+
+  g_assert_true (headroom_project_set_string (project, "model.preset", "qwen3-30b-a3b", NULL));
+  moe = headroom_dup_prediction_band (project);
+  g_assert_cmpstr (moe, ==, "published runs of MoE models (Megatron-Bridge) reached 23–109 % "
+                            "of such predictions");
+}
+
 static void
 test_error_keeps_last_result (void)
 {
@@ -820,6 +853,7 @@ main (int   argc,
   g_test_add_func ("/estimator/paged-segments", test_paged_segments);
   g_test_add_func ("/estimator/utilisation", test_utilisation);
   g_test_add_func ("/estimator/step-row", test_step_row);
+  g_test_add_func ("/estimator/prediction-band", test_prediction_band);
   g_test_add_func ("/estimator/error-keeps-last-result", test_error_keeps_last_result);
   g_test_add_func ("/estimator/assumed-architecture", test_assumed_architecture);
   g_test_add_func ("/estimator/default-fits", test_default_fits);

@@ -18,6 +18,7 @@
 #include <json-glib/json-glib.h>
 
 #include "headroom-estimator.h"
+#include "test-runs.h"
 
 typedef struct
 {
@@ -360,6 +361,7 @@ test_rows (void)
       time = headroom_estimator_get_training_time (estimator);
       predicted = time->tokens_per_second_per_gpu;
       ratio = predicted / measured;
+      assert_within_stated_band (project, id, predicted, measured);
       /* Headroom's model FLOPs per token at the measured throughput, and
        * the MFU difference against the table's column, both over the
        * catalog's dense peak of the compute dtype. */

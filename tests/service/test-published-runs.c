@@ -12,15 +12,15 @@
  *
  * Nothing is fitted. The ratios are held near what the model gives today
  * (held[] below): they record the model as it stands, not targets, so that a
- * change of the step model that moves a row shows here. The sentence of
- * headroom_prediction_bound() is not asserted here (test-real-runs.c holds
- * it over its own rows); the rows here are the figures to revise it from.
+ * change of the step model that moves a row shows here. Every row is also
+ * held to what the window states of such runs (headroom_dup_prediction_band()).
  */
 #include <math.h>
 
 #include <json-glib/json-glib.h>
 
 #include "headroom-estimator.h"
+#include "test-runs.h"
 
 static void
 set (HeadroomProject *project,
@@ -247,14 +247,13 @@ test_rows (void)
         g_assert_cmpfloat (params, ==, json_node_get_double (published_params));
 
       ratio = causal.tokens / tokens;
+      assert_within_stated_band (project, id, causal.tokens, tokens);
       low = MIN (low, ratio);
       high = MAX (high, ratio);
 
       /* fms-fsdp's "Selective AC" checkpoints an unstated fraction of the
        * blocks; the row is held at every block, and every other block
-       * (training.recompute_every 2, p = 1/2) is shown below it. The step
-       * time does not follow recompute_every yet (only the memory does),
-       * so the two figures are the same today. */
+       * (training.recompute_every 2, p = 1/2) is shown below it. */
       if (g_str_equal (json_object_get_string_member (section (row, "settings"),
                                                       "activation_checkpointing"), "Selective AC"))
         {

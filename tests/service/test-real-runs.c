@@ -17,6 +17,7 @@
 #include <json-glib/json-glib.h>
 
 #include "headroom-estimator.h"
+#include "test-runs.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -54,21 +55,6 @@ static const Bounds misses[] = {
   { "llmfoundry-a100-mpt-7b-2k-8gpu", 1.15, 1.40 },
   { "llmfoundry-a100-mpt-70b-2k-64gpu", 1.15, 1.35 },
 };
-
-/* headroom_prediction_bound() tells users what these runs reached of the
- * predicted throughput, "46–90 %": every row of both tables is held to it,
- * so that the sentence changes when the model moves a row out of it. */
-static void
-assert_within_stated_bound (const char *id,
-                            double      predicted,
-                            double      measured)
-{
-  double reached = measured / predicted;
-
-  if (reached < 0.455 || reached >= 0.905)
-    g_error ("%s reached %.3f of the prediction, outside the 46–90 %% the window states "
-             "(headroom_prediction_bound)", id, reached);
-}
 
 static void
 set (HeadroomProject *project,
@@ -249,7 +235,7 @@ test_rows (void)
       g_test_message ("%-42s %9.0f %9.0f %6.3f %7.1f %7.1f %6.3f", id, tokens, predicted, ratio,
                       memory_ratio > 0 ? json_node_get_double (memory_node) : 0, memory, memory_ratio);
 
-      assert_within_stated_bound (id, predicted, tokens);
+      assert_within_stated_band (project, id, predicted, tokens);
       miss = find_bounds (misses, G_N_ELEMENTS (misses), id);
       if (miss != NULL)
         {
@@ -390,7 +376,7 @@ test_torchtitan_h100 (void)
       ratio = predicted / memory;
       g_test_message ("%-28s %8.1f %8.1f %6.3f %8.0f %8.0f %6.3f", id, memory, predicted, ratio,
                       tokens, tps, tps / tokens);
-      assert_within_stated_bound (id, tps, tokens);
+      assert_within_stated_band (project, id, tps, tokens);
 
       miss = find_bounds (torchtitan_misses, G_N_ELEMENTS (torchtitan_misses), id);
       checked++;

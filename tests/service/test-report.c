@@ -152,7 +152,7 @@ test_report (void)
   g_assert_cmpstr (find_value (rows, "flops_per_micro_batch", "total", 7), ==, "1");
   g_assert_nonnull (find_value (rows, "time_and_cost", "step_seconds", 3));
   /* Where the times come from, as the window says it (training.mfu 0: predicted). */
-  g_assert_true (g_str_has_prefix (find_value (rows, "time_and_cost", "time_basis", 2), "Predicted from the hardware, an upper bound: "));
+  g_assert_true (g_str_has_prefix (find_value (rows, "time_and_cost", "time_basis", 2), "Predicted from the hardware: published runs of "));
   g_assert_cmpstr (find_value (rows, "time_and_cost", "time_basis", 3), ==, "0");
 
   /* Without training tokens the cost is no number: an empty value and the

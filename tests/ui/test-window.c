@@ -102,7 +102,7 @@ test_window_offload (void)
   /* The predicted step time does not cover a CPU optimizer step: ZeRO-Offload
    * is timed from a measured utilisation. */
   g_assert_true (g_str_has_prefix (headroom_window_get_time_caption (window),
-                                   "Predicted from the hardware, an upper bound: "));
+                                   "Predicted from the hardware: published runs of "));
   g_assert_true (headroom_project_set_double (headroom_window_get_project (window),
                                               "training.mfu", 0.4, NULL));
   headroom_switch_row_set_active (HEADROOM_SWITCH_ROW (row), TRUE);

@@ -452,6 +452,15 @@ set_summary (HeadroomPlanView *self)
                                             "%s layouts searched, %s fit", (gulong) n_searched),
                                searched, fitting);
   gtk_label_set_label (self->summary_label, summary);
+  /* What published runs of this kind reached of such predictions. */
+  {
+    g_autofree char *band = headroom_dup_prediction_band (headroom_planner_get_project (self->planner));
+    /* TRANSLATORS: %s is "published runs of … reached 46–96 % of such predictions" */
+    g_autofree char *bound = g_strdup_printf (_("Step times are predicted from the hardware: %s."),
+                                              band);
+
+    gtk_label_set_label (self->bound_label, bound);
+  }
 }
 
 static void
@@ -662,14 +671,6 @@ headroom_plan_view_init (HeadroomPlanView *self)
   GtkSortListModel *sorted;
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  {
-    /* TRANSLATORS: %s is "an upper bound: published runs reached 46–90 % of such predictions" */
-    g_autofree char *bound = g_strdup_printf (_("Step times are predicted from the hardware, %s."),
-                                              headroom_prediction_bound ());
-
-    gtk_label_set_label (self->bound_label, bound);
-  }
-
   /* Searching waits until the view is shown. */
   self->planner = g_object_new (HEADROOM_TYPE_PLANNER, "active", FALSE, NULL);
   g_signal_connect_object (self->planner, "updated",

@@ -577,7 +577,7 @@ refresh_summary (HeadroomResultsView *self)
                 /* TRANSLATORS: %s is "From the utilisation set (40 %)" */
                 ? g_strdup_printf (_("%s, which overrides the prediction from the hardware "
                                      "(Training ▸ Throughput); times scale inversely with it"), basis)
-                /* TRANSLATORS: %s is "Predicted from the hardware, an upper bound: …" */
+                /* TRANSLATORS: %s is "Predicted from the hardware: published runs of … reached …" */
                 : g_strdup_printf (_("%s. The Plan view predicts the same."), basis);
     }
   else
