@@ -395,9 +395,12 @@ hr_training_model_states (const HrTraining     *training,
     }
 
   /* 16-bit gradients accumulated over several micro-batches go into an fp32
-   * buffer (DeepSpeed's bf16 optimizer, fp32 accumulation) */
+   * buffer (DeepSpeed's bf16 optimizer, fp32 accumulation); Megatron adds
+   * them into its main_grad buffer, of the gradients' dtype
+   * (distributed/param_and_grad_buffer.py: grad_dtype fp32 only with
+   * accumulate_allreduce_grads_in_fp32), and keeps no other. */
   memory->grad_accumulation_buffer = 0;
-  if (hr_training_is_mixed (training) && b.gradients < 4
+  if (training->fp32_accumulation_buffer && hr_training_is_mixed (training) && b.gradients < 4
       && hr_training_grad_accumulation (training) > 1)
     memory->grad_accumulation_buffer = bytes_for (rank, &g, 4, zero >= 2);
 

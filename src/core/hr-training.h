@@ -120,6 +120,9 @@ typedef struct
   HrPrecision precision;
   bool    fp32_gradients;         /* mixed precision: gradients reduced and kept in fp32
                                    * (Megatron main_grad) instead of the working dtype */
+  bool    fp32_accumulation_buffer; /* 16-bit gradients of several micro-batches summed in
+                                     * a separate fp32 buffer (DeepSpeed's bf16 optimizer);
+                                     * Megatron sums them in main_grad itself */
   HrOptimizer optimizer;
   bool    offload_optimizer;      /* ZeRO-Offload: optimizer states and master weights on CPU */
   HrAttentionImpl attention;

@@ -261,6 +261,11 @@ static const HeadroomKeyInfo keys[] = {
         GROUP ("workload/numerics"), TRAIN (fp32_gradients),
         DESCRIPTION (N_("Mixed precision keeps and reduces the gradients in fp32 (Megatron’s "
                         "main_grad, FSDP2 reduce_dtype fp32) instead of the 16-bit dtype."))),
+  BOOL ("training.fp32_accumulation_buffer", "true", N_("fp32 accumulation buffer"),
+        GROUP ("workload/numerics"), TRAIN (fp32_accumulation_buffer),
+        DESCRIPTION (N_("16-bit gradients of several micro-batches are summed in a separate fp32 "
+                        "buffer (DeepSpeed’s bf16 optimizer); Megatron sums them in its gradient "
+                        "buffer instead."))),
   CHOICE ("training.optimizer", optimizer, "adamw", N_("Optimizer"),
           GROUP ("workload/numerics"), TRAIN (optimizer), ENUM (hr_optimizer_from_name)),
   BOOL ("training.offload_optimizer", "false", N_("Offload optimizer"),
@@ -719,6 +724,8 @@ static const struct
   /* --bf16 turns on accumulate_allreduce_grads_in_fp32 (arguments.py):
    * fp32 main_grad buffers. */
   { "megatron", "training.fp32_gradients", "true" },
+  /* main_grad is the accumulation buffer (param_and_grad_buffer.py). */
+  { "megatron", "training.fp32_accumulation_buffer", "false" },
   /* --overlap-grad-reduce and --overlap-param-gather are opt-in
    * (arguments.py, action='store_true'). */
   { "megatron", "training.overlap", "off" },

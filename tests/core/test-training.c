@@ -239,6 +239,14 @@ test_accumulation_buffer (void)
   t.fp32_gradients = true;
   hr_training_model_states (&t, &rank, &m);
   g_assert_cmpfloat (m.grad_accumulation_buffer, ==, 0);
+  /* Megatron without --accumulate-allreduce-grads-in-fp32 (Megatron-Bridge's
+   * grad_reduce_in_fp32 false): a 16-bit main_grad, summed in place, 2 B ×
+   * 1e9 of gradients and no other buffer. */
+  t.fp32_gradients = false;
+  t.fp32_accumulation_buffer = false;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.grad_accumulation_buffer, ==, 0);
+  g_assert_cmpfloat (m.gradients, ==, 2e9);
 }
 
 static void
