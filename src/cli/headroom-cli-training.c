@@ -775,7 +775,7 @@ print_plan_table (HeadroomProject     *project,
           request->training.global_batch, request->training.seq_len);
   printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n"),
           result->searched, result->fitting, ms);
-  /* TRANSLATORS: %s is "published runs of … reached 46–96 % of such predictions" */
+  /* TRANSLATORS: %s is "published runs of … reached 45–96 % of such predictions" */
   printf (_("Step times predicted from the hardware: %s\n\n"), band);
 
   if (result->n_best == 0)

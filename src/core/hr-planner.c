@@ -702,7 +702,10 @@ evaluate_rank (const HrPlanContext    *ctx,
     }
   mem_layer += mem_softmax;
   /* Cross-entropy over fp32 logits on the last rank: three passes of 4 bytes. */
-  mem_loss = head ? tokens * (double) model->vocab_size / t * 3.0 * 4.0 : 0.0;
+  /* A cross-entropy kernel on the 16-bit logits reads them once (and, in
+   * the backward, reads them and writes their gradient). */
+  mem_loss = head ? tokens * (double) model->vocab_size / t
+                    * (tr->loss == HR_LOSS_KERNEL ? a : 3.0 * 4.0) : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
   /* FP8 linear layers: Transformer Engine casts each 16-bit operand to fp8

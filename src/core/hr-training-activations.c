@@ -455,6 +455,15 @@ hr_training_stage_activations (const HrModel         *model,
             act->loss_transient = rows * vocab * a->compute;
           }
           break;
+        case HR_LOSS_KERNEL:
+          /* flash-attn's CrossEntropyLoss (flash_attn/ops/triton/
+           * cross_entropy.py): one Triton kernel reads the 16-bit logits and
+           * saves them with each row's fp32 log-sum-exp; the backward writes
+           * the logits' gradient in their dtype (in place with
+           * inplace_backward, off by default). */
+          act->loss = logits * a->compute + a->tokens * 4;
+          act->loss_transient = logits * a->compute;
+          break;
         case HR_LOSS_FULL:
         default:
           /* PyTorch cross_entropy on fp32 logits: log_softmax saves its

@@ -82,6 +82,7 @@ static const char * const loss_names[] = {
   [HR_LOSS_FULL] = "full",
   [HR_LOSS_CHUNKED] = "chunked",
   [HR_LOSS_FUSED] = "fused",
+  [HR_LOSS_KERNEL] = "kernel",
 };
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))

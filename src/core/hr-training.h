@@ -91,6 +91,8 @@ typedef enum
   HR_LOSS_FULL,     /* all logits, upcast to fp32 (PyTorch cross_entropy) */
   HR_LOSS_CHUNKED,  /* torchtune CEWithChunkedOutputLoss: upcast one chunk at a time */
   HR_LOSS_FUSED,    /* fused linear cross-entropy (Liger, Cut Cross-Entropy): no logits kept */
+  HR_LOSS_KERNEL,   /* a cross-entropy kernel on the 16-bit logits (flash-attn's CrossEntropyLoss):
+                     * no fp32 copy */
 } HrLoss;
 
 typedef struct

@@ -43,8 +43,10 @@ static const char * const rope_kernel_labels[] = {
 };
 static const char * const glu_kernel_choices[] = { "fused", "eager", NULL };
 static const char * const glu_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
-static const char * const loss_choices[] = { "full", "chunked", "fused", NULL };
-static const char * const loss_labels[] = { N_("Full logits"), N_("Chunked"), N_("Fused"), NULL };
+static const char * const loss_choices[] = { "full", "chunked", "fused", "kernel", NULL };
+static const char * const loss_labels[] = {
+  N_("Full logits"), N_("Chunked"), N_("Fused with the head"), N_("Kernel on 16-bit logits"), NULL
+};
 static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
 static const char * const optimizer_labels[] = {

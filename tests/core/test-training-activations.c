@@ -604,6 +604,16 @@ test_loss_kinds (void)
   g_assert_cmpfloat (act.lm_head, ==, 0);
   g_assert_cmpfloat (act.loss, ==, 37248);
   g_assert_cmpfloat (act.loss_transient, ==, 4096);
+
+  /* kernel (flash-attn's CrossEntropyLoss): the 16-bit logits 8,192 · 2 =
+   * 16,384, each row's fp32 log-sum-exp 32 · 4 = 128 and labels 256:
+   * 16,768 saved, with the LM head's input; the backward's 16-bit gradient
+   * of the logits, 16,384. */
+  t.loss = HR_LOSS_KERNEL;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.lm_head, ==, 4096);
+  g_assert_cmpfloat (act.loss, ==, 16768);
+  g_assert_cmpfloat (act.loss_transient, ==, 16384);
 }
 
 static void

@@ -125,6 +125,9 @@ set_row (HeadroomProject *project,
       set (project, "training.recompute",
            g_str_equal (json_object_get_string_member (settings, "activation_checkpointing"), "True")
            ? "full" : "none");
+      /* ComposerMPTCausalLM's loss_fn default, 'fused_crossentropy':
+       * flash-attn's CrossEntropyLoss on the 16-bit logits. */
+      set (project, "training.loss", "kernel");
     }
   else
     {

@@ -190,6 +190,9 @@ set_row (HeadroomProject *project,
       set (project, "training.precision", strstr (precision, "PURE") != NULL
                                           ? "bf16-mixed" : "bf16-autocast");
       set (project, "training.recompute", g_str_has_prefix (checkpointing, "full") ? "full" : "none");
+      /* ComposerMPTCausalLM's loss_fn default, 'fused_crossentropy':
+       * flash-attn's CrossEntropyLoss on the 16-bit logits. */
+      set (project, "training.loss", "kernel");
     }
 }
 
