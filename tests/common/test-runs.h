@@ -6,6 +6,28 @@
 
 #include "headroom-estimator.h"
 
+/* Sets `key` as its command-line option would, or stops the test. */
+static inline void
+set (HeadroomProject *project,
+     const char      *key,
+     const char      *value)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!headroom_project_set_from_string (project, key, value, &error))
+    g_error ("%s = %s: %s", key, value, error->message);
+}
+
+static inline void
+set_int (HeadroomProject *project,
+         const char      *key,
+         gint64           value)
+{
+  g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT, value);
+
+  set (project, key, text);
+}
+
 /* headroom_dup_prediction_band() tells users what published runs of the
  * project's kind reached of the predicted throughput: every checked row is
  * held to it, so that the sentence changes when the model moves a row out. */

@@ -195,27 +195,6 @@ static const char *const refused[] = {
   "25.09-h100-sxm-qwen3-235b-a22b-fp8-cs-256gpu",
 };
 
-static void
-set (HeadroomProject *project,
-     const char      *key,
-     const char      *value)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!headroom_project_set_from_string (project, key, value, &error))
-    g_error ("%s = %s: %s", key, value, error->message);
-}
-
-static void
-set_int (HeadroomProject *project,
-         const char      *key,
-         gint64           value)
-{
-  g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT, value);
-
-  set (project, key, text);
-}
-
 /* A count of the row; 1 for a JSON null ("n/a" in the table: VP without
  * interleaving, EP of a dense model). */
 static gint64

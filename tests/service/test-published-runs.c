@@ -22,27 +22,6 @@
 #include "headroom-estimator.h"
 #include "test-runs.h"
 
-static void
-set (HeadroomProject *project,
-     const char      *key,
-     const char      *value)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!headroom_project_set_from_string (project, key, value, &error))
-    g_error ("%s = %s: %s", key, value, error->message);
-}
-
-static void
-set_int (HeadroomProject *project,
-         const char      *key,
-         gint64           value)
-{
-  g_autofree char *text = g_strdup_printf ("%" G_GINT64_FORMAT, value);
-
-  set (project, key, text);
-}
-
 static JsonObject *
 section (JsonObject *row,
          const char *name)

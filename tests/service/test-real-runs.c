@@ -56,17 +56,6 @@ static const Bounds misses[] = {
   { "llmfoundry-a100-mpt-70b-2k-64gpu", 1.15, 1.35 },
 };
 
-static void
-set (HeadroomProject *project,
-     const char      *key,
-     const char      *value)
-{
-  g_autoptr(GError) error = NULL;
-
-  if (!headroom_project_set_from_string (project, key, value, &error))
-    g_error ("%s = %s: %s", key, value, error->message);
-}
-
 static const char *
 member (JsonObject *row,
         const char *section,
