@@ -66,6 +66,9 @@ one_gpu (HrTraining *t)
   t->gpus_per_node = 1;
   t->precision = HR_PRECISION_BF16;
   t->seq_len = 512;
+  /* PEFT, LitGPT and torchtune run their SwiGLU eagerly (gate, silu, up
+   * and the product saved). */
+  t->glu_kernel = HR_GLU_KERNEL_EAGER;
 }
 
 static void

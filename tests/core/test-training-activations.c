@@ -477,6 +477,22 @@ test_norm_kernel (void)
   g_assert_cmpfloat (act.final_norm, ==, 12416);
 }
 
+/* A fused SwiGLU (Megatron's bias_swiglu_impl, Transformer Engine's
+ * LayerNormMLP, Liger) saves gate and up and recomputes silu(gate) in the
+ * backward: the tiny Llama's 62,208 less T·128·2 = 8,192, 54,016 a layer. */
+static void
+test_glu_kernel (void)
+{
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  t.glu_kernel = HR_GLU_KERNEL_FUSED;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 54016);
+}
+
 static void
 test_xielu_saved (void)
 {
@@ -997,6 +1013,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/xielu", test_xielu_saved);
   g_test_add_func ("/training/activations/moa", test_moa_saved);
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
+  g_test_add_func ("/training/recipes/glu-kernel", test_glu_kernel);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);
   g_test_add_func ("/training/recipes/fsdp-buffers", test_fsdp_buffers);

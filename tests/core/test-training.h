@@ -63,6 +63,9 @@ one_gpu (HrTraining *t)
   hr_training_init (t);
   t->nodes = 1;
   t->gpus_per_node = 1;
+  /* The derivations count a Hugging Face-style SwiGLU, run eagerly: gate,
+   * silu(gate), up and their product saved (4·T·ffn). */
+  t->glu_kernel = HR_GLU_KERNEL_EAGER;
 }
 
 static inline double

@@ -8,8 +8,8 @@
 
 /* measured-small.json's Llama-style bf16 configuration (h 256, 2 layers,
  * 8 heads, 2 KV heads of 32, SwiGLU 688, vocabulary 2048, b 2, s 256) was
- * measured under bf16 autocast: through the CLI with --precision
- * bf16-autocast, the activations saved at the end of the forward are within
+ * measured under bf16 autocast, its SwiGLU run eagerly: through the CLI with
+ * --precision bf16-autocast --glu-kernel eager, the activations saved at the end of the forward are within
  * 10 % of PyTorch's (each storage once): flash 17,270,772 B, eager
  * attention 30,083,064 B, every layer checkpointed 6,023,156 B. */
 static void
@@ -29,7 +29,7 @@ test_train_measured_small (void)
 
       run_cli (&run, "train", "--model", CLI_DATA "/llamaish-measured.json", "--gpu", "test-gpu",
                "--gpus", "1", "--micro-batch", "2", "--global-batch", "0", "--seq", "256",
-               "--precision", "bf16-autocast",
+               "--precision", "bf16-autocast", "--glu-kernel", "eager",
                "--attention", variants[i].attention, "--recompute", variants[i].recompute, "--json",
                NULL);
       out = parse_output (&run);
@@ -118,7 +118,7 @@ test_train (void)
 
   run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
            "--zero", "3", "--seq", "4096", "--global-batch", "0", "--tokens", "1e12", "--price", "2",
-           "--mfu", "0.4",
+           "--mfu", "0.4", "--glu-kernel", "eager",
            "--json", NULL);
   out = parse_output (&run);
   g_assert_false (json_node_get_boolean (member (out, "time.predicted")));
@@ -130,7 +130,8 @@ test_train (void)
   g_assert_cmpint (member_int (out, "memory.gradients"), ==, 1684603904);
   g_assert_cmpint (member_int (out, "memory.optimizer"), ==, 6738415616);
   g_assert_cmpint (member_int (out, "memory.capacity"), ==, 25769803776);
-  /* The same run as test-training's /training/memory/llama2-7b-zero3: the
+  /* The same run as test-training's /training/memory/llama2-7b-zero3 (its
+   * eager SwiGLU saves gate, silu(gate), up and their product): the
    * peak is the loss's backward, 36,534,099,968 B allocated; 301,989,888 B
    * of allocator rounding and the freed bf16 logits' block, 262,144,000 B;
    * total = reserved + 1 GiB overhead. */
@@ -231,15 +232,15 @@ test_train_paged_optimizer (void)
   g_assert_false (json_object_has_member (json_object_get_object_member (out, "time"),
                                           "host_bytes"));
 
-  /* Full training with paged 8-bit AdamW (12.75 GiB of states) on 75 GiB:
-   * 80.21 GiB in all (with the freed bf16 logits' block the loss's backward
+  /* Full training with paged 8-bit AdamW (12.75 GiB of states) on 75 GiB,
+   * Hugging Face's eager SwiGLU: 80.21 GiB in all (with the freed bf16 logits' block the loss's backward
    * cannot use, 8192 · 32000 · 2 = 524,288,000 B), 86,122,168,448 −
    * 80,530,636,800 = 5,591,531,648 B paged out, out and back in each step
    * over the 32 GB/s set: 11,183,063,296 B ÷ 32e9 B/s = 0.349470728 s inside
    * the step. */
   run_cli (&host_run, "train", "--model", LLAMA_CONFIG, "--gpu", "custom", "--custom-memory", "75",
            "--gpus", "1", "--precision", "bf16", "--optimizer", "adamw-8bit", "--paged-optimizer",
-           "--global-batch", "1", "--host-bandwidth", "32", "--json", NULL);
+           "--global-batch", "1", "--host-bandwidth", "32", "--glu-kernel", "eager", "--json", NULL);
   host = parse_output (&host_run);
   g_assert_cmpint (member_int (host, "memory.paged_out"), ==, 5591531648);
   g_assert_cmpint (member_int (host, "time.host_bytes"), ==, 11183063296);
