@@ -61,6 +61,7 @@ struct _HeadroomSplitBar
   GtkWidget  *canvas;
   GtkFlowBox *legend;
   GtkWidget  *entries[N_PARTS];  /* one legend entry per part, made once, hidden at 0 s */
+  PangoLayout *in_bar[N_PARTS];  /* each part's duration drawn inside the bar, set by update () */
   HeadroomPlanRow *row;  /* the layout shown, for its explanations; NULL when none */
 
   gboolean    has_step;
@@ -229,6 +230,11 @@ update (HeadroomSplitBar *self)
       if (!shown)
         continue;
       update_entry (self, i);
+      {
+        g_autofree char *duration = headroom_format_duration (self->seconds[i]);
+
+        pango_layout_set_text (self->in_bar[i], duration, -1);
+      }
       figure = format_part (self, i);
       g_string_append_printf (description, "%s %s %s", i == 0 ? ":" : ";",
                               headroom_plan_part_get_label (parts[i].part), figure);
@@ -257,17 +263,15 @@ text_color_on (const GdkRGBA *background)
   return color;
 }
 
-/* Draws `text` centred vertically at (x, y) when it fits in `max_width`. */
+/* Draws `layout` centred vertically at (x, y) when it fits in `max_width`. */
 static void
-append_text (HeadroomSplitBar *self,
-             GtkSnapshot      *snapshot,
-             const char       *text,
-             double            x,
-             double            y,
-             double            max_width,
-             const GdkRGBA    *color)
+append_text (GtkSnapshot   *snapshot,
+             PangoLayout   *layout,
+             double         x,
+             double         y,
+             double         max_width,
+             const GdkRGBA *color)
 {
-  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), text);
   int width, height;
 
   pango_layout_get_pixel_size (layout, &width, &height);
@@ -320,7 +324,6 @@ headroom_split_bar_snapshot (GtkWidget   *widget,
   part_extents (self, &bounds, lefts, widths);
   for (guint i = 0; i < N_PARTS && self->has_step; i++)
     {
-      g_autofree char *duration = NULL;
       GdkRGBA text_color;
 
       if (self->seconds[i] <= 0)
@@ -331,9 +334,8 @@ headroom_split_bar_snapshot (GtkWidget   *widget,
       if (lefts[i] > bar.origin.x)
         gtk_snapshot_append_color (snapshot, &self->trough_color,
                                    &GRAPHENE_RECT_INIT (lefts[i], bar.origin.y, 1, BAR_HEIGHT));
-      duration = headroom_format_duration (self->seconds[i]);
       text_color = text_color_on (&self->colors[i]);
-      append_text (self, snapshot, duration, lefts[i] + 6, bar.origin.y + BAR_HEIGHT / 2,
+      append_text (snapshot, self->in_bar[i], lefts[i] + 6, bar.origin.y + BAR_HEIGHT / 2,
                    widths[i] - 12, &text_color);
     }
   gtk_snapshot_pop (snapshot);
@@ -356,6 +358,10 @@ headroom_split_bar_css_changed (GtkWidget         *widget,
       gdk_rgba_parse (&self->colors[i], "#9a9996");
   G_GNUC_END_IGNORE_DEPRECATIONS
   self->trough_color.alpha = 0.1f;
+  /* The font may have changed with the style. */
+  for (guint i = 0; i < N_PARTS; i++)
+    if (self->in_bar[i] != NULL)
+      pango_layout_context_changed (self->in_bar[i]);
   update (self);
 }
 
@@ -406,6 +412,8 @@ headroom_split_bar_finalize (GObject *object)
 
   g_free (self->communication_detail);
   g_free (self->description);
+  for (guint i = 0; i < N_PARTS; i++)
+    g_clear_object (&self->in_bar[i]);
   g_clear_object (&self->row);
 
   G_OBJECT_CLASS (headroom_split_bar_parent_class)->finalize (object);
@@ -483,6 +491,7 @@ headroom_split_bar_init (HeadroomSplitBar *self)
     {
       self->entries[i] = legend_entry_new (self, i);
       gtk_flow_box_append (self->legend, self->entries[i]);
+      self->in_bar[i] = gtk_widget_create_pango_layout (GTK_WIDGET (self), NULL);
     }
 
   update (self);
