@@ -608,10 +608,10 @@ test_window_fit_advice_while_hidden (void)
 {
   HeadroomWindow *window = window_new ();
 
-  /* Micro-batch 2 does not fit the default project; 1 does, at the 66.4 GiB
+  /* Micro-batch 2 does not fit the default project; 1 does, at the 69.9 GiB
    * per GPU the Estimate view shows at start. */
   set_spin (window, "training.micro_batch", 2);
-  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 2): 66.4 GiB per GPU"));
+  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 2): 69.9 GiB per GPU"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "plan"));
   set_spin (window, "training.micro_batch", 4);
@@ -620,7 +620,7 @@ test_window_fit_advice_while_hidden (void)
   g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 4)"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "estimate"));
-  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 4): 66.4 GiB per GPU"));
+  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 4): 69.9 GiB per GPU"));
   g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 2)"));
   window_destroy (window);
 }
