@@ -473,11 +473,16 @@ stage_finish (const HrModel        *model,
 
   /* Activation offloading (torchtune training/_activation_offloading.py,
    * OffloadActivations): the layers' saved tensors go to pinned CPU memory
-   * in the forward and come back one layer ahead in the backward: two
-   * layers stay on the GPU. */
+   * in the forward and come back one layer ahead in the backward: the last
+   * layer and the one brought back stay on the GPU. Megatron's
+   * cpu_offloading_num_layers N < the stage's layers (offload_layers) moves
+   * N of them, one of which is back ahead of its backward: the others stay. */
   if (training->offload_activations && memory->activation.layers > 2)
     {
-      double resident = 2 * memory->activation.per_layer;
+      int64_t layers = memory->activation.layers;
+      int64_t offloaded = training->offload_layers > 0 && training->offload_layers < layers - 1
+                          ? training->offload_layers : layers - 1;
+      double resident = (double) (layers - offloaded + 1) * memory->activation.per_layer;
       double moved = memory->micro_batches_in_flight
                      * (memory->activation.layers_total - resident);
 

@@ -199,6 +199,7 @@ hr_training_init (HrTraining *training)
   training->torch_context_parallel = false;
   training->recompute_layers = 0;
   training->offload_activations = false;
+  training->offload_layers = 0;
   training->optimizer_in_backward = false;
   training->paged_optimizer = false;
 }
@@ -333,6 +334,9 @@ hr_training_validate_settings (const HrTraining *t,
   if (t->recompute_every > 1 && t->recompute_layers > 0)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "recompute_every", t->recompute_every, 0,
                          "choose either a layer count or a layer frequency");
+  if (t->offload_layers < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "offload_layers", t->offload_layers, 0,
+                         "0 (all but the last) or a count of layers per stage");
   if (t->recompute_layers < 0)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute_layers", t->recompute_layers, 0,
                          "0 (every layer) or a count of layers per stage");

@@ -182,6 +182,8 @@ typedef struct
   int64_t recompute_every;        /* only every k-th layer (torchtitan's layer SAC,
                                    * selective_ac_option = k); 0 or 1 = every layer */
   bool    offload_activations;    /* saved layer activations kept on the CPU */
+  int64_t offload_layers;         /* of a stage's layers, those whose activations go (Megatron
+                                   * cpu_offloading_num_layers); 0 = all but the last */
   bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
   bool    optimizer_foreach;      /* torch.optim's foreach step: a state-sized temporary */
   bool    paged_optimizer;        /* bitsandbytes paged optimizer: states in CUDA unified

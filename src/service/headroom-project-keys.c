@@ -282,6 +282,10 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/numerics"), PLACEHOLDER (N_("Every layer")), TRAIN (recompute_every)),
   BOOL ("training.offload_activations", "false", N_("Offload activations"),
         GROUP ("workload/numerics"), TRAIN (offload_activations)),
+  INT ("training.offload_layers", 0, 1e6, "0", "layers", N_("Offloaded layers per stage"),
+       GROUP ("workload/numerics"), PLACEHOLDER (N_("All but the last")), TRAIN (offload_layers),
+       DESCRIPTION (N_("With Offload activations, the layers whose saved tensors go to the "
+                       "host (Megatron’s cpu_offloading_num_layers)"))),
   CHOICE ("training.norm_kernel", norm_kernel, "fused", N_("Norm kernel"),
           GROUP ("workload/numerics"), TRAIN (norm_kernel), ENUM (hr_norm_kernel_from_name)),
   CHOICE ("training.rope_kernel", rope_kernel, "fused", N_("Rotary embedding kernel"),

@@ -830,6 +830,12 @@ test_offload_activations (void)
   memory_ok (&model, &t, &gpu, &offloaded);
   g_assert_cmpfloat (m.activations - offloaded.activations, ==, 8192);
   g_assert_cmpfloat (offloaded.cpu_bytes - m.cpu_bytes, ==, 8192);
+  /* Megatron's cpu_offloading_num_layers 2 of the 4: two move, one of them
+   * back ahead of its backward, so 4,096 leave. */
+  t.offload_layers = 2;
+  memory_ok (&model, &t, &gpu, &offloaded);
+  g_assert_cmpfloat (m.activations - offloaded.activations, ==, 4096);
+  g_assert_cmpfloat (offloaded.offloaded_activations, ==, 4096);
 }
 
 /* The torchtune rows of real-runs.json (Llama 3.2 3B, one A100, b 2, s 4096,

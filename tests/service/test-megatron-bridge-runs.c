@@ -290,6 +290,16 @@ set_row (HeadroomProject *project,
     set (project, "training.recompute", "selective");
   else
     set (project, "training.recompute", "none");
+  /* overrides.py: cpu_offloading_num_layers > 0 turns on cpu_offloading
+   * of that many layers' activations (not the weights). */
+  if (workload != NULL && json_object_has_member (workload, "cpu_offloading_num_layers")
+      && !JSON_NODE_HOLDS_NULL (json_object_get_member (workload, "cpu_offloading_num_layers"))
+      && json_object_get_int_member (workload, "cpu_offloading_num_layers") > 0)
+    {
+      set (project, "training.offload_activations", "true");
+      set_int (project, "training.offload_layers",
+               json_object_get_int_member (workload, "cpu_offloading_num_layers"));
+    }
 }
 
 static void
