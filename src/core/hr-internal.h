@@ -146,6 +146,27 @@ hr_training_dp (const HrTraining *training)
   return training->nodes * training->gpus_per_node / model_parallel;
 }
 
+/* TP inside each routed expert: expert_tensor_parallel, or tp when 0. */
+static inline int64_t
+hr_training_expert_tp (const HrTraining *training)
+{
+  return training->expert_tensor_parallel > 0 ? training->expert_tensor_parallel
+                                              : training->tensor_parallel;
+}
+
+/* The ranks one pipeline stage's experts are spread over, expert parallel
+ * times expert data parallel: Megatron-Core re-splits the stage's
+ * tp · dp · cp ranks as etp × ep × edp (parallel_state.py). */
+static inline int64_t
+hr_training_expert_ranks (const HrTraining *training)
+{
+  int64_t etp = hr_training_expert_tp (training);
+
+  if (etp <= 0)
+    return 0;
+  return training->tensor_parallel * hr_training_dp (training) * training->context_parallel / etp;
+}
+
 static inline bool
 hr_training_is_mixed (const HrTraining *training)
 {

@@ -604,7 +604,13 @@ evaluate_rank (const HrPlanContext    *ctx,
                                                      (double) ctx->head_dim, keys, true);
   spf[HR_FLOPS_ATTN_OUT] = gemm_seconds_per_flop (ctx, rate, elem, tokens, h,
                                                   (double) ctx->q_dim / t, true);
-  spf[HR_FLOPS_MLP] = gemm_seconds_per_flop (ctx, rate, elem, expert_tokens, ffn / t, h, true);
+  /* Experts on etp of the TP ranks take etp/t of the routed copies, ffn/etp wide. */
+  {
+    double etp = (double) (moe ? hr_training_expert_tp (tr) : tr->tensor_parallel);
+
+    spf[HR_FLOPS_MLP] = gemm_seconds_per_flop (ctx, rate, elem, expert_tokens * etp / t, ffn / etp,
+                                               h, true);
+  }
   spf[HR_FLOPS_ROUTER] = gemm_seconds_per_flop (ctx, rate16, elem16, tokens,
                                                 (double) (moe ? model->n_experts + model->zero_experts
                                                           : 1), h, true);
@@ -910,7 +916,9 @@ evaluate_rank (const HrPlanContext    *ctx,
    * 2020, GShard; Fedus et al. 2021). Not overlapped. */
   if (moe && e > 1 && moe_layers > 0)
     {
-      Link link = ring_link (ctx, tr->tensor_parallel, tr->expert_parallel, gpn);
+      /* Expert ranks are ordered etp, ep, edp (Megatron-Core): the group's
+       * members are etp ranks apart. */
+      Link link = ring_link (ctx, hr_training_expert_tp (tr), tr->expert_parallel, gpn);
       double volume = tokens * shard * (double) model->experts_per_token * h * a;
       double sent = 2.0 * volume * (e - 1.0) / e;
       double one = sent / link.bandwidth + 2.0 * (e - 1.0) * link.latency;

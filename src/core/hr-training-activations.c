@@ -262,9 +262,15 @@ layer_bytes (const HrModel    *model,
        * experts (dropless, balanced: k · tokens per rank under EP); shared
        * experts on every token. */
       double routed = (double) model->experts_per_token * a->tokens;
+      /* With whole experts on fewer TP ranks (etp < tp, sequence parallel),
+       * each rank dispatches its own share of the tokens; with experts split
+       * over all of TP, every TP rank holds every routed copy. The expert
+       * MLPs' bytes are the same either way: etp/tp of the copies at
+       * ffn/etp wide. */
+      double dispatched = (double) hr_training_expert_tp (t) / (double) t->tensor_parallel;
 
       bytes += a->tokens * (double) model->n_experts * 4;
-      bytes += routed * a->h * a->input;
+      bytes += routed * dispatched * a->h * a->input;
       bytes += mlp_bytes (model, t, a, model->expert_ffn_size, routed);
       bytes += mlp_bytes (model, t, a,
                           model->n_shared_experts * model->shared_expert_ffn_size, a->tokens);

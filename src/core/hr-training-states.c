@@ -149,7 +149,7 @@ hr_training_rank_layer_params (const HrModel     *model,
   attention = (lp.attention - lp.kv) / tp + (kv >= tp ? lp.kv / tp : (kv > 0 ? lp.kv / kv : 0));
   r->dense = attention + lp.norms + lp.dense_mlp / tp;
   r->moe = attention + lp.norms + lp.router + lp.shared_mlp / tp;
-  r->moe_experts = lp.routed / (ep * tp);
+  r->moe_experts = lp.routed / (ep * hr_training_expert_tp (training));
 }
 
 /* hr_training_rank() for a validated setting, its stage in range and the
@@ -330,7 +330,7 @@ hr_training_shard_groups (const HrTraining *t,
   /* Unvalidated settings shard over nothing rather than divide by zero. */
   if (dp_cp < 1)
     dp_cp = 1;
-  expert = t->expert_parallel > 0 ? dp_cp / t->expert_parallel : dp_cp;
+  expert = t->expert_parallel > 0 ? hr_training_expert_ranks (t) / t->expert_parallel : dp_cp;
   g->dense = (double) dp_cp;
   g->expert = (double) (expert > 0 ? expert : 1);
   if (t->fsdp == HR_FSDP_HYBRID)

@@ -70,7 +70,7 @@ communication (const HrModel          *model,
   double m = (double) hr_training_grad_accumulation (t);
   double gpn = (double) t->gpus_per_node;
   double dp_cp = (double) (hr_training_dp (t) * t->context_parallel);
-  double dp_expert = dp_cp / (double) t->expert_parallel;
+  double dp_expert = (double) hr_training_expert_ranks (t) / (double) t->expert_parallel;
   double dp_bw, pp_bw;
   HrTrainingRank rank;
   HrStateBytes b;

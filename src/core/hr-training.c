@@ -156,6 +156,7 @@ hr_training_init (HrTraining *training)
   training->virtual_stages = 1;
   training->context_parallel = 1;
   training->expert_parallel = 1;
+  training->expert_tensor_parallel = 0;
   training->zero_stage = 0;
   training->fsdp = HR_FSDP_NONE;
   training->micro_batch = 1;
@@ -489,7 +490,22 @@ hr_training_validate_layout (const HrTraining *t,
                          "PyTorch pipelining has no zero-bubble schedule with one stage per "
                          "rank (its ScheduleInterleavedZeroBubble needs virtual stages)");
 
-  /* Experts: the expert-parallel group is carved out of dp · cp */
+  /* Experts: TP inside each expert divides tp; the expert-parallel group
+   * is carved out of dp · cp, or, with whole experts on fewer TP ranks,
+   * out of tp · dp · cp / etp (Megatron-Core, parallel_state.py) */
+  if (t->expert_tensor_parallel < 0)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "expert_tensor_parallel",
+                         t->expert_tensor_parallel, 0, "0 (as tensor parallel) or a divisor of it");
+  if (t->expert_tensor_parallel > 0
+      && (status = check_divides (t->expert_tensor_parallel, t->tensor_parallel,
+                                  "expert_tensor_parallel", "tensor_parallel", err)) != HR_OK)
+    return status;
+  if (t->expert_tensor_parallel > 0 && t->expert_tensor_parallel < t->tensor_parallel
+      && !t->sequence_parallel)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "expert_tensor_parallel",
+                         t->expert_tensor_parallel, 0,
+                         "experts on fewer TP ranks need sequence parallelism, as Megatron-Core "
+                         "requires for MoE under TP");
   if (t->expert_parallel > 1)
     {
       if (model->n_experts <= 0)
@@ -498,8 +514,15 @@ hr_training_validate_layout (const HrTraining *t,
       if ((status = check_divides (t->expert_parallel, model->n_experts, "expert_parallel",
                                    "n_routed_experts", err)) != HR_OK)
         return status;
-      if ((status = check_divides (t->expert_parallel, dp * cp, "expert_parallel",
-                                   "data-parallel × context-parallel ranks", err)) != HR_OK)
+      if (hr_training_expert_tp (t) == t->tensor_parallel)
+        status = check_divides (t->expert_parallel, dp * cp, "expert_parallel",
+                                "data-parallel × context-parallel ranks", err);
+      else
+        status = check_divides (t->expert_parallel, hr_training_expert_ranks (t),
+                                "expert_parallel",
+                                "tensor × data × context-parallel ranks ÷ expert tensor parallel",
+                                err);
+      if (status != HR_OK)
         return status;
     }
 

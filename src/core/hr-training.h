@@ -108,7 +108,11 @@ typedef struct
   int64_t pp_first_stage_layers;  /* layers of the first and last stages (Megatron */
   int64_t pp_last_stage_layers;   /* --decoder-first/last-pipeline-num-layers); 0 = split */
   int64_t context_parallel;
-  int64_t expert_parallel;        /* divides dp · cp; expert data-parallel = dp · cp / ep */
+  int64_t expert_parallel;        /* EP: with etp = tp, divides dp · cp; expert data-parallel
+                                   * = tp · dp · cp / (etp · ep) */
+  int64_t expert_tensor_parallel; /* etp: TP inside each routed expert (Megatron-Core
+                                   * expert_tensor_parallel_size), dividing tp; 0 = tp. Below
+                                   * tp, the EP group spreads over the TP ranks too */
   int     zero_stage;             /* 0-3 (DeepSpeed); must stay 0 when fsdp is set */
   HrFsdp  fsdp;
 

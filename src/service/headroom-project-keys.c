@@ -241,6 +241,12 @@ static const HeadroomKeyInfo keys[] = {
                         "in fp32 by separate kernels at each step"))),
   INT ("training.expert_parallel", 1, 1e6, "1", NULL, N_("Expert parallel"),
        GROUP ("workload/parallelism"), OPTION ("ep"), TRAIN (expert_parallel)),
+  INT ("training.expert_tensor_parallel", 0, 1e6, "0", NULL, N_("Expert tensor parallel"),
+       GROUP ("workload/parallelism"), OPTION ("etp"), PLACEHOLDER (N_("As tensor parallel")),
+       TRAIN (expert_tensor_parallel),
+       DESCRIPTION (N_("Tensor parallelism inside each routed expert (Megatron-Core’s "
+                       "expert_tensor_parallel_size); 1 keeps experts whole and spreads expert "
+                       "parallelism over the tensor-parallel ranks too"))),
   INT ("training.zero_stage", 0, 3, "1", NULL, N_("ZeRO stage"),
        GROUP ("workload/parallelism"), OPTION ("zero"), TRAIN (zero_stage)),
   CHOICE ("training.fsdp", fsdp, "none", N_("FSDP"),

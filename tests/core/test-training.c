@@ -786,6 +786,52 @@ test_defaults (void)
   g_assert_cmpint (hr_training_compute_dtype (&t), ==, HR_DTYPE_BF16);
 }
 
+/* Megatron-Core's MoE parallel folding: TP 2 over 8 GPUs leaves DP 4, so
+ * with experts split over both TP ranks (etp = tp) EP 8 does not divide
+ * dp · cp = 4. With whole experts (etp 1) the stage's tp · dp · cp = 8
+ * ranks re-split as etp 1 × ep 8 × edp 1: each rank holds one whole expert,
+ * 3·64·32 = 6,144 a layer, 12,288 for 2 layers, the same as EP 4 over
+ * experts halved by TP (2 experts / 2 ranks); its states shard over edp 1. */
+static void
+test_expert_tensor_parallel (void)
+{
+  HrTrainingMemory folded, split;
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  moe_model (&model);
+  hr_training_init (&t);
+  t.seq_len = 16;
+  t.zero_stage = 1;
+  t.tensor_parallel = 2;
+  t.sequence_parallel = true;
+  t.expert_parallel = 8;
+  round_gpu (&gpu);
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "expert_parallel");
+
+  t.expert_tensor_parallel = 1;
+  memory_ok (&model, &t, &gpu, &folded);
+  g_assert_cmpint (folded.rank.expert_params, ==, 12288);
+
+  t.expert_tensor_parallel = 0;
+  t.expert_parallel = 4;
+  memory_ok (&model, &t, &gpu, &split);
+  g_assert_cmpint (split.rank.expert_params, ==, 12288);
+  /* 8 B · 12,288 over edp 1 folded, over dp / ep = 1 split: the same. */
+  g_assert_cmpfloat (folded.optimizer, ==, split.optimizer);
+
+  /* Whole experts on fewer TP ranks need sequence parallelism
+   * (Megatron-Core), and the expert TP must divide the TP. */
+  t.expert_parallel = 8;
+  t.expert_tensor_parallel = 1;
+  t.sequence_parallel = false;
+  expect_error (&t, &model, HR_ERROR_UNSUPPORTED, "expert_tensor_parallel");
+  t.sequence_parallel = true;
+  t.expert_tensor_parallel = 3;
+  expect_error (&t, &model, HR_ERROR_NOT_DIVISIBLE, "expert_tensor_parallel");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -809,6 +855,7 @@ main (int   argc,
   g_test_add_func ("/training/parallel/last-stage", test_last_stage);
   g_test_add_func ("/training/parallel/tied-head", test_tied_head_on_last_stage);
   g_test_add_func ("/training/parallel/expert", test_expert_parallel);
+  g_test_add_func ("/training/parallel/expert-tensor-parallel", test_expert_tensor_parallel);
   g_test_add_func ("/training/validation", test_validation);
   g_test_add_func ("/training/validation/gpu", test_gpu_errors);
 
