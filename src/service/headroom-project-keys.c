@@ -290,6 +290,7 @@ static const HeadroomKeyInfo keys[] = {
         GROUP ("workload/numerics"), TRAIN (offload_activations)),
   INT ("training.offload_layers", 0, 1e6, "0", "layers", N_("Offloaded layers per stage"),
        GROUP ("workload/numerics"), PLACEHOLDER (N_("All but the last")), TRAIN (offload_layers),
+       VISIBLE_WHEN ("training.offload_activations", "true"),
        DESCRIPTION (N_("With Offload activations, the layers whose saved tensors go to the "
                        "host (Megatron’s cpu_offloading_num_layers)"))),
   CHOICE ("training.norm_kernel", norm_kernel, "fused", N_("Norm kernel"),
@@ -312,7 +313,7 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.loss", loss, "full", N_("Loss"),
           GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
   INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks"),
-       GROUP ("workload/numerics"), TRAIN (loss_chunks)),
+       GROUP ("workload/numerics"), TRAIN (loss_chunks), VISIBLE_WHEN ("training.loss", "chunked")),
   BOOL ("training.loss_parallel", "false", N_("DTensor loss parallel"), GROUP ("workload/numerics"),
         TRAIN (loss_parallel)),
   BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward"),

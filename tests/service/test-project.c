@@ -908,6 +908,13 @@ test_key_applies (void)
   g_assert_false (headroom_project_key_applies (project, "training.freeze_layers"));
   g_assert_true (headroom_project_set_string (project, "training.method", "freeze", NULL));
   g_assert_true (headroom_project_key_applies (project, "training.freeze_layers"));
+  /* Offloaded layers with offloading only; loss chunks with the chunked loss. */
+  g_assert_false (headroom_project_key_applies (project, "training.offload_layers"));
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_activations", TRUE, NULL));
+  g_assert_true (headroom_project_key_applies (project, "training.offload_layers"));
+  g_assert_false (headroom_project_key_applies (project, "training.loss_chunks"));
+  g_assert_true (headroom_project_set_string (project, "training.loss", "chunked", NULL));
+  g_assert_true (headroom_project_key_applies (project, "training.loss_chunks"));
   /* A workload's keys apply under it only: serving's weight precision is
    * not a training setting, and the other way round. */
   g_assert_false (headroom_project_key_applies (project, "inference.weights"));
