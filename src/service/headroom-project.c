@@ -854,6 +854,7 @@ headroom_project_key_applies (HeadroomProject *self,
                               const char      *key)
 {
   const HeadroomKeyInfo *info;
+  const HeadroomKeyInfo *condition_info;
   g_autofree char *condition = NULL;
   g_auto(GStrv) values = NULL;
   const char *value;
@@ -873,7 +874,12 @@ headroom_project_key_applies (HeadroomProject *self,
   if (info == NULL || info->visible_when == NULL)
     return TRUE;
   condition = headroom_key_info_dup_condition_key (info);
-  value = headroom_project_get_string (self, condition);
+  /* A switch's value reads as "true" or "false". */
+  condition_info = headroom_project_find_key (condition);
+  if (condition_info != NULL && condition_info->type == HEADROOM_KEY_BOOLEAN)
+    value = headroom_project_get_boolean (self, condition) ? "true" : "false";
+  else
+    value = headroom_project_get_string (self, condition);
   values = g_strsplit (info->visible_when + strlen (condition) + 1, "|", -1);
   return value != NULL && g_strv_contains ((const char * const *) values, value);
 }

@@ -908,7 +908,13 @@ test_key_applies (void)
   g_assert_false (headroom_project_key_applies (project, "training.freeze_layers"));
   g_assert_true (headroom_project_set_string (project, "training.method", "freeze", NULL));
   g_assert_true (headroom_project_key_applies (project, "training.freeze_layers"));
-  /* Offloaded layers with offloading only; loss chunks with the chunked loss. */
+  /* Rows under a switch show while it is on: the loss's compile with
+   * torch.compile (before, a switch never read as "true" and they never
+   * showed). Offloaded layers with offloading only; loss chunks with the
+   * chunked loss. */
+  g_assert_false (headroom_project_key_applies (project, "training.compile_loss"));
+  g_assert_true (headroom_project_set_boolean (project, "training.compile", TRUE, NULL));
+  g_assert_true (headroom_project_key_applies (project, "training.compile_loss"));
   g_assert_false (headroom_project_key_applies (project, "training.offload_layers"));
   g_assert_true (headroom_project_set_boolean (project, "training.offload_activations", TRUE, NULL));
   g_assert_true (headroom_project_key_applies (project, "training.offload_layers"));
