@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "headroom-bar-text.h"
 #include "headroom-format.h"
 #include "headroom-memory-bar.h"
 
@@ -298,27 +299,6 @@ layout_with_text (PangoLayout *layout,
   return layout;
 }
 
-static void
-append_text (GtkSnapshot   *snapshot,
-             PangoLayout   *layout,
-             double         x,
-             double         y,
-             double         max_width,
-             const GdkRGBA *color)
-{
-  int width, height;
-
-  pango_layout_get_pixel_size (layout, &width, &height);
-  /* A negative max_width means no limit. */
-  if (max_width >= 0 && width > max_width)
-    return;
-
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y - height / 2.0));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
 static double
 text_width (PangoLayout *layout)
 {
@@ -326,18 +306,6 @@ text_width (PangoLayout *layout)
 
   pango_layout_get_pixel_size (layout, &width, NULL);
   return width;
-}
-
-/* Black or white text, whichever reads better on `background`. */
-static GdkRGBA
-text_color_on (const GdkRGBA *background)
-{
-  double luminance = 0.2126 * background->red + 0.7152 * background->green + 0.0722 * background->blue;
-  GdkRGBA color = { 0, 0, 0, 0.8f };
-
-  if (luminance < 0.5)
-    color = (GdkRGBA) { 1, 1, 1, 1 };
-  return color;
 }
 
 static void
@@ -442,8 +410,8 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
           gtk_snapshot_append_color (snapshot, &segment->color, &pill.bounds);
           gtk_snapshot_pop (snapshot);
         }
-      text_color = text_color_on (&segment->color);
-      append_text (snapshot, layout, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color);
+      text_color = headroom_bar_text_color_on (&segment->color);
+      headroom_bar_append_text (snapshot, layout, x + 6, top + BAR_HEIGHT / 2, MAX (w - 12, 0), &text_color);
       x += w;
     }
   gtk_snapshot_pop (snapshot);
@@ -467,7 +435,7 @@ headroom_memory_bar_snapshot (GtkWidget   *widget,
       label_x = cap_x - label_width - 4;
       if (label_x < bounds.origin.x)
         label_x = cap_x + 4;
-      append_text (snapshot, layout, label_x, bounds.origin.y + BAR_TOP / 2 - 2, -1, marker);
+      headroom_bar_append_text (snapshot, layout, label_x, bounds.origin.y + BAR_TOP / 2 - 2, -1, marker);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 #include <math.h>
 
+#include "headroom-bar-text.h"
 #include "headroom-explanation.h"
 #include "headroom-format.h"
 #include "headroom-split-bar.h"
@@ -251,39 +252,6 @@ update (HeadroomSplitBar *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
-/* Black or white text, whichever reads better on `background`. */
-static GdkRGBA
-text_color_on (const GdkRGBA *background)
-{
-  double luminance = 0.2126 * background->red + 0.7152 * background->green + 0.0722 * background->blue;
-  GdkRGBA color = { 0, 0, 0, 0.8f };
-
-  if (luminance < 0.5)
-    color = (GdkRGBA) { 1, 1, 1, 1 };
-  return color;
-}
-
-/* Draws `layout` centred vertically at (x, y) when it fits in `max_width`. */
-static void
-append_text (GtkSnapshot   *snapshot,
-             PangoLayout   *layout,
-             double         x,
-             double         y,
-             double         max_width,
-             const GdkRGBA *color)
-{
-  int width, height;
-
-  pango_layout_get_pixel_size (layout, &width, &height);
-  if (width > max_width)
-    return;
-
-  gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x, y - height / 2.0));
-  gtk_snapshot_append_layout (snapshot, layout, color);
-  gtk_snapshot_restore (snapshot);
-}
-
 /* The left edge and width of each part, in widget coordinates. */
 static void
 part_extents (HeadroomSplitBar      *self,
@@ -334,9 +302,9 @@ headroom_split_bar_snapshot (GtkWidget   *widget,
       if (lefts[i] > bar.origin.x)
         gtk_snapshot_append_color (snapshot, &self->trough_color,
                                    &GRAPHENE_RECT_INIT (lefts[i], bar.origin.y, 1, BAR_HEIGHT));
-      text_color = text_color_on (&self->colors[i]);
-      append_text (snapshot, self->in_bar[i], lefts[i] + 6, bar.origin.y + BAR_HEIGHT / 2,
-                   widths[i] - 12, &text_color);
+      text_color = headroom_bar_text_color_on (&self->colors[i]);
+      headroom_bar_append_text (snapshot, self->in_bar[i], lefts[i] + 6,
+                                bar.origin.y + BAR_HEIGHT / 2, MAX (widths[i] - 12, 0), &text_color);
     }
   gtk_snapshot_pop (snapshot);
 }
