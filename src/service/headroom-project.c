@@ -365,6 +365,13 @@ headroom_project_changed (HeadroomProject *self,
   headroom_project_set_modified (self, TRUE);
 }
 
+static gboolean
+is_longcat (JsonObject *config)
+{
+  return g_strcmp0 (json_object_get_string_member_with_default (config, "model_type", NULL),
+                    "longcat_flash") == 0;
+}
+
 /* A family that reads a model field under another spelling (Falcon's
  * n_layer) lets that spelling win when present, so a new value goes under
  * every spelling the model has. Returns whether any changed. */
@@ -383,14 +390,28 @@ set_aliases (HeadroomProject *self,
   for (guint i = 0; i < G_N_ELEMENTS (model_fields[field].aliases); i++)
     {
       const char *alias = model_fields[field].aliases[i];
+      g_autoptr(JsonNode) value = NULL;
       JsonNode *current;
 
       if (alias == NULL)
         break;
       current = json_object_get_member (effective, alias);
-      if (current == NULL || json_node_equal (current, node))
+      if (current == NULL)
         continue;
-      json_object_set_member (self->config, alias, json_node_copy (node));
+      /* LongCat Flash builds num_layers decoder layers of two attention
+       * sub-layers each, and num_hidden_layers, the Layers field, counts
+       * the sub-layers (hr-config-mla.c): num_layers takes half. */
+      if (is_longcat (effective) && strcmp (alias, "num_layers") == 0 && JSON_NODE_HOLDS_VALUE (node)
+          && json_node_get_value_type (node) == G_TYPE_INT64 && json_node_get_int (node) > 0)
+        {
+          value = json_node_new (JSON_NODE_VALUE);
+          json_node_set_int (value, json_node_get_int (node) / 2);
+        }
+      else
+        value = json_node_copy (node);
+      if (json_node_equal (current, value))
+        continue;
+      json_object_set_member (self->config, alias, g_steal_pointer (&value));
       any = TRUE;
     }
   return any;
@@ -451,6 +472,20 @@ headroom_project_set_node (HeadroomProject  *self,
       return FALSE;
     }
 
+  if (member != NULL && strcmp (key, "model.num_hidden_layers") == 0 && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_INT64 && json_node_get_int (node) % 2 != 0)
+    {
+      g_autoptr(JsonObject) effective = headroom_project_dup_effective_config (self);
+
+      if (is_longcat (effective))
+        {
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, key,
+                                          _("LongCat Flash builds its layers in pairs, two "
+                                            "attention sub-layers to a decoder layer: give an "
+                                            "even number"));
+          return FALSE;
+        }
+    }
   if (member != NULL)
     {
       g_autoptr(JsonObject) before = headroom_project_copy_object (self->config);

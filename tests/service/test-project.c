@@ -417,6 +417,36 @@ test_gpt2_spelling (void)
   g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 12);
 }
 
+/* LongCat Flash builds num_layers decoder layers of two attention
+ * sub-layers each and counts the sub-layers as num_hidden_layers, which is
+ * what the Layers field shows (2 · 2 = 4 here). A new count of 6 sets
+ * num_layers to 3 and the model reads 6 layers; an odd count is refused,
+ * naming the field, and nothing changes. */
+static void
+test_longcat_layers (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new ();
+  g_autoptr(JsonObject) config =
+    parse_object ("{\"model_type\": \"longcat_flash\", \"num_layers\": 2}");
+  g_autoptr(GError) error = NULL;
+  HrModel model;
+
+  headroom_project_set_config (project, config);
+  g_assert_cmpint (headroom_project_get_int (project, "model.num_hidden_layers"), ==, 4);
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 6, &error));
+  g_assert_no_error (error);
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (model.n_layers, ==, 6);
+
+  g_assert_false (headroom_project_set_int (project, "model.num_hidden_layers", 5, &error));
+  g_assert_nonnull (strstr (error->message, "Layers"));
+  g_assert_nonnull (strstr (error->message, "even number"));
+  g_clear_error (&error);
+  g_assert_true (headroom_project_get_model (project, &model, &error));
+  g_assert_cmpint (model.n_layers, ==, 6);
+}
+
 /* FalconConfig's attribute_map: n_layer and n_head, when present, win over
  * num_hidden_layers and num_attention_heads; a new value must reach both. */
 static void
@@ -987,6 +1017,7 @@ main (int   argc,
   g_test_add_func ("/project/setters", test_setters);
   g_test_add_func ("/project/framework-defaults", test_framework_defaults);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
+  g_test_add_func ("/project/longcat-layers", test_longcat_layers);
   g_test_add_func ("/project/falcon-spelling", test_falcon_spelling);
   g_test_add_func ("/project/expert-spelling", test_expert_spelling);
   g_test_add_func ("/project/key-applies", test_key_applies);
