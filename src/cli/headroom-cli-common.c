@@ -726,22 +726,21 @@ GPtrArray *
 headroom_cli_dup_explanations (HeadroomEstimator *estimator)
 {
   GPtrArray *explanations = g_ptr_array_new_with_free_func (g_free);
+  HeadroomPlanRow *step;
 
   add_explanations (explanations, estimator, "memory.", headroom_estimator_get_memory_segments (estimator));
   if (headroom_estimator_get_workload (estimator) == HEADROOM_WORKLOAD_TRAINING)
     add_explanations (explanations, estimator, "flops.", headroom_estimator_get_flops_rows (estimator));
   add_explanations (explanations, estimator, "summary.", headroom_estimator_get_summary (estimator));
   /* The predicted step's parts, as the Plan view explains a layout's. */
-  if (headroom_estimator_get_step_row (estimator) != NULL)
-    for (guint part = 0; part < HEADROOM_PLAN_N_PARTS; part++)
-      {
-        HeadroomPlanRow *step = headroom_estimator_get_step_row (estimator);
-
-        if (part != HEADROOM_PLAN_PART_COMPUTE && headroom_plan_row_get_part_seconds (step, part) <= 0)
-          continue;
-        g_ptr_array_add (explanations, g_strconcat ("step.", headroom_plan_part_get_name (part), NULL));
-        g_ptr_array_add (explanations, headroom_plan_row_dup_explanation (step, part));
-      }
+  step = headroom_estimator_get_step_row (estimator);
+  for (guint part = 0; step != NULL && part < HEADROOM_PLAN_N_PARTS; part++)
+    {
+      if (part != HEADROOM_PLAN_PART_COMPUTE && headroom_plan_row_get_part_seconds (step, part) <= 0)
+        continue;
+      g_ptr_array_add (explanations, g_strconcat ("step.", headroom_plan_part_get_name (part), NULL));
+      g_ptr_array_add (explanations, headroom_plan_row_dup_explanation (step, part));
+    }
   return explanations;
 }
 

@@ -156,15 +156,23 @@ hr_training_expert_tp (const HrTraining *training)
 
 /* The ranks one pipeline stage's experts are spread over, expert parallel
  * times expert data parallel: Megatron-Core re-splits the stage's
- * tp · dp · cp ranks as etp × ep × edp (parallel_state.py). */
+ * tp · dp · cp ranks as etp × ep × edp (parallel_state.py); `etp_setting`
+ * is expert_tensor_parallel, 0 for tp. */
+static inline int64_t
+hr_expert_ranks (int64_t etp_setting,
+                 int64_t tp,
+                 int64_t dp_cp)
+{
+  int64_t etp = etp_setting > 0 ? etp_setting : tp;
+
+  return etp > 0 ? tp * dp_cp / etp : 0;
+}
+
 static inline int64_t
 hr_training_expert_ranks (const HrTraining *training)
 {
-  int64_t etp = hr_training_expert_tp (training);
-
-  if (etp <= 0)
-    return 0;
-  return training->tensor_parallel * hr_training_dp (training) * training->context_parallel / etp;
+  return hr_expert_ranks (training->expert_tensor_parallel, training->tensor_parallel,
+                          hr_training_dp (training) * training->context_parallel);
 }
 
 static inline bool

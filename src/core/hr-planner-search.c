@@ -503,11 +503,7 @@ hr_plan_search (const HrModel       *model,
                    ep++)
                 {
                   /* Whole experts on fewer TP ranks spread EP over the TP ranks too. */
-                  int64_t expert_ranks = tr.expert_tensor_parallel > 0
-                                         && tr.expert_tensor_parallel < tp
-                                         ? tp * dp * cp / tr.expert_tensor_parallel : dp * cp;
-
-                  if (expert_ranks % ep != 0 || pinned_out (request->expert_parallel, ep)
+                  if (hr_expert_ranks (tr.expert_tensor_parallel, tp, dp * cp) % ep != 0 || pinned_out (request->expert_parallel, ep)
                       || (model->n_experts > 0 ? model->n_experts % ep != 0 : ep != 1))
                     continue;
                   for (o = 0; o < n_options; o++)

@@ -569,13 +569,13 @@ evaluate_rank (const HrPlanContext    *ctx,
    * --recompute-num-layers N covers the first N of each of its v chunks,
    * torchtitan's layer SAC every k-th block (hr_training_recompute_skipped ());
    * `full` is that share under full recomputation, else 0. */
-  double covered = 1.0, full;
+  double skipped = hr_training_recompute_skipped (tr, model), covered = 1.0, full;
   const HrFlops *none = ctx->have_flops[HR_RECOMPUTE_NONE] ? &ctx->flops[HR_RECOMPUTE_NONE] : flops;
   int i;
 
   memset (step, 0, sizeof *step);
   if (tr->recompute_every > 1)
-    covered = 1.0 - hr_training_recompute_skipped (tr, model);
+    covered = 1.0 - skipped;
   else if (tr->recompute_layers > 0 && rank_layers > 0)
     covered = min2 (1.0, (double) tr->recompute_layers * v / rank_layers);
   full = tr->recompute == HR_RECOMPUTE_FULL ? covered : 0.0;
@@ -1153,8 +1153,7 @@ evaluate_rank (const HrPlanContext    *ctx,
 
   step->model_flops = flops->model_flops * global;
   step->hardware_flops = (flops->model_flops + none->recompute
-                          + (1.0 - hr_training_recompute_skipped (tr, model))
-                            * (flops->recompute - none->recompute)) * global;
+                          + (1.0 - skipped) * (flops->recompute - none->recompute)) * global;
   step->mfu = step->model_flops / ((double) gpus * peak * step->step_seconds);
   step->hfu = step->hardware_flops / ((double) gpus * peak * step->step_seconds);
   step->tokens_per_second = global * s / step->step_seconds;

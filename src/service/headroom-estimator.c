@@ -28,8 +28,8 @@ struct _HeadroomEstimator
   GListStore *flops_rows;
   GListStore *summary;
   char *error;
-  GError *error_detail;
-  HeadroomPlanRow *step_row;     /* made on demand from `result` (get_step_row ()) */  /* the error itself: its key (headroom_project_error_get_key()) */
+  GError *error_detail;  /* the error itself: its key (headroom_project_error_get_key()) */
+  HeadroomPlanRow *step_row;     /* made on demand from `result` (get_step_row ()) */
   HeadroomEstimatorResult result;
   gulong changed_id;
   GSource *idle_source;          /* on the thread-default context of the estimator's thread */
@@ -765,16 +765,24 @@ static const struct
   [RUNS_MOE] = { 0.23, 1.09 },
 };
 
+/* `model` may be NULL when the project's does not read. */
 static RunKind
-run_kind (HeadroomProject *project)
+run_kind (HeadroomProject *project,
+          const HrModel   *model)
 {
-  HrModel model;
-
-  if (headroom_project_get_model (project, &model, NULL) && model.n_experts > 0)
+  if (model != NULL && model->n_experts > 0)
     return RUNS_MOE;
   if (g_strcmp0 (headroom_project_get_string (project, "training.framework"), "megatron") == 0)
     return RUNS_MEGATRON;
   return RUNS_PYTORCH;
+}
+
+static RunKind
+project_run_kind (HeadroomProject *project)
+{
+  HrModel model;
+
+  return run_kind (project, headroom_project_get_model (project, &model, NULL) ? &model : NULL);
 }
 
 void
@@ -786,21 +794,17 @@ headroom_prediction_band (HeadroomProject *project,
 
   g_return_if_fail (HEADROOM_IS_PROJECT (project));
 
-  kind = run_kind (project);
+  kind = project_run_kind (project);
   *low = bands[kind].low;
   *high = bands[kind].high;
 }
 
-char *
-headroom_dup_prediction_band (HeadroomProject *project)
+static char *
+dup_band (RunKind kind)
 {
   g_autofree char *low = NULL;
   g_autofree char *high = NULL;
-  RunKind kind;
 
-  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
-
-  kind = run_kind (project);
   low = headroom_format_count (100 * bands[kind].low);
   high = headroom_format_count (100 * bands[kind].high);
   switch (kind)
@@ -821,6 +825,14 @@ headroom_dup_prediction_band (HeadroomProject *project)
 }
 
 char *
+headroom_dup_prediction_band (HeadroomProject *project)
+{
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (project), NULL);
+
+  return dup_band (project_run_kind (project));
+}
+
+char *
 headroom_estimator_dup_time_basis (HeadroomEstimator *self)
 {
   g_autofree char *percent = NULL;
@@ -830,7 +842,8 @@ headroom_estimator_dup_time_basis (HeadroomEstimator *self)
     return NULL;
   if (self->result.training_time.predicted)
     {
-      g_autofree char *band = headroom_dup_prediction_band (self->project);
+      /* The result's model, read already: no config reading on a redraw. */
+      g_autofree char *band = dup_band (run_kind (self->project, &self->result.model));
 
       /* TRANSLATORS: %s is "published runs of … reached 45–96 % of such predictions" */
       return g_strdup_printf (_("Predicted from the hardware: %s"), band);

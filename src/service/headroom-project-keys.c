@@ -292,7 +292,8 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/numerics"), PLACEHOLDER (N_("All but the last")), TRAIN (offload_layers),
        VISIBLE_WHEN ("training.offload_activations", "true"),
        DESCRIPTION (N_("With Offload activations, the layers whose saved tensors go to the "
-                       "host (Megatron’s cpu_offloading_num_layers)"))),
+                       "host (Megatron’s cpu_offloading_num_layers); as many as the stage has "
+                       "or more: all but the last"))),
   CHOICE ("training.norm_kernel", norm_kernel, "fused", N_("Norm kernel"),
           GROUP ("workload/numerics"), TRAIN (norm_kernel), ENUM (hr_norm_kernel_from_name)),
   CHOICE ("training.rope_kernel", rope_kernel, "fused", N_("Rotary embedding kernel"),

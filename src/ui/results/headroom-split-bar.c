@@ -67,7 +67,6 @@ struct _HeadroomSplitBar
 
   gboolean    has_step;
   double      seconds[N_PARTS];
-  char       *communication_detail;
   char       *description;
 
   GdkRGBA     colors[N_PARTS];
@@ -114,17 +113,46 @@ format_part (HeadroomSplitBar *self,
   return g_strdup_printf (_("%s (%.0f%%)"), duration, share_percent (self, part));
 }
 
-/* The tooltip of a part: what it is, and for communication each link's share. */
+/* "TP: 0.40 s on the link, 0.10 s exposed", one line per link in use. */
+static char *
+communication_detail (HeadroomPlanRow *row)
+{
+  g_autoptr(GString) detail = g_string_new (NULL);
+  const char *kind;
+  double seconds, exposed;
+
+  for (guint c = 0; headroom_plan_row_get_comm (row, c, &kind, &seconds, &exposed); c++)
+    {
+      g_autofree char *name = NULL;
+      g_autofree char *link = NULL;
+      g_autofree char *hidden = NULL;
+
+      if (!(seconds > 0))
+        continue;
+      name = g_ascii_strup (kind, -1);
+      link = headroom_format_duration (seconds);
+      hidden = headroom_format_duration (exposed);
+      if (detail->len > 0)
+        g_string_append_c (detail, '\n');
+      /* TRANSLATORS: e.g. "TP: 0.40 s on the link, 0.10 s exposed" */
+      g_string_append_printf (detail, _("%s: %s on the link, %s exposed"), name, link, hidden);
+    }
+  return detail->len > 0 ? g_string_free (g_steal_pointer (&detail), FALSE) : NULL;
+}
+
+/* The tooltip of a part: what it is, and for communication each link's
+ * share, made when the tooltip is asked for. */
 static char *
 part_tooltip (HeadroomSplitBar *self,
               guint             part)
 {
   g_autofree char *figure = format_part (self, part);
+  g_autofree char *detail = parts[part].part == HEADROOM_PLAN_PART_COMMUNICATION && self->row != NULL
+                            ? communication_detail (self->row) : NULL;
 
-  if (parts[part].part == HEADROOM_PLAN_PART_COMMUNICATION
-      && self->communication_detail != NULL)
+  if (detail != NULL)
     return g_strdup_printf ("%s: %s\n%s\n%s", headroom_plan_part_get_label (part), figure,
-                            _(parts[part].tooltip), self->communication_detail);
+                            _(parts[part].tooltip), detail);
   return g_strdup_printf ("%s: %s\n%s", headroom_plan_part_get_label (part), figure, _(parts[part].tooltip));
 }
 
@@ -378,7 +406,6 @@ headroom_split_bar_finalize (GObject *object)
 {
   HeadroomSplitBar *self = HEADROOM_SPLIT_BAR (object);
 
-  g_free (self->communication_detail);
   g_free (self->description);
   for (guint i = 0; i < N_PARTS; i++)
     g_clear_object (&self->in_bar[i]);
@@ -471,33 +498,6 @@ headroom_split_bar_new (void)
   return g_object_new (HEADROOM_TYPE_SPLIT_BAR, NULL);
 }
 
-/* "TP: 0.40 s on the link, 0.10 s exposed", one line per link in use. */
-static char *
-communication_detail (HeadroomPlanRow *row)
-{
-  g_autoptr(GString) detail = g_string_new (NULL);
-  const char *kind;
-  double seconds, exposed;
-
-  for (guint c = 0; headroom_plan_row_get_comm (row, c, &kind, &seconds, &exposed); c++)
-    {
-      g_autofree char *name = NULL;
-      g_autofree char *link = NULL;
-      g_autofree char *hidden = NULL;
-
-      if (!(seconds > 0))
-        continue;
-      name = g_ascii_strup (kind, -1);
-      link = headroom_format_duration (seconds);
-      hidden = headroom_format_duration (exposed);
-      if (detail->len > 0)
-        g_string_append_c (detail, '\n');
-      /* TRANSLATORS: e.g. "TP: 0.40 s on the link, 0.10 s exposed" */
-      g_string_append_printf (detail, _("%s: %s on the link, %s exposed"), name, link, hidden);
-    }
-  return detail->len > 0 ? g_string_free (g_steal_pointer (&detail), FALSE) : NULL;
-}
-
 void
 headroom_split_bar_set_row (HeadroomSplitBar *self,
                             HeadroomPlanRow  *row)
@@ -505,7 +505,6 @@ headroom_split_bar_set_row (HeadroomSplitBar *self,
   g_return_if_fail (HEADROOM_IS_SPLIT_BAR (self));
   g_return_if_fail (row == NULL || HEADROOM_IS_PLAN_ROW (row));
 
-  g_clear_pointer (&self->communication_detail, g_free);
   g_set_object (&self->row, row);
   self->has_step = row != NULL;
   for (guint i = 0; i < N_PARTS; i++)
@@ -515,8 +514,6 @@ headroom_split_bar_set_row (HeadroomSplitBar *self,
       /* Negative or non-finite parts would break the scale: draw them as empty. */
       self->seconds[i] = isfinite (seconds) && seconds > 0 ? seconds : 0;
     }
-  if (row != NULL)
-    self->communication_detail = communication_detail (row);
   update (self);
 }
 
