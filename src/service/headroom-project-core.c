@@ -463,6 +463,21 @@ headroom_project_validate_and_get (HeadroomProject  *self,
                                         model_parallel, n_gpus);
           return FALSE;
         }
+      /* The core's check says only which number fails to divide which;
+       * here the global batch is named with its factors. */
+      if (training->global_batch > 0 && training->micro_batch > 0
+          && training->global_batch % (training->micro_batch * (n_gpus / model_parallel)) != 0)
+        {
+          gint64 data_parallel = n_gpus / model_parallel;
+
+          headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.global_batch",
+                                        _("%" G_GINT64_FORMAT " sequences is not a multiple of the micro-batch × "
+                                          "data parallel (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT " = %"
+                                          G_GINT64_FORMAT ")"),
+                                        training->global_batch, training->micro_batch, data_parallel,
+                                        training->micro_batch * data_parallel);
+          return FALSE;
+        }
       if (hr_training_validate (training, model, &err) != HR_OK)
         {
           headroom_project_set_core_error (error, "training", &err);

@@ -597,6 +597,11 @@ test_bad_input (void)
     /* Issue 13: the setting's label, as the window says it, and the option. */
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--tp", "3" },
       "headroom-cli: Tensor parallel (--tp): 3 does not divide 8 GPUs\n" },
+    /* 8 GPUs at TP 2: data parallel 4, so a step takes a multiple of 3 × 4. */
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus=8", "--tp=2",
+        "--micro-batch=3", "--global-batch=20" },
+      "headroom-cli: Global batch (--global-batch): 20 sequences is not a multiple of the "
+      "micro-batch × data parallel (3 × 4 = 12)\n" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "no-such-gpu" }, "no-such-gpu" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--zero", "4" }, "--zero" },
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--mfu", "-0.1" }, "--mfu" },
