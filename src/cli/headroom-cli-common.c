@@ -616,6 +616,12 @@ headroom_cli_format_count (double count)
       g_string_free (out, TRUE);
       return g_strdup (NOT_A_NUMBER);
     }
+  /* Past 10^15 the digits say nothing a reader can use. */
+  if (fabs (count) >= 1e15)
+    {
+      g_string_free (out, TRUE);
+      return g_strdup (g_ascii_formatd (digits, sizeof digits, "%.3g", count));
+    }
   g_snprintf (digits, sizeof digits, "%.0f", fabs (count));
   n = strlen (digits);
   /* No "-0" for -0 or a small negative. */
@@ -656,7 +662,9 @@ headroom_cli_format_duration (double seconds)
     return g_strdup_printf ("%s min", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 60));
   if (seconds < 2 * 86400)
     return g_strdup_printf ("%s h", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 3600));
-  return g_strdup_printf ("%s days", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 86400));
+  if (seconds < HEADROOM_LONGEST_IN_DAYS)
+    return g_strdup_printf ("%s days", g_ascii_formatd (buf, sizeof buf, "%.1f", seconds / 86400));
+  return g_strdup_printf ("%s years", g_ascii_formatd (buf, sizeof buf, "%.3g", seconds / HEADROOM_JULIAN_YEAR));
 }
 
 char *

@@ -117,6 +117,8 @@ compute_training (const HrGpu              *gpu,
       r->training_memory.overhead, r->training_memory.master_weights,
       r->training_memory.grad_accumulation_buffer, r->training_memory.cpu_bytes,
       r->training_memory.frozen_weights,
+    };
+    const double times[] = {
       r->training_time.step_seconds, r->training_time.total_seconds,
       r->training_time.cost, r->training_time.tokens_per_second,
     };
@@ -125,6 +127,15 @@ compute_training (const HrGpu              *gpu,
       {
         g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
                              _("The training estimate is out of range; check the sizes"));
+        return FALSE;
+      }
+    /* Only a vanishing rate can make a time overflow: a utilisation or a
+     * bandwidth near zero, against many tokens. */
+    if (!all_sane (times, G_N_ELEMENTS (times)))
+      {
+        g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
+                             _("The training time is too long to compute; check Measured FLOPs "
+                               "utilisation, the bandwidths and Training tokens"));
         return FALSE;
       }
   }

@@ -93,7 +93,9 @@ headroom_format_duration (double seconds)
     return g_strdup_printf (_("%.1f min"), seconds / 60.0);
   if (seconds < 3 * 86400.0)
     return g_strdup_printf (_("%.1f h"), seconds / 3600.0);
-  return g_strdup_printf (_("%.1f days"), seconds / 86400.0);
+  if (seconds < HEADROOM_LONGEST_IN_DAYS)
+    return g_strdup_printf (_("%.1f days"), seconds / 86400.0);
+  return g_strdup_printf (_("%.3g years"), seconds / HEADROOM_JULIAN_YEAR);
 }
 
 char *
@@ -109,6 +111,9 @@ headroom_format_integer (double value)
   /* Whole numbers: -0 and -0.4 would print "-0". */
   if (fabs (value) <= 0.5)
     value = 0.0;
+  /* Past 10^15 the digits say nothing a reader can use. */
+  if (fabs (value) >= 1e15)
+    return g_strdup_printf ("%.3g", value);
   if (separator != NULL && *separator != '\0')
     return g_strdup_printf ("%'.0f", value);
 

@@ -12,6 +12,10 @@
 
 G_BEGIN_DECLS
 
+/* Durations past 10,000 days (27 years) read in Julian years of 365.25 days. */
+#define HEADROOM_JULIAN_YEAR (365.25 * 86400.0)
+#define HEADROOM_LONGEST_IN_DAYS (10000.0 * 86400.0)
+
 char *headroom_format_gib      (double bytes) G_GNUC_WARN_UNUSED_RESULT;
 char *headroom_format_flops    (double flops) G_GNUC_WARN_UNUSED_RESULT;
 char *headroom_format_count    (double count) G_GNUC_WARN_UNUSED_RESULT;

@@ -275,6 +275,31 @@ test_train_options (void)
   mfu = parse_output (&mfu_run);
   assert_close (member_double (mfu, "time.step_seconds"), 2 * member_double (base, "time.step_seconds"));
 
+  /* A utilisation of 1e-12 stretches the step 4e11 times past the 0.4
+   * run's (to 3.06e4 years): the table says years and three digits, never
+   * twenty of them. At 1e-300 the time overflows a double, and the error
+   * names the settings that can cause it. */
+  {
+    g_auto(Run) tiny_run = { 0 };
+    g_auto(Run) vanishing_run = { 0 };
+    const char *gpu_hours;
+
+    run_cli (&tiny_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+             "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "1e-12",
+             "--tokens", "1e12", NULL);
+    g_assert_cmpint (tiny_run.status, ==, 0);
+    g_assert_nonnull (strstr (tiny_run.out, " 3.06e+04 years"));
+    gpu_hours = strstr (tiny_run.out, "\nGPU-hours");
+    g_assert_nonnull (gpu_hours);
+    g_assert_nonnull (strstr (gpu_hours, "e+16"));
+    g_assert_cmpuint (strcspn (gpu_hours + 1, "\n"), <, 60);
+
+    run_cli (&vanishing_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+             "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "1e-300",
+             "--tokens", "1e12", NULL);
+    assert_bad_input (&vanishing_run, "Measured FLOPs utilisation");
+  }
+
   /* ZeRO-1 partitions only the optimizer states, which for mixed precision
    * include the fp32 master copy (ZeRO paper §5.1, K = 12): bf16 weights and
    * gradients whole, 2Ψ = 13,476,831,232 each; master 4Ψ/8 = 3,369,207,808

@@ -490,6 +490,14 @@ test_format (void)
   text = headroom_format_duration (0.0057);
   g_assert_cmpstr (text, ==, "5.7 ms");
   g_free (text);
+  /* Past 10,000 days, Julian years: 1e10 s ÷ 31,557,600 s = 316.9 years. */
+  text = headroom_format_duration (1e10);
+  g_assert_cmpstr (text, ==, "317 years");
+  g_free (text);
+  /* A count past 10^15 (an absurd utilisation's GPU-hours) in three digits. */
+  text = headroom_format_integer (4.2159e304);
+  g_assert_cmpstr (text, ==, "4.22e+304");
+  g_free (text);
   text = headroom_format_money (3.99);
   g_assert_cmpstr (text, ==, "$3.99");
   g_free (text);
