@@ -183,6 +183,14 @@ hr_training_is_mixed (const HrTraining *training)
          || training->precision == HR_PRECISION_FP8_MIXED;
 }
 
+/* The optimizer step runs on the CPU: ZeRO-Offload, or offloaded parameters
+ * (FSDP's CPU offload steps the optimizer where the shards are). */
+static inline bool
+hr_training_cpu_optimizer (const HrTraining *training)
+{
+  return training->offload_optimizer || training->offload_params;
+}
+
 static inline int64_t
 hr_training_effective_zero_stage (const HrTraining *training)
 {

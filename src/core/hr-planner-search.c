@@ -428,9 +428,10 @@ hr_plan_search (const HrModel       *model,
   status = hr_plan_context_init (&search.ctx, model, gpu, &request->assumptions, NULL, err);
   if (status != HR_OK)
     return status;
-  if (request->training.offload_optimizer)
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
-                         "the step-time model does not cover a CPU optimizer step");
+  if (hr_training_cpu_optimizer (&request->training))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED,
+                         request->training.offload_params ? "offload_params" : "offload_optimizer",
+                         1, 0, "the step-time model does not cover a CPU optimizer step");
   dtype = hr_training_compute_dtype (&request->training);
   if (!(gpu->peak_flops[dtype] > 0.0))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision",
@@ -463,7 +464,6 @@ hr_plan_search (const HrModel       *model,
   if (tr.global_batch > PLAN_MAX_GLOBAL_BATCH)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "global_batch", tr.global_batch,
                          PLAN_MAX_GLOBAL_BATCH, "at most 10^12 sequences for the search");
-  tr.offload_optimizer = false;
   gpn = tr.gpus_per_node;
   gpus = tr.nodes * gpn;
   layers = model->n_layers;

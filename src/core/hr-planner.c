@@ -1224,8 +1224,9 @@ plan_step (HrPlanContext          *ctx,
   HrDtype dtype;
   HrStatus status;
 
-  if (training->offload_optimizer)
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_optimizer", 1, 0,
+  if (hr_training_cpu_optimizer (training))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED,
+                         training->offload_params ? "offload_params" : "offload_optimizer", 1, 0,
                          "the step-time model does not cover a CPU optimizer step");
   dtype = hr_training_compute_dtype (training);
   if (!(ctx->gpu->peak_flops[dtype] > 0.0))

@@ -82,6 +82,12 @@ finetune_states (const HrModel     *model,
   if (hr_finetune_is_adapter (&training->finetune))
     memory->adapters = memory->weights + memory->master_weights + memory->gradients
                        + memory->grad_accumulation_buffer + memory->optimizer;
+  /* Offloaded parameters include the frozen base's shards. */
+  if (training->offload_params)
+    {
+      memory->cpu_bytes += memory->frozen_weights;
+      memory->frozen_weights = 0;
+    }
 }
 
 /* Share of the trained parameters whose optimizer states a paged optimizer

@@ -414,4 +414,20 @@ hr_training_model_states (const HrTraining     *training,
       memory->master_weights = 0;
       memory->optimizer = 0;
     }
+  /* Offloaded parameters (FSDP's CPUOffload(offload_params=True) and FSDP2's
+   * CPUOffloadPolicy; DeepSpeed ZeRO-3 offload_param, Rajbhandari et al.
+   * 2021, ZeRO-Infinity): every sharded state lives in host memory. A
+   * layer's shard is copied to the GPU for its all-gather and each
+   * reduce-scattered gradient shard copied back, so the GPU keeps only the
+   * gathered layers and unsharded gradients of the temporary buffers. */
+  if (training->offload_params)
+    {
+      memory->cpu_bytes = memory->weights + memory->master_weights + memory->gradients
+                          + memory->grad_accumulation_buffer + memory->optimizer;
+      memory->weights = 0;
+      memory->master_weights = 0;
+      memory->gradients = 0;
+      memory->grad_accumulation_buffer = 0;
+      memory->optimizer = 0;
+    }
 }

@@ -156,10 +156,10 @@ hr_training_time_of (const HrModel          *model,
        * plan and in the estimate. QLoRA's dequantisation is in its split.
        * It does not time a CPU optimizer step: ZeRO-Offload needs a measured
        * utilisation. */
-      if (training->offload_optimizer)
+      if (hr_training_cpu_optimizer (training))
         return hr_error_set (err, HR_ERROR_UNSUPPORTED, "mfu", 0, 0,
                              "the predicted step time does not cover an optimizer step on "
-                             "the CPU (ZeRO-Offload); set a measured utilisation");
+                             "the CPU (ZeRO-Offload, offloaded parameters); set a measured utilisation");
       if (memory == NULL)
         {
           hr_training_memory_of (model, training, gpu, params, &own);

@@ -351,9 +351,14 @@ hr_training_validate_settings (const HrTraining *t,
       && t->optimizer != HR_OPTIMIZER_ADAMW_8BIT && t->optimizer != HR_OPTIMIZER_LION)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "paged_optimizer", 1, 0,
                          "bitsandbytes pages AdamW, 8-bit AdamW and Lion only");
-  if (t->paged_optimizer && t->offload_optimizer)
+  if (t->paged_optimizer && hr_training_cpu_optimizer (t))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "paged_optimizer", 1, 0,
                          "choose either a paged or an offloaded optimizer");
+  /* FSDP and ZeRO offload the shards of sharded parameters. */
+  if (t->offload_params && hr_training_effective_zero_stage (t) < 3)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_params", 1, 0,
+                         "offloaded parameters are sharded ones: set ZeRO-3 or FSDP full or "
+                         "hybrid shard");
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");

@@ -131,6 +131,8 @@ typedef struct
                                      * Megatron sums them in main_grad itself */
   HrOptimizer optimizer;
   bool    offload_optimizer;      /* ZeRO-Offload: optimizer states and master weights on CPU */
+  bool    offload_params;         /* FSDP CPU offload, ZeRO-3 offload_param: sharded parameters,
+                                   * gradients and the optimizer step on the CPU */
   HrAttentionImpl attention;
   HrRecompute recompute;
   bool    dropout;

@@ -152,10 +152,12 @@ headroom_estimator_fill_params_rows (const HeadroomEstimatorResult *r,
   replace_items (store, items);
 }
 
-/* ZeRO-Offload (Ren et al. 2021, §4) moves the master weights, the optimizer
- * states and an fp32 gradient copy to CPU memory; the core reports their sum
- * (cpu_bytes). The same states without offload split it by component. The
- * names start with "cpu" so that the window draws them on the CPU bar. */
+/* Offloaded states in host memory, by component (the core reports their
+ * sum, cpu_bytes): ZeRO-Offload (Ren et al. 2021, §4) moves the master
+ * weights, the optimizer states and an fp32 gradient copy; offloaded
+ * parameters move every sharded state. The same states without offload
+ * split the sum; what is left of it is offloaded activations. The names
+ * start with "cpu" so that the window draws them on the CPU bar. */
 static void
 add_cpu_segments (GPtrArray              *items,
                   const HrTraining       *training,
@@ -163,21 +165,41 @@ add_cpu_segments (GPtrArray              *items,
 {
   HrTraining on_gpu = *training;
   HrTrainingMemory states = *memory;
-  double gradients;
+  HrTrainingMemory offloaded = *memory;
+  double activations;
 
   on_gpu.offload_optimizer = false;
+  on_gpu.offload_params = false;
   hr_training_model_states (&on_gpu, &memory->rank, &states);
-  gradients = MAX (memory->cpu_bytes - states.master_weights - states.optimizer, 0);
-
-  add_quantity (items, "cpu_master_weights", _("Master weights (CPU)"), states.master_weights,
-                "bytes", "weights",
-                _("fp32 copy: 4 bytes × parameters of this GPU, ÷ DP from ZeRO-1, in host memory"));
-  add_quantity (items, "cpu_optimizer", _("Optimizer states (CPU)"), states.optimizer, "bytes",
-                "optimizer", _("optimizer states of this GPU's parameters, ÷ DP from ZeRO-1, "
-                               "in host memory (ZeRO-Offload)"));
-  add_quantity (items, "cpu_gradients", _("Gradients (CPU)"), gradients, "bytes", "gradients",
-                _("fp32 gradient copy the CPU optimizer reads: 4 bytes × parameters, "
-                  "÷ DP from ZeRO-1"));
+  hr_training_model_states (training, &memory->rank, &offloaded);
+  if (training->offload_params)
+    add_quantity (items, "cpu_weights", _("Weights (CPU)"), states.weights, "bytes", "weights",
+                  _("the working copy's shard of this GPU in host memory, copied in for each "
+                    "all-gather (FSDP CPU offload, ZeRO-3 offload_param)"));
+  if (training->offload_params || training->offload_optimizer)
+    {
+      add_quantity (items, "cpu_master_weights", _("Master weights (CPU)"), states.master_weights,
+                    "bytes", "weights",
+                    _("fp32 copy: 4 bytes × parameters of this GPU, ÷ DP from ZeRO-1, in host "
+                      "memory"));
+      add_quantity (items, "cpu_optimizer", _("Optimizer states (CPU)"), states.optimizer, "bytes",
+                    "optimizer", _("optimizer states of this GPU's parameters, ÷ DP from ZeRO-1, "
+                                   "in host memory (ZeRO-Offload)"));
+    }
+  if (training->offload_params)
+    add_quantity (items, "cpu_gradients", _("Gradients (CPU)"),
+                  states.gradients + states.grad_accumulation_buffer, "bytes", "gradients",
+                  _("gradient shards copied out after each reduce-scatter, with their "
+                    "accumulation, in host memory"));
+  else if (training->offload_optimizer)
+    add_quantity (items, "cpu_gradients", _("Gradients (CPU)"),
+                  MAX (offloaded.cpu_bytes - states.master_weights - states.optimizer, 0), "bytes",
+                  "gradients", _("fp32 gradient copy the CPU optimizer reads: 4 bytes × "
+                                 "parameters, ÷ DP from ZeRO-1"));
+  activations = memory->cpu_bytes - offloaded.cpu_bytes;
+  if (activations > 0)
+    add_quantity (items, "cpu_activations", _("Activations (CPU)"), activations, "bytes",
+                  "activations", _("saved tensors of the offloaded layers in pinned host memory"));
 }
 
 void
@@ -235,7 +257,7 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
                     _("CUDA context, cuBLAS workspace, NCCL buffers"));
       /* The offloaded states of fine-tuning are the trained part's: shown in
        * the total CPU figure only. */
-      if (r->training.offload_optimizer && hr_finetune_is_full (f))
+      if (m->cpu_bytes > 0 && hr_finetune_is_full (f))
         add_cpu_segments (items, &r->training, m);
       if (paged > 0 && m->fits)
         add_quantity (items, "paged_out", _("Paged out to host memory"), paged, "bytes", "paged",

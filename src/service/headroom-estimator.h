@@ -74,8 +74,8 @@ const HrInferenceLatency *headroom_estimator_get_inference_latency  (HeadroomEst
 GListModel      *headroom_estimator_get_params_rows     (HeadroomEstimator *self);
 /* GListModel of HeadroomQuantity (unit "bytes"): the memory of one GPU by
  * component, in a fixed order (weights first), for the stacked bar; with
- * training.offload_optimizer, then the host memory of the GPU's offloaded
- * states, in segments whose names start with "cpu_" */
+ * offloaded optimizer states, parameters or activations (full training),
+ * then their host memory, in segments whose names start with "cpu_" */
 GListModel      *headroom_estimator_get_memory_segments (HeadroomEstimator *self);
 /* GListModel of HeadroomFlopsRow: one per HrFlopsComponent, then "total" */
 GListModel      *headroom_estimator_get_flops_rows      (HeadroomEstimator *self);

@@ -69,6 +69,13 @@ state_line (HeadroomEstimator *self,
 
   if (params <= 0)
     return g_strdup_printf ("%s = %s", label, result);
+  /* Offloaded parameters take every state off the GPU, ZeRO-Offload the
+   * ZeRO-1 ones (master copy and optimizer states). */
+  if (value == 0
+      && (headroom_project_get_boolean (project, "training.offload_params")
+          || (from_stage == 1 && headroom_project_get_boolean (project, "training.offload_optimizer"))))
+    /* TRANSLATORS: e.g. "Weights = 0.00 GiB on this GPU: offloaded to host memory" */
+    return g_strdup_printf (_("%s = %s on this GPU: offloaded to host memory"), label, result);
   per_param = value * (sharded ? shard : 1) / params;
   if (sharded)
     /* TRANSLATORS: e.g. "Optimizer states = 8 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-1 over

@@ -278,6 +278,12 @@ static const HeadroomKeyInfo keys[] = {
           GROUP ("workload/numerics"), TRAIN (optimizer), ENUM (hr_optimizer_from_name)),
   BOOL ("training.offload_optimizer", "false", N_("Offload optimizer"),
         GROUP ("workload/numerics"), TRAIN (offload_optimizer)),
+  BOOL ("training.offload_params", "false", N_("Offload parameters"),
+        GROUP ("workload/numerics"), TRAIN (offload_params),
+        DESCRIPTION (N_("FSDP’s CPU offload (torchtune’s fsdp_cpu_offload) or ZeRO-3’s "
+                        "offload_param: the sharded parameters, gradients and optimizer states "
+                        "in host memory and the optimizer step on the CPU. Needs ZeRO-3 or "
+                        "FSDP, and a measured utilisation for the time."))),
   CHOICE ("training.attention", attention, "flash", N_("Attention"),
           GROUP ("workload/numerics"), TRAIN (attention), ENUM (hr_training_attention_from_name)),
   CHOICE ("training.recompute", recompute, "none", N_("Recomputation"),

@@ -219,6 +219,42 @@ test_offload (void)
 }
 
 static void
+test_offload_params (void)
+{
+  /* Offloaded parameters (FSDP CPU offload, ZeRO-3 offload_param), P = 1e9
+   * on 8 GPUs under ZeRO-3, bf16-mixed AdamW: every sharded state goes to
+   * the CPU, 16 B × 1e9 ÷ 8 = 2e9 (weights 0.25e9, master 0.5e9, gradients
+   * 0.25e9, m and v 1e9), and nothing of them stays on the GPU. With 4
+   * accumulation steps the fp32 buffer's shard goes too: 4 × 1e9 ÷ 8. */
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+
+  hr_training_init (&t);
+  t.zero_stage = 3;
+  t.global_batch = 8;
+  t.offload_params = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.cpu_bytes, ==, 2e9);
+  g_assert_cmpfloat (m.weights + m.master_weights + m.gradients + m.optimizer, ==, 0);
+  t.global_batch = 32;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.cpu_bytes, ==, 2.5e9);
+  g_assert_cmpfloat (m.grad_accumulation_buffer, ==, 0);
+
+  /* Only sharded parameters are offloaded. */
+  llama_like (&model, 2, 64, 4, 4, 128, 256);
+  t.zero_stage = 2;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "offload_params");
+  t.zero_stage = 0;
+  t.fsdp = HR_FSDP_FULL;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+}
+
+static void
 test_accumulation_buffer (void)
 {
   /* 8 GPUs, micro 1, global 32: 4 accumulation steps. 16-bit gradients are
@@ -847,6 +883,7 @@ main (int   argc,
   g_test_add_func ("/training/states/optimizers", test_optimizers);
   g_test_add_func ("/training/states/adafactor-shapes", test_adafactor_shapes);
   g_test_add_func ("/training/states/offload", test_offload);
+  g_test_add_func ("/training/states/offload-params", test_offload_params);
   g_test_add_func ("/training/states/accumulation-buffer", test_accumulation_buffer);
   g_test_add_func ("/training/memory/llama2-7b-zero3", test_llama2_7b_zero3);
   g_test_add_func ("/training/parallel/tensor", test_tensor_parallel_params);

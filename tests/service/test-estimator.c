@@ -478,6 +478,47 @@ test_offload_segments (void)
   g_assert_cmpfloat (headroom_estimator_get_memory_bytes (estimator), ==, memory->total);
 }
 
+/* Offloaded parameters (docs/training.md, "Offload"): the same model and
+ * ranks under ZeRO-3, so every state is sharded 8 ways, P / 8 =
+ * 1 003 782 656 parameters a rank, all of them in host memory: bf16
+ * weights 2 007 565 312, the fp32 master 4 015 130 624, m and v
+ * 8 030 261 248, and bf16 gradients 2 007 565 312 with the fp32 buffer that
+ * sums the default batch's 64 micro-batches, 4 015 130 624. None of them is
+ * on the GPU; the time needs a measured utilisation (a CPU optimizer step). */
+static void
+test_offload_params_segments (void)
+{
+  g_autoptr(HeadroomProject) project = custom_gpu_project ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  const HrTrainingMemory *memory;
+  GListModel *segments;
+
+  g_assert_true (headroom_project_set_int (project, "training.zero_stage", 3, NULL));
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_params", TRUE, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)), ==,
+                   "training.mfu");
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  memory = headroom_estimator_get_training_memory (estimator);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  g_assert_cmpfloat (segment_value (segments, "cpu_weights"), ==, 2007565312.0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_master_weights"), ==, 4015130624.0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_optimizer"), ==, 8030261248.0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_gradients"), ==, 6022695936.0);
+  g_assert_cmpfloat (memory->cpu_bytes, ==, 20075653120.0);
+  g_assert_cmpfloat (segment_value (segments, "weights") + segment_value (segments, "master_weights")
+                     + segment_value (segments, "gradients") + segment_value (segments, "optimizer")
+                     + segment_value (segments, "grad_accumulation_buffer"), ==, 0);
+
+  /* Only sharded parameters can be offloaded. */
+  g_assert_true (headroom_project_set_int (project, "training.zero_stage", 2, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)), ==,
+                   "training.offload_params");
+}
+
 /* Borrowed: the list keeps its items. */
 static HeadroomQuantity *
 find_quantity (GListModel *model,
@@ -849,6 +890,7 @@ main (int   argc,
   g_test_add_func ("/estimator/training-result", test_training_result);
   g_test_add_func ("/estimator/params-in-place", test_params_in_place);
   g_test_add_func ("/estimator/offload-segments", test_offload_segments);
+  g_test_add_func ("/estimator/offload-params-segments", test_offload_params_segments);
   g_test_add_func ("/estimator/lora-segments", test_lora_segments);
   g_test_add_func ("/estimator/training-needs-tokens", test_training_needs_tokens);
   g_test_add_func ("/estimator/flops-router-moe-only", test_flops_router_moe_only);

@@ -46,6 +46,17 @@ test_memory (void)
   weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
   assert_contains (weights, "Weights = 2 B × 4.02 B parameters on this GPU = 7.48 GiB");
   g_assert_null (headroom_estimator_dup_explanation (estimator, "memory.no_such_segment"));
+
+  /* Offloaded parameters (ZeRO-3, a measured utilisation for the time):
+   * the states are 0 on the GPU because they are in host memory, not
+   * because a rank holds 0 B a parameter. */
+  g_assert_true (headroom_project_set_int (project, "training.zero_stage", 3, NULL));
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_params", TRUE, NULL));
+  g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_clear_pointer (&weights, g_free);
+  weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
+  assert_contains (weights, "Weights = 0.00 GiB on this GPU: offloaded to host memory");
 }
 
 static void

@@ -99,6 +99,7 @@ test_window_offload (void)
 
   g_assert_false (gtk_widget_get_visible (GTK_WIDGET (cpu_bar)));
   g_assert_true (HEADROOM_IS_SWITCH_ROW (row));
+  g_assert_true (HEADROOM_IS_SWITCH_ROW (headroom_window_get_row (window, "training.offload_params")));
   /* The predicted step time does not cover a CPU optimizer step: ZeRO-Offload
    * is timed from a measured utilisation. */
   g_assert_true (g_str_has_prefix (headroom_window_get_time_caption (window),

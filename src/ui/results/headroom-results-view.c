@@ -84,9 +84,11 @@ segment_color (HeadroomQuantity *quantity)
     { "temporary", "brown_2" },
     { "overhead", "light_5" },
     /* The offloaded states keep the colours they have on the GPU. */
+    { "cpu_weights", "blue_3" },
     { "cpu_master_weights", "blue_5" },
     { "cpu_optimizer", "orange_3" },
     { "cpu_gradients", "purple_4" },
+    { "cpu_activations", "green_4" },
   };
   const char *name = headroom_quantity_get_name (quantity);
 
