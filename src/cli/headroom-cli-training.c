@@ -882,8 +882,13 @@ headroom_cli_plan (int    argc,
     if (headroom_planner_get_status (planner) != HEADROOM_PLANNER_STATUS_LAYOUTS
         && headroom_planner_get_status (planner) != HEADROOM_PLANNER_STATUS_NOTHING_FITS)
       {
-        g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                             headroom_planner_get_message (planner));
+        const GError *refusal = headroom_planner_get_error (planner);
+
+        if (refusal != NULL)
+          headroom_cli_set_key_error (&error, refusal);
+        else
+          g_set_error_literal (&error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                               headroom_planner_get_message (planner));
         return headroom_cli_report_error (error);
       }
 

@@ -26,6 +26,8 @@ struct _HeadroomPlanner
 
   HeadroomPlannerStatus  status;
   char                  *message;
+  /* The refusal behind an INVALID status, with the key it names. */
+  GError                *error;
   gint64                 searched;
   gint64                 fitting;
   GListStore            *layouts;
@@ -193,6 +195,7 @@ search (HeadroomPlanner *self)
   self->pareto_truncated = FALSE;
   self->global_batch = 0;
   g_clear_pointer (&self->message, g_free);
+  g_clear_error (&self->error);
   g_list_store_remove_all (self->layouts);
   g_list_store_remove_all (self->pareto);
 
@@ -214,6 +217,7 @@ search (HeadroomPlanner *self)
     {
       self->status = HEADROOM_PLANNER_STATUS_INVALID;
       self->message = g_strdup (error->message);
+      self->error = g_steal_pointer (&error);
       return;
     }
 
@@ -230,6 +234,7 @@ search (HeadroomPlanner *self)
       headroom_project_set_core_error (&error, "training", &err);
       self->status = HEADROOM_PLANNER_STATUS_INVALID;
       self->message = g_strdup (error->message);
+      self->error = g_steal_pointer (&error);
       return;
     }
 
@@ -318,6 +323,7 @@ headroom_planner_finalize (GObject *object)
 
   g_ptr_array_unref (self->undo_stack);
   g_free (self->message);
+  g_clear_error (&self->error);
   g_strfreev (self->pinned);
 
   G_OBJECT_CLASS (headroom_planner_parent_class)->finalize (object);
@@ -553,6 +559,14 @@ headroom_planner_get_message (HeadroomPlanner *self)
   g_return_val_if_fail (HEADROOM_IS_PLANNER (self), NULL);
 
   return self->message;
+}
+
+const GError *
+headroom_planner_get_error (HeadroomPlanner *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_PLANNER (self), NULL);
+
+  return self->error;
 }
 
 gint64

@@ -57,6 +57,9 @@ void                  headroom_planner_refresh      (HeadroomPlanner *self);
 HeadroomPlannerStatus headroom_planner_get_status   (HeadroomPlanner *self);
 /* Why there are no layouts, translated; NULL with status LAYOUTS. */
 const char           *headroom_planner_get_message  (HeadroomPlanner *self);
+/* With status INVALID, the refusal (headroom_project_error_get_key() names
+ * the setting); NULL otherwise. */
+const GError         *headroom_planner_get_error    (HeadroomPlanner *self);
 /* Valid layouts evaluated and those that fit, by the last search. */
 gint64                headroom_planner_get_searched (HeadroomPlanner *self);
 gint64                headroom_planner_get_fitting  (HeadroomPlanner *self);

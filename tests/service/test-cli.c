@@ -638,6 +638,10 @@ test_bad_input (void)
     /* plan */
     { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu" }, "--gpus" },
     { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--top", "0" }, "--top" },
+    /* The planner's refusal names the setting and its option, as train's do. */
+    { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--offload-optimizer" },
+      "headroom-cli: Offload optimizer (--offload-optimizer): unsupported: the step-time model "
+      "does not cover a CPU optimizer step\n" },
     { { "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--json", "--csv" }, "--csv" },
     /* measured throughput */
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--measured-step-seconds", "0" },
