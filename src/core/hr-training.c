@@ -359,6 +359,11 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_params", 1, 0,
                          "offloaded parameters are sharded ones: set ZeRO-3 or FSDP full or "
                          "hybrid shard");
+  /* Under pipeline parallelism FSDP keeps the stage gathered through the
+   * step (hr_training_fsdp_pipeline), and ZeRO-3 does not pipeline. */
+  if (t->offload_params && t->pipeline_parallel > 1)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_params", 1, 0,
+                         "offloaded parameters under pipeline parallelism are not modelled");
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");

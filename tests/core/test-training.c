@@ -252,6 +252,10 @@ test_offload_params (void)
   t.zero_stage = 0;
   t.fsdp = HR_FSDP_FULL;
   g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  /* Nor under pipeline parallelism, where FSDP keeps the stage gathered. */
+  t.pipeline_parallel = 2;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "offload_params");
 }
 
 static void
