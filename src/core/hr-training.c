@@ -377,6 +377,12 @@ hr_training_validate_settings (const HrTraining *t,
   if (t->mfu < 0 || t->mfu > 1)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "mfu", (int64_t) floor (t->mfu * 100), 100,
                          "MFU is 0 (predicted) or a fraction in (0, 1]; the value shown is in percent");
+  /* As the serving efficiencies, at least 0.1 %: below it a step would take
+   * longer than any run, and the time can overflow. */
+  if (t->mfu > 0 && t->mfu < 1e-3)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "mfu", 0, 0,
+                         "a measured utilisation under 0.1 % (0 predicts the time from the "
+                         "hardware)");
   /* Async TP is torch.compile's micro-pipeline pass over sequence-parallel
    * collectives (torchtitan/distributed/tensor_parallel.py,
    * maybe_enable_async_tp: it refuses without compile). */

@@ -129,13 +129,13 @@ compute_training (const HrGpu              *gpu,
                              _("The training estimate is out of range; check the sizes"));
         return FALSE;
       }
-    /* Only a vanishing rate can make a time overflow: a utilisation or a
-     * bandwidth near zero, against many tokens. */
+    /* A utilisation is at least 0.1 %, so only a bandwidth near zero can
+     * make a time overflow, against many tokens. */
     if (!all_sane (times, G_N_ELEMENTS (times)))
       {
         g_set_error_literal (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID,
-                             _("The training time is too long to compute; check Measured FLOPs "
-                               "utilisation, the bandwidths and Training tokens"));
+                             _("The training time is too long to compute; check the bandwidths "
+                               "(inter-node, host link, a custom GPU’s) and Training tokens"));
         return FALSE;
       }
   }

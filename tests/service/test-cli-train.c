@@ -275,29 +275,39 @@ test_train_options (void)
   mfu = parse_output (&mfu_run);
   assert_close (member_double (mfu, "time.step_seconds"), 2 * member_double (base, "time.step_seconds"));
 
-  /* A utilisation of 1e-12 stretches the step 4e11 times past the 0.4
-   * run's (to 3.06e4 years): the table says years and three digits, never
-   * twenty of them. At 1e-300 the time overflows a double, and the error
-   * names the settings that can cause it. */
+  /* A utilisation of 0.001, the least accepted, stretches the step 400
+   * times past the 0.4 run's; 1e18 tokens at $1e6 an hour then take
+   * 9.34e8 years and cost 6.55e19 dollars: the table says years and three
+   * digits, never twenty of them. Under 0.1 % is refused by name. */
   {
-    g_auto(Run) tiny_run = { 0 };
+    g_auto(Run) slow_run = { 0 };
     g_auto(Run) vanishing_run = { 0 };
-    const char *gpu_hours;
+    const char *cost;
 
-    run_cli (&tiny_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-             "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "1e-12",
-             "--tokens", "1e12", NULL);
-    g_assert_cmpint (tiny_run.status, ==, 0);
-    g_assert_nonnull (strstr (tiny_run.out, " 3.06e+04 years"));
-    gpu_hours = strstr (tiny_run.out, "\nGPU-hours");
-    g_assert_nonnull (gpu_hours);
-    g_assert_nonnull (strstr (gpu_hours, "e+16"));
-    g_assert_cmpuint (strcspn (gpu_hours + 1, "\n"), <, 60);
+    run_cli (&slow_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+             "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "0.001",
+             "--tokens", "1e18", "--price", "1000000", NULL);
+    g_assert_cmpint (slow_run.status, ==, 0);
+    g_assert_nonnull (strstr (slow_run.out, " 9.34e+08 years"));
+    cost = strstr (slow_run.out, "\nCost (USD)");
+    g_assert_nonnull (cost);
+    g_assert_nonnull (strstr (cost, " 6.55e+19 "));
+    g_assert_cmpuint (strcspn (cost + 1, "\n"), <, 60);
 
     run_cli (&vanishing_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
-             "--zero", "3", "--seq", "4096", "--global-batch", "0", "--mfu", "1e-300",
-             "--tokens", "1e12", NULL);
-    assert_bad_input (&vanishing_run, "Measured FLOPs utilisation");
+             "--mfu", "1e-300", NULL);
+    assert_bad_input (&vanishing_run, "Measured FLOPs utilisation (--mfu): unsupported: a "
+                                      "measured utilisation under 0.1 %");
+  }
+  /* An inter-node bandwidth of 1e-300 GB/s makes the step's all-reduce
+   * overflow a double: refused, naming what can cause it. */
+  {
+    g_auto(Run) overflow_run = { 0 };
+
+    run_cli (&overflow_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--nodes", "2",
+             "--gpus-per-node", "8", "--inter-node-bandwidth=1e-300", "--tokens", "1e18", NULL);
+    assert_bad_input (&overflow_run, "The training time is too long to compute; check the "
+                                     "bandwidths");
   }
 
   /* ZeRO-1 partitions only the optimizer states, which for mixed precision
