@@ -18,7 +18,7 @@ HeadroomProject   *headroom_window_get_project    (HeadroomWindow *self);
 HeadroomEstimator *headroom_window_get_estimator  (HeadroomWindow *self);
 HeadroomMemoryBar *headroom_window_get_memory_bar (HeadroomWindow *self);
 const char        *headroom_window_get_time_caption (HeadroomWindow *self);
-/* The bar of the host memory that offloaded states take (hidden without offload). */
+/* The bar of the host memory that offloaded states and activations take (hidden without offload). */
 HeadroomMemoryBar *headroom_window_get_cpu_bar    (HeadroomWindow *self);
 /* The row editing `key` ("model.hidden_size"), or NULL. */
 GtkWidget         *headroom_window_get_row        (HeadroomWindow *self,

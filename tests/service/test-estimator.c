@@ -512,6 +512,21 @@ test_offload_params_segments (void)
                      + segment_value (segments, "gradients") + segment_value (segments, "optimizer")
                      + segment_value (segments, "grad_accumulation_buffer"), ==, 0);
 
+  /* Offloaded activations take their own segment, beside the states: the
+   * 32 layers' saved tensors but the last one and the one brought back
+   * ahead of its backward (docs/training.md, activation offloading). */
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_activations", TRUE, NULL));
+  headroom_estimator_recompute_now (estimator);
+  memory = headroom_estimator_get_training_memory (estimator);
+  segments = headroom_estimator_get_memory_segments (estimator);
+  g_assert_cmpfloat (memory->offloaded_activations, >, 0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_activations"), ==,
+                     memory->offloaded_activations);
+  g_assert_cmpfloat (segment_value (segments, "cpu_activations"), ==,
+                     memory->cpu_bytes - 20075653120.0);
+  g_assert_cmpfloat (segment_value (segments, "cpu_gradients"), ==, 6022695936.0);
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_activations", FALSE, NULL));
+
   /* Only sharded parameters can be offloaded. */
   g_assert_true (headroom_project_set_int (project, "training.zero_stage", 2, NULL));
   headroom_estimator_recompute_now (estimator);

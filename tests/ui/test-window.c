@@ -117,7 +117,7 @@ test_window_offload (void)
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (cpu_bar)));
   g_assert_cmpfloat (headroom_memory_bar_get_total (cpu_bar), ==, 16061054976.0);
   description = headroom_memory_bar_get_description (cpu_bar);
-  g_assert_true (g_str_has_prefix (description, "CPU memory per GPU (offloaded states): "
+  g_assert_true (g_str_has_prefix (description, "CPU memory per GPU (offloaded): "
                                                 "15.0 GiB in total; "));
   g_assert_nonnull (strstr (description, "Optimizer states (CPU) 7.48 GiB"));
   g_assert_nonnull (strstr (description, "Master weights (CPU) 3.74 GiB"));

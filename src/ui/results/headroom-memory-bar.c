@@ -251,7 +251,7 @@ update (HeadroomMemoryBar *self)
     }
   else if (self->title != NULL)
     /* TRANSLATORS: a bar without a capacity (host memory) names itself, e.g.
-     * "CPU memory per GPU (offloaded states): 15.0 GiB in total" */
+     * "CPU memory per GPU (offloaded): 15.0 GiB in total" */
     summary = g_strdup_printf (_("%s: %s in total"), self->title, used);
   else
     summary = g_strdup_printf (_("%s in total"), used);
