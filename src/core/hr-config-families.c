@@ -278,7 +278,6 @@ hr_config_read_deepseek_moe (Reader  *r,
       m->shared_expert_ffn_size = m->expert_ffn_size;
     }
   llama_layout (m);
-  m->mlp_bias = false;
   return HR_OK;
 }
 
@@ -390,7 +389,6 @@ hr_config_read_internlm2 (Reader  *r,
   TRY (derive_head_dim (r, m->hidden_size, m->n_heads, "num_attention_heads", &m->head_dim));
   TRY (read_kv_heads (r, m));
   m->qkv_bias = m->out_bias = bias;
-  m->mlp_bias = false;
   llama_layout (m);
   return HR_OK;
 }
@@ -432,7 +430,7 @@ hr_config_read_jetmoe (Reader  *r,
   m->moe_output_bias = true;
   m->ffn_size = m->expert_ffn_size;
   llama_layout (m);
-  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  m->qkv_bias = m->out_bias = false;
   return HR_OK;
 }
 
@@ -534,7 +532,6 @@ hr_config_read_deepseek (Reader  *r,
     }
 
   llama_layout (m);
-  m->mlp_bias = false;
   return HR_OK;
 }
 

@@ -204,7 +204,7 @@ hr_config_read_llama_style (Reader  *r,
   TRY (check_kv_heads (r, m->n_heads, m->n_kv_heads, "num_key_value_heads"));
 
   llama_layout (m);
-  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  m->qkv_bias = m->out_bias = false;
 
   switch (family)
     {

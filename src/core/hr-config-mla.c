@@ -91,7 +91,6 @@ hr_config_read_longcat_flash (Reader  *r,
   m->shared_expert_ffn_size = m->ffn_size;
 
   llama_layout (m);
-  m->mlp_bias = false;
   return HR_OK;
 }
 

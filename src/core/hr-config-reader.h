@@ -55,13 +55,15 @@ lookup (Reader     *r,
   r->source->lookup (r->source->user_data, key, value);
 }
 
-/* The layer of Llama and its descendants: gated MLP, rotary positions,
- * RMSNorm without bias (LlamaMLP, LlamaRotaryEmbedding, LlamaRMSNorm); the
- * biases are each family's. */
+/* The layer of Llama and its descendants: gated MLP without bias, rotary
+ * positions, RMSNorm without bias (LlamaMLP, LlamaRotaryEmbedding,
+ * LlamaRMSNorm); the attention's biases, and an MLP bias after this call,
+ * are each family's. */
 static inline void
 llama_layout (HrModel *m)
 {
   m->ffn_kind = HR_FFN_GATED;
+  m->mlp_bias = false;
   m->positions = HR_POSITIONS_ROTARY;
   m->norm_kind = HR_NORM_RMSNORM;
   m->norm_bias = false;

@@ -51,7 +51,7 @@ read_shape (Reader     *r,
   TRY (read_bool (r, "tie_word_embeddings", tied, &m->tied_embeddings));
   TRY (read_kv_heads (r, m));
   llama_layout (m);
-  m->qkv_bias = m->out_bias = m->mlp_bias = false;
+  m->qkv_bias = m->out_bias = false;
   return HR_OK;
 }
 
