@@ -316,6 +316,9 @@ print_train_json (HeadroomProject   *project,
   headroom_cli_json_bytes (builder, "weights", m->weights);
   headroom_cli_json_bytes (builder, "master_weights", m->master_weights);
   headroom_cli_json_bytes (builder, "gradients", m->gradients);
+  /* Only with training.frozen_gradients, so that other outputs stay as they were. */
+  if (m->frozen_gradients > 0)
+    headroom_cli_json_bytes (builder, "frozen_gradients", m->frozen_gradients);
   headroom_cli_json_bytes (builder, "grad_accumulation_buffer", m->grad_accumulation_buffer);
   headroom_cli_json_bytes (builder, "optimizer", m->optimizer);
   headroom_cli_json_bytes (builder, "activations", m->activations);

@@ -236,6 +236,7 @@ hr_finetune_init (HrFinetune *finetune)
   finetune->quant_scope = HR_QUANT_SCOPE_LINEAR;
   finetune->fp32_adapters = false;
   finetune->dora_base_rerun = true;
+  finetune->frozen_gradients = false;
 }
 
 bool
@@ -743,6 +744,11 @@ hr_finetune_layer_activations (const HrModel              *model,
                                                  s->compute_dtype_bytes);
     }
 
+  /* Frozen weights that get gradients anyway (FSDP1's flat parameters)
+   * keep every input a trained layer saves. */
+  if (f->frozen_gradients)
+    return delta;
+
   /* The norms' weights are frozen too: an eager norm no longer saves the
    * normalised input its weight's multiply kept (weight · x̂ saves x̂ only
    * for the weight's gradient). */
@@ -868,9 +874,12 @@ hr_finetune_flops (const HrModel    *model,
 
   /* Adapters: every base matrix computes its input gradient only
    * (grad_x = grad_y · W, one product where training does two); the
-   * attention core keeps both (its operands are activations). */
+   * attention core keeps both (its operands are activations). With
+   * frozen_gradients the layers' matrices compute their weight gradients
+   * too; the head, in FSDP's root unit of frozen weights, does not. */
   for (int c = 0; c < n_components; c++)
-    if (c != HR_FLOPS_ATTN_SCORES && c != HR_FLOPS_ATTN_OVER_V)
+    if (c != HR_FLOPS_ATTN_SCORES && c != HR_FLOPS_ATTN_OVER_V
+        && !(f->frozen_gradients && c != HR_FLOPS_LM_HEAD))
       grad[c].weight_grad = 0;
 
   {

@@ -90,6 +90,10 @@ typedef struct
                                * torchtune's DoRALinear reuses the base output */
   bool     quant_saves_input; /* each 4-bit linear saves its input for the backward
                                * (bitsandbytes MatMul4Bit before 0.44: ctx.tensors = (A, B)) */
+  bool     frozen_gradients;  /* the layers' frozen weights get gradients as if trained:
+                               * FSDP1 with use_orig_params flattens a wrapped layer's frozen
+                               * and trained weights into one FlatParameter that requires
+                               * grad (LoRA and DoRA under FSDP only) */
 } HrFinetune;
 
 /* Parameters of the whole model (before any parallel split). */

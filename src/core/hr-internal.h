@@ -296,6 +296,18 @@ hr_training_fsdp_pipeline (const HrTraining *t)
          && t->pipeline_parallel > 1;
 }
 
+/* Gradient accumulation under FSDP's no_sync() (FSDP1; FSDP2's
+ * set_requires_gradient_sync(False)) skips the reduce-scatter of every
+ * micro-batch but the step's last: each wrapped unit keeps its unsharded
+ * gradient, summed into over the micro-batches (torch FSDP's no_sync
+ * docstring: "FSDP will accumulate the full model gradients (instead of
+ * gradient shards) until the eventual sync"). */
+static inline bool
+hr_training_unsharded_accumulation (const HrTraining *t)
+{
+  return t->no_sync && t->fsdp != HR_FSDP_NONE && hr_training_grad_accumulation (t) > 1;
+}
+
 /* One layer's parameters on a rank of the setting, by kind. */
 void     hr_training_rank_layer_params (const HrModel     *model,
                                         const HrTraining  *training,
@@ -317,6 +329,11 @@ void     hr_training_state_bytes (const HrTraining *training,
 /* The ranks that share the ZeRO or FSDP shards. */
 void     hr_training_shard_groups (const HrTraining *training,
                                    HrShardGroups    *g);
+
+/* Bytes of the gradients of `rank`'s parameters as the setting keeps them:
+ * sharded from ZeRO-2, whole under FSDP's pipeline or no_sync accumulation. */
+double   hr_training_gradient_bytes (const HrTraining     *training,
+                                     const HrTrainingRank *rank);
 
 /* Activations (hr-training-activations.c) */
 

@@ -993,9 +993,11 @@ evaluate_rank (const HrPlanContext    *ctx,
     Link link = ring_link (ctx, tr->tensor_parallel, tr->context_parallel * dp, gpn);
     double bwd_window = gemm_bwd + mem_bwd + gemm_rec + mem_rec;
     double fwd_window = gemm_fwd + mem_fwd;
-    /* Fine-tuning reduces the trained parameters' gradients only. */
-    double trained = memory->trainable_params > 0
-                     ? (double) memory->trainable_params / (double) ctx->params.total : 1.0;
+    /* Fine-tuning reduces the gradients it has only (HrTrainingMemory.gradient_share). */
+    double trained = memory->gradient_share > 0 ? memory->gradient_share : 1.0;
+    /* no_sync accumulation reduce-scatters once per step, after the last
+     * micro-batch (hr_training_unsharded_accumulation). */
+    double reductions = hr_training_unsharded_accumulation (tr) ? 1.0 : m;
     double rs, ag, ar, bucket;
     int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
                : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
@@ -1020,24 +1022,28 @@ evaluate_rank (const HrPlanContext    *ctx,
         double shard_rs = ring_seconds (params * g, inside, node.bandwidth, node.latency, 1.0);
         double across = ring_seconds (params * g / inside, n / inside, net.bandwidth, net.latency, 2.0);
 
-        dp_time = m * (2.0 * shard_ag + shard_rs) + across;
-        dp_bytes = m * (ring_bytes (params * w, inside, 2.0) + ring_bytes (params * g, inside, 1.0))
+        dp_time = m * 2.0 * shard_ag + reductions * shard_rs + across;
+        dp_bytes = m * ring_bytes (params * w, inside, 2.0)
+                   + reductions * ring_bytes (params * g, inside, 1.0)
                    + ring_bytes (params * g / inside, n / inside, 2.0);
         if (tr->overlap)
-          dp_exposed = m * (max2 (shard_ag * bucket, shard_ag - fwd_window)
-                            + max2 ((shard_ag + shard_rs) * bucket, shard_ag + shard_rs - bwd_window))
+          dp_exposed = m * max2 (shard_ag * bucket, shard_ag - fwd_window)
+                       + (m - reductions) * max2 (shard_ag * bucket, shard_ag - bwd_window)
+                       + reductions * max2 ((shard_ag + shard_rs) * bucket,
+                                            shard_ag + shard_rs - bwd_window)
                        + max2 (across * bucket, across - bwd_window);
         else
           dp_exposed = dp_time;
       }
     else if (zero >= 3)
       {
-        dp_time = m * (2.0 * ag + rs);
-        dp_bytes = m * (ring_bytes (dense * w, n, 2.0) + ring_bytes (experts * w, n_exp, 2.0)
-                        + ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0));
+        dp_time = m * 2.0 * ag + reductions * rs;
+        dp_bytes = m * (ring_bytes (dense * w, n, 2.0) + ring_bytes (experts * w, n_exp, 2.0))
+                   + reductions * (ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0));
         if (tr->overlap)
-          dp_exposed = m * (max2 (ag * bucket, ag - fwd_window)
-                            + max2 ((ag + rs) * bucket, ag + rs - bwd_window));
+          dp_exposed = m * max2 (ag * bucket, ag - fwd_window)
+                       + (m - reductions) * max2 (ag * bucket, ag - bwd_window)
+                       + reductions * max2 ((ag + rs) * bucket, ag + rs - bwd_window);
         else
           dp_exposed = dp_time;
       }
@@ -1045,11 +1051,11 @@ evaluate_rank (const HrPlanContext    *ctx,
       {
         double gathers = tr->fsdp == HR_FSDP_GRAD_OP ? m : 1.0;
 
-        dp_time = m * rs + gathers * ag;
-        dp_bytes = m * (ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0))
+        dp_time = reductions * rs + gathers * ag;
+        dp_bytes = reductions * (ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0))
                    + gathers * (ring_bytes (dense * w, n, 1.0) + ring_bytes (experts * w, n_exp, 1.0));
         if (tr->overlap)
-          dp_exposed = m * max2 (rs * bucket, rs - bwd_window)
+          dp_exposed = reductions * max2 (rs * bucket, rs - bwd_window)
                        + gathers * max2 (ag * bucket, ag - fwd_window);
         else
           dp_exposed = dp_time;

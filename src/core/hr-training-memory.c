@@ -79,14 +79,36 @@ finetune_states (const HrModel     *model,
                            / (hr_training_effective_zero_stage (training) >= 3 ? g.dense : 1);
   memory->trainable_params = fp.trainable;
   memory->frozen_params = fp.frozen;
+  memory->gradient_share = (double) fp.trainable / (double) params->total;
   if (hr_finetune_is_adapter (&training->finetune))
     memory->adapters = memory->weights + memory->master_weights + memory->gradients
                        + memory->grad_accumulation_buffer + memory->optimizer;
+  /* FSDP1 with use_orig_params flattens each wrapped layer's frozen and
+   * trained weights into one FlatParameter that requires grad, and the
+   * weights are its views: the frozen ones get gradients too ("the gradient
+   * memory usage will be higher than expected (namely, equivalent to not
+   * freezing those parameters)", FullyShardedDataParallel's docstring). The
+   * root unit outside the layers (embedding, final norm, head) holds frozen
+   * weights only. */
+  if (training->finetune.frozen_gradients)
+    {
+      HrTrainingRank layers = memory->rank;
+
+      layers.params -= layers.outside_layers;
+      memory->frozen_gradients = hr_training_gradient_bytes (training, &layers);
+      memory->gradients += memory->frozen_gradients;
+      if (memory->params_on_gpu > 0)
+        memory->gradient_share = fmin (1.0, memory->gradient_share
+                                            + (double) (layers.params + layers.expert_params)
+                                              / (double) memory->params_on_gpu);
+    }
   /* Offloaded parameters include the frozen base's shards. */
   if (training->offload_params)
     {
-      memory->cpu_bytes += memory->frozen_weights;
+      memory->cpu_bytes += memory->frozen_weights + memory->frozen_gradients;
+      memory->gradients -= memory->frozen_gradients;
       memory->frozen_weights = 0;
+      memory->frozen_gradients = 0;
     }
 }
 
@@ -373,6 +395,7 @@ stage_states (const HrModel    *model,
   memory->grad_accumulation = hr_training_grad_accumulation (training);
   hr_training_stage_rank (model, training, params, stage, &memory->rank);
   memory->params_on_gpu = memory->rank.params + memory->rank.expert_params;
+  memory->gradient_share = 1;
   if (hr_finetune_is_full (&training->finetune))
     hr_training_model_states (training, &memory->rank, memory);
   else
@@ -387,6 +410,10 @@ stage_states (const HrModel    *model,
       bool adapter = hr_finetune_is_adapter (&training->finetune);
       /* a gathered parameter: the frozen base in its storage, else param_dtype */
       double gathered = adapter ? frozen_bytes_per_param (model, training) : b.weights;
+      /* the layer's unsharded gradient, unless no_sync keeps all of them
+       * (in gradients) or the layer's weights are frozen */
+      double layer_grad = (adapter && !training->finetune.frozen_gradients)
+                          || hr_training_unsharded_accumulation (training) ? 0 : b.gradients;
 
       /* ZeRO-3/FSDP gather the layer being computed and prefetch the next, and
        * hold the full gradient of a layer until it is reduce-scattered: the
@@ -394,11 +421,9 @@ stage_states (const HrModel    *model,
        * hold one layer (torchtitan's apply_fsdp keeps the last block
        * unsharded after its forward; the backward prefetch starts in that
        * block's pre-backward hook). */
-      memory->temporary += (double) memory->rank.largest_layer
-                           * (adapter ? 2 * gathered : 2 * gathered + b.gradients);
+      memory->temporary += (double) memory->rank.largest_layer * (2 * gathered + layer_grad);
       if (training->fsdp != HR_FSDP_NONE)
-        fsdp->forward_less = (double) memory->rank.largest_layer
-                             * (adapter ? gathered : gathered + b.gradients);
+        fsdp->forward_less = (double) memory->rank.largest_layer * (gathered + layer_grad);
       /* FSDP does not reshard the root module after its forward ("for the
        * root, do not reshard after forward since for training, the
        * parameters would be freed and all-gathered immediately":

@@ -358,6 +358,21 @@ bytes_for (const HrTrainingRank *rank,
                             + (double) rank->expert_params / g->expert);
 }
 
+double
+hr_training_gradient_bytes (const HrTraining     *training,
+                            const HrTrainingRank *rank)
+{
+  HrStateBytes b;
+  HrShardGroups g;
+
+  hr_training_state_bytes (training, &b);
+  hr_training_shard_groups (training, &g);
+  return bytes_for (rank, &g, b.gradients,
+                    hr_training_effective_zero_stage (training) >= 2
+                    && !hr_training_fsdp_pipeline (training)
+                    && !hr_training_unsharded_accumulation (training));
+}
+
 void
 hr_training_model_states (const HrTraining     *training,
                           const HrTrainingRank *rank,
@@ -386,13 +401,10 @@ hr_training_model_states (const HrTraining     *training,
       && !training->fp32_residual)
     memory->weights = 0;
   memory->master_weights = bytes_for (rank, &g, b.master, zero >= 1);
-  memory->gradients = bytes_for (rank, &g, b.gradients, zero >= 2);
+  memory->gradients = hr_training_gradient_bytes (training, rank);
   memory->optimizer = bytes_for (rank, &g, optimizer_per_param, zero >= 1);
   if (hr_training_fsdp_pipeline (training))
-    {
-      memory->weights = bytes_for (rank, &g, b.weights, false);
-      memory->gradients = bytes_for (rank, &g, b.gradients, false);
-    }
+    memory->weights = bytes_for (rank, &g, b.weights, false);
 
   /* 16-bit gradients accumulated over several micro-batches go into an fp32
    * buffer (DeepSpeed's bf16 optimizer, fp32 accumulation); Megatron adds

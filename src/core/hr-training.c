@@ -183,6 +183,7 @@ hr_training_init (HrTraining *training)
   training->fp32_accumulation_buffer = true;
   /* Today's frameworks overlap by default (docs/planner.md, "Overlap"). */
   training->overlap = true;
+  training->no_sync = false;
   hr_finetune_init (&training->finetune);
   training->norm_kernel = HR_NORM_KERNEL_FUSED;
   training->rope_kernel = HR_ROPE_KERNEL_FUSED;
@@ -364,6 +365,23 @@ hr_training_validate_settings (const HrTraining *t,
   if (t->offload_params && t->pipeline_parallel > 1)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_params", 1, 0,
                          "offloaded parameters under pipeline parallelism are not modelled");
+  /* DeepSpeed refuses no_sync() under gradient partitioning (engine.py,
+   * DeepSpeedEngine.no_sync: "incompatible with gradient partitioning logic
+   * of ZeRO stage 2/3"); DDP's gradients are whole anyway. */
+  if (t->no_sync && t->fsdp == HR_FSDP_NONE && t->zero_stage >= 2)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "no_sync", 1, 0,
+                         "DeepSpeed's ZeRO-2 and ZeRO-3 reduce every micro-batch; no_sync() "
+                         "is FSDP's (set FSDP)");
+  /* FSDP1 with use_orig_params: a wrapped layer's frozen and trained
+   * weights share one FlatParameter (hr-finetune.h). */
+  if (t->finetune.frozen_gradients && t->finetune.method != HR_FINETUNE_LORA
+      && t->finetune.method != HR_FINETUNE_DORA)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "frozen_gradients", 1, 0,
+                         "frozen weights share a flat parameter with trained ones under LoRA "
+                         "and DoRA only (FSDP does not flatten quantised weights)");
+  if (t->finetune.frozen_gradients && t->fsdp == HR_FSDP_NONE)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "frozen_gradients", 1, 0,
+                         "frozen weights get gradients through FSDP's flat parameters: set FSDP");
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");

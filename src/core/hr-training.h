@@ -198,6 +198,10 @@ typedef struct
                                    * (Megatron --overlap-grad-reduce/--overlap-param-gather,
                                    * DeepSpeed overlap_comm, FSDP prefetch); false: after
                                    * the backward pass, as the 2021 Megatron-LM runs did */
+  bool    no_sync;                /* gradient accumulation under FSDP's no_sync() (FSDP2
+                                   * set_requires_gradient_sync(False); the Hugging Face
+                                   * Trainer's default): each micro-batch's gradients are
+                                   * kept unsharded and reduce-scattered once per step */
 } HrTraining;
 
 /* Parameters that one rank owns, before ZeRO/FSDP sharding. */
@@ -252,6 +256,10 @@ typedef struct
   int64_t frozen_params;
   double master_weights;          /* fp32 copy of mixed precision */
   double gradients;
+  double frozen_gradients;        /* fine-tuning with finetune.frozen_gradients: the frozen
+                                   * layer weights' gradients (already inside gradients) */
+  double  gradient_share;         /* of the rank's parameters, the share with a gradient
+                                   * (1 for full training) */
   double grad_accumulation_buffer;/* separate fp32 accumulation buffer, where kept */
   double optimizer;               /* optimizer states on the GPU */
   double activations;             /* per_layer × layers × in flight, + outside-layer tensors */

@@ -221,12 +221,26 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
                       "weights", _("frozen parameters × bytes of their dtype (NF4 with double "
                                    "quantisation: 0.516), ÷ DP under ZeRO-3 and FSDP"));
       if (hr_finetune_is_adapter (f))
-        /* The adapters' weights, gradients (as live at the peak) and
-         * optimizer states, as one. */
-        add_quantity (items, "adapters", _("Adapters"),
-                      m->adapters - m->gradients + m->peak_gradients - paged, "bytes", "optimizer",
-                      _("adapter parameters × (weights + gradients + optimizer states), "
-                        "÷ DP as ZeRO shards them"));
+        {
+          /* The adapters' weights, gradients (as live at the peak) and
+           * optimizer states, as one; the frozen weights' gradients
+           * (frozen_gradients) on their own. Gradients are live at the peak
+           * all or none. */
+          double live = m->gradients > 0 ? m->peak_gradients / m->gradients : 0;
+          double adapter_grads = m->gradients - m->frozen_gradients;
+
+          add_quantity (items, "adapters", _("Adapters"),
+                        m->adapters - adapter_grads + adapter_grads * live - paged, "bytes",
+                        "optimizer",
+                        _("adapter parameters × (weights + gradients + optimizer states), "
+                          "÷ DP as ZeRO shards them"));
+          if (m->frozen_gradients > 0)
+            add_quantity (items, "frozen_gradients", _("Gradients of frozen weights"),
+                          m->frozen_gradients * live, "bytes", "gradients",
+                          _("the layers' frozen parameters × gradient bytes: FSDP1 flattens "
+                            "them with the adapters into one parameter that requires grad; "
+                            "÷ DP unless no_sync keeps them whole"));
+        }
       else
         {
           add_quantity (items, "weights", _("Weights"), m->weights, "bytes", "weights",

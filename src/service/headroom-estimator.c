@@ -116,7 +116,7 @@ compute_training (const HrGpu              *gpu,
       r->training_memory.activations, r->training_memory.temporary,
       r->training_memory.overhead, r->training_memory.master_weights,
       r->training_memory.grad_accumulation_buffer, r->training_memory.cpu_bytes,
-      r->training_memory.frozen_weights,
+      r->training_memory.frozen_weights, r->training_memory.frozen_gradients,
     };
     const double times[] = {
       r->training_time.step_seconds, r->training_time.total_seconds,

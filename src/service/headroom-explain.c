@@ -146,6 +146,23 @@ explain_memory (HeadroomEstimator *self,
                      "ZeRO-2 and above shard them over data parallelism.");
       source = _("Rajbhandari et al. 2020 (ZeRO), §3.1 and §5");
     }
+  else if (training && g_str_equal (name, "frozen_gradients"))
+    {
+      double layer_params = (double) (m->rank.params - m->rank.outside_layers + m->rank.expert_params);
+      g_autofree char *count = headroom_format_count (layer_params);
+      g_autofree char *result = headroom_format_gib (value);
+
+      /* TRANSLATORS: e.g. "Gradients of frozen weights = 1.51 GiB, for the 6.48 B parameters of
+       * the layers on this GPU" */
+      line = g_strdup_printf (_("%s = %s, for the %s parameters of the layers on this GPU"),
+                              label, result, count);
+      assumption = _("FSDP1 with use_orig_params flattens each wrapped layer’s frozen and "
+                     "trained weights into one parameter that requires grad: the frozen ones "
+                     "get gradients in the gradients’ type, sharded like any other unless "
+                     "no_sync keeps them whole. The root unit (embeddings, head) stays frozen.");
+      source = _("PyTorch FullyShardedDataParallel documentation (“equivalent to not freezing "
+                 "those parameters”); Lightning Fabric FSDPStrategy (use_orig_params=True)");
+    }
   else if (training && g_str_equal (name, "grad_accumulation_buffer"))
     {
       line = state_line (self, label, value, 2);

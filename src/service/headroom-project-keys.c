@@ -251,6 +251,11 @@ static const HeadroomKeyInfo keys[] = {
        GROUP ("workload/parallelism"), OPTION ("zero"), TRAIN (zero_stage)),
   CHOICE ("training.fsdp", fsdp, "none", N_("FSDP"),
           GROUP ("workload/parallelism"), TRAIN (fsdp), ENUM (hr_fsdp_from_name)),
+  BOOL ("training.no_sync", "false", N_("Accumulate without sync"),
+        GROUP ("workload/parallelism"), TRAIN (no_sync), VISIBLE_WHEN ("training.fsdp", "full|grad-op|hybrid"),
+        DESCRIPTION (N_("Gradient accumulation inside FSDP’s no_sync() (the Hugging Face Trainer’s "
+                        "default): every micro-batch but the step’s last keeps whole, unsharded "
+                        "gradients, reduce-scattered once per step."))),
   INT ("training.micro_batch", 1, 1e9, "1", "sequences", N_("Micro-batch"),
        GROUP ("workload/batch"), TRAIN (micro_batch)),
   INT ("training.global_batch", 0, 1e12, "512", "sequences", N_("Global batch"),
@@ -376,6 +381,12 @@ static const HeadroomKeyInfo keys[] = {
         DESCRIPTION (N_("PEFT: with LoRA dropout, each DoRA layer multiplies the dropped input by "
                         "the frozen weight once more, forward and backward. torchtune reuses the "
                         "base output."))),
+  BOOL ("training.frozen_gradients", "false", N_("Gradients of frozen weights"),
+        GROUP ("workload/finetune"), TRAIN (finetune.frozen_gradients), VISIBLE_WHEN ("training.method", "lora|dora"),
+        DESCRIPTION (N_("FSDP1 with use_orig_params (Lightning Fabric’s default, LitGPT) flattens "
+                        "each wrapped layer’s frozen and trained weights together: the frozen "
+                        "ones get gradients and save their inputs as if trained. PEFT’s FSDP wrap "
+                        "policy and FSDP2 avoid it."))),
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora")),
   /* docs/training.md, "Time, MFU and cost" */
@@ -815,6 +826,10 @@ static const struct
   { "hf", "training.recompute", "none" },
   /* optim "adamw_torch": torch.optim.AdamW, foreach by default on CUDA. */
   { "hf", "training.optimizer_foreach", "true" },
+  /* Trainer._inner_training_loop runs every micro-batch but the step's last
+   * in accelerator.no_sync() unless sync_each_batch is set or DeepSpeed
+   * runs (transformers/trainer.py). */
+  { "hf", "training.no_sync", "true" },
   /* PEFT's get_peft_model(autocast_adapter_dtype=True) keeps adapters in
    * fp32 over a 16-bit base; bitsandbytes quantises every linear but the
    * head (transformers get_keys_to_not_convert). */

@@ -497,6 +497,100 @@ test_freeze_activations_and_head (void)
 
 /* FLOPs and time */
 
+/* FSDP1 with use_orig_params (Lightning Fabric's default, LitGPT's FSDP
+ * fine-tunes) flattens each wrapped layer's frozen and trained weights into
+ * one FlatParameter that requires grad: the frozen weights get gradients,
+ * and save their inputs, as if trained (torch FSDP docstring: "equivalent
+ * to not freezing those parameters"). Llama 2 7B, LoRA r 8 on q, v, bf16,
+ * FSDP full shard over 8 GPUs, 512 tokens. */
+static void
+test_frozen_gradients (void)
+{
+  /* 32 layers of 202,383,360 parameters (embedding, head and final norm,
+   * 262,148,096, are FSDP's root unit, all frozen). */
+  const double layers = 32 * 202383360.0, adapters = 4194304.0;
+  const double T = 512, r = 8;
+  HrTrainingMemory plain, mem;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+  HrGpu gpu;
+  double full;
+
+  llama2_7b (&m);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.gpus_per_node = 8;
+  t.fsdp = HR_FSDP_FULL;
+  t.finetune.method = HR_FINETUNE_LORA;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &plain, &err), ==, HR_OK);
+  t.finetune.frozen_gradients = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  /* bf16 gradients of every layer weight, sharded: 2 B × 6,476,267,520 ÷ 8;
+   * the adapters' states unchanged. */
+  assert_near (2 * layers / 8, mem.frozen_gradients, 1e-12);
+  assert_near (plain.gradients + 2 * layers / 8, mem.gradients, 1e-12);
+  assert_near (plain.adapters, mem.adapters, 1e-12);
+  assert_near ((adapters + layers) / 6738415616.0, mem.gradient_share, 1e-9);
+  /* Each gathered layer's unsharded gradient is back in the backward's
+   * buffers until its reduce-scatter: 2 B × the largest layer. */
+  assert_near (plain.temporary + 2 * 202383360.0, mem.temporary, 1e-12);
+
+  /* Under no_sync() with 2 micro-batches a step (16 sequences on 8 GPUs),
+   * the gradients stay whole: 2 B × (layers + adapters). */
+  t.global_batch = 16;
+  t.no_sync = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  assert_near (2 * layers, mem.frozen_gradients, 1e-12);
+  assert_near (2 * (layers + adapters), mem.gradients, 1e-12);
+  t.global_batch = 0;
+  t.no_sync = false;
+
+  /* Activations: what full training saves, plus A's r-wide outputs. */
+  t.finetune.frozen_gradients = false;
+  t.finetune.method = HR_FINETUNE_FULL;
+  full = layer_bytes (&m, &t);
+  t.finetune.method = HR_FINETUNE_LORA;
+  t.finetune.frozen_gradients = true;
+  assert_near (full + 2 * T * r * 2, layer_bytes (&m, &t), 1e-12);
+
+  /* Only LoRA and DoRA, and only under FSDP. */
+  t.finetune.method = HR_FINETUNE_QLORA;
+  g_assert_cmpint (hr_training_validate (&t, &m, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "frozen_gradients");
+  t.finetune.method = HR_FINETUNE_DORA;
+  g_assert_cmpint (hr_training_validate (&t, &m, &err), ==, HR_OK);
+  t.fsdp = HR_FSDP_NONE;
+  g_assert_cmpint (hr_training_validate (&t, &m, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "frozen_gradients");
+}
+
+/* The layers' weight gradients come back: backward = 2F − F_head + 2C + 2A
+ * (test_flops' notation; the head is in the frozen root unit). */
+static void
+test_frozen_gradients_flops (void)
+{
+  const double A = 2 * 512 * 4194304.0;
+  HrFlopsOptions o = { .seq_len = 512, .micro_batch = 1, .attention = HR_ATTENTION_EAGER };
+  HrFlops full, lora;
+  HrFinetune f;
+  HrError err = { 0 };
+  HrModel m;
+  double core, weights, head;
+
+  llama2_7b (&m);
+  g_assert_cmpint (hr_flops_training (&m, &o, &full, &err), ==, HR_OK);
+  core = full.component[HR_FLOPS_ATTN_SCORES].forward + full.component[HR_FLOPS_ATTN_OVER_V].forward;
+  weights = full.forward - core;
+  head = full.component[HR_FLOPS_LM_HEAD].forward;
+  hr_finetune_init (&f);
+  f.method = HR_FINETUNE_LORA;
+  f.frozen_gradients = true;
+  o.finetune = &f;
+  g_assert_cmpint (hr_flops_training (&m, &o, &lora, &err), ==, HR_OK);
+  assert_near (2 * weights - head + 2 * core + 2 * A, lora.backward, 1e-12);
+}
+
 static void
 test_flops (void)
 {
@@ -1054,6 +1148,8 @@ main (int   argc,
   g_test_add_func ("/finetune/states", test_states);
   g_test_add_func ("/finetune/states/fsdp", test_fsdp_frozen);
   g_test_add_func ("/finetune/states/frozen-blocks", test_frozen_blocks);
+  g_test_add_func ("/finetune/frozen-gradients", test_frozen_gradients);
+  g_test_add_func ("/finetune/frozen-gradients/flops", test_frozen_gradients_flops);
   g_test_add_func ("/finetune/activations", test_activations);
   g_test_add_func ("/finetune/activations/freeze-head", test_freeze_activations_and_head);
   g_test_add_func ("/finetune/flops", test_flops);

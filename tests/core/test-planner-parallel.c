@@ -136,6 +136,20 @@ test_data_parallel (void)
   g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].exposed, <, step.comm[HR_PLAN_COMM_DP].seconds);
   g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].exposed, >=,
                      step.comm[HR_PLAN_COMM_DP].seconds / 2 * (1 - 1e-9));
+
+  /* FSDP full shard with 4 micro-batches a step (global batch 8 on 2
+   * GPUs): each micro-batch gathers the weights twice and reduce-scatters
+   * the gradients, 4 · 3P bytes; under no_sync() the gradients are
+   * reduce-scattered once, after the last: 4 · 2P + P. */
+  t.overlap = false;
+  t.fsdp = HR_FSDP_FULL;
+  t.global_batch = 8;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * 3 * P, 1e-12);
+  t.no_sync = true;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * 2 * P + P, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 9 * (0.5 * 2 * P / 8e9 + 1e-5), 1e-9);
 }
 
 /* CP 2 in one node: each rank sends its K and V block, 512 tokens × 2 ×

@@ -259,6 +259,41 @@ test_offload_params (void)
 }
 
 static void
+test_no_sync (void)
+{
+  /* FSDP's no_sync(): P = 1e9 on 8 GPUs, FSDP full shard, bf16-mixed (bf16
+   * gradients), 4 micro-batches a step (32 sequences). The gradients stay
+   * unsharded between micro-batches: 2 B × 1e9, not 2 B × 1e9 ÷ 8. One
+   * micro-batch a step syncs every time: sharded. */
+  HrTrainingRank rank = { .params = 1000000000 };
+  HrTrainingMemory m = { 0 };
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+
+  hr_training_init (&t);
+  t.fsdp = HR_FSDP_FULL;
+  t.global_batch = 32;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.gradients, ==, 0.25e9);
+  t.no_sync = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.gradients, ==, 2e9);
+  t.global_batch = 8;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.gradients, ==, 0.25e9);
+
+  /* DeepSpeed refuses no_sync() with partitioned gradients; DDP accepts it. */
+  llama_like (&model, 2, 64, 4, 4, 128, 256);
+  t.fsdp = HR_FSDP_NONE;
+  t.zero_stage = 2;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "no_sync");
+  t.zero_stage = 0;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+}
+
+static void
 test_accumulation_buffer (void)
 {
   /* 8 GPUs, micro 1, global 32: 4 accumulation steps. 16-bit gradients are
@@ -888,6 +923,7 @@ main (int   argc,
   g_test_add_func ("/training/states/adafactor-shapes", test_adafactor_shapes);
   g_test_add_func ("/training/states/offload", test_offload);
   g_test_add_func ("/training/states/offload-params", test_offload_params);
+  g_test_add_func ("/training/states/no-sync", test_no_sync);
   g_test_add_func ("/training/states/accumulation-buffer", test_accumulation_buffer);
   g_test_add_func ("/training/memory/llama2-7b-zero3", test_llama2_7b_zero3);
   g_test_add_func ("/training/parallel/tensor", test_tensor_parallel_params);

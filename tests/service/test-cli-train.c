@@ -206,6 +206,38 @@ test_train_finetune (void)
                                           "pageable"));
 }
 
+/* --frozen-gradients and --no-sync (docs/training.md): LoRA r 8 on q, v of
+ * Llama 2 7B under FSDP over 8 GPUs. The 32 layers' 6,476,267,520 weights get
+ * bf16 gradients, sharded: 2 × 6,476,267,520 ÷ 8 = 1,619,066,880 B; with
+ * no_sync and 2 micro-batches a step (16 sequences) they stay whole,
+ * 12,952,535,040 B. Without FSDP the setting is refused, naming it. */
+static void
+test_train_frozen_gradients (void)
+{
+  g_auto(Run) sharded_run = { 0 };
+  g_auto(Run) whole_run = { 0 };
+  g_auto(Run) bad_run = { 0 };
+  g_autoptr(JsonObject) sharded = NULL;
+  g_autoptr(JsonObject) whole = NULL;
+
+  run_cli (&sharded_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--fsdp", "full", "--zero", "0", "--global-batch", "0", "--method", "lora",
+           "--frozen-gradients", "--json", NULL);
+  sharded = parse_output (&sharded_run);
+  g_assert_cmpint (member_int (sharded, "memory.frozen_gradients"), ==, 1619066880);
+  run_cli (&whole_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--fsdp", "full", "--zero", "0", "--global-batch", "16", "--method", "lora",
+           "--frozen-gradients", "--no-sync", "--json", NULL);
+  whole = parse_output (&whole_run);
+  g_assert_cmpint (member_int (whole, "memory.frozen_gradients"), ==, 12952535040);
+
+  run_cli (&bad_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--method", "lora", "--frozen-gradients", NULL);
+  g_assert_cmpint (bad_run.status, ==, 2);
+  g_assert_true (g_str_has_prefix (bad_run.err, "headroom-cli: Gradients of frozen weights "
+                                                "(--frozen-gradients): "));
+}
+
 /* --paged-optimizer (docs/training.md, "Paged optimizers"): QLoRA r 64 on
  * every linear of Llama 2 7B, 64 · (4 · 8192 + 2 · 15104 + 15104) · 32 =
  * 159,907,840 adapter parameters, every lora_A and lora_B of 1e5 elements
@@ -613,6 +645,7 @@ main (int   argc,
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
   g_test_add_func ("/cli/train/finetune", test_train_finetune);
+  g_test_add_func ("/cli/train/frozen-gradients", test_train_frozen_gradients);
   g_test_add_func ("/cli/train/paged-optimizer", test_train_paged_optimizer);
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/table-stage", test_train_table_stage);

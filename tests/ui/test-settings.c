@@ -218,12 +218,13 @@ test_finetune_rows (void)
                                  "training.lora_targets", "training.fp32_adapters" };
   const char *quant_keys[] = { "training.quant", "training.double_quant", "training.quant_scope",
                                "training.quant_saves_input" };
-  const struct { const char *method; gboolean adapters, quant, freeze; } cases[] = {
-    { "full", FALSE, FALSE, FALSE },
-    { "lora", TRUE, FALSE, FALSE },
-    { "qlora", TRUE, TRUE, FALSE },
-    { "dora", TRUE, FALSE, FALSE },
-    { "freeze", FALSE, FALSE, TRUE },
+  /* frozen: the gradients of frozen weights, for LoRA and DoRA (FSDP1 refuses quantised ones) */
+  const struct { const char *method; gboolean adapters, quant, freeze, frozen; } cases[] = {
+    { "full", FALSE, FALSE, FALSE, FALSE },
+    { "lora", TRUE, FALSE, FALSE, TRUE },
+    { "qlora", TRUE, TRUE, FALSE, FALSE },
+    { "dora", TRUE, FALSE, FALSE, TRUE },
+    { "freeze", FALSE, FALSE, TRUE, FALSE },
   };
 
   g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.method")));
@@ -239,7 +240,14 @@ test_finetune_rows (void)
                        == cases[c].quant);
       g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.freeze_layers"))
                      == cases[c].freeze);
+      g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.frozen_gradients"))
+                     == cases[c].frozen);
     }
+  /* no_sync is FSDP's: its row shows under a sharding strategy only. */
+  g_assert_false (gtk_widget_get_visible (headroom_window_get_row (window, "training.no_sync")));
+  g_assert_true (headroom_project_set_string (project, "training.fsdp", "full", NULL));
+  drain_main_loop ();
+  g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.no_sync")));
   window_destroy (window);
 }
 

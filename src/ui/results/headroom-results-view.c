@@ -75,6 +75,7 @@ segment_color (HeadroomQuantity *quantity)
     { "frozen_weights", "blue_1" },
     { "adapters", "purple_3" },
     { "gradients", "purple_2" },
+    { "frozen_gradients", "purple_2" },
     { "grad_accumulation_buffer", "purple_4" },
     { "optimizer", "orange_3" },
     /* Paged-out states keep the optimizer's colour, striped. */
