@@ -791,6 +791,19 @@ test_reference_runs (void)
   g_test_message ("PEFT L3.2-3B DoRA: 99th percentile 20.66 GiB (%+.1f %%)",
                   100 * (mem.reserved_peak / GIB / 20.656 - 1));
   within ("PEFT L3.2-3B DoRA", 24532484096 / GIB, mem.reserved_peak, 0.10);
+  /* Beyond the shared file, two more LoRA runs of the same MetaMathQA table
+   * (huggingface/peft method_comparison/MetaMathQA/results, 2026-07):
+   * lora--llama-3.2-3B-rank64 (q, v; 18,350,080 trainable) and
+   * lora--llama-3.2-3B-rank10-target-mlp (gate, up, down; 9,461,760),
+   * accelerator_memory_max 22.55 and 24.70 GB. */
+  t.finetune.method = HR_FINETUNE_LORA;
+  t.finetune.rank = 64;
+  memory_of (&l3, &t, &mem);
+  within ("PEFT L3.2-3B LoRA r 64", 22552772608 / GIB, mem.reserved_peak, 0.10);
+  t.finetune.rank = 10;
+  t.finetune.targets = HR_TARGET_GATE | HR_TARGET_UP | HR_TARGET_DOWN;
+  memory_of (&l3, &t, &mem);
+  within ("PEFT L3.2-3B LoRA r 10 MLP", 24698159104 / GIB, mem.reserved_peak, 0.10);
 
   /* torchtune-a100-l32-3b-lora (README, llama3_2/3B_lora_single_device):
    * r 64 on q, v, o and the MLP, 2 × 4096 packed, AC, compile, chunked
