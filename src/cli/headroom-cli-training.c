@@ -766,7 +766,8 @@ print_plan_table (HeadroomProject     *project,
                   const HrPlanLayout  *layouts,
                   const HrPlanLayout  *pareto,
                   const HrPlanResult  *result,
-                  double               seconds)
+                  double               seconds,
+                  const char          *nothing_fits)
 {
   g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
   g_autofree char *gpus = headroom_cli_format_gpus (hr_training_gpus (&request->training));
@@ -783,7 +784,7 @@ print_plan_table (HeadroomProject     *project,
 
   if (result->n_best == 0)
     {
-      printf ("%s\n", _("No layout fits in memory."));
+      printf ("%s\n", nothing_fits);
       return;
     }
 
@@ -821,6 +822,7 @@ headroom_cli_plan (int    argc,
   g_autoptr(HeadroomCliKeyOptions) options = NULL;
   g_autoptr(HeadroomProject) project = NULL;
   g_autofree HrPlanLayout *layouts = NULL;
+  g_autofree char *nothing_fits = NULL;
   g_autofree HrPlanLayout *pareto = g_new0 (HrPlanLayout, PARETO_SIZE);
   HrPlanRequest request;
   HrPlanResult result = { 0 };
@@ -895,6 +897,9 @@ headroom_cli_plan (int    argc,
         return headroom_cli_report_error (error);
       }
 
+    /* Why nothing fits, in the window's words. */
+    if (headroom_planner_get_status (planner) == HEADROOM_PLANNER_STATUS_NOTHING_FITS)
+      nothing_fits = g_strdup (headroom_planner_get_message (planner));
     best_rows = headroom_planner_get_layouts (planner);
     pareto_rows = headroom_planner_get_pareto (planner);
     result.n_best = g_list_model_get_n_items (best_rows);
@@ -951,7 +956,8 @@ headroom_cli_plan (int    argc,
     }
   else
     {
-      print_plan_table (project, model.name, &request, layouts, pareto, &result, seconds);
+      print_plan_table (project, model.name, &request, layouts, pareto, &result, seconds,
+                        nothing_fits);
       headroom_cli_print_assumed (project);
     }
 

@@ -335,6 +335,19 @@ shardings (const HrPlanRequest *request,
         out[n++] = (Sharding) { 0, (HrFsdp) request->fsdp };
       return n;
     }
+  /* Frozen weights get gradients through FSDP1's flat parameters
+   * (hr-finetune.h): such a run is an FSDP run, in any of its modes. */
+  if (request->training.finetune.frozen_gradients)
+    {
+      if (pp == 1 || request->training.torch_pipelining)
+        {
+          out[n++] = (Sharding) { 0, HR_FSDP_FULL };
+          out[n++] = (Sharding) { 0, HR_FSDP_GRAD_OP };
+          if (request->training.nodes > 1)
+            out[n++] = (Sharding) { 0, HR_FSDP_HYBRID };
+        }
+      return n;
+    }
   if (request->zero_stage != HR_PLAN_FREE)
     {
       if (request->zero_stage < 2 || pp == 1)
@@ -428,6 +441,10 @@ hr_plan_search (const HrModel       *model,
   status = hr_plan_context_init (&search.ctx, model, gpu, &request->assumptions, NULL, err);
   if (status != HR_OK)
     return status;
+  if (request->training.finetune.frozen_gradients && request->fsdp == HR_FSDP_NONE)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "frozen_gradients", 1, 0,
+                         "frozen weights get gradients through FSDP's flat parameters: leave "
+                         "FSDP to the search or set it");
   if (hr_training_cpu_optimizer (&request->training))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED,
                          request->training.offload_params ? "offload_params" : "offload_optimizer",

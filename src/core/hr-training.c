@@ -365,13 +365,6 @@ hr_training_validate_settings (const HrTraining *t,
   if (t->offload_params && t->pipeline_parallel > 1)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "offload_params", 1, 0,
                          "offloaded parameters under pipeline parallelism are not modelled");
-  /* DeepSpeed refuses no_sync() under gradient partitioning (engine.py,
-   * DeepSpeedEngine.no_sync: "incompatible with gradient partitioning logic
-   * of ZeRO stage 2/3"); DDP's gradients are whole anyway. */
-  if (t->no_sync && t->fsdp == HR_FSDP_NONE && t->zero_stage >= 2)
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "no_sync", 1, 0,
-                         "DeepSpeed's ZeRO-2 and ZeRO-3 reduce every micro-batch; no_sync() "
-                         "is FSDP's (set FSDP)");
   /* FSDP1 with use_orig_params: a wrapped layer's frozen and trained
    * weights share one FlatParameter (hr-finetune.h). */
   if (t->finetune.frozen_gradients && t->finetune.method != HR_FINETUNE_LORA

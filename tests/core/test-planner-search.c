@@ -147,6 +147,33 @@ test_search_lora (void)
     }
 }
 
+/* Frozen weights with gradients are an FSDP1 run's: the search tries FSDP's
+ * modes only, and refuses FSDP pinned off, naming the setting. */
+static void
+test_search_frozen_gradients (void)
+{
+  HrPlanLayout best[8];
+  HrPlanRequest request;
+  HrPlanResult result;
+  HrError err = { 0 };
+  HrModel model;
+  HrGpu gpu;
+
+  llama_7b (&model);
+  a100 (&gpu);
+  search_request (&request);
+  request.training.finetune.method = HR_FINETUNE_LORA;
+  request.training.finetune.frozen_gradients = true;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0, &result);
+  g_assert_cmpint (result.n_best, >, 0);
+  for (size_t i = 0; i < result.n_best; i++)
+    g_assert_cmpint (best[i].training.fsdp, !=, HR_FSDP_NONE);
+  request.fsdp = HR_FSDP_NONE;
+  g_assert_cmpint (hr_plan_search (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0,
+                                   &result, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "frozen_gradients");
+}
+
 /* Pinned dimensions hold; everything pinned leaves one layout, the one
  * hr_plan_step predicts. */
 static void
@@ -300,6 +327,7 @@ main (int   argc,
 
   g_test_add_func ("/planner/search/ranked", test_search);
   g_test_add_func ("/planner/search/lora", test_search_lora);
+  g_test_add_func ("/planner/search/frozen-gradients", test_search_frozen_gradients);
   g_test_add_func ("/planner/search/pins", test_search_pins);
   g_test_add_func ("/planner/search/counts", test_search_counts);
   g_test_add_func ("/planner/search/errors", test_search_errors);

@@ -273,6 +273,33 @@ test_plan_pareto (void)
   g_assert_null (strstr (single.out, "Pareto"));
 }
 
+/* Nothing fits: the table says why, as the window's Plan view does (Llama 2
+ * 7B at 64 × 65,536 tokens on one 80 GiB test GPU); LoRA with the frozen
+ * weights' gradients searches FSDP's modes only. */
+static void
+test_plan_nothing_fits (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) lora_run = { 0 };
+  g_autoptr(JsonObject) lora = NULL;
+  JsonArray *layouts;
+
+  run_cli (&run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1",
+           "--global-batch", "64", "--seq", "65536", "--micro-batch", "64", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "\nNo layout of 1 GPU fits a model of 6.74 B parameters in "));
+
+  run_cli (&lora_run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--global-batch", "64", "--seq", "2048", "--method", "lora", "--frozen-gradients",
+           "--json", NULL);
+  lora = parse_output (&lora_run);
+  layouts = json_node_get_array (member (lora, "layouts"));
+  g_assert_cmpuint (json_array_get_length (layouts), >, 0);
+  for (guint i = 0; i < json_array_get_length (layouts); i++)
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (layouts, i),
+                                                    "fsdp"), !=, "none");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -283,6 +310,7 @@ main (int   argc,
   g_test_add_func ("/cli/plan/train-agree", test_plan_train_agree);
   g_test_add_func ("/cli/plan/async-tp", test_async_tp);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
+  g_test_add_func ("/cli/plan/nothing-fits", test_plan_nothing_fits);
 
   return g_test_run ();
 }
