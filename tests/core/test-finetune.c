@@ -739,6 +739,20 @@ test_reference_runs (void)
   t.finetune.dropout = 0.05;
   memory_of (&l2, &t, &mem);
   within ("torchtune L2-7B LoRA", 14.501, mem.reserved_peak, 0.10);
+  /* Beyond the shared file, the same tutorial table's other rows
+   * (docs/source/tutorials/lora_finetune.rst): all layers (q, k, v, output,
+   * the MLP and the LM head) at r 8, 15.87 GB; q, v at r 64, 15.86 GB; all
+   * layers at r 64, 17.04 GB. */
+  t.finetune.targets = HR_TARGETS_ALL_LINEAR | HR_TARGET_LM_HEAD;
+  memory_of (&l2, &t, &mem);
+  within ("torchtune L2-7B LoRA all r 8", 15.87e9 / GIB, mem.reserved_peak, 0.10);
+  t.finetune.rank = 64;
+  memory_of (&l2, &t, &mem);
+  within ("torchtune L2-7B LoRA all r 64", 17.04e9 / GIB, mem.reserved_peak, 0.10);
+  t.finetune.targets = HR_TARGETS_ATTENTION;
+  memory_of (&l2, &t, &mem);
+  within ("torchtune L2-7B LoRA q,v r 64", 15.86e9 / GIB, mem.reserved_peak, 0.10);
+  t.finetune.rank = 8;
 
   /* litgpt-a100-40g-l2-7b-lora-mb1: bf16-true, 1 × 1304 (the longest
    * Alpaca sample first), no AC, eager RMSNorm, r 8 q, v, dropout 0.05;
