@@ -188,10 +188,10 @@ explain_memory (HeadroomEstimator *self,
       g_autofree char *result = headroom_format_gib (value);
       g_autofree char *stored = headroom_format_gib (m->activations);
 
-      /* TRANSLATORS: e.g. "Activations = 0.71 GiB a layer × 16 layers on this GPU × 1 micro-batch
-       * in flight, plus the tensors outside the layers = 22.6 GiB (22.6 GiB at the step's peak)" */
+      /* TRANSLATORS: e.g. "Activations = 0.71 GiB a layer × 16 layers on this GPU × 1 (micro-batches
+       * in flight), plus the tensors outside the layers = 22.6 GiB (22.6 GiB at the step's peak)" */
       line = g_strdup_printf (_("%s = %s a layer × %" G_GINT64_FORMAT " layers on this GPU × %.3g "
-                                "micro-batches in flight, plus the tensors outside the layers = %s "
+                                "(micro-batches in flight), plus the tensors outside the layers = %s "
                                 "(%s at the step’s peak)"),
                               label, per_layer, m->rank.layers, m->micro_batches_in_flight, stored,
                               result);
