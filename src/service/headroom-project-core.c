@@ -471,9 +471,14 @@ headroom_project_validate_and_get (HeadroomProject  *self,
           gint64 data_parallel = n_gpus / model_parallel;
 
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.global_batch",
-                                        _("%" G_GINT64_FORMAT " sequences is not a multiple of the micro-batch × "
-                                          "data parallel (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT " = %"
-                                          G_GINT64_FORMAT ")"),
+                                        g_dngettext (GETTEXT_PACKAGE,
+                                                     "%" G_GINT64_FORMAT " sequence is not a multiple of "
+                                                     "the micro-batch × data parallel (%" G_GINT64_FORMAT
+                                                     " × %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT ")",
+                                                     "%" G_GINT64_FORMAT " sequences is not a multiple of "
+                                                     "the micro-batch × data parallel (%" G_GINT64_FORMAT
+                                                     " × %" G_GINT64_FORMAT " = %" G_GINT64_FORMAT ")",
+                                                     (gulong) training->global_batch),
                                         training->global_batch, training->micro_batch, data_parallel,
                                         training->micro_batch * data_parallel);
           return FALSE;
