@@ -563,6 +563,12 @@ headroom_estimator_set_project (HeadroomEstimator *self,
   if (self->project != NULL)
     g_clear_signal_handler (&self->changed_id, self->project);
   g_set_object (&self->project, project);
+  /* The last valid result was another project's. */
+  if (self->has_result)
+    {
+      self->has_result = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_HAS_RESULT]);
+    }
   if (project != NULL)
     self->changed_id = g_signal_connect_object (project, "changed",
                                                 G_CALLBACK (project_changed_cb), self,

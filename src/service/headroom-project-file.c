@@ -389,10 +389,13 @@ headroom_project_new_from_bytes (GBytes  *bytes,
   return headroom_project_new_from_bytes_with_catalog (bytes, NULL, error);
 }
 
-HeadroomProject *
-headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
-                                              HeadroomCatalog  *catalog,
-                                              GError          **error)
+/* `whole`: the settings must also go together (validate_loaded); else each
+ * key is checked alone, as the window edits them. */
+static HeadroomProject *
+new_from_bytes (GBytes           *bytes,
+                HeadroomCatalog  *catalog,
+                gboolean          whole,
+                GError          **error)
 {
   g_autoptr(HeadroomProject) self = NULL;
   g_autoptr(JsonNode) root = NULL;
@@ -435,7 +438,7 @@ headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
   if (catalog != NULL)
     self->catalog = g_object_ref (catalog);
   if (!load_root (self, root, error)
-      || !validate_loaded (self, error))
+      || (whole && !validate_loaded (self, error)))
     {
       /* Messages quote values from the file, which may hold control characters. */
       if (error != NULL)
@@ -452,8 +455,17 @@ headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
 }
 
 HeadroomProject *
-headroom_project_new_from_file (GFile   *file,
-                                GError **error)
+headroom_project_new_from_bytes_with_catalog (GBytes           *bytes,
+                                              HeadroomCatalog  *catalog,
+                                              GError          **error)
+{
+  return new_from_bytes (bytes, catalog, TRUE, error);
+}
+
+static HeadroomProject *
+new_from_file (GFile    *file,
+               gboolean  whole,
+               GError  **error)
 {
   g_autoptr(GBytes) bytes = NULL;
   HeadroomProject *self;
@@ -465,10 +477,24 @@ headroom_project_new_from_file (GFile   *file,
   if (bytes == NULL)
     return NULL;
 
-  self = headroom_project_new_from_bytes (bytes, error);
+  self = new_from_bytes (bytes, NULL, whole, error);
   if (self != NULL)
     self->file = g_object_ref (file);
   return self;
+}
+
+HeadroomProject *
+headroom_project_new_from_file (GFile   *file,
+                                GError **error)
+{
+  return new_from_file (file, TRUE, error);
+}
+
+HeadroomProject *
+headroom_project_new_from_file_to_edit (GFile   *file,
+                                        GError **error)
+{
+  return new_from_file (file, FALSE, error);
 }
 
 HeadroomProject *

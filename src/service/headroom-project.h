@@ -181,6 +181,11 @@ HeadroomProject *headroom_project_new_default   (void) G_GNUC_WARN_UNUSED_RESULT
 /* Loads and validates; sets :file. */
 HeadroomProject *headroom_project_new_from_file (GFile       *file,
                                                  GError     **error) G_GNUC_WARN_UNUSED_RESULT;
+/* The same for editing: each key is checked, but settings that do not go
+ * together (a layout the GPU count does not divide, an unknown GPU) load,
+ * as the window lets them be saved; the estimate then names the problem. */
+HeadroomProject *headroom_project_new_from_file_to_edit (GFile   *file,
+                                                         GError **error) G_GNUC_WARN_UNUSED_RESULT;
 HeadroomProject *headroom_project_new_from_bytes (GBytes     *bytes,
                                                   GError    **error) G_GNUC_WARN_UNUSED_RESULT;
 /* The same, with presets and GPUs looked up in `catalog` rather than the

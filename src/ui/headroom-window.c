@@ -65,6 +65,7 @@ struct _HeadroomWindow
   GtkLabel             *catalog_label;
   GtkRevealer          *error_revealer;
   GtkLabel             *error_label;
+  GtkLabel             *error_note;
   GtkRevealer          *assumed_revealer;
   GtkLabel             *assumed_label;
   AdwStatusPage        *unknown_page;
@@ -138,6 +139,9 @@ refresh_error (HeadroomWindow *self)
   gtk_widget_set_visible (GTK_WIDGET (self->results_stack), !unknown);
   gtk_widget_set_visible (GTK_WIDGET (self->assumed_revealer), !unknown);
   gtk_label_set_label (self->error_label, message && !unknown ? message : "");
+  gtk_label_set_label (self->error_note, headroom_estimator_get_has_result (self->estimator)
+                                         ? _("Showing the last valid estimate")
+                                         : _("No estimate until this is changed"));
   gtk_revealer_set_reveal_child (self->error_revealer, message != NULL && !unknown);
   mark_row (self, key != NULL && !unknown ? find_row (self, key) : NULL);
 }
@@ -321,7 +325,9 @@ headroom_window_load_file (HeadroomWindow  *self,
   g_return_val_if_fail (HEADROOM_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  project = headroom_project_new_from_file (file, &local_error);
+  /* A project saved while its settings did not go together opens as it was
+   * left, with the estimate's error: nothing saved is lost. */
+  project = headroom_project_new_from_file_to_edit (file, &local_error);
   if (project == NULL && g_error_matches (local_error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_FORMAT))
     {
       /* Size cap, nesting depth and finite numbers checked by the service. */
@@ -1161,6 +1167,7 @@ headroom_window_class_init (HeadroomWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, catalog_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_label);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, error_note);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, assumed_revealer);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, assumed_label);
   gtk_widget_class_bind_template_child (widget_class, HeadroomWindow, unknown_page);

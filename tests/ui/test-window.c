@@ -11,6 +11,7 @@
 
 #include "test-window.h"
 
+#include <glib/gstdio.h>
 #include <locale.h>
 #include <math.h>
 
@@ -164,6 +165,44 @@ test_window_invalid_input (void)
                                            "error"));
   set_spin (window, "training.tensor_parallel", 1);
   g_assert_null (headroom_window_get_error_text (window));
+  window_destroy (window);
+}
+
+/* A project saved while its settings did not go together (the window lets
+ * it be saved so) opens as it was left: the error names the setting, no
+ * figure of the project open before stays in view, and changing the setting
+ * brings the estimate. Nothing saved is lost. */
+static void
+test_window_open_invalid (void)
+{
+  HeadroomWindow *window = window_new ();
+  HeadroomMemoryBar *bar = headroom_window_get_memory_bar (window);
+  HeadroomProject *project = headroom_window_get_project (window);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-XXXXXX", &error);
+  g_autofree char *path = g_build_filename (dir, "tp3.headroom.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+
+  g_assert_true (gtk_widget_is_visible (GTK_WIDGET (bar)));
+  set_spin (window, "training.tensor_parallel", 3);
+  g_assert_true (headroom_project_save (project, file, NULL, &error));
+  g_assert_no_error (error);
+  set_spin (window, "training.tensor_parallel", 1);
+
+  g_assert_true (headroom_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+  g_assert_cmpint (headroom_project_get_int (headroom_window_get_project (window),
+                                             "training.tensor_parallel"), ==, 3);
+  g_assert_cmpstr (headroom_window_get_error_text (window), ==,
+                   "Tensor parallel: 3 does not divide 8 GPUs");
+  g_assert_false (gtk_widget_is_visible (GTK_WIDGET (bar)));
+
+  set_spin (window, "training.tensor_parallel", 2);
+  g_assert_null (headroom_window_get_error_text (window));
+  g_assert_true (gtk_widget_is_visible (GTK_WIDGET (bar)));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
   window_destroy (window);
 }
 
@@ -694,6 +733,7 @@ main (int   argc,
   g_test_add_func ("/window/model-change", test_window_model_change);
   g_test_add_func ("/window/offload", test_window_offload);
   g_test_add_func ("/window/invalid-input", test_window_invalid_input);
+  g_test_add_func ("/window/open-invalid", test_window_open_invalid);
   g_test_add_func ("/window/workload", test_window_workload);
   g_test_add_func ("/memory-bar/over-capacity", test_memory_bar_over_capacity);
   g_test_add_func ("/memory-bar/freeze", test_memory_bar_freeze);

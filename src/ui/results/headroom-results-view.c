@@ -24,6 +24,7 @@ struct _HeadroomResultsView
 {
   AdwBin             parent_instance;
 
+  GtkWidget         *results;
   HeadroomMemoryBar *memory_bar;
   HeadroomMemoryBar *cpu_bar;
   GtkGrid           *flops_grid;
@@ -859,6 +860,9 @@ refresh_fit_advice (HeadroomResultsView *self)
 static void
 refresh (HeadroomResultsView *self)
 {
+  /* A project opened with settings that do not go together has no valid
+   * estimate yet: no figure of another project stays in view. */
+  gtk_widget_set_visible (self->results, headroom_estimator_get_has_result (self->estimator));
   if (!headroom_estimator_get_has_result (self->estimator))
     return;
   refresh_memory (self);
@@ -959,6 +963,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   g_type_ensure (HEADROOM_TYPE_SPLIT_BAR);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                RESOURCE_BASE_PATH "/headroom-results-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, results);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, memory_bar);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, cpu_bar);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, flops_grid);
