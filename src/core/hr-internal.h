@@ -114,10 +114,11 @@ HrStatus hr_plan_context_flops (HrPlanContext    *ctx,
                                 HrRecompute       recompute,
                                 HrError          *err);
 
-/* Checks the network figures a layout needs. */
-HrStatus hr_plan_check_links (const HrPlanContext *ctx,
-                              const HrTraining    *training,
-                              HrError             *err);
+/* Checks what the step model needs of a setting: the optimizer step on the
+ * GPU, a peak rate for the compute dtype and the network figures. */
+HrStatus hr_plan_check_setting (const HrPlanContext *ctx,
+                                const HrTraining    *training,
+                                HrError             *err);
 
 /* The step of a validated layout whose memory is `memory`, with its
  * context's FLOPs for the layout's recompute mode. */

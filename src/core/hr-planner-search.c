@@ -429,7 +429,6 @@ hr_plan_search (const HrModel       *model,
 {
   Search search;
   HrTraining tr;
-  HrDtype dtype;
   HrStatus status;
   int64_t gpus, gpn, layers, tp, pp, cp, dp, ep, vs, per_replica;
   int rc, sp;
@@ -445,16 +444,7 @@ hr_plan_search (const HrModel       *model,
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "frozen_gradients", 1, 0,
                          "frozen weights get gradients through FSDP's flat parameters: leave "
                          "FSDP to the search or set it");
-  if (hr_training_cpu_optimizer (&request->training))
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED,
-                         request->training.offload_params ? "offload_params" : "offload_optimizer",
-                         1, 0, "the step-time model does not cover a CPU optimizer step");
-  dtype = hr_training_compute_dtype (&request->training);
-  if (!(gpu->peak_flops[dtype] > 0.0))
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision",
-                         (int64_t) request->training.precision, 0,
-                         "the GPU has no peak FLOP/s for this precision");
-  status = hr_plan_check_links (&search.ctx, &request->training, err);
+  status = hr_plan_check_setting (&search.ctx, &request->training, err);
   if (status != HR_OK)
     return status;
   /* A free search tries none, selective and full; op-selective only pinned. */

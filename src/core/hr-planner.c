@@ -432,14 +432,23 @@ hr_plan_context_flops (HrPlanContext    *ctx,
   return HR_OK;
 }
 
-/* Checks the network figures a layout needs. */
+/* Checks what the step model needs of a setting: the optimizer step on the
+ * GPU, a peak rate for the compute dtype and the network figures. */
 HrStatus
-hr_plan_check_links (const HrPlanContext *ctx,
-                     const HrTraining    *training,
-                     HrError             *err)
+hr_plan_check_setting (const HrPlanContext *ctx,
+                       const HrTraining    *training,
+                       HrError             *err)
 {
   int64_t gpus = training->nodes * training->gpus_per_node;
   bool intra = training->tensor_parallel > 1 || (training->gpus_per_node > 1 && gpus > 1);
+
+  if (hr_training_cpu_optimizer (training))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED,
+                         training->offload_params ? "offload_params" : "offload_optimizer", 1, 0,
+                         "the step-time model does not cover a CPU optimizer step");
+  if (!(ctx->gpu->peak_flops[hr_training_compute_dtype (training)] > 0.0))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
+                         "the GPU has no peak FLOP/s for this precision");
 
   if (intra && !(ctx->gpu->intra_node_bandwidth > 0.0))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "intra_node_bandwidth", 0, 0,
@@ -994,7 +1003,7 @@ evaluate_rank (const HrPlanContext    *ctx,
     double bwd_window = gemm_bwd + mem_bwd + gemm_rec + mem_rec;
     double fwd_window = gemm_fwd + mem_fwd;
     /* Fine-tuning reduces the gradients it has only (HrTrainingMemory.gradient_share). */
-    double trained = memory->gradient_share > 0 ? memory->gradient_share : 1.0;
+    double trained = memory->gradient_share;
     /* no_sync accumulation reduce-scatters once per step, after the last
      * micro-batch (hr_training_unsharded_accumulation). */
     double reductions = hr_training_unsharded_accumulation (tr) ? 1.0 : m;
@@ -1227,18 +1236,9 @@ plan_step (HrPlanContext          *ctx,
            HrError                *err)
 {
   HrTrainingMemory own;
-  HrDtype dtype;
   HrStatus status;
 
-  if (hr_training_cpu_optimizer (training))
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED,
-                         training->offload_params ? "offload_params" : "offload_optimizer", 1, 0,
-                         "the step-time model does not cover a CPU optimizer step");
-  dtype = hr_training_compute_dtype (training);
-  if (!(ctx->gpu->peak_flops[dtype] > 0.0))
-    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
-                         "the GPU has no peak FLOP/s for this precision");
-  status = hr_plan_check_links (ctx, training, err);
+  status = hr_plan_check_setting (ctx, training, err);
   if (status != HR_OK)
     return status;
   status = hr_plan_context_flops (ctx, training, training->recompute, err);

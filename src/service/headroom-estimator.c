@@ -563,7 +563,8 @@ headroom_estimator_set_project (HeadroomEstimator *self,
   if (self->project != NULL)
     g_clear_signal_handler (&self->changed_id, self->project);
   g_set_object (&self->project, project);
-  /* The last valid result was another project's. */
+  /* The last valid result, and the step made from it, were another project's. */
+  g_clear_object (&self->step_row);
   if (self->has_result)
     {
       self->has_result = FALSE;
