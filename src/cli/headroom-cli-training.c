@@ -176,7 +176,9 @@ typedef struct
   HrTrainingUtilization measured;
   gboolean         power_known;   /* the catalog gives the board power (0: unpublished) */
   gint64           model_context; /* the model's max_position_embeddings */
-  const char      *run_needs;     /* the key the run's length needs (training.tokens); else NULL */
+  const char      *step_needs;    /* the key the step time needs (training.mfu); else NULL */
+  const char      *run_needs;     /* the key the run's length needs (training.tokens or
+                                   * training.mfu); else NULL */
   GPtrArray       *explanations;  /* --explain: id, text pairs; else NULL */
   char            *trainable_share; /* fine-tuning: the share of all parameters trained; else NULL */
   char            *time_basis;    /* where the times come from, as the window says it */
@@ -201,21 +203,38 @@ dup_trainable_share (HeadroomEstimator *estimator)
   return NULL;
 }
 
-/* The key of the setting the training time needs, as the estimator's summary
- * says it (its "total_seconds" figure); NULL when the time is a result. */
+/* The key of the setting the estimator's summary figure `name` needs
+ * (training.tokens or training.mfu); NULL when the figure is a result. */
 static const char *
-run_needs (HeadroomEstimator *estimator)
+figure_needs (HeadroomEstimator *estimator,
+              const char        *name)
 {
+  static const char *const keys[] = { "training.tokens", "training.mfu" };
   GListModel *summary = headroom_estimator_get_summary (estimator);
 
   for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
     {
       g_autoptr(HeadroomQuantity) q = g_list_model_get_item (summary, i);
+      const char *needs = headroom_quantity_get_needs (q);
 
-      if (g_strcmp0 (headroom_quantity_get_name (q), "total_seconds") == 0)
-        return headroom_quantity_get_needs (q) != NULL ? "training.tokens" : NULL;
+      if (g_strcmp0 (headroom_quantity_get_name (q), name) != 0 || needs == NULL)
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+        if (g_strcmp0 (needs, headroom_project_get_key_label (keys[k])) == 0)
+          return keys[k];
     }
   return NULL;
+}
+
+/* "Measured FLOPs utilisation not set (give --mfu)" */
+static char *
+dup_not_set (const char *key)
+{
+  const HeadroomKeyInfo *info = headroom_project_find_key (key);
+
+  /* TRANSLATORS: e.g. "Training tokens not set (give --tokens)" */
+  return g_strdup_printf (_("%s not set (give --%s)"), headroom_project_get_key_label (key),
+                          headroom_key_info_get_option (info));
 }
 
 /* The estimate of `project`, by the estimator the window uses. */
@@ -246,7 +265,8 @@ compute_training (HeadroomProject        *project,
     result->limits = *limits;
   result->power_known = headroom_estimator_get_power_known (estimator);
   result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
-  result->run_needs = run_needs (estimator);
+  result->step_needs = figure_needs (estimator, "step_seconds");
+  result->run_needs = figure_needs (estimator, "total_seconds");
   result->trainable_share = dup_trainable_share (estimator);
   result->time_basis = headroom_estimator_dup_time_basis (estimator);
   result->segments = g_object_ref (headroom_estimator_get_memory_segments (estimator));
@@ -344,17 +364,20 @@ print_train_json (HeadroomProject   *project,
 
   json_builder_set_member_name (builder, "time");
   json_builder_begin_object (builder);
-  headroom_cli_json_double (builder, "step_seconds", t->step_seconds);
-  headroom_cli_json_double (builder, "tokens_per_second", t->tokens_per_second);
-  headroom_cli_json_double (builder, "tokens_per_second_per_gpu", t->tokens_per_second_per_gpu);
-  /* null, not 0, without the training tokens they need */
+  /* null, not 0, without the measured utilisation they need */
+  headroom_cli_json_double (builder, "step_seconds", r->step_needs == NULL ? t->step_seconds : NAN);
+  headroom_cli_json_double (builder, "tokens_per_second",
+                            r->step_needs == NULL ? t->tokens_per_second : NAN);
+  headroom_cli_json_double (builder, "tokens_per_second_per_gpu",
+                            r->step_needs == NULL ? t->tokens_per_second_per_gpu : NAN);
+  /* null, not 0, without the training tokens (or utilisation) they need */
   headroom_cli_json_double (builder, "total_seconds", r->run_needs == NULL ? t->total_seconds : NAN);
   headroom_cli_json_double (builder, "gpu_hours", r->run_needs == NULL ? t->gpu_hours : NAN);
   headroom_cli_json_double (builder, "cost", r->run_needs == NULL ? t->cost : NAN);
   /* and where the board power is unpublished (TPUs) */
   headroom_cli_json_double (builder, "energy_kwh",
                             r->power_known && r->run_needs == NULL ? t->energy_kwh : NAN);
-  headroom_cli_json_double (builder, "mfu", t->mfu);
+  headroom_cli_json_double (builder, "mfu", r->step_needs == NULL ? t->mfu : NAN);
   /* Only when bytes cross the host link, so that other outputs stay as they were. */
   if (t->host_bytes > 0)
     {
@@ -374,6 +397,14 @@ print_train_json (HeadroomProject   *project,
   /* false: the times come from the utilisation set (--mfu), not the prediction */
   json_builder_set_member_name (builder, "predicted");
   json_builder_add_boolean_value (builder, t->predicted);
+  /* Only when the times need a setting, so that other outputs stay as they were. */
+  if (r->step_needs != NULL)
+    {
+      json_builder_set_member_name (builder, "needs");
+      json_builder_add_string_value (builder, headroom_key_info_get_option (headroom_project_find_key (r->step_needs)));
+      json_builder_set_member_name (builder, "basis");
+      json_builder_add_string_value (builder, r->time_basis);
+    }
   if (r->has_measured)
     {
       json_builder_set_member_name (builder, "measured");
@@ -464,9 +495,14 @@ print_train_table (const char       *name,
   printf ("\n%s\n", m->fits ? _("Time") : _("Time (does not fit: the figures of a run that cannot start)"));
   /* where the times come from, under the heading as the window says it */
   printf ("%s\n", r->time_basis);
-  headroom_cli_table_take (table, g_strdup (_("Step")),
-                           headroom_cli_mark_not_fit (headroom_cli_format_duration (t->step_seconds), m->fits),
-                           NULL);
+  if (r->step_needs != NULL)
+    headroom_cli_table_take (table, g_strdup (_("Step, throughput and MFU")),
+                             dup_not_set (r->step_needs), NULL);
+  else
+    headroom_cli_table_take (table, g_strdup (_("Step")),
+                             headroom_cli_mark_not_fit (headroom_cli_format_duration (t->step_seconds),
+                                                        m->fits),
+                             NULL);
   /* The predicted step's parts, as the window's bar splits it. */
   for (guint part = 0; r->step != NULL && part < HEADROOM_PLAN_N_PARTS; part++)
     {
@@ -482,15 +518,19 @@ print_train_table (const char       *name,
                              t->host_seconds > 0 ? headroom_cli_format_duration (t->host_seconds)
                                                  : g_strdup (_("none (hidden behind the passes)")),
                              NULL);
-  headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
-                           headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second), m->fits),
-                           NULL);
-  headroom_cli_table_take (table, g_strdup (_("  per GPU")),
-                           headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second_per_gpu),
-                                                      m->fits),
-                           NULL);
-  headroom_cli_table_take (table, g_strdup (_("MFU")),
-                           headroom_cli_mark_not_fit (g_strdup_printf ("%s%%", mfu), m->fits), NULL);
+  if (r->step_needs == NULL)
+    {
+      headroom_cli_table_take (table, g_strdup (_("Tokens per second")),
+                               headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second),
+                                                          m->fits),
+                               NULL);
+      headroom_cli_table_take (table, g_strdup (_("  per GPU")),
+                               headroom_cli_mark_not_fit (headroom_cli_format_count (t->tokens_per_second_per_gpu),
+                                                          m->fits),
+                               NULL);
+      headroom_cli_table_take (table, g_strdup (_("MFU")),
+                               headroom_cli_mark_not_fit (g_strdup_printf ("%s%%", mfu), m->fits), NULL);
+    }
   if (r->has_measured)
     {
       g_autofree char *measured_mfu = headroom_cli_format_number (100 * r->measured.mfu, 3);
@@ -502,16 +542,7 @@ print_train_table (const char       *name,
                                g_strdup_printf ("%s%%", measured_hfu), NULL);
     }
   if (r->run_needs != NULL)
-    {
-      const HeadroomKeyInfo *info = headroom_project_find_key (r->run_needs);
-
-      /* TRANSLATORS: e.g. "not set (give --tokens)" */
-      headroom_cli_table_take (table, g_strdup (_("Time and cost")),
-                               g_strdup_printf (_("%s not set (give --%s)"),
-                                                headroom_project_get_key_label (r->run_needs),
-                                                headroom_key_info_get_option (info)),
-                               NULL);
-    }
+    headroom_cli_table_take (table, g_strdup (_("Time and cost")), dup_not_set (r->run_needs), NULL);
   else
     {
       headroom_cli_table_take (table, g_strdup (_("Training time")),

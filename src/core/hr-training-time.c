@@ -154,12 +154,15 @@ hr_training_time_of (const HrModel          *model,
       /* One step-time model: the planner's prediction from the hardware
        * (docs/planner.md), so that a layout's step is the same number in the
        * plan and in the estimate. QLoRA's dequantisation is in its split.
-       * It does not time a CPU optimizer step: ZeRO-Offload needs a measured
-       * utilisation. */
+       * It does not time a CPU optimizer step: with ZeRO-Offload the memory
+       * stands and the times wait for a measured utilisation. */
       if (hr_training_cpu_optimizer (training))
-        return hr_error_set (err, HR_ERROR_UNSUPPORTED, "mfu", 0, 0,
-                             "the predicted step time does not cover an optimizer step on "
-                             "the CPU (ZeRO-Offload, offloaded parameters); set a measured utilisation");
+        {
+          time->needs_utilization = true;
+          if (training->tokens > 0)
+            time->steps = ceil (training->tokens / time->tokens_per_step);
+          return HR_OK;
+        }
       if (memory == NULL)
         {
           hr_training_memory_of (model, training, gpu, params, &own);

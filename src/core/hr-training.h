@@ -315,6 +315,10 @@ typedef struct
                                    * hardware FLOPs / (GPUs × peak × mfu) + dequantisation */
   bool    predicted;              /* step_seconds is the hardware prediction (mfu 0), not the
                                    * utilisation set */
+  bool    needs_utilization;      /* mfu 0 with the optimizer step on the CPU (offloaded
+                                   * optimizer or parameters), which the prediction does
+                                   * not time: step_seconds and every figure made from it
+                                   * are 0, not results, until a utilisation is set */
   double  tokens_per_second;
   double  tokens_per_second_per_gpu; /* ÷ every GPU of the run: what frameworks log per rank */
   double  steps;                  /* ceil (tokens budget / tokens_per_step); 0 without budget */

@@ -192,6 +192,10 @@ read_figures (Column            *column,
       set_figure (column, FIGURE_TRAINABLE,
                   m->trainable_params > 0 || m->frozen_params > 0
                   ? m->trainable_params : headroom_estimator_get_total_params (estimator));
+      /* No times where they need a measured utilisation (an optimizer step
+       * on the CPU): the Estimate view says so rather than show 0. */
+      if (t->needs_utilization)
+        return;
       set_figure (column, FIGURE_STEP, t->step_seconds);
       set_figure (column, FIGURE_TRAIN_THROUGHPUT, t->tokens_per_second);
       set_figure (column, FIGURE_MFU, t->mfu);

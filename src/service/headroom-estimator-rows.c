@@ -376,54 +376,68 @@ headroom_estimator_fill_summary (const HeadroomEstimatorResult *r,
       add_quantity (items, "model_flops_per_step", _("Model FLOPs per optimizer step"),
                     t->model_flops_per_step, "FLOP", NULL,
                     _("forward + backward of every micro-batch of the global batch, whole model"));
-      add_quantity (items, "step_seconds", _("Step time"), t->step_seconds, "s", NULL,
-                    t->predicted
-                    ? _("Predicted from the hardware: matrix products, memory-bound kernels, "
-                        "exposed communication, pipeline bubble and optimizer step (the planner’s "
-                        "step model)")
-                    : _("Utilisation set: (model FLOPs + recomputation) ÷ (GPUs × peak × "
-                        "FLOPs utilisation set)"));
-      add_quantity (items, "tokens_per_second", _("Throughput"), t->tokens_per_second,
-                    "tokens/s", NULL, _("tokens per step ÷ step time"));
-      add_quantity (items, "tokens_per_second_per_gpu", _("Throughput per GPU"),
-                    t->tokens_per_second_per_gpu, "tokens/s", NULL,
-                    _("throughput ÷ GPUs, the figure torchtitan, torchtune and llm-foundry log"));
-      add_quantity (items, "mfu", _("Model FLOPs utilisation"), t->mfu, "ratio", NULL,
-                    _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, "
-                      "Chowdhery et al. 2022, App. B)"));
-      add_quantity (items, "hfu", _("Hardware FLOPs utilisation"), t->hfu, "ratio", NULL,
-                    _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time)"));
-      add_quantity (items, "bubble_fraction", _("Pipeline bubble"), t->bubble_fraction, "ratio",
-                    NULL, _("idle time over the ideal: (pp − 1) ÷ micro-batches for 1F1B, "
-                            "÷ (virtual stages × micro-batches) interleaved (Narayanan et al. "
-                            "2021, §2.2)"));
-      /* The run's length needs a token budget: without one each figure says
-       * what it needs instead of a 0. No energy tile where the board power is
-       * unpublished, rather than a false 0 kWh. */
+      /* The times need a measured utilisation where the step model cannot
+       * time the step (an optimizer step on the CPU): each says so instead
+       * of a 0. Steps need only the token budget. */
       {
+        const char *utilization = t->needs_utilization
+                                  ? headroom_project_get_key_label ("training.mfu") : NULL;
+        const char *tokens = r->training.tokens > 0
+                             ? NULL : headroom_project_get_key_label ("training.tokens");
         const struct
         {
           const char *name, *label, *unit, *formula;
           double      value;
+          const char *needs;
           gboolean    shown;
-        } run[] = {
-          { "steps", _("Steps"), "steps", _("⌈training tokens ÷ tokens per step⌉"), t->steps, TRUE },
-          { "total_seconds", _("Training time"), "s", _("steps × step time"), t->total_seconds, TRUE },
-          { "gpu_hours", _("GPU-hours"), "GPU-h", _("GPUs × training time"), t->gpu_hours, TRUE },
-          { "cost", _("Cost"), "USD", _("GPU-hours × price per GPU-hour"), t->cost, TRUE },
+        } figures[] = {
+          { "step_seconds", _("Step time"), "s",
+            t->predicted
+            ? _("Predicted from the hardware: matrix products, memory-bound kernels, exposed "
+                "communication, pipeline bubble and optimizer step (the planner’s step model)")
+            : _("Utilisation set: (model FLOPs + recomputation) ÷ (GPUs × peak × FLOPs "
+                "utilisation set)"),
+            t->step_seconds, utilization, TRUE },
+          { "tokens_per_second", _("Throughput"), "tokens/s", _("tokens per step ÷ step time"),
+            t->tokens_per_second, utilization, TRUE },
+          { "tokens_per_second_per_gpu", _("Throughput per GPU"), "tokens/s",
+            _("throughput ÷ GPUs, the figure torchtitan, torchtune and llm-foundry log"),
+            t->tokens_per_second_per_gpu, utilization, TRUE },
+          { "mfu", _("Model FLOPs utilisation"), "ratio",
+            _("Achieved MFU: model FLOPs ÷ (GPUs × peak × step time) (PaLM, Chowdhery et al. "
+              "2022, App. B)"),
+            t->mfu, utilization, TRUE },
+          { "hfu", _("Hardware FLOPs utilisation"), "ratio",
+            _("HFU: (model FLOPs + recomputation) ÷ (GPUs × peak × step time)"),
+            t->hfu, utilization, TRUE },
+          { "bubble_fraction", _("Pipeline bubble"), "ratio",
+            _("idle time over the ideal: (pp − 1) ÷ micro-batches for 1F1B, ÷ (virtual stages × "
+              "micro-batches) interleaved (Narayanan et al. 2021, §2.2)"),
+            t->bubble_fraction, NULL, TRUE },
+          /* The run's length needs a token budget. No energy tile where the
+           * board power is unpublished, rather than a false 0 kWh. */
+          { "steps", _("Steps"), "steps", _("⌈training tokens ÷ tokens per step⌉"), t->steps,
+            tokens, TRUE },
+          { "total_seconds", _("Training time"), "s", _("steps × step time"), t->total_seconds,
+            tokens != NULL ? tokens : utilization, TRUE },
+          { "gpu_hours", _("GPU-hours"), "GPU-h", _("GPUs × training time"), t->gpu_hours,
+            tokens != NULL ? tokens : utilization, TRUE },
+          { "cost", _("Cost"), "USD", _("GPU-hours × price per GPU-hour"), t->cost,
+            tokens != NULL ? tokens : utilization, TRUE },
           { "energy", _("Energy"), "kWh", _("GPUs × board power × training time"), t->energy_kwh,
-            r->power_known },
+            tokens != NULL ? tokens : utilization, r->power_known },
         };
-        const char *needs = headroom_project_get_key_label ("training.tokens");
 
-        for (guint i = 0; i < G_N_ELEMENTS (run); i++)
-          if (run[i].shown && r->training.tokens > 0)
-            add_quantity (items, run[i].name, run[i].label, run[i].value, run[i].unit, NULL,
-                          run[i].formula);
-          else if (run[i].shown)
-            g_ptr_array_add (items, headroom_quantity_new_missing (run[i].name, run[i].label,
-                                                                   run[i].unit, run[i].formula,
-                                                                   needs));
+        for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
+          if (figures[i].shown && figures[i].needs == NULL)
+            add_quantity (items, figures[i].name, figures[i].label, figures[i].value,
+                          figures[i].unit, NULL, figures[i].formula);
+          else if (figures[i].shown)
+            g_ptr_array_add (items, headroom_quantity_new_missing (figures[i].name,
+                                                                   figures[i].label,
+                                                                   figures[i].unit,
+                                                                   figures[i].formula,
+                                                                   figures[i].needs));
       }
       if (r->has_training_limits)
         {

@@ -756,7 +756,24 @@ headroom_estimator_get_mfu_override (HeadroomEstimator *self)
 {
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
   return self->has_result && self->result.workload == HEADROOM_WORKLOAD_TRAINING
-         && !self->result.training_time.predicted;
+         && !self->result.training_time.predicted
+         && !self->result.training_time.needs_utilization;
+}
+
+/**
+ * headroom_estimator_get_needs_utilization:
+ * @self: a #HeadroomEstimator
+ *
+ * Returns: %TRUE when the last training result has no times because the
+ * step model cannot time its step (an optimizer step on the CPU) and no
+ * measured utilisation (training.mfu) is set; its memory stands
+ */
+gboolean
+headroom_estimator_get_needs_utilization (HeadroomEstimator *self)
+{
+  g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), FALSE);
+  return self->has_result && self->result.workload == HEADROOM_WORKLOAD_TRAINING
+         && self->result.training_time.needs_utilization;
 }
 
 /* The kinds of run the step model is checked against, and what each
@@ -866,6 +883,9 @@ headroom_estimator_dup_time_basis (HeadroomEstimator *self)
       /* TRANSLATORS: %s is "published runs of … reached 45–96 % of such predictions" */
       return g_strdup_printf (_("Predicted from the hardware: %s"), band);
     }
+  if (self->result.training_time.needs_utilization)
+    return g_strdup (_("Not predicted: the step model does not time an optimizer step on the "
+                       "CPU (offloaded optimizer or parameters)"));
   percent = headroom_format_count (100 * self->result.training.mfu);
   /* TRANSLATORS: the times shown come from a measured utilisation, e.g. "40 %" */
   return g_strdup_printf (_("From the utilisation set (%s %%)"), percent);

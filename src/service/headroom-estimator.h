@@ -104,6 +104,7 @@ double           headroom_estimator_get_usable_memory      (HeadroomEstimator *s
  * cost) comes from the utilisation set (training.mfu > 0) rather than the
  * hardware prediction, the planner's step model. */
 gboolean         headroom_estimator_get_mfu_override       (HeadroomEstimator *self);
+gboolean         headroom_estimator_get_needs_utilization  (HeadroomEstimator *self);
 /* Training: where the times come from, for a label next to them:
  * "Predicted from the hardware: …" (headroom_dup_prediction_band()) or
  * "From the utilisation set (40 %)"; NULL for inference or without a result. */

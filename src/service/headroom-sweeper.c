@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "headroom-estimator.h"
 #include "headroom-quantity.h"
@@ -180,8 +181,11 @@ compute_points (GBytes          *snapshot,
           point.memory = headroom_estimator_get_memory_on_gpu (estimator);
           point.capacity = headroom_estimator_get_memory_capacity (estimator);
           point.fits = headroom_estimator_get_fits (estimator);
-          point.step_seconds = headroom_estimator_get_step_seconds (estimator);
-          point.tokens_per_second = headroom_estimator_get_tokens_per_second (estimator);
+          /* NaN where the time needs a measured utilisation: the CSV leaves it empty. */
+          point.step_seconds = headroom_estimator_get_needs_utilization (estimator)
+                               ? NAN : headroom_estimator_get_step_seconds (estimator);
+          point.tokens_per_second = headroom_estimator_get_needs_utilization (estimator)
+                                    ? NAN : headroom_estimator_get_tokens_per_second (estimator);
         }
       g_array_append_val (p->points, point);
     }

@@ -38,8 +38,9 @@ typedef struct
                                    * a paged optimizer's evicted states left out) */
   double      capacity;           /* bytes of one GPU */
   gboolean    fits;
-  double      step_seconds;       /* training: optimizer step; inference: per output token */
-  double      tokens_per_second;
+  double      step_seconds;       /* training: optimizer step; inference: per output token;
+                                   * NaN when the time needs a measured utilisation */
+  double      tokens_per_second;  /* NaN likewise */
   const double *segments;         /* bytes per memory component, as get_segment_names() */
 } HeadroomSweepPoint;
 

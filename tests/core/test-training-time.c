@@ -65,6 +65,46 @@ test_step_time (void)
   assert_near (0.3984375, time.mfu, 1e-12);
 }
 
+/* The prediction does not time an optimizer step on the CPU. With the
+ * optimizer offloaded (ZeRO-Offload) and no utilisation set, the estimate
+ * still gives the memory and the FLOPs, and says the times need a measured
+ * utilisation instead of showing one: the same 3,422,552,064 model FLOPs and
+ * 256 tokens a step as test_step_time, 1,000 steps for 256,000 tokens, and
+ * every time 0. A utilisation set times it as any run. */
+static void
+test_cpu_optimizer_needs_utilization (void)
+{
+  HrTrainingMemory offloaded, on_gpu;
+  HrTrainingTime time;
+  HrError err = { 0 };
+  HrModel model;
+  HrTraining t;
+  HrGpu gpu;
+
+  measured_gpt2 (&model, &t);
+  round_gpu (&gpu);
+  t.tokens = 256000;
+  t.offload_optimizer = true;
+  g_assert_cmpint (hr_training_estimate (&model, &t, &gpu, &offloaded, &time, NULL, &err), ==,
+                   HR_OK);
+  g_assert_true (time.needs_utilization);
+  g_assert_false (time.predicted);
+  g_assert_cmpfloat (time.model_flops_per_step, ==, 3422552064);
+  g_assert_cmpfloat (time.tokens_per_step, ==, 256);
+  g_assert_cmpfloat (time.steps, ==, 1000);
+  g_assert_cmpfloat (time.step_seconds, ==, 0);
+  g_assert_cmpfloat (time.total_seconds, ==, 0);
+  g_assert_cmpfloat (time.tokens_per_second, ==, 0);
+  g_assert_cmpfloat (time.mfu, ==, 0);
+  /* The memory is the one a set utilisation gives: it does not depend on it. */
+  t.mfu = 0.5;
+  g_assert_cmpint (hr_training_estimate (&model, &t, &gpu, &on_gpu, &time, NULL, &err), ==, HR_OK);
+  g_assert_false (time.needs_utilization);
+  g_assert_cmpfloat (offloaded.total, ==, on_gpu.total);
+  g_assert_cmpfloat (offloaded.cpu_bytes, ==, on_gpu.cpu_bytes);
+  assert_near (6.845104128, time.total_seconds, 1e-12);
+}
+
 static void
 test_peak_by_precision (void)
 {
@@ -232,6 +272,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/training/time/step", test_step_time);
+  g_test_add_func ("/training/time/cpu-optimizer", test_cpu_optimizer_needs_utilization);
   g_test_add_func ("/training/time/peak-by-precision", test_peak_by_precision);
   g_test_add_func ("/training/time/cost-energy", test_cost_and_energy);
   g_test_add_func ("/training/time/bubble-communication", test_bubble_and_communication);

@@ -284,6 +284,59 @@ test_train_paged_optimizer (void)
   g_assert_nonnull (strstr (bad_run.err, "Paged optimizer (--paged-optimizer)"));
 }
 
+/* ZeRO-Offload: the step model does not time an optimizer step on the CPU.
+ * Llama 2 7B, P = 6,738,415,616, ZeRO-2 on 8 GPUs, bf16-mixed AdamW: the
+ * host holds each rank's fp32 master, m, v and fp32 gradient copy, 16 B ×
+ * P ÷ 8 = 13,476,831,232 B, the GPU the whole bf16 weights, 2 B × P =
+ * 13,476,831,232 B, and its bf16 gradient shard, 2 B × P ÷ 8 =
+ * 1,684,603,904 B. The memory is given; every time is null (not 0) and
+ * names --mfu, in the JSON and the table; with --mfu the times are back. */
+static void
+test_train_cpu_optimizer (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) table_run = { 0 };
+  g_auto(Run) mfu_run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  g_autoptr(JsonObject) timed = NULL;
+  JsonObject *time;
+
+  run_cli (&run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "2", "--offload-optimizer", "--tokens", "1e9", "--json", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  out = parse_output (&run);
+  g_assert_cmpint (member_int (out, "memory.cpu"), ==, 13476831232);
+  g_assert_cmpint (member_int (out, "memory.weights"), ==, 13476831232);
+  g_assert_cmpint (member_int (out, "memory.gradients"), ==, 1684603904);
+  time = json_object_get_object_member (out, "time");
+  for (guint i = 0; i < 8; i++)
+    {
+      const char *names[] = { "step_seconds", "tokens_per_second", "tokens_per_second_per_gpu",
+                              "total_seconds", "gpu_hours", "cost", "energy_kwh", "mfu" };
+
+      g_assert_true (json_object_get_null_member (time, names[i]));
+    }
+  g_assert_false (json_object_get_boolean_member (time, "predicted"));
+  g_assert_cmpstr (json_object_get_string_member (time, "needs"), ==, "mfu");
+  g_assert_false (json_object_has_member (time, "split"));
+
+  run_cli (&table_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "2", "--offload-optimizer", "--tokens", "1e9", NULL);
+  g_assert_cmpint (table_run.status, ==, 0);
+  g_assert_nonnull (strstr (table_run.out, "\nNot predicted: the step model does not time an "
+                                           "optimizer step on the CPU"));
+  g_assert_nonnull (strstr (table_run.out, "Measured FLOPs utilisation not set (give --mfu)"));
+  g_assert_nonnull (strstr (table_run.out, "Offloaded to CPU"));
+  g_assert_null (strstr (table_run.out, "Tokens per second"));
+
+  run_cli (&mfu_run, "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+           "--zero", "2", "--offload-optimizer", "--mfu", "0.4", "--json", NULL);
+  timed = parse_output (&mfu_run);
+  g_assert_cmpfloat (member_double (timed, "time.step_seconds"), >, 0);
+  g_assert_false (json_object_has_member (json_object_get_object_member (timed, "time"), "needs"));
+  g_assert_cmpint (member_int (timed, "memory.cpu"), ==, 13476831232);
+}
+
 /* Options change the figures by their mechanism (same run as above). */
 static void
 test_train_options (void)
@@ -647,6 +700,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/finetune", test_train_finetune);
   g_test_add_func ("/cli/train/frozen-gradients", test_train_frozen_gradients);
   g_test_add_func ("/cli/train/paged-optimizer", test_train_paged_optimizer);
+  g_test_add_func ("/cli/train/cpu-optimizer", test_train_cpu_optimizer);
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/table-stage", test_train_table_stage);
   g_test_add_func ("/cli/train/table-adds-up", test_train_table_adds_up);

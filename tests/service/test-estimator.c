@@ -442,13 +442,39 @@ test_offload_segments (void)
 
   g_assert_true (headroom_project_set_boolean (project, "training.offload_optimizer", TRUE, NULL));
   headroom_estimator_recompute_now (estimator);
-  /* The prediction does not time a CPU optimizer step: it asks for a measured utilisation. */
-  g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator), "Measured FLOPs utilisation: "));
-  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)), ==,
-                   "training.mfu");
+  /* The prediction does not time a CPU optimizer step: the memory stands, and
+   * every time says it needs a measured utilisation instead of a 0. */
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_true (headroom_estimator_get_needs_utilization (estimator));
+  g_assert_false (headroom_estimator_get_mfu_override (estimator));
+  g_assert_null (headroom_estimator_get_step_row (estimator));
+  {
+    g_autofree char *basis = headroom_estimator_dup_time_basis (estimator);
+    GListModel *summary = headroom_estimator_get_summary (estimator);
+    const char *timed[] = { "step_seconds", "tokens_per_second", "tokens_per_second_per_gpu",
+                            "mfu", "hfu", "total_seconds", "gpu_hours", "cost", NULL };
+    guint missing = 0;
+
+    g_assert_true (g_str_has_prefix (basis, "Not predicted: the step model does not time an "
+                                            "optimizer step on the CPU"));
+    for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
+      {
+        g_autoptr(HeadroomQuantity) q = g_list_model_get_item (summary, i);
+
+        if (g_strv_contains (timed, headroom_quantity_get_name (q)))
+          {
+            g_assert_cmpstr (headroom_quantity_get_needs (q), ==, "Measured FLOPs utilisation");
+            missing++;
+          }
+      }
+    g_assert_cmpuint (missing, ==, G_N_ELEMENTS (timed) - 1);
+  }
+  g_assert_cmpfloat (headroom_estimator_get_training_memory (estimator)->cpu_bytes, ==,
+                     16060522496.0);
   g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
   headroom_estimator_recompute_now (estimator);
   g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_false (headroom_estimator_get_needs_utilization (estimator));
   g_assert_true (headroom_estimator_get_mfu_override (estimator));
   memory = headroom_estimator_get_training_memory (estimator);
   segments = headroom_estimator_get_memory_segments (estimator);
@@ -496,8 +522,10 @@ test_offload_params_segments (void)
   g_assert_true (headroom_project_set_int (project, "training.zero_stage", 3, NULL));
   g_assert_true (headroom_project_set_boolean (project, "training.offload_params", TRUE, NULL));
   headroom_estimator_recompute_now (estimator);
-  g_assert_cmpstr (headroom_project_error_get_key (headroom_estimator_get_error_detail (estimator)), ==,
-                   "training.mfu");
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_assert_true (headroom_estimator_get_needs_utilization (estimator));
+  g_assert_cmpfloat (headroom_estimator_get_training_memory (estimator)->cpu_bytes, ==,
+                     20075653120.0);
   g_assert_true (headroom_project_set_double (project, "training.mfu", 0.4, NULL));
   headroom_estimator_recompute_now (estimator);
   g_assert_null (headroom_estimator_get_error (estimator));

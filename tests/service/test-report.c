@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 
 #include "headroom-catalog.h"
@@ -324,6 +325,23 @@ test_sweeper (void)
                                              G_N_ELEMENTS (micro_batches), &error);
   g_assert_no_error (error);
   g_assert_cmpstr (csv_now, ==, csv_report);
+
+  /* With the optimizer step on the CPU the points keep their memory and have
+   * no time (the step model does not time it): empty in the CSV, never 0. */
+  {
+    const gint64 one[] = { 1 };
+    g_autoptr(HeadroomSweeper) offloaded = NULL;
+    const HeadroomSweepPoint *point;
+
+    g_assert_true (headroom_project_set_boolean (project, "training.offload_optimizer", TRUE, NULL));
+    offloaded = headroom_sweeper_new (project, HEADROOM_SWEEP_MICRO_BATCH, one, 1);
+    g_assert_true (headroom_project_set_boolean (project, "training.offload_optimizer", FALSE, NULL));
+    g_assert_true (headroom_sweeper_compute (offloaded, NULL, &error));
+    point = headroom_sweeper_get_point (offloaded, 0);
+    g_assert_null (point->error);
+    g_assert_cmpfloat (point->memory, >, 0);
+    g_assert_true (isnan (point->step_seconds) && isnan (point->tokens_per_second));
+  }
 
   /* 3 does not divide the global batch's share: a point with the setting named. */
   g_assert_nonnull (headroom_sweeper_get_point (later, 3)->error);

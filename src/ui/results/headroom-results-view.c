@@ -327,6 +327,9 @@ tile_new (HeadroomResultsView *self)
   gtk_label_set_xalign (GTK_LABEL (number), 0);
   gtk_label_set_xalign (GTK_LABEL (caption), 0);
   gtk_label_set_wrap (GTK_LABEL (caption), TRUE);
+  /* A long caption ("Cost: needs Training tokens") wraps in its tile rather
+   * than widen every tile to one column. */
+  gtk_label_set_max_width_chars (GTK_LABEL (caption), 24);
   gtk_widget_add_css_class (caption, "dim-label");
   gtk_box_append (GTK_BOX (box), number);
   gtk_box_append (GTK_BOX (box), caption);
@@ -577,12 +580,20 @@ refresh_summary (HeadroomResultsView *self)
     {
       g_autofree char *basis = headroom_estimator_dup_time_basis (self->estimator);
 
-      caption = headroom_estimator_get_mfu_override (self->estimator)
-                /* TRANSLATORS: %s is "From the utilisation set (40 %)" */
-                ? g_strdup_printf (_("%s, which overrides the prediction from the hardware "
-                                     "(Training ▸ Throughput); times scale inversely with it"), basis)
-                /* TRANSLATORS: %s is "Predicted from the hardware: published runs of … reached …" */
-                : g_strdup_printf (_("%s. The Plan view predicts the same."), basis);
+      if (headroom_estimator_get_needs_utilization (self->estimator))
+        /* TRANSLATORS: %s is "Not predicted: the step model does not time …", then the
+         * setting's label, "Measured FLOPs utilisation" */
+        caption = g_strdup_printf (_("%s. Set %s (Training ▸ Throughput) to get the times; the "
+                                     "memory does not depend on it."),
+                                   basis, headroom_project_get_key_label ("training.mfu"));
+      else if (headroom_estimator_get_mfu_override (self->estimator))
+        /* TRANSLATORS: %s is "From the utilisation set (40 %)" */
+        caption = g_strdup_printf (_("%s, which overrides the prediction from the hardware "
+                                     "(Training ▸ Throughput); times scale inversely with it"),
+                                   basis);
+      else
+        /* TRANSLATORS: %s is "Predicted from the hardware: published runs of … reached …" */
+        caption = g_strdup_printf (_("%s. The Plan view predicts the same."), basis);
     }
   else
     caption = g_strdup_printf (_("Assumes the GPU’s measured rates, else %.0f %% of peak compute "
