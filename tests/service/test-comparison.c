@@ -231,6 +231,34 @@ test_error_column (void)
   g_assert_cmpstr (text, ==, "—");
 }
 
+/* A scenario with the optimizer step on the CPU and no measured utilisation
+ * has its memory and no times ("—", never 0), as its Estimate view. */
+static void
+test_untimed_column (void)
+{
+  g_autoptr(HeadroomProject) base = headroom_project_new_default ();
+  g_autoptr(HeadroomProject) offloaded = headroom_project_new_default ();
+  g_autoptr(HeadroomComparison) comparison = headroom_comparison_new ();
+  g_autofree char *step = NULL;
+  double value;
+
+  g_assert_true (headroom_project_set_boolean (offloaded, "training.offload_optimizer", TRUE, NULL));
+  headroom_comparison_add (comparison, "Base", base);
+  headroom_comparison_add (comparison, "Offloaded", offloaded);
+  g_assert_null (headroom_comparison_get_error (comparison, 1));
+  g_assert_true (headroom_comparison_get_value (comparison, find_figure (comparison, "memory_per_gpu"),
+                                                1, &value));
+  g_assert_cmpfloat (value, >, 0);
+  g_assert_true (headroom_comparison_get_value (comparison, find_figure (comparison, "step_seconds"),
+                                                0, &value));
+  g_assert_false (headroom_comparison_get_value (comparison, find_figure (comparison, "step_seconds"),
+                                                 1, &value));
+  g_assert_false (headroom_comparison_get_value (comparison, find_figure (comparison, "cost"),
+                                                 1, &value));
+  step = headroom_comparison_dup_value_text (comparison, find_figure (comparison, "step_seconds"), 1);
+  g_assert_cmpstr (step, ==, "—");
+}
+
 static void
 test_csv (void)
 {
@@ -281,6 +309,7 @@ main (int   argc,
   g_test_add_func ("/comparison/figures-are-the-estimate", test_figures_are_the_estimate);
   g_test_add_func ("/comparison/inference", test_inference);
   g_test_add_func ("/comparison/error-column", test_error_column);
+  g_test_add_func ("/comparison/untimed-column", test_untimed_column);
   g_test_add_func ("/comparison/csv", test_csv);
 
   return g_test_run ();
