@@ -384,6 +384,7 @@ headroom_estimator_fill_summary (const HeadroomEstimatorResult *r,
                                   ? headroom_project_get_key_label ("training.mfu") : NULL;
         const char *tokens = r->training.tokens > 0
                              ? NULL : headroom_project_get_key_label ("training.tokens");
+        const char *run = tokens != NULL ? tokens : utilization;
         const struct
         {
           const char *name, *label, *unit, *formula;
@@ -419,13 +420,13 @@ headroom_estimator_fill_summary (const HeadroomEstimatorResult *r,
           { "steps", _("Steps"), "steps", _("⌈training tokens ÷ tokens per step⌉"), t->steps,
             tokens, TRUE },
           { "total_seconds", _("Training time"), "s", _("steps × step time"), t->total_seconds,
-            tokens != NULL ? tokens : utilization, TRUE },
+            run, TRUE },
           { "gpu_hours", _("GPU-hours"), "GPU-h", _("GPUs × training time"), t->gpu_hours,
-            tokens != NULL ? tokens : utilization, TRUE },
+            run, TRUE },
           { "cost", _("Cost"), "USD", _("GPU-hours × price per GPU-hour"), t->cost,
-            tokens != NULL ? tokens : utilization, TRUE },
+            run, TRUE },
           { "energy", _("Energy"), "kWh", _("GPUs × board power × training time"), t->energy_kwh,
-            tokens != NULL ? tokens : utilization, r->power_known },
+            run, r->power_known },
         };
 
         for (guint i = 0; i < G_N_ELEMENTS (figures); i++)
