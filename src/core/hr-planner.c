@@ -105,11 +105,21 @@ activation_bytes (HrDtype dtype)
   return dtype == HR_DTYPE_FP8 ? 2.0 : dtype_bytes (dtype);
 }
 
-/* Bytes of a weight element and of a gradient element as communicated. */
+/* Bytes of an element in the working dtype: fp32, else 16-bit. */
+static double
+working_bytes (const HrTraining *training)
+{
+  return training->precision == HR_PRECISION_FP32 ? 4.0 : 2.0;
+}
+
+/* Bytes of a weight element and of a gradient element as communicated:
+ * fp8 parameters are gathered in fp8 (Megatron's --fp8-param-gather, "perform
+ * the param all-gather in fp8"), their transposes made after the gather. */
 static double
 weight_bytes (const HrTraining *training)
 {
-  return training->precision == HR_PRECISION_FP32 ? 4.0 : 2.0;
+  return training->fp8_params && training->precision == HR_PRECISION_FP8_MIXED
+         ? 1.0 : working_bytes (training);
 }
 
 /* Mixed precision reduces fp32 gradients when asked to (Megatron's
@@ -123,7 +133,7 @@ gradient_bytes (const HrTraining *training)
 
   if (mixed && (training->fp32_gradients || training->fp32_residual))
     return 4.0;
-  return weight_bytes (training);
+  return working_bytes (training);
 }
 
 /* The rate large products sustain in `dtype` (hr-rates.h). */
@@ -1150,7 +1160,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
   step->split.memory_bound += m * (2.0 + full)
-                              * hr_finetune_dequant_bytes (model, &tr->finetune, weight_bytes (tr))
+                              * hr_finetune_dequant_bytes (model, &tr->finetune, working_bytes (tr))
                               / (t * p) / bw;
   step->split.recompute = m * recompute_mb;
   step->split.bubble = (p - 1.0) / v * per_mb_avg;

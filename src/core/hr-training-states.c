@@ -272,8 +272,11 @@ hr_training_state_bytes (const HrTraining *t,
        * forward and its fp8 transpose for the backward's dgrad (_Linear
        * saves weight_t_fp8; the module caches both across micro-batches):
        * 2 + 1 + 1 bytes. Per-tensor scales and amax histories are a few KiB
-       * a module. */
-      *b = (HrStateBytes) { 4, 4, 2, 4 };
+       * a module. With fp8 parameters (Megatron's --fp8-param-gather, TE's
+       * fp8_model_init) the parameter is the Float8Tensor itself, its data
+       * and its transpose (MXFP8: row-wise and column-wise copies): 1 + 1;
+       * the distributed optimizer's fp32 master is the only other copy. */
+      *b = (HrStateBytes) { t->fp8_params ? 2 : 4, 4, 2, 4 };
       break;
     case HR_PRECISION_BF16_MIXED:
     case HR_PRECISION_FP16_MIXED:

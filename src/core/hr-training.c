@@ -164,6 +164,7 @@ hr_training_init (HrTraining *training)
   training->seq_len = 4096;
   training->tokens = 0;
   training->precision = HR_PRECISION_BF16_MIXED;
+  training->fp8_params = false;
   training->optimizer = HR_OPTIMIZER_ADAMW;
   training->attention = HR_ATTENTION_FLASH;
   training->recompute = HR_RECOMPUTE_NONE;

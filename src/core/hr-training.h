@@ -124,6 +124,9 @@ typedef struct
 
   /* Recipe */
   HrPrecision precision;
+  bool    fp8_params;             /* fp8-mixed: the parameters are Transformer Engine fp8
+                                   * tensors (Megatron's --fp8-param-gather): no 16-bit
+                                   * copy, gathered in fp8; no effect in other precisions */
   bool    fp32_gradients;         /* mixed precision: gradients reduced and kept in fp32
                                    * (Megatron main_grad) instead of the working dtype */
   bool    fp32_accumulation_buffer; /* 16-bit gradients of several micro-batches summed in

@@ -270,6 +270,12 @@ static const HeadroomKeyInfo keys[] = {
                           "loss, recomputation…) as that framework ships them."))),
   CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
           GROUP ("workload/numerics"), APPLY (headroom_project_apply_precision)),
+  BOOL ("training.fp8_params", "false", N_("FP8 parameters"),
+        GROUP ("workload/numerics"), TRAIN (fp8_params),
+        VISIBLE_WHEN ("training.precision", "fp8-mixed"),
+        DESCRIPTION (N_("The parameters are Transformer Engine fp8 tensors, their data and "
+                        "transpose, with no 16-bit copy, and are all-gathered in fp8 (Megatron’s "
+                        "--fp8-param-gather, which Megatron-Bridge’s fp8 recipes set)."))),
   BOOL ("training.fp32_gradients", "false", N_("fp32 gradients"),
         GROUP ("workload/numerics"), TRAIN (fp32_gradients),
         DESCRIPTION (N_("Mixed precision keeps and reduces the gradients in fp32 (Megatron’s "

@@ -128,6 +128,19 @@ test_data_parallel (void)
   assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 3 * P, 1e-12);
   assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 3 * (0.5 * 2 * P / 8e9 + 1e-5), 1e-9);
 
+  /* fp8 parameters are gathered in fp8 (Megatron's --fp8-param-gather), the
+   * bf16 gradients reduce-scattered as before: 2 · ½ · 1 B · P + ½ · 2 B · P
+   * = 2P. The setting does nothing outside fp8-mixed: 3P again. */
+  t.fp8_params = true;
+  t.precision = HR_PRECISION_FP8_MIXED;
+  gpu.peak_flops[HR_DTYPE_FP8] = 200e12;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 2 * P, 1e-12);
+  t.precision = HR_PRECISION_BF16_MIXED;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 3 * P, 1e-12);
+  t.fp8_params = false;
+
   /* Overlapped with the backward pass, at least the last bucket (one of
    * the L = 2 layers' gradients) stays exposed. */
   t.zero_stage = 0;

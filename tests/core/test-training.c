@@ -130,7 +130,18 @@ test_precisions (void)
       g_assert_cmpfloat (m.optimizer, ==, cases[i].o * 1e9);
     }
 
+  /* fp8 parameters (Megatron's --fp8-param-gather): the Float8Tensor's data
+   * and transpose are the weights, 1 + 1 B, no bf16 copy; master, gradients
+   * and states as before. */
+  t.precision = HR_PRECISION_FP8_MIXED;
+  t.fp8_params = true;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 2e9);
+  g_assert_cmpfloat (m.master_weights, ==, 4e9);
+  g_assert_cmpfloat (m.gradients, ==, 2e9);
+  t.fp8_params = false;
   t.precision = HR_PRECISION_BF16_MIXED;
+
   t.fp32_gradients = true;
   hr_training_model_states (&t, &rank, &m);
   g_assert_cmpfloat (m.gradients, ==, 4e9);

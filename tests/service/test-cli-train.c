@@ -337,6 +337,37 @@ test_train_cpu_optimizer (void)
   g_assert_cmpint (member_int (timed, "memory.cpu"), ==, 13476831232);
 }
 
+/* --fp8-params: Llama 2 7B, P = 6,738,415,616, on one H100 in fp8-mixed.
+ * Transformer Engine's bf16 weight, fp8 cast and fp8 transpose are 4 B × P
+ * = 26,953,662,464 B; as fp8 parameters only the fp8 data and transpose
+ * stay, 2 B × P = 13,476,831,232 B. In bf16-mixed the option changes
+ * nothing: 2 B × P either way. */
+static void
+test_train_fp8_params (void)
+{
+  g_auto(Run) cast_run = { 0 };
+  g_auto(Run) fp8_run = { 0 };
+  g_auto(Run) bf16_run = { 0 };
+  g_autoptr(JsonObject) cast = NULL;
+  g_autoptr(JsonObject) fp8 = NULL;
+  g_autoptr(JsonObject) bf16 = NULL;
+
+  run_cli (&cast_run, "train", "--model", LLAMA_CONFIG, "--gpu", "h100-sxm", "--gpus", "1",
+           "--precision", "fp8-mixed", "--json", NULL);
+  run_cli (&fp8_run, "train", "--model", LLAMA_CONFIG, "--gpu", "h100-sxm", "--gpus", "1",
+           "--precision", "fp8-mixed", "--fp8-params", "--json", NULL);
+  run_cli (&bf16_run, "train", "--model", LLAMA_CONFIG, "--gpu", "h100-sxm", "--gpus", "1",
+           "--fp8-params", "--json", NULL);
+  cast = parse_output (&cast_run);
+  fp8 = parse_output (&fp8_run);
+  bf16 = parse_output (&bf16_run);
+  g_assert_cmpint (member_int (cast, "memory.weights"), ==, 26953662464);
+  g_assert_cmpint (member_int (fp8, "memory.weights"), ==, 13476831232);
+  g_assert_cmpint (member_int (fp8, "memory.master_weights"), ==,
+                   member_int (cast, "memory.master_weights"));
+  g_assert_cmpint (member_int (bf16, "memory.weights"), ==, 13476831232);
+}
+
 /* Options change the figures by their mechanism (same run as above). */
 static void
 test_train_options (void)
@@ -701,6 +732,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/frozen-gradients", test_train_frozen_gradients);
   g_test_add_func ("/cli/train/paged-optimizer", test_train_paged_optimizer);
   g_test_add_func ("/cli/train/cpu-optimizer", test_train_cpu_optimizer);
+  g_test_add_func ("/cli/train/fp8-params", test_train_fp8_params);
   g_test_add_func ("/cli/train/table", test_train_table);
   g_test_add_func ("/cli/train/table-stage", test_train_table_stage);
   g_test_add_func ("/cli/train/table-adds-up", test_train_table_adds_up);

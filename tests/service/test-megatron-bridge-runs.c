@@ -246,6 +246,10 @@ set_row (HeadroomProject *project,
    * 25.09 rows' FP8 all run Transformer Engine's FP8 linear layers:
    * fp8-mixed (the JSON's recipe_common.precision). */
   set (project, "training.precision", g_str_equal (precision, "BF16") ? "bf16-mixed" : "fp8-mixed");
+  /* scripts/performance/utils/precision.py, get_precision_config: every fp8
+   * recipe (bf16_with_fp8_current_scaling_mixed, bf16_with_mxfp8_mixed)
+   * sets fp8_param_gather: fp8 parameters, gathered in fp8. */
+  set (project, "training.fp8_params", g_str_equal (precision, "BF16") ? "false" : "true");
   /* ddp.overlap_grad_reduce and overlap_param_gather are on in every
    * recipe (recipe_common.overlap). */
   set (project, "training.overlap", "on");

@@ -248,6 +248,11 @@ test_finetune_rows (void)
   g_assert_true (headroom_project_set_string (project, "training.fsdp", "full", NULL));
   drain_main_loop ();
   g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.no_sync")));
+  /* fp8 parameters are Transformer Engine's: shown with fp8-mixed only. */
+  g_assert_false (gtk_widget_get_visible (headroom_window_get_row (window, "training.fp8_params")));
+  g_assert_true (headroom_project_set_string (project, "training.precision", "fp8-mixed", NULL));
+  drain_main_loop ();
+  g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.fp8_params")));
   window_destroy (window);
 }
 
