@@ -727,10 +727,13 @@ evaluate_rank (const HrPlanContext    *ctx,
     }
   mem_layer += mem_softmax;
   /* Cross-entropy over fp32 logits on the last rank: three passes of 4 bytes. */
-  /* A cross-entropy kernel on the 16-bit logits reads them once (and, in
-   * the backward, reads them and writes their gradient). */
+  /* A cross-entropy kernel on the 16-bit logits (flash-attn's, Transformer
+   * Engine's: a row of a 128K vocabulary is 256 KiB, its second pass served
+   * by the L2 cache) reads them once (and, in the backward, reads them and
+   * writes their gradient). */
   mem_loss = head ? tokens * (double) model->vocab_size / t
-                    * (tr->loss == HR_LOSS_KERNEL ? a : 3.0 * 4.0) : 0.0;
+                    * (tr->loss == HR_LOSS_KERNEL || tr->loss == HR_LOSS_TE ? a : 3.0 * 4.0)
+                  : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
   /* FP8 linear layers: Transformer Engine casts each 16-bit operand to fp8

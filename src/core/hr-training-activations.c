@@ -477,6 +477,25 @@ hr_training_stage_activations (const HrModel         *model,
           act->loss = logits * a->compute + a->tokens * 4;
           act->loss_transient = logits * a->compute;
           break;
+        case HR_LOSS_VOCAB_PARALLEL:
+          /* Megatron-Core's vocab_parallel_cross_entropy (tensor_parallel/
+           * cross_entropy.py, and fusions/fused_cross_entropy.py alike):
+           * calculate_logits_max upcasts the logits to fp32, which become
+           * exp(x − max) and then the softmax in place and are saved; the
+           * backward turns them into the gradient in place and returns it in
+           * the logits' dtype: 4·T·V saved, 2·T·V beside them. */
+          act->loss = logits * 4;
+          act->loss_transient = logits * a->compute;
+          break;
+        case HR_LOSS_TE:
+          /* Transformer Engine's parallel_cross_entropy (pytorch/triton/
+           * cross_entropy.py; Megatron's --cross-entropy-fusion-impl te):
+           * the forward saves the 16-bit logits and each row's max, sum
+           * and target logit in fp32; the backward writes the gradient over
+           * the logits in place. */
+          act->loss = logits * a->compute + a->tokens * 12;
+          act->loss_transient = 0;
+          break;
         case HR_LOSS_FULL:
         default:
           /* PyTorch cross_entropy on fp32 logits: log_softmax saves its

@@ -83,6 +83,8 @@ static const char * const loss_names[] = {
   [HR_LOSS_CHUNKED] = "chunked",
   [HR_LOSS_FUSED] = "fused",
   [HR_LOSS_KERNEL] = "kernel",
+  [HR_LOSS_VOCAB_PARALLEL] = "vocab-parallel",
+  [HR_LOSS_TE] = "te",
 };
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))

@@ -93,6 +93,10 @@ typedef enum
   HR_LOSS_FUSED,    /* fused linear cross-entropy (Liger, Cut Cross-Entropy): no logits kept */
   HR_LOSS_KERNEL,   /* a cross-entropy kernel on the 16-bit logits (flash-attn's CrossEntropyLoss):
                      * no fp32 copy */
+  HR_LOSS_VOCAB_PARALLEL, /* Megatron's vocab_parallel_cross_entropy: an fp32 copy turned into
+                           * the softmax and then the gradient in place */
+  HR_LOSS_TE,       /* Transformer Engine's parallel_cross_entropy: the gradient written over
+                     * the 16-bit logits */
 } HrLoss;
 
 typedef struct

@@ -43,9 +43,11 @@ static const char * const rope_kernel_labels[] = {
 };
 static const char * const glu_kernel_choices[] = { "fused", "eager", NULL };
 static const char * const glu_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
-static const char * const loss_choices[] = { "full", "chunked", "fused", "kernel", NULL };
+static const char * const loss_choices[] = { "full", "chunked", "fused", "kernel", "vocab-parallel",
+                                              "te", NULL };
 static const char * const loss_labels[] = {
-  N_("Full logits"), N_("Chunked"), N_("Fused with the head"), N_("Kernel on 16-bit logits"), NULL
+  N_("Full logits"), N_("Chunked"), N_("Fused with the head"), N_("Kernel on 16-bit logits"),
+  N_("Megatron vocab-parallel"), N_("Transformer Engine kernel"), NULL
 };
 static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
@@ -760,7 +762,8 @@ static const struct
    * (bias_swiglu_fusion) unless --no-rope-fusion / --no-bias-swiglu-fusion. */
   { "megatron", "training.rope_kernel", "fused" },
   { "megatron", "training.glu_kernel", "fused" },
-  { "megatron", "training.loss", "full" },
+  /* tensor_parallel.vocab_parallel_cross_entropy unless --cross-entropy-loss-fusion. */
+  { "megatron", "training.loss", "vocab-parallel" },
   { "megatron", "training.recompute", "none" },
   /* --bf16 turns on accumulate_allreduce_grads_in_fp32 (arguments.py):
    * fp32 main_grad buffers. */

@@ -431,6 +431,37 @@ test_eager_rope_glu (void)
   assert_close (eager.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
+/* The loss's memory-bound passes on the last rank, forward once and backward
+ * twice: PyTorch's full loss three fp32 passes, 12 B a logit; a kernel on
+ * the 16-bit logits (flash-attn's, Transformer Engine's) 2 B; Megatron's
+ * vocab-parallel loss works on an fp32 copy like the full one. 1,024
+ * tokens × 32,768 rows at 0.8 × 1 TB/s: 3 · 1024 · 32768 · (12 − 2) /
+ * 0.8e12 s less for the kernels. */
+static void
+test_loss_passes (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep full, other;
+  double less = 3 * 1024.0 * 32768 * (12 - 2) / 0.8e12;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  step_ok (&model, &t, &gpu, NULL, &full);
+  t.loss = HR_LOSS_KERNEL;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
+  t.loss = HR_LOSS_TE;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
+  t.loss = HR_LOSS_VOCAB_PARALLEL;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (other.split.memory_bound, full.split.memory_bound, 1e-12);
+}
+
 static void
 test_errors (void)
 {
@@ -738,6 +769,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
+  g_test_add_func ("/planner/step/loss-passes", test_loss_passes);
   g_test_add_func ("/planner/step/lora-products", test_lora_products);
   g_test_add_func ("/planner/step/dora-norms", test_dora_norms);
   g_test_add_func ("/planner/step/foreach-adamw", test_foreach_adamw);

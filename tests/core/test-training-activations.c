@@ -630,6 +630,24 @@ test_loss_kinds (void)
   g_assert_cmpfloat (act.lm_head, ==, 4096);
   g_assert_cmpfloat (act.loss, ==, 16768);
   g_assert_cmpfloat (act.loss_transient, ==, 16384);
+
+  /* vocab-parallel (Megatron's vocab_parallel_cross_entropy): the fp32
+   * copy made the softmax in place, 8,192 · 4 = 32,768, and labels 256:
+   * 33,024 saved; the backward makes the gradient in place and returns it
+   * in 16 bits: 16,384 beside it (PyTorch's full loss holds 65,536). */
+  t.loss = HR_LOSS_VOCAB_PARALLEL;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 33024);
+  g_assert_cmpfloat (act.loss_transient, ==, 16384);
+
+  /* te (Transformer Engine's parallel_cross_entropy): the 16-bit logits
+   * 16,384, each row's fp32 max, sum and target logit 32 · 12 = 384 and
+   * labels 256: 17,024 saved; the gradient is written over the logits. */
+  t.loss = HR_LOSS_TE;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.lm_head, ==, 4096);
+  g_assert_cmpfloat (act.loss, ==, 17024);
+  g_assert_cmpfloat (act.loss_transient, ==, 0);
 }
 
 static void

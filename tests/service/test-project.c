@@ -274,6 +274,8 @@ test_framework_defaults (void)
   g_assert_true (headroom_project_set_string (project, "training.framework", "megatron", NULL));
   headroom_project_get_training (project, &t);
   g_assert_false (t.overlap);
+  /* Megatron's own loss, tensor_parallel.vocab_parallel_cross_entropy. */
+  g_assert_cmpint (t.loss, ==, HR_LOSS_VOCAB_PARALLEL);
   g_assert_true (headroom_project_set_string (project, "training.overlap", "on", NULL));
   headroom_project_get_training (project, &t);
   g_assert_true (t.overlap);
