@@ -175,27 +175,24 @@ static const Held held[] = {
   { "25.09-h100-sxm-llama-3-8b-fp8-cs-8gpu", 1.01 },
   { "25.09-h100-sxm-llama-3-70b-fp8-cs-64gpu", 0.95 },
   { "25.09-h100-sxm-llama-3.1-405b-fp8-cs-1024gpu", 1.05 },
-  { "25.09-h100-sxm-deepseek-v3-fp8-cs-1024gpu", 1.28 },
-  { "25.09-h100-sxm-deepseek-v3-fp8-blockwise-1024gpu-alt", 1.28 },
+  { "25.09-h100-sxm-deepseek-v3-fp8-cs-1024gpu", 1.50 },
+  { "25.09-h100-sxm-deepseek-v3-fp8-blockwise-1024gpu-alt", 1.50 },
+  { "25.11-h100-sxm-qwen3-235b-a22b-fp8-cs-256gpu", 1.85 },
+  { "25.09-gb200-qwen3-235b-a22b-fp8-cs-64gpu", 1.28 },
+  { "25.09-gb200-qwen3-235b-a22b-fp8-mx-64gpu-alt", 1.29 },
+  { "25.09-h100-sxm-qwen3-235b-a22b-fp8-cs-256gpu", 2.42 },
   { "25.09-h100-sxm-qwen3-30b-a3b-fp8-cs-16gpu", 1.29 },
 };
 
 /* Rows the project refuses as the model stands, so that the test notices
- * when they become expressible. Four fold expert parallel over the dense
- * layers' tensor-parallel ranks (Megatron-Core's MoE parallel folding,
- * expert_tensor_parallel_size 1) in releases whose recipe was not
- * transcribed, so the row does not say so: Qwen3-235B-A22B at TP 2, PP 8,
- * EP 32 on 256 H100s (DP 16) and at TP 2, EP 64 on 64 GB200s (DP 32); the
- * later releases' rows of the same layouts set it and are estimated. One is
- * refused rightly: 25.09's parenthesised DeepSeek-V3 layout on GB200, PP 8
- * and EP 64 on 256 GPUs at TP 1, leaves 32 ranks per stage for 64 expert
- * ranks (GBS 2,048 / GA 64 = DP 32). */
+ * when they become expressible. One is refused rightly: 25.09's
+ * parenthesised DeepSeek-V3 layout on GB200, PP 8 and EP 64 on 256 GPUs at
+ * TP 1, leaves 32 ranks per stage for 64 expert ranks (GBS 2,048 / GA 64 =
+ * DP 32). (The Qwen3-235B-A22B rows of 25.09 and 25.11, EP over the TP
+ * ranks too, were refused until their recipes' expert tensor parallel size
+ * of 1 was set below.) */
 static const char *const refused[] = {
-  "25.11-h100-sxm-qwen3-235b-a22b-fp8-cs-256gpu",
   "25.09-gb200-deepseek-v3-fp8-mx-256gpu-alt",
-  "25.09-gb200-qwen3-235b-a22b-fp8-cs-64gpu",
-  "25.09-gb200-qwen3-235b-a22b-fp8-mx-64gpu-alt",
-  "25.09-h100-sxm-qwen3-235b-a22b-fp8-cs-256gpu",
 };
 
 /* A count of the row; 1 for a JSON null ("n/a" in the table: VP without
@@ -308,6 +305,13 @@ set_row (HeadroomProject *project,
       && !JSON_NODE_HOLDS_NULL (json_object_get_member (workload, "expert_tensor_parallel_size")))
     set_int (project, "training.expert_tensor_parallel",
              json_object_get_int_member (workload, "expert_tensor_parallel_size"));
+  /* A row without a workload config runs its recipe's: 1 for the MoE
+   * recipes (25.09: src/megatron/bridge/recipes/qwen/qwen3_235b_a22b.py and
+   * deepseek/deepseek_v3.py; 25.11: scripts/performance/configs/qwen3/
+   * workload_base_configs.py, BASE_QWEN3_235B_A22B_CONFIG). */
+  else if (workload == NULL
+           && (g_str_has_prefix (preset, "qwen3") || g_str_has_prefix (preset, "deepseek")))
+    set_int (project, "training.expert_tensor_parallel", 1);
   /* overrides.py: cpu_offloading_num_layers > 0 turns on cpu_offloading
    * of that many layers' activations (not the weights). */
   if (workload != NULL && json_object_has_member (workload, "cpu_offloading_num_layers")
