@@ -47,7 +47,7 @@ static const char * const loss_choices[] = { "full", "chunked", "fused", "kernel
                                               "te", NULL };
 static const char * const loss_labels[] = {
   N_("Full logits"), N_("Chunked"), N_("Fused with the head"), N_("Kernel on 16-bit logits"),
-  N_("Megatron vocab-parallel"), N_("Transformer Engine kernel"), NULL
+  N_("Megatron vocab-parallel"), N_("Transformer Engine"), NULL
 };
 static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
