@@ -203,29 +203,6 @@ dup_trainable_share (HeadroomEstimator *estimator)
   return NULL;
 }
 
-/* The key of the setting the estimator's summary figure `name` needs
- * (training.tokens or training.mfu); NULL when the figure is a result. */
-static const char *
-figure_needs (HeadroomEstimator *estimator,
-              const char        *name)
-{
-  static const char *const keys[] = { "training.tokens", "training.mfu" };
-  GListModel *summary = headroom_estimator_get_summary (estimator);
-
-  for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
-    {
-      g_autoptr(HeadroomQuantity) q = g_list_model_get_item (summary, i);
-      const char *needs = headroom_quantity_get_needs (q);
-
-      if (g_strcmp0 (headroom_quantity_get_name (q), name) != 0 || needs == NULL)
-        continue;
-      for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
-        if (g_strcmp0 (needs, headroom_project_get_key_label (keys[k])) == 0)
-          return keys[k];
-    }
-  return NULL;
-}
-
 /* "Measured FLOPs utilisation not set (give --mfu)" */
 static char *
 dup_not_set (const char *key)
@@ -265,8 +242,11 @@ compute_training (HeadroomProject        *project,
     result->limits = *limits;
   result->power_known = headroom_estimator_get_power_known (estimator);
   result->model_context = headroom_project_get_int (project, "model.max_position_embeddings");
-  result->step_needs = figure_needs (estimator, "step_seconds");
-  result->run_needs = figure_needs (estimator, "total_seconds");
+  /* What the estimator's summary says its times need: the utilisation
+   * where the step is not predicted, the token budget for the run's length. */
+  result->step_needs = headroom_estimator_get_needs_utilization (estimator) ? "training.mfu" : NULL;
+  result->run_needs = headroom_project_get_double (project, "training.tokens") > 0
+                      ? result->step_needs : "training.tokens";
   result->trainable_share = dup_trainable_share (estimator);
   result->time_basis = headroom_estimator_dup_time_basis (estimator);
   result->segments = g_object_ref (headroom_estimator_get_memory_segments (estimator));

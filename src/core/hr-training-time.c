@@ -149,6 +149,8 @@ hr_training_time_of (const HrModel          *model,
   time->model_flops_per_step = flops.model_flops;
   time->hardware_flops_per_step = flops.total;
   time->peak_flops = gpu->peak_flops[hr_training_compute_dtype (training)];
+  if (training->tokens > 0)
+    time->steps = ceil (training->tokens / time->tokens_per_step);
   if (training->mfu == 0)
     {
       /* One step-time model: the planner's prediction from the hardware
@@ -159,8 +161,6 @@ hr_training_time_of (const HrModel          *model,
       if (hr_training_cpu_optimizer (training))
         {
           time->needs_utilization = true;
-          if (training->tokens > 0)
-            time->steps = ceil (training->tokens / time->tokens_per_step);
           return HR_OK;
         }
       if (memory == NULL)
@@ -228,8 +228,6 @@ hr_training_time_of (const HrModel          *model,
   time->tokens_per_second = time->tokens_per_step / time->step_seconds;
   time->tokens_per_second_per_gpu = time->tokens_per_second / gpus;
 
-  if (training->tokens > 0)
-    time->steps = ceil (training->tokens / time->tokens_per_step);
   time->total_seconds = time->steps * time->step_seconds;
   time->gpu_hours = gpus * time->total_seconds / 3600;
   time->cost = time->gpu_hours * training->price_per_gpu_hour;

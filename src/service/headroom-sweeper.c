@@ -166,6 +166,8 @@ compute_points (GBytes          *snapshot,
       else
         {
           double *bytes = g_new0 (double, MAX (n_segments, 1));
+          /* NaN where the time needs a measured utilisation: the CSV leaves it empty. */
+          gboolean untimed = headroom_estimator_get_needs_utilization (estimator);
 
           /* Matched by name: the components are those of the base. */
           for (guint i = 0; i < g_list_model_get_n_items (segments); i++)
@@ -181,11 +183,8 @@ compute_points (GBytes          *snapshot,
           point.memory = headroom_estimator_get_memory_on_gpu (estimator);
           point.capacity = headroom_estimator_get_memory_capacity (estimator);
           point.fits = headroom_estimator_get_fits (estimator);
-          /* NaN where the time needs a measured utilisation: the CSV leaves it empty. */
-          point.step_seconds = headroom_estimator_get_needs_utilization (estimator)
-                               ? NAN : headroom_estimator_get_step_seconds (estimator);
-          point.tokens_per_second = headroom_estimator_get_needs_utilization (estimator)
-                                    ? NAN : headroom_estimator_get_tokens_per_second (estimator);
+          point.step_seconds = untimed ? NAN : headroom_estimator_get_step_seconds (estimator);
+          point.tokens_per_second = untimed ? NAN : headroom_estimator_get_tokens_per_second (estimator);
         }
       g_array_append_val (p->points, point);
     }

@@ -84,6 +84,20 @@ round_gpu (HrGpu *gpu)
   gpu->power_watts = 500;
 }
 
+/* LoRA of Llama 2 7B under FSDP full shard on 8 GPUs of round_gpu(). */
+static void
+llama2_7b_lora_fsdp8 (HrModel    *m,
+                      HrTraining *t,
+                      HrGpu      *gpu)
+{
+  llama2_7b (m);
+  round_gpu (gpu);
+  one_gpu (t);
+  t->gpus_per_node = 8;
+  t->fsdp = HR_FSDP_FULL;
+  t->finetune.method = HR_FINETUNE_LORA;
+}
+
 /* Parameters */
 
 static void
@@ -323,12 +337,7 @@ test_fsdp_frozen (void)
   HrModel m;
   HrGpu gpu;
 
-  llama2_7b (&m);
-  round_gpu (&gpu);
-  one_gpu (&t);
-  t.gpus_per_node = 8;
-  t.fsdp = HR_FSDP_FULL;
-  t.finetune.method = HR_FINETUNE_LORA;
+  llama2_7b_lora_fsdp8 (&m, &t, &gpu);
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
   assert_near (2 * 6738415616.0 / 8, mem.frozen_weights, 1e-12);
   assert_near (8 * 4194304.0 / 8, mem.adapters, 1e-12);
@@ -517,12 +526,7 @@ test_frozen_gradients (void)
   HrGpu gpu;
   double full;
 
-  llama2_7b (&m);
-  round_gpu (&gpu);
-  one_gpu (&t);
-  t.gpus_per_node = 8;
-  t.fsdp = HR_FSDP_FULL;
-  t.finetune.method = HR_FINETUNE_LORA;
+  llama2_7b_lora_fsdp8 (&m, &t, &gpu);
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &plain, &err), ==, HR_OK);
   t.finetune.frozen_gradients = true;
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
