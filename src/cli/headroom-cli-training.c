@@ -340,6 +340,12 @@ print_train_json (HeadroomProject   *project,
       headroom_cli_json_bytes (builder, "pageable", m->pageable);
       headroom_cli_json_bytes (builder, "paged_out", m->paged_out);
     }
+  /* Only with training.quant_load_whole (hr-finetune-load.c). */
+  if (m->load_reserved > 0)
+    {
+      headroom_cli_json_bytes (builder, "load_allocated_peak", m->load_allocated_peak);
+      headroom_cli_json_bytes (builder, "load_reserved", m->load_reserved);
+    }
   json_builder_end_object (builder);
 
   json_builder_set_member_name (builder, "time");

@@ -258,6 +258,13 @@ quantized (const HrFinetune *finetune)
   return finetune->method == HR_FINETUNE_QLORA && finetune->quant != HR_QUANT_NONE;
 }
 
+bool
+hr_finetune_whole_nf4_load (const HrFinetune *finetune)
+{
+  return finetune->method == HR_FINETUNE_QLORA && finetune->quant == HR_QUANT_NF4
+         && finetune->quant_load_whole;
+}
+
 HrStatus
 hr_finetune_validate (const HrFinetune *f,
                       const HrModel    *model,
@@ -301,6 +308,15 @@ hr_finetune_validate (const HrFinetune *f,
   if (f->method == HR_FINETUNE_QLORA && f->quant == HR_QUANT_NONE)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "quant", f->quant, 0,
                          "QLoRA needs nf4, fp4 or int8");
+  /* hr-finetune-load.c replays torchtune 0.1's dense Llama builders, layer
+   * by layer. */
+  if (hr_finetune_whole_nf4_load (f) && model->n_experts > 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "quant_load_whole", 1, 0,
+                         "torchtune 0.1, which quantised whole tensors, built no "
+                         "mixture-of-experts model");
+  if (hr_finetune_whole_nf4_load (f) && model->n_layers > HR_FINETUNE_LOAD_MAX_LAYERS)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "quant_load_whole", model->n_layers,
+                         HR_FINETUNE_LOAD_MAX_LAYERS, "the load is replayed for up to this many layers");
   return HR_OK;
 }
 
@@ -438,6 +454,21 @@ quantized_matrix (const HrFinetune *f,
   if (f->quant_scope == HR_QUANT_SCOPE_ADAPTED)
     return adapted (f, mat);
   return true;
+}
+
+int
+hr_finetune_dense_linears (const HrModel    *model,
+                           const HrFinetune *f,
+                           HrFinetuneLinear *linears)
+{
+  Matrix mats[MAX_MATRICES];
+  int n = layer_matrices (model, f, false, mats);
+
+  for (int i = 0; i < n; i++)
+    linears[i] = (HrFinetuneLinear) { mats[i].in, mats[i].out, quantized_matrix (f, &mats[i]),
+                                      adapted (f, &mats[i]),
+                                      mats[i].group == GROUP_MLP || mats[i].group == GROUP_DOWN };
+  return n;
 }
 
 /* A quantised frozen linear saves its input for the backward: bitsandbytes'

@@ -90,6 +90,9 @@ typedef struct
                                * torchtune's DoRALinear reuses the base output */
   bool     quant_saves_input; /* each 4-bit linear saves its input for the backward
                                * (bitsandbytes MatMul4Bit before 0.44: ctx.tensors = (A, B)) */
+  bool     quant_load_whole;  /* NF4 weights quantised whole as the model is built and
+                               * loaded (torchtune 0.1 with torchao 0.1); false: in
+                               * chunks, whose transients stay under the step's peak */
   bool     frozen_gradients;  /* the layers' frozen weights get gradients as if trained:
                                * FSDP1 with use_orig_params flattens a wrapped layer's frozen
                                * and trained weights into one FlatParameter that requires
@@ -152,6 +155,8 @@ HrStatus hr_finetune_validate (const HrFinetune *finetune,
 
 bool     hr_finetune_is_adapter (const HrFinetune *finetune);  /* lora, qlora, dora */
 bool     hr_finetune_is_full    (const HrFinetune *finetune);
+/* QLoRA with NF4 weights quantised whole as the model loads (quant_load_whole) */
+bool     hr_finetune_whole_nf4_load (const HrFinetune *finetune);
 
 HrStatus hr_finetune_params (const HrModel    *model,
                              const HrFinetune *finetune,
@@ -217,6 +222,34 @@ void     hr_finetune_adapter_widths (const HrModel           *model,
 double   hr_finetune_dequant_bytes (const HrModel    *model,
                                     const HrFinetune *finetune,
                                     double            compute_bytes);
+
+/* One linear of a dense layer, in the order the model builds them. */
+typedef struct
+{
+  int64_t in, out;
+  bool    quantized;   /* stored quantised */
+  bool    adapted;     /* carries an adapter */
+  bool    mlp;         /* of the MLP (else of the attention) */
+} HrFinetuneLinear;
+
+#define HR_FINETUNE_MAX_LINEARS 12
+
+/* A dense layer's linears; returns how many (at most HR_FINETUNE_MAX_LINEARS). */
+int      hr_finetune_dense_linears (const HrModel    *model,
+                                    const HrFinetune *finetune,
+                                    HrFinetuneLinear *linears);
+
+/* The most layers the model-load replay (hr-finetune-load.c) takes. */
+#define HR_FINETUNE_LOAD_MAX_LAYERS 1024
+
+/* What the caching allocator holds once torchtune 0.1 has built and loaded
+ * a QLoRA model whose NF4 weights torchao 0.1 quantises whole
+ * (finetune.quant_load_whole): the peak of live tensors during the load and
+ * the bytes reserved at its end (docs/training.md, "Model load"). */
+void     hr_finetune_load_peaks (const HrModel    *model,
+                                 const HrFinetune *finetune,
+                                 double           *allocated_peak,
+                                 double           *reserved);
 
 /* Sets fused_qkv and fused_gate_up from a Hugging Face model_type: the
  * architectures whose attention (gpt2 c_attn, gpt_neox/falcon/bloom

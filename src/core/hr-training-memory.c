@@ -371,6 +371,18 @@ phases (const HrModel        *model,
   }
   memory->reserved_peak = memory->allocated_peak + n_tensors * ALLOCATOR_ROUND_LARGE / 2
                           + memory->cached_free;
+  memory->allocator_cache = memory->reserved_peak - memory->allocated_peak;
+  /* The model's load comes before the step (hr-finetune-load.c): its live
+   * tensors peak on their own, and the segments it reserved stay. The
+   * step's tensors are smaller than the blocks the load freed, so they fit
+   * in those segments unless the step needs more. */
+  if (memory->load_allocated_peak > memory->allocated_peak)
+    memory->allocated_peak = memory->load_allocated_peak;
+  if (memory->load_reserved > memory->reserved_peak)
+    {
+      memory->load_excess = memory->load_reserved - memory->reserved_peak;
+      memory->reserved_peak = memory->load_reserved;
+    }
 
   memory->overhead = training->overhead_bytes;
   memory->total = memory->reserved_peak + memory->overhead + memory->pageable;
@@ -400,6 +412,9 @@ stage_states (const HrModel    *model,
     hr_training_model_states (training, &memory->rank, memory);
   else
     finetune_states (model, training, params, memory);
+  if (hr_finetune_whole_nf4_load (&training->finetune))
+    hr_finetune_load_peaks (model, &training->finetune, &memory->load_allocated_peak,
+                            &memory->load_reserved);
   memory->micro_batches_in_flight = hr_training_in_flight (training, stage);
 
   /* Temporary buffers */

@@ -378,6 +378,15 @@ hr_training_validate_settings (const HrTraining *t,
   if (t->finetune.frozen_gradients && t->fsdp == HR_FSDP_NONE)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "frozen_gradients", 1, 0,
                          "frozen weights get gradients through FSDP's flat parameters: set FSDP");
+  /* torchtune 0.1's QLoRA recipe held every weight whole on its one GPU
+   * (hr-finetune-load.c). */
+  if (hr_finetune_whole_nf4_load (&t->finetune)
+      && (t->tensor_parallel > 1 || t->pipeline_parallel > 1 || t->context_parallel > 1
+          || t->expert_parallel > 1 || hr_training_effective_zero_stage (t) >= 3))
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "quant_load_whole", 1, 0,
+                         "the whole-tensor NF4 load is modelled with every weight on each GPU, "
+                         "as torchtune 0.1's single-device recipe ran it: no tensor, pipeline, "
+                         "context or expert parallelism, no ZeRO-3 or FSDP");
   if (t->dropout_mask_bytes > 8)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "dropout_mask_bytes",
                          t->dropout_mask_bytes, 8, "1 (CUDA) or 4 (PyTorch on CPU)");

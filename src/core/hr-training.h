@@ -282,6 +282,14 @@ typedef struct
                                    * states are not PyTorch's, not in it) */
   double reserved_peak;           /* plus the caching allocator's rounding
                                    * (torch.cuda.max_memory_reserved) */
+  double allocator_cache;         /* the step's reserved less its allocated peak:
+                                   * rounding and the blocks it cannot use */
+  double load_allocated_peak;     /* torchtune 0.1's QLoRA model load
+                                   * (finetune.quant_load_whole): its peak of live
+                                   * tensors, */
+  double load_reserved;           /* and what it leaves reserved; 0 otherwise. Both
+                                   * count in the two peaks above */
+  double load_excess;             /* what the load's reservation adds to the step's */
   double peak_forward;            /* the phases: end of the forward (loss included), */
   double peak_loss_backward;      /* the loss's backward, */
   double peak_layer_backward;     /* the last layer's backward (all gradients held), */
@@ -291,7 +299,8 @@ typedef struct
                                    * loss's buffers): the limits' first guess */
   double peak_gradients;          /* what of gradients, activations and buffers is */
   double peak_activations;        /* live in the peak phase: with the states they sum */
-  double peak_temporary;          /* to allocated_peak */
+  double peak_temporary;          /* to the step's allocated peak (allocated_peak
+                                   * unless the model's load peaks higher) */
   double total;                   /* reserved_peak + overhead + pageable: what the GPU
                                    * must hold */
   double capacity;                /* the GPU's memory */

@@ -263,10 +263,18 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
       add_quantity (items, "temporary", _("Temporary buffers"), m->peak_temporary, "bytes",
                     "buffers", _("gathered layers, communication buckets, the loss's buffers at the peak"));
       add_quantity (items, "allocator", _("Allocator rounding and cache"),
-                    m->reserved_peak - m->allocated_peak, "bytes", "overhead",
+                    m->allocator_cache, "bytes", "overhead",
                     _("the caching allocator's 2 MiB rounding of large blocks, and the freed "
                       "blocks it keeps that the peak cannot use (FSDP's stream pools, the "
                       "16-bit logits)"));
+      if (m->load_excess > 0)
+        add_quantity (items, "load", _("Kept from the model load"), m->load_excess, "bytes",
+                      "overhead",
+                      _("segments the caching allocator reserved while the model loaded, beyond "
+                        "what the step reserves: torchao 0.1 quantises each NF4 weight whole, "
+                        "with 64 bytes of temporaries per element, and the NF4 tensors made "
+                        "between them pin the freed blocks (a replay of the allocator, "
+                        "docs/training.md, “Model load”)"));
       add_quantity (items, "overhead", _("Overhead"), m->overhead, "bytes", "overhead",
                     _("CUDA context, cuBLAS workspace, NCCL buffers"));
       /* The offloaded states of fine-tuning are the trained part's: shown in

@@ -172,7 +172,11 @@ pin (HeadroomPlanner *self,
     request->recompute = t->recompute;
   if (is_pinned (self, "training.sequence_parallel"))
     request->sequence_parallel = t->sequence_parallel ? 1 : 0;
-  if (self->search_set && t->global_batch == 0 && gpus > 0)
+  /* The optimizer stepped in the backward accumulates nothing: 0 is then
+   * one micro-batch per GPU, as the estimate reads it. */
+  if (self->search_set && t->global_batch == 0 && gpus > 0 && t->optimizer_in_backward)
+    t->global_batch = t->micro_batch * gpus;
+  else if (self->search_set && t->global_batch == 0 && gpus > 0)
     t->global_batch = gpus >= 512 ? gpus : ((512 + gpus - 1) / gpus) * gpus;
 }
 

@@ -397,6 +397,13 @@ static const HeadroomKeyInfo keys[] = {
                         "policy and FSDP2 avoid it."))),
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora")),
+  /* docs/training.md, "Model load" */
+  BOOL ("training.quant_load_whole", "false", N_("NF4 quantised whole at load (torchao 0.1)"),
+        GROUP ("workload/finetune"), TRAIN (finetune.quant_load_whole), VISIBLE_WHEN ("training.method", "qlora"),
+        DESCRIPTION (N_("torchtune 0.1 with torchao 0.1 quantised each weight in one piece as it "
+                        "built and loaded the model, with 64 bytes of temporaries per element: "
+                        "what the allocator keeps from the load then sets the peak. torchao 0.2 "
+                        "and later quantise in chunks."))),
   /* docs/training.md, "Time, MFU and cost" */
   DBL ("training.mfu", 0, 1, "0", NULL, N_("Measured FLOPs utilisation"),
        GROUP ("workload/throughput"), PLACEHOLDER (N_("Predicted")), TRAIN (mfu),

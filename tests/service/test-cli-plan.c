@@ -74,6 +74,31 @@ test_plan_train_agree (void)
     }
 }
 
+/* --framework torchtune steps the optimizer in the backward, which
+ * accumulates nothing, and leaves the global batch at 0: one micro-batch per
+ * GPU, 8 sequences on 8 GPUs (the 512 of other frameworks would need 64
+ * micro-batches a GPU, which the setting refuses). */
+static void
+test_plan_optimizer_in_backward (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+  JsonArray *layouts;
+
+  run_cli (&run, "plan", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--framework", "torchtune", "--seq", "2048", "--json", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  out = parse_output (&run);
+  layouts = json_node_get_array (member (out, "layouts"));
+  g_assert_cmpuint (json_array_get_length (layouts), >, 0);
+  for (guint i = 0; i < json_array_get_length (layouts); i++)
+    {
+      JsonObject *l = json_array_get_object_element (layouts, i);
+
+      g_assert_cmpint (member_int (l, "dp") * member_int (l, "micro_batch"), ==, 8);
+    }
+}
+
 /* --async-tp reaches the step model through `train` and `plan` alike: with
  * TP 8, sequence parallel and --compile, `plan`'s layout and `train` of it
  * predict the same step, shorter than without (tests/core/test-planner.c
@@ -309,6 +334,7 @@ main (int   argc,
   g_test_add_func ("/cli/plan", test_plan);
   g_test_add_func ("/cli/plan/train-agree", test_plan_train_agree);
   g_test_add_func ("/cli/plan/async-tp", test_async_tp);
+  g_test_add_func ("/cli/plan/optimizer-in-backward", test_plan_optimizer_in_backward);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/plan/nothing-fits", test_plan_nothing_fits);
 
