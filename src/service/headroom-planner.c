@@ -43,7 +43,6 @@ struct _HeadroomPlanner
   char                 **pinned;
   gboolean               pareto_truncated;
   gint64                 global_batch;   /* the global batch searched for (resolved) */
-  gboolean               search_set;     /* headroom_planner_set_search() was called */
 };
 
 G_DEFINE_FINAL_TYPE (HeadroomPlanner, headroom_planner, G_TYPE_OBJECT)
@@ -172,12 +171,11 @@ pin (HeadroomPlanner *self,
     request->recompute = t->recompute;
   if (is_pinned (self, "training.sequence_parallel"))
     request->sequence_parallel = t->sequence_parallel ? 1 : 0;
-  /* The optimizer stepped in the backward accumulates nothing: 0 is then
-   * one micro-batch per GPU, as the estimate reads it. */
-  if (self->search_set && t->global_batch == 0 && gpus > 0 && t->optimizer_in_backward)
+  /* 0 is one micro-batch per GPU, no accumulation: as the estimate reads it
+   * for a data-parallel run (and all the optimizer stepped in the backward
+   * allows). */
+  if (t->global_batch == 0 && gpus > 0)
     t->global_batch = t->micro_batch * gpus;
-  else if (self->search_set && t->global_batch == 0 && gpus > 0)
-    t->global_batch = gpus >= 512 ? gpus : ((512 + gpus - 1) / gpus) * gpus;
 }
 
 /* Runs the search and sets the status, message, counts and lists (not yet
@@ -713,7 +711,6 @@ headroom_planner_set_search (HeadroomPlanner    *self,
   g_return_if_fail (HEADROOM_IS_PLANNER (self));
   g_return_if_fail (max_layouts > 0 && max_pareto > 0);
 
-  self->search_set = TRUE;
   self->max_layouts = max_layouts;
   self->max_pareto = max_pareto;
   g_strfreev (self->pinned);

@@ -96,8 +96,8 @@ void                  headroom_planner_set_search   (HeadroomPlanner    *self,
                                                      const char * const *pinned);
 /* Whether the front had more points than were kept. */
 gboolean              headroom_planner_get_pareto_truncated (HeadroomPlanner *self);
-/* The global batch searched for: the project's, or for 0 the smallest
- * multiple of the GPU count that is at least 512. */
+/* The global batch searched for: the project's, or for 0 the micro-batch
+ * times the GPUs (one micro-batch per GPU, no accumulation). */
 gint64                headroom_planner_get_global_batch     (HeadroomPlanner *self);
 
 G_END_DECLS

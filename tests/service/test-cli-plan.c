@@ -76,8 +76,7 @@ test_plan_train_agree (void)
 
 /* --framework torchtune steps the optimizer in the backward, which
  * accumulates nothing, and leaves the global batch at 0: one micro-batch per
- * GPU, 8 sequences on 8 GPUs (the 512 of other frameworks would need 64
- * micro-batches a GPU, which the setting refuses). */
+ * GPU, 8 sequences on 8 GPUs, every layout without accumulation. */
 static void
 test_plan_optimizer_in_backward (void)
 {

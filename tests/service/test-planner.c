@@ -551,14 +551,13 @@ test_cannot_plan (void)
   g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_NO_PROJECT);
   g_assert_nonnull (headroom_planner_get_message (planner));
 
-  /* The planner needs the sequences per step; 0 is refused, naming the key. */
+  /* A global batch of 0 is one micro-batch per GPU: 8 on the default
+   * project's 8 GPUs. */
   headroom_project_set_int (project, "training.global_batch", 0, NULL);
   headroom_planner_set_project (planner, project);
   headroom_planner_refresh (planner);
-  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_INVALID);
-  g_assert_true (g_str_has_prefix (headroom_planner_get_message (planner),
-                                   "Global batch: 0 must be positive"));
-  g_assert_cmpuint (g_list_model_get_n_items (headroom_planner_get_layouts (planner)), ==, 0);
+  g_assert_cmpint (headroom_planner_get_status (planner), ==, HEADROOM_PLANNER_STATUS_LAYOUTS);
+  g_assert_cmpint (headroom_planner_get_global_batch (planner), ==, 8);
 
   /* An inference project has no training layout to plan. */
   headroom_project_set_int (project, "training.global_batch", 512, NULL);

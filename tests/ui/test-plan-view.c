@@ -332,16 +332,23 @@ test_plan_view_bad_input (void)
   g_autoptr(HeadroomProject) project = headroom_project_new_default ();
   HeadroomPlanView *view;
   GtkWidget *window = window_new (project, &view);
-  const char *message;
+  GListModel *layouts;
 
-  /* The planner needs the sequences per step; 0 ("micro-batch × dp") is
-   * refused, naming the project key. */
+  /* A global batch of 0 (torchtune's default) is one micro-batch per GPU:
+   * the default project's 8 GPUs at micro-batch 1 give 8 sequences a step
+   * in every layout (data parallel × micro-batch × accumulation). */
   headroom_project_set_int (project, "training.global_batch", 0, NULL);
   headroom_plan_view_refresh (view);
-  message = headroom_plan_view_get_message (view);
-  g_assert_nonnull (message);
-  g_assert_true (g_str_has_prefix (message, "Global batch: 0 must be positive"));
-  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (headroom_plan_view_get_layouts (view))), ==, 0);
+  g_assert_null (headroom_plan_view_get_message (view));
+  layouts = G_LIST_MODEL (headroom_plan_view_get_layouts (view));
+  g_assert_cmpuint (g_list_model_get_n_items (layouts), >, 0);
+  for (guint i = 0; i < g_list_model_get_n_items (layouts); i++)
+    {
+      g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (layouts, i);
+      const HrPlanLayout *l = headroom_plan_row_get_layout (row);
+
+      g_assert_cmpint (l->data_parallel * l->training.micro_batch * l->grad_accumulation, ==, 8);
+    }
   /* An inference project has no training layout to plan. */
   headroom_project_set_int (project, "training.global_batch", 512, NULL);
   headroom_project_set_string (project, "workload", "inference", NULL);
