@@ -248,6 +248,7 @@ headroom_cli_flops (int    argc,
   headroom_project_get_training (project, &training);
   options.seq_len = training.seq_len;
   options.micro_batch = training.micro_batch;
+  options.recompute_modules = training.recompute_modules;
   options.attention = training.attention;
   options.recompute = training.recompute;
   options.causal = training.causal;

@@ -42,6 +42,57 @@ sliding_layers (const HrModel *model)
 /* Share of a component's forward that torchtitan's op-level SAC recomputes:
  * the k projection of q, k, v (by output width), the output projection, one
  * of three gated MLP matrices (w3) or one of two plain ones (fc2). */
+/* The share of a component's forward FLOPs that Megatron's selective
+ * recompute_modules rerun (the attention core is handled apart): mlp the
+ * dense MLPs, moe the MoE layers' experts (shared ones too) and routers,
+ * shared_experts the shared experts alone, mla_up_proj MLA's q_b and kv_b
+ * up projections. layernorm and moe_act rerun no product. */
+static double
+selective_share (const HrModel    *m,
+                 const HrParams   *params,
+                 unsigned          modules,
+                 HrFlopsComponent  c)
+{
+  double n_moe = (double) params->n_moe_layers;
+  double n_dense = (double) m->n_layers - n_moe;
+
+  if (c == HR_FLOPS_MLP)
+    {
+      double dense = (double) m->ffn_size * n_dense;
+      double routed = n_moe * (double) m->experts_per_token * (double) m->expert_ffn_size;
+      double shared = n_moe * (double) m->n_shared_experts * (double) m->shared_expert_ffn_size;
+      double rerun = ((modules & HR_RECOMPUTE_MLP) ? dense : 0)
+                     + ((modules & HR_RECOMPUTE_MOE) ? routed : 0)
+                     + ((modules & (HR_RECOMPUTE_MOE | HR_RECOMPUTE_SHARED_EXPERTS)) ? shared : 0);
+
+      return dense + routed + shared > 0 ? rerun / (dense + routed + shared) : 0;
+    }
+  if (c == HR_FLOPS_ROUTER && (modules & HR_RECOMPUTE_MOE))
+    {
+      double moe = n_moe * (double) (m->n_experts + m->zero_experts);
+      double all = moe + (double) m->attention_experts * (double) m->n_layers;
+
+      return all > 0 ? moe / all : 0;
+    }
+  if (c == HR_FLOPS_ATTN_PROJ && (modules & HR_RECOMPUTE_MLA_UP_PROJ) && hr_model_uses_mla (m))
+    {
+      double h = (double) m->hidden_size, heads = (double) m->n_heads;
+      double q_head = (double) (m->qk_nope_head_dim + m->qk_rope_head_dim);
+      double ql = (double) m->q_lora_rank, kl = (double) m->kv_lora_rank;
+      double up = (m->q_lora_rank > 0 ? ql * heads * q_head : 0)
+                  + kl * heads * (double) (m->qk_nope_head_dim + m->v_head_dim);
+      double all = (m->q_lora_rank > 0 ? h * ql + ql * heads * q_head : h * heads * q_head)
+                   + h * (kl + (double) m->qk_rope_head_dim)
+                   + kl * heads * (double) (m->qk_nope_head_dim + m->v_head_dim);
+
+      if (m->index_heads > 0)
+        all += ql * (double) (m->index_heads * m->index_head_dim)
+               + h * (double) (m->index_head_dim + m->index_heads);
+      return up / all;
+    }
+  return 0;
+}
+
 static double
 op_sac_share (const HrModel    *model,
               HrFlopsComponent  c)
@@ -250,12 +301,20 @@ hr_flops_training_counted (const HrModel        *model,
        * nothing of it. */
       if (options->recompute == HR_RECOMPUTE_FULL && c != HR_FLOPS_LM_HEAD)
         part->recompute += covered * part->forward * grad[c].input_grad;
-      if (options->recompute == HR_RECOMPUTE_SELECTIVE && attention_core)
+      if (options->recompute == HR_RECOMPUTE_SELECTIVE && attention_core
+          && (options->recompute_modules & HR_RECOMPUTE_CORE_ATTN))
         part->recompute += (covered + (options->attention == HR_ATTENTION_FLASH
                                        && c == HR_FLOPS_ATTN_SCORES ? 1 - covered : 0))
                            * fwd[c] * grad[c].input_grad;
       else if (options->attention == HR_ATTENTION_FLASH && c == HR_FLOPS_ATTN_SCORES)
         part->recompute += fwd[c] * grad[c].input_grad;
+      /* Megatron's other selective modules rerun their share of the
+       * component (selective_share()). */
+      if (options->recompute == HR_RECOMPUTE_SELECTIVE && !attention_core)
+        part->recompute += covered * fwd[c]
+                           * selective_share (model, params, options->recompute_modules,
+                                              (HrFlopsComponent) c)
+                           * grad[c].input_grad;
       /* torchtitan's op-level SAC reruns every second aten.mm of a layer: of
        * wq, wk, wv, wo, w1, w3, w2 the products wk, wo and w3 (a plain MLP:
        * fc2), and no attention core (SDPA outputs are kept). */

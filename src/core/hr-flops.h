@@ -31,6 +31,23 @@ typedef enum
                               * every second one, attention outputs saved */
 } HrRecompute;
 
+/* What the selective mode recomputes: Megatron-Core's recompute_modules
+ * (megatron/core/transformer/transformer_config.py; default core_attn).
+ * core_attn, mlp, moe and shared_experts rerun the module from its saved
+ * input; layernorm, moe_act and mla_up_proj discard their output and rebuild
+ * it before the backward needs it (CheckpointWithoutOutput). */
+enum
+{
+  HR_RECOMPUTE_CORE_ATTN = 1 << 0,       /* the attention core */
+  HR_RECOMPUTE_LAYERNORM = 1 << 1,       /* the norms' outputs */
+  HR_RECOMPUTE_MOE_ACT = 1 << 2,         /* the routed experts' activation */
+  HR_RECOMPUTE_MLP = 1 << 3,             /* dense MLPs */
+  HR_RECOMPUTE_MOE = 1 << 4,             /* MoE layers' MLP part */
+  HR_RECOMPUTE_SHARED_EXPERTS = 1 << 5,  /* shared experts */
+  HR_RECOMPUTE_MLA_UP_PROJ = 1 << 6,     /* MLA's up projections and rotary embedding */
+};
+#define HR_RECOMPUTE_MODULES_MASK ((1u << 7) - 1)
+
 typedef enum
 {
   HR_FLOPS_ATTN_PROJ,    /* q, k, v projections (MLA: its low-rank chain) */
@@ -49,6 +66,7 @@ typedef struct
   int64_t         micro_batch;
   HrAttentionImpl attention;
   HrRecompute     recompute;
+  unsigned        recompute_modules; /* HR_RECOMPUTE_* bits the selective mode reruns */
   bool            causal;
   const HrFinetune *finetune;  /* what is trained; NULL = everything (hr-finetune.h) */
   double          recompute_skipped; /* share of the layers the recompute mode leaves

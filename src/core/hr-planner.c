@@ -418,6 +418,7 @@ hr_plan_context_flops (HrPlanContext    *ctx,
     .micro_batch = 1,
     .attention = training->attention,
     .recompute = recompute,
+    .recompute_modules = training->recompute_modules,
     .causal = training->causal,
     .finetune = &training->finetune,
   };
@@ -573,7 +574,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
-  double norm_bytes, mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec, cast_fwd = 0, cast_bwd = 0;
+  double norm_bytes, act_bytes, mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec;
+  double cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
   /* CP by PyTorch's context_parallel(), which runs fused SDPA kernels only */
@@ -713,9 +715,10 @@ evaluate_rank (const HrPlanContext    *ctx,
   mem_layer = tokens * h * shard * ((double) model->norms_per_layer * norm_bytes  /* norms */
                                     + 2.0 * 3.0 * a                           /* residual adds */
                                     + (tr->dropout ? 2.0 * (2.0 * a + mask) : 0.0));
-  mem_layer += (moe ? tokens * (double) model->experts_per_token : tokens)
-               * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
-               * glu_bytes (tr, model, a);   /* activation function */
+  act_bytes = (moe ? tokens * (double) model->experts_per_token : tokens)
+              * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
+              * glu_bytes (tr, model, a);   /* activation function */
+  mem_layer += act_bytes;
   if (model->positions == HR_POSITIONS_ROTARY)
     mem_layer += tokens * ((double) ctx->q_dim / t + kv_local) * rope_bytes (tr, a);
   mem_softmax = 0.0;
@@ -757,8 +760,20 @@ evaluate_rank (const HrPlanContext    *ctx,
       cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
     }
   mem_rec = full * (layers * mem_layer / bw + cast_fwd);
+  /* Megatron's selective modules rerun their memory-bound kernels: the
+   * attention core's softmax (eager), the norms, the experts' or the dense
+   * MLP's activation (moe_act, moe, mlp). */
   if (tr->recompute == HR_RECOMPUTE_SELECTIVE)
-    mem_rec = covered * layers * mem_softmax / bw;
+    {
+      unsigned rerun = tr->recompute_modules;
+      double again = (rerun & HR_RECOMPUTE_CORE_ATTN) ? mem_softmax : 0.0;
+
+      if (rerun & HR_RECOMPUTE_LAYERNORM)
+        again += tokens * h * shard * (double) model->norms_per_layer * norm_bytes;
+      if (moe ? (rerun & (HR_RECOMPUTE_MOE_ACT | HR_RECOMPUTE_MOE)) : (rerun & HR_RECOMPUTE_MLP))
+        again += act_bytes;
+      mem_rec = covered * layers * again / bw;
+    }
   /* LoRA's ops around its products, per token and adapted matrix
    * (torchtune LoRALinear.forward: out + (alpha / rank) · lora_b(lora_a(x));
    * PEFT lora.Linear.forward: result + lora_B(lora_A(x)) · scaling): the

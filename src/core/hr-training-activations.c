@@ -170,6 +170,9 @@ layer_bytes (const HrModel    *model,
   double q = a->tokens * a->heads * a->d_qk * a->compute;
   double o = a->tokens * a->heads * a->d_v;
   double bytes = 0;
+  /* Megatron's selective modules (hr-flops.h) */
+  unsigned rerun = recompute == HR_RECOMPUTE_SELECTIVE ? t->recompute_modules : 0;
+  bool up_proj = (rerun & HR_RECOMPUTE_MLA_UP_PROJ) && hr_model_uses_mla (model);
 
   /* Full recomputation keeps the layer input only ([SP] §5: 2sbh in 16 bits,
    * split over TP under SP). */
@@ -199,15 +202,33 @@ layer_bytes (const HrModel    *model,
   /* Norm inputs and statistics; projection inputs (the norm outputs). */
   bytes += (double) model->norms_per_layer
            * (a->tokens * a->h_rep * (a->residual + a->norm_fp32) + norm_stats (model, a));
-  bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_proj * a->input;
+  /* layernorm discards a norm's output, which its projections saved, and
+   * rebuilds it for the backward; only a norm that is its own module: with
+   * Transformer Engine's fused norms (LayerNormLinear) that is the MoE
+   * layers' pre-MLP norm, whose output feeds the router and the dispatch
+   * (megatron/core/transformer/transformer_layer.py: not for an IdentityOp
+   * norm). */
+  if (!(rerun & HR_RECOMPUTE_LAYERNORM))
+    bytes += (a->attn_casts + a->mlp_casts) * a->tokens * a->h_proj * a->input;
+  else if (t->norm_kernel == HR_NORM_KERNEL_FUSED)
+    bytes += (a->attn_casts + (is_moe ? 0 : a->mlp_casts)) * a->tokens * a->h_proj * a->input;
 
-  /* Attention core: q after the rotary embedding, k and v. */
+  /* Attention core: q after the rotary embedding, k and v. mla_up_proj
+   * discards them (the up projections' outputs and the rotary embedding)
+   * and keeps the latents they are rebuilt from: q_a's and kv_a's outputs. */
+  if (up_proj)
+    {
+      q = 0;
+      bytes += a->tokens * (double) (model->q_lora_rank + model->kv_lora_rank
+                                     + model->qk_rope_head_dim) * a->compute;
+    }
   bytes += q;
   if (t->attention == HR_ATTENTION_FLASH)
     {
       /* FlashAttention (Dao et al. 2022, §3.1) saves q, k, v (k/v heads only),
        * the output and an fp32 log-sum-exp per head and row. */
-      bytes += a->tokens * a->kv_heads * (a->d_qk + a->d_v) * a->compute;
+      if (!up_proj)
+        bytes += a->tokens * a->kv_heads * (a->d_qk + a->d_v) * a->compute;
       bytes += a->batch * a->heads * a->s_q * 4;
       bytes += o * a->compute;
       if (a->input != a->compute)
@@ -219,8 +240,9 @@ layer_bytes (const HrModel    *model,
        * the softmax output and, with dropout, its mask and the dropped
        * probabilities ([SP]: 2as²b + as²b + 2as²b in 16 bits). Autocast runs
        * the softmax in fp32 and saves its 16-bit cast for the product with V. */
-      bytes += a->tokens * a->heads * (a->d_qk + a->d_v) * a->compute;
-      if (recompute != HR_RECOMPUTE_SELECTIVE)
+      if (!up_proj)
+        bytes += a->tokens * a->heads * (a->d_qk + a->d_v) * a->compute;
+      if (!(rerun & HR_RECOMPUTE_CORE_ATTN))
         {
           bool autocast = t->fp32_residual && hr_training_is_mixed (t);
 
@@ -269,13 +291,23 @@ layer_bytes (const HrModel    *model,
        * ffn/etp wide. */
       double dispatched = (double) hr_training_expert_tp (t) / (double) t->tensor_parallel;
 
-      bytes += a->tokens * (double) model->n_experts * 4;
-      bytes += routed * dispatched * a->h * a->input;
-      bytes += mlp_bytes (model, t, a, model->expert_ffn_size, routed);
-      bytes += mlp_bytes (model, t, a,
-                          model->n_shared_experts * model->shared_expert_ffn_size, a->tokens);
+      /* moe reruns all of it from the layer's MLP input; shared_experts the
+       * shared ones; moe_act discards the experts' activation output (fc2's
+       * input: megatron/core/transformer/moe/experts.py) and rebuilds it. */
+      if (!(rerun & HR_RECOMPUTE_MOE))
+        {
+          bytes += a->tokens * (double) model->n_experts * 4;
+          bytes += routed * dispatched * a->h * a->input;
+          bytes += mlp_bytes (model, t, a, model->expert_ffn_size, routed);
+          if (rerun & HR_RECOMPUTE_MOE_ACT)
+            bytes -= routed * (double) model->expert_ffn_size / (double) t->tensor_parallel
+                     * a->input;
+          if (!(rerun & HR_RECOMPUTE_SHARED_EXPERTS))
+            bytes += mlp_bytes (model, t, a,
+                                model->n_shared_experts * model->shared_expert_ffn_size, a->tokens);
+        }
     }
-  else
+  else if (!(rerun & HR_RECOMPUTE_MLP))
     bytes += mlp_bytes (model, t, a, model->ffn_size, a->tokens);
   return bytes + finetune_layer_bytes (model, t, a, is_moe);
 }

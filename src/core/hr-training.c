@@ -14,6 +14,7 @@
 #include "hr-internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Names */
@@ -144,6 +145,61 @@ DEFINE_NAMES (hr_rope_kernel, HrRopeKernel, rope_kernel_names)
 DEFINE_NAMES (hr_glu_kernel, HrGluKernel, glu_kernel_names)
 DEFINE_NAMES (hr_loss, HrLoss, loss_names)
 
+static const char * const recompute_module_names[] = {
+  "core_attn", "layernorm", "moe_act", "mlp", "moe", "shared_experts", "mla_up_proj",
+};
+
+bool
+hr_recompute_modules_from_string (const char *text,
+                                  unsigned   *modules)
+{
+  unsigned set = 0;
+  const char *p = text;
+
+  if (text == NULL)
+    return false;
+  while (*p != '\0')
+    {
+      size_t len = strcspn (p, ",");
+      size_t i;
+
+      for (i = 0; i < N_ELEMENTS (recompute_module_names); i++)
+        if (strlen (recompute_module_names[i]) == len
+            && strncmp (recompute_module_names[i], p, len) == 0)
+          break;
+      if (i == N_ELEMENTS (recompute_module_names))
+        return false;
+      set |= 1u << i;
+      p += len;
+      if (*p == ',' && *++p == '\0')
+        return false;
+    }
+  *modules = set;
+  return true;
+}
+
+void
+hr_recompute_modules_to_string (unsigned modules,
+                                char    *buf,
+                                size_t   size)
+{
+  size_t used = 0;
+
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  for (size_t i = 0; i < N_ELEMENTS (recompute_module_names); i++)
+    if (modules & (1u << i))
+      {
+        int n = snprintf (buf + used, size - used, "%s%s", used > 0 ? "," : "",
+                          recompute_module_names[i]);
+
+        if (n < 0 || (size_t) n >= size - used)
+          return;
+        used += (size_t) n;
+      }
+}
+
 /* Settings */
 
 void
@@ -170,6 +226,8 @@ hr_training_init (HrTraining *training)
   training->optimizer = HR_OPTIMIZER_ADAMW;
   training->attention = HR_ATTENTION_FLASH;
   training->recompute = HR_RECOMPUTE_NONE;
+  /* Megatron-Core's default recompute_modules. */
+  training->recompute_modules = HR_RECOMPUTE_CORE_ATTN;
   training->dropout = false;
   training->dropout_mask_bytes = 1;
   /* The default FLOPs convention counts attention as the full s×s product
@@ -325,6 +383,10 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention", t->attention, 0, NULL);
   if ((unsigned) t->recompute >= N_ELEMENTS (recompute_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", t->recompute, 0, NULL);
+  if ((t->recompute_modules & ~HR_RECOMPUTE_MODULES_MASK) != 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "recompute_modules", 0, 0,
+                         "a name other than core_attn, layernorm, moe_act, mlp, moe, "
+                         "shared_experts and mla_up_proj");
   if ((unsigned) t->norm_kernel >= N_ELEMENTS (norm_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
   if ((unsigned) t->rope_kernel >= N_ELEMENTS (rope_kernel_names))

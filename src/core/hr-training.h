@@ -142,6 +142,7 @@ typedef struct
                                    * gradients and the optimizer step on the CPU */
   HrAttentionImpl attention;
   HrRecompute recompute;
+  unsigned    recompute_modules;  /* under selective: HR_RECOMPUTE_* bits (hr-flops.h) */
   bool    dropout;
   int64_t dropout_mask_bytes;     /* bytes per mask element: 1 (CUDA bool), 4 (PyTorch CPU) */
   bool    causal;
@@ -493,6 +494,13 @@ bool        hr_glu_kernel_from_name         (const char         *name,
 const char *hr_loss_name                    (HrLoss              loss);
 bool        hr_loss_from_name               (const char         *name,
                                              HrLoss             *loss);
+/* "core_attn,layernorm,moe_act,mlp,moe,shared_experts,mla_up_proj" (any of
+ * them, "" for none); false on an unknown name. Writes the canonical list. */
+bool        hr_recompute_modules_from_string (const char *text,
+                                              unsigned   *modules);
+void        hr_recompute_modules_to_string   (unsigned    modules,
+                                              char       *buf,
+                                              size_t      size);
 const char *hr_training_recompute_name      (HrRecompute         recompute);
 bool        hr_training_recompute_from_name (const char         *name,
                                              HrRecompute        *recompute);

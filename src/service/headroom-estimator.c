@@ -96,6 +96,7 @@ compute_training (const HrGpu              *gpu,
   options.micro_batch = r->training.micro_batch;
   options.attention = r->training.attention;
   options.recompute = r->training.recompute;
+  options.recompute_modules = r->training.recompute_modules;
   options.causal = r->training.causal;
   options.finetune = &r->training.finetune;
   options.recompute_skipped = hr_training_recompute_skipped (&r->training, &r->model);

@@ -308,6 +308,23 @@ headroom_project_apply_lora_targets (HeadroomProject       *self,
     training->finetune.targets = 0;
 }
 
+/* training.recompute_modules: Megatron's module names into their bits; an
+ * unknown name sets a bit outside them, which validation names. */
+void
+headroom_project_apply_recompute_modules (HeadroomProject       *self,
+                                          const HeadroomKeyInfo *info,
+                                          HeadroomKeyField       field,
+                                          void                  *out)
+{
+  HrTraining *training = out;
+
+  if (field != HEADROOM_KEY_FIELD_TRAINING)
+    return;
+  if (!hr_recompute_modules_from_string (headroom_project_get_string (self, info->key),
+                                         &training->recompute_modules))
+    training->recompute_modules = ~HR_RECOMPUTE_MODULES_MASK;
+}
+
 /* hardware.overhead: both workloads' overhead_bytes, unless -1 (the core's default). */
 void
 headroom_project_apply_overhead (HeadroomProject       *self,

@@ -301,6 +301,13 @@ static const HeadroomKeyInfo keys[] = {
           GROUP ("workload/numerics"), TRAIN (attention), ENUM (hr_training_attention_from_name)),
   CHOICE ("training.recompute", recompute, "none", N_("Recomputation"),
           GROUP ("workload/numerics"), TRAIN (recompute), ENUM (hr_training_recompute_from_name)),
+  /* docs/training.md, "Recomputation" */
+  STR ("training.recompute_modules", "core_attn", N_("Recomputed modules"),
+       GROUP ("workload/numerics"), APPLY (headroom_project_apply_recompute_modules),
+       VISIBLE_WHEN ("training.recompute", "selective"),
+       DESCRIPTION (N_("Megatron’s recompute_modules, comma-separated: core_attn, layernorm, "
+                       "moe_act, mlp, moe, shared_experts, mla_up_proj. Its default is core_attn, "
+                       "the attention core; empty recomputes nothing."))),
   INT ("training.recompute_layers", 0, 1e6, "0", "layers", N_("Recomputed layers per stage"),
        GROUP ("workload/numerics"), PLACEHOLDER (N_("All layers")), TRAIN (recompute_layers)),
   INT ("training.recompute_every", 0, 1e6, "0", NULL, N_("Recompute every k-th layer"),

@@ -105,6 +105,7 @@ void        headroom_project_apply_price        (HeadroomProject *, const Headro
 void        headroom_project_apply_precision    (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 void        headroom_project_apply_overlap      (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 void        headroom_project_apply_lora_targets (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
+void        headroom_project_apply_recompute_modules (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 void        headroom_project_apply_overhead     (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 void        headroom_project_apply_gb_per_s     (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);
 void        headroom_project_apply_ms           (HeadroomProject *, const HeadroomKeyInfo *, HeadroomKeyField, void *);

@@ -83,8 +83,11 @@ main (int   argc,
       for (int i = 0; i < 1000; i++)
         {
           const HrModel *m = &models[done % G_N_ELEMENTS (models)];
-          HrFlopsOptions options = { 2048 + done % 7, 1 + done % 3, HR_ATTENTION_FLASH,
-                                     HR_RECOMPUTE_SELECTIVE, true };
+          HrFlopsOptions options = {
+            .seq_len = 2048 + done % 7, .micro_batch = 1 + done % 3,
+            .attention = HR_ATTENTION_FLASH, .recompute = HR_RECOMPUTE_SELECTIVE,
+            .recompute_modules = HR_RECOMPUTE_CORE_ATTN, .causal = true,
+          };
           HrParams params;
           HrFlops flops;
 

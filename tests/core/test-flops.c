@@ -6,6 +6,7 @@
  * models measured in PyTorch (tests/data/reference/measured-small.json).
  */
 #include <json-glib/json-glib.h>
+#include <math.h>
 
 #include "hr-flops.h"
 
@@ -19,7 +20,10 @@ train (const HrModel  *m,
        HrRecompute     recompute,
        bool            causal)
 {
-  HrFlopsOptions options = { seq, batch, attention, recompute, causal };
+  HrFlopsOptions options = {
+    .seq_len = seq, .micro_batch = batch, .attention = attention, .recompute = recompute,
+    .recompute_modules = HR_RECOMPUTE_CORE_ATTN, .causal = causal,
+  };
   HrFlops f;
   HrError err = { 0 };
 
@@ -276,7 +280,10 @@ test_bad (void)
   HrModel m;
   HrFlops f;
   HrError err = { 0 };
-  HrFlopsOptions options = { 1024, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false };
+  HrFlopsOptions options = {
+    .seq_len = 1024, .micro_batch = 1, .attention = HR_ATTENTION_EAGER,
+    .recompute = HR_RECOMPUTE_NONE,
+  };
 
   hr_model_init (&m);
   options.seq_len = 0;
@@ -416,6 +423,55 @@ test_measured (void)
     }
 }
 
+/* Megatron's recompute_modules under selective recomputation, on the
+ * DeepSeek-V2-Lite shapes of /flops/moe-and-mla (one token, eager):
+ *   mlp reruns the dense layer's MLP, 134,479,872;
+ *   moe the MoE layers' experts, routed and shared, 3,598,712,832, and their
+ *     routers, 6,815,744;
+ *   shared_experts the 2 shared of the 8 experts a token runs:
+ *     3,598,712,832 · 2/8 = 899,678,208;
+ *   mla_up_proj kv_b 2·512·4096·27 = 113,246,208 (no q_lora_rank: q_proj
+ *     is one matrix, not rerun);
+ *   nothing: 0; core_attn alone: QKᵀ and attention over V, 276,480. */
+static void
+test_recompute_modules (void)
+{
+  const struct { unsigned modules; double recompute; } cases[] = {
+    { HR_RECOMPUTE_MLP, 134479872.0 },
+    { HR_RECOMPUTE_MOE, 3598712832.0 + 6815744.0 },
+    { HR_RECOMPUTE_SHARED_EXPERTS, 899678208.0 },
+    { HR_RECOMPUTE_MLA_UP_PROJ, 113246208.0 },
+    { 0, 0 },
+    { HR_RECOMPUTE_CORE_ATTN, 165888.0 + 110592.0 },
+  };
+  HrModel m;
+
+  llama_like (&m, 27, 2048, 16, 16, 10944, 102400);
+  m.head_dim = 192;
+  m.kv_lora_rank = 512;
+  m.qk_rope_head_dim = 64;
+  m.qk_nope_head_dim = 128;
+  m.v_head_dim = 128;
+  m.n_experts = 64;
+  m.experts_per_token = 6;
+  m.n_shared_experts = 2;
+  m.expert_ffn_size = 1408;
+  m.shared_expert_ffn_size = 1408;
+  m.first_dense_layers = 1;
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      HrFlopsOptions options = {
+        .seq_len = 1, .micro_batch = 1, .attention = HR_ATTENTION_EAGER,
+        .recompute = HR_RECOMPUTE_SELECTIVE, .recompute_modules = cases[i].modules,
+      };
+      HrError err = { 0 };
+      HrFlops f;
+
+      g_assert_cmpint (hr_flops_training (&m, &options, &f, &err), ==, HR_OK);
+      g_assert_cmpfloat (fabs (f.recompute - cases[i].recompute), <=, 1e-6 * cases[i].recompute);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -424,6 +480,7 @@ main (int   argc,
 
   g_test_add_func ("/flops/gpt2-components", test_gpt2_components);
   g_test_add_func ("/flops/moe-and-mla", test_moe_and_mla);
+  g_test_add_func ("/flops/recompute-modules", test_recompute_modules);
   g_test_add_func ("/flops/windows-and-inference", test_windows);
   g_test_add_func ("/flops/opt-projections", test_opt_projections);
   g_test_add_func ("/flops/bad", test_bad);

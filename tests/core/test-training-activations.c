@@ -689,6 +689,71 @@ test_recompute_policies (void)
   g_assert_cmpfloat (act.layers_total, ==, 62208 + 4096);
 }
 
+/* Megatron's recompute_modules under the selective mode, on the MoE layer
+ * above (T = 16, h = 64, two of eight experts of width 32; 29,568 bytes
+ * with nothing recomputed; flash attention, so core_attn changes nothing)
+ * and on tiny_llama's dense layer (T = 32, h = 64, ffn 128; 62,208):
+ *   layernorm, fused norms: the pre-MLP norm's output T·h·2 = 2,048 leaves
+ *     the MoE layer (the attention's norm is fused into its projection);
+ *     eager norms: both, 4,096
+ *   moe_act: the experts' second products' input 2T·32·2 = 2,048
+ *   moe: router 512, dispatched copies 4,096, experts 8,192 = 12,800
+ *   mlp (dense): gate, SiLU, up and product 32·128·(3·2 + 2) = 32,768. */
+static void
+test_recompute_modules (void)
+{
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  moe_model (&model);
+  one_gpu (&t);
+  t.seq_len = 16;
+  t.recompute = HR_RECOMPUTE_SELECTIVE;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 29568);
+  t.recompute_modules = HR_RECOMPUTE_LAYERNORM;
+  t.norm_kernel = HR_NORM_KERNEL_FUSED;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 29568 - 2048);
+  t.recompute_modules = HR_RECOMPUTE_MOE_ACT;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 29568 - 2048);
+  t.recompute_modules = HR_RECOMPUTE_MOE;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 29568 - 12800);
+  g_assert_cmpfloat (act.per_layer_full, ==, 29568);
+  /* Eager norms also save an fp32 copy of their inputs; layernorm drops
+   * the two outputs the projections saved. */
+  t.norm_kernel = HR_NORM_KERNEL_EAGER;
+  t.recompute_modules = 0;
+  activations_ok (&model, &t, &act);
+  {
+    double eager = act.per_layer;
+
+    t.recompute_modules = HR_RECOMPUTE_LAYERNORM;
+    activations_ok (&model, &t, &act);
+    g_assert_cmpfloat (act.per_layer, ==, eager - 4096);
+  }
+
+  tiny_llama (&model, &t);
+  t.recompute = HR_RECOMPUTE_SELECTIVE;
+  t.recompute_modules = HR_RECOMPUTE_MLP;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 62208 - 32768);
+  /* An unknown module is refused by name. */
+  {
+    HrError err = { 0 };
+    HrGpu gpu;
+    HrTrainingMemory m;
+
+    round_gpu (&gpu);
+    t.recompute_modules = 1u << 12;
+    g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &m, &err), ==, HR_ERROR_UNSUPPORTED);
+    g_assert_cmpstr (err.field, ==, "recompute_modules");
+  }
+}
+
 static void
 test_peak_phases (void)
 {
@@ -1039,6 +1104,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/glu-kernel", test_glu_kernel);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
+  g_test_add_func ("/training/recipes/recompute-modules", test_recompute_modules);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);
   g_test_add_func ("/training/recipes/fsdp-buffers", test_fsdp_buffers);
   g_test_add_func ("/training/recipes/offload-activations", test_offload_activations);

@@ -253,6 +253,13 @@ test_finetune_rows (void)
   g_assert_true (headroom_project_set_string (project, "training.precision", "fp8-mixed", NULL));
   drain_main_loop ();
   g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.fp8_params")));
+  /* Megatron's recompute_modules choose what the selective mode reruns. */
+  g_assert_true (headroom_project_set_string (project, "training.recompute", "full", NULL));
+  drain_main_loop ();
+  g_assert_false (gtk_widget_get_visible (headroom_window_get_row (window, "training.recompute_modules")));
+  g_assert_true (headroom_project_set_string (project, "training.recompute", "selective", NULL));
+  drain_main_loop ();
+  g_assert_true (gtk_widget_get_visible (headroom_window_get_row (window, "training.recompute_modules")));
   window_destroy (window);
 }
 
