@@ -14,7 +14,6 @@
 #include "hr-internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* Names */
@@ -176,28 +175,6 @@ hr_recompute_modules_from_string (const char *text,
     }
   *modules = set;
   return true;
-}
-
-void
-hr_recompute_modules_to_string (unsigned modules,
-                                char    *buf,
-                                size_t   size)
-{
-  size_t used = 0;
-
-  if (size == 0)
-    return;
-  buf[0] = '\0';
-  for (size_t i = 0; i < N_ELEMENTS (recompute_module_names); i++)
-    if (modules & (1u << i))
-      {
-        int n = snprintf (buf + used, size - used, "%s%s", used > 0 ? "," : "",
-                          recompute_module_names[i]);
-
-        if (n < 0 || (size_t) n >= size - used)
-          return;
-        used += (size_t) n;
-      }
 }
 
 /* Settings */

@@ -495,12 +495,9 @@ const char *hr_loss_name                    (HrLoss              loss);
 bool        hr_loss_from_name               (const char         *name,
                                              HrLoss             *loss);
 /* "core_attn,layernorm,moe_act,mlp,moe,shared_experts,mla_up_proj" (any of
- * them, "" for none); false on an unknown name. Writes the canonical list. */
+ * them, "" for none); false on an unknown name. */
 bool        hr_recompute_modules_from_string (const char *text,
                                               unsigned   *modules);
-void        hr_recompute_modules_to_string   (unsigned    modules,
-                                              char       *buf,
-                                              size_t      size);
 const char *hr_training_recompute_name      (HrRecompute         recompute);
 bool        hr_training_recompute_from_name (const char         *name,
                                              HrRecompute        *recompute);

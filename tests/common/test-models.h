@@ -32,3 +32,25 @@ llama_like (HrModel *m,
   m->qkv_bias = m->out_bias = m->mlp_bias = false;
   m->tied_embeddings = false;
 }
+
+/* DeepSeek-V2-Lite's shapes: 27 layers of h 2048, MLA (kv_lora_rank 512,
+ * no q_lora_rank), one dense layer of 10,944, then MoE layers of 64 routed
+ * experts (6 a token) and 2 shared ones, all of 1408. */
+static inline void
+deepseek_v2_lite (HrModel *m)
+{
+  llama_like (m, 27, 2048, 16, 16, 10944, 102400);
+  m->head_dim = 192;
+  m->q_lora_rank = 0;
+  m->kv_lora_rank = 512;
+  m->qk_rope_head_dim = 64;
+  m->qk_nope_head_dim = 128;
+  m->v_head_dim = 128;
+  m->n_experts = 64;
+  m->experts_per_token = 6;
+  m->n_shared_experts = 2;
+  m->expert_ffn_size = 1408;
+  m->shared_expert_ffn_size = 1408;
+  m->first_dense_layers = 1;
+  m->moe_layer_freq = 1;
+}

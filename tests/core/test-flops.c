@@ -136,18 +136,7 @@ test_moe_and_mla (void)
    * 2,097,152 → 2·9,568,256·27 = 516,685,824; o_proj 2·2048·2048·27 =
    * 226,492,416. With s = 1: QKᵀ 2·16·192·1·27 = 165,888, attention over
    * V 2·16·128·27 = 110,592. */
-  llama_like (&m, 27, 2048, 16, 16, 10944, 102400);
-  m.head_dim = 192;
-  m.kv_lora_rank = 512;
-  m.qk_rope_head_dim = 64;
-  m.qk_nope_head_dim = 128;
-  m.v_head_dim = 128;
-  m.n_experts = 64;
-  m.experts_per_token = 6;
-  m.n_shared_experts = 2;
-  m.expert_ffn_size = 1408;
-  m.shared_expert_ffn_size = 1408;
-  m.first_dense_layers = 1;
+  deepseek_v2_lite (&m);
   g_assert_cmpint (hr_model_params (&m, &p, NULL), ==, HR_OK);
   f = train (&m, 1, 1, HR_ATTENTION_EAGER, HR_RECOMPUTE_NONE, false);
   g_assert_cmpfloat (f.component[HR_FLOPS_MLP].forward, ==, 134479872.0 + 3598712832.0);
@@ -446,18 +435,7 @@ test_recompute_modules (void)
   };
   HrModel m;
 
-  llama_like (&m, 27, 2048, 16, 16, 10944, 102400);
-  m.head_dim = 192;
-  m.kv_lora_rank = 512;
-  m.qk_rope_head_dim = 64;
-  m.qk_nope_head_dim = 128;
-  m.v_head_dim = 128;
-  m.n_experts = 64;
-  m.experts_per_token = 6;
-  m.n_shared_experts = 2;
-  m.expert_ffn_size = 1408;
-  m.shared_expert_ffn_size = 1408;
-  m.first_dense_layers = 1;
+  deepseek_v2_lite (&m);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       HrFlopsOptions options = {

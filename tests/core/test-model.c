@@ -295,25 +295,6 @@ test_falcon (void)
 }
 
 static void
-deepseek_v2_lite (HrModel *m)
-{
-  llama_like (m, 27, 2048, 16, 16, 10944, 102400);
-  m->head_dim = 192;
-  m->q_lora_rank = 0;
-  m->kv_lora_rank = 512;
-  m->qk_rope_head_dim = 64;
-  m->qk_nope_head_dim = 128;
-  m->v_head_dim = 128;
-  m->n_experts = 64;
-  m->experts_per_token = 6;
-  m->n_shared_experts = 2;
-  m->expert_ffn_size = 1408;
-  m->shared_expert_ffn_size = 1408;
-  m->first_dense_layers = 1;
-  m->moe_layer_freq = 1;
-}
-
-static void
 test_deepseek (void)
 {
   HrModel m;
