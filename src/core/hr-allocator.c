@@ -34,7 +34,6 @@ struct HrAllocatorBlock
   int64_t size;
   int64_t segment, offset;
   int64_t prev, next;     /* neighbours in the segment, -1 at its ends */
-  int64_t pool_slot;      /* index in its pool while free, else -1 */
   bool    small;
   bool    free;
 };
@@ -88,33 +87,67 @@ new_block (HrAllocator *a)
   return a->n_blocks++;
 }
 
+/* Pools are kept sorted as the allocator's std::set is: by size, then
+ * address. */
+static bool
+before (const HrAllocatorBlock *a,
+        const HrAllocatorBlock *b)
+{
+  if (a->size != b->size)
+    return a->size < b->size;
+  if (a->segment != b->segment)
+    return a->segment < b->segment;
+  return a->offset < b->offset;
+}
+
+/* Index of the first block of the pool not before `key`. */
+static int64_t
+lower_bound (const HrAllocator      *a,
+             int                     pool,
+             const HrAllocatorBlock *key)
+{
+  int64_t lo = 0, hi = a->n_pool[pool];
+
+  while (lo < hi)
+    {
+      int64_t mid = lo + (hi - lo) / 2;
+
+      if (before (&a->blocks[a->pool[pool][mid]], key))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 static void
 pool_add (HrAllocator *a,
           int64_t      handle)
 {
-  HrAllocatorBlock *b = &a->blocks[handle];
-  int p = b->small ? 0 : 1;
+  int p = a->blocks[handle].small ? 0 : 1;
+  int64_t at;
 
   if (!grow ((void **) &a->pool[p], &a->pool_capacity[p], a->n_pool[p] + 1, sizeof (int64_t)))
     {
       a->failed = true;
       return;
     }
-  b->pool_slot = a->n_pool[p];
-  a->pool[p][a->n_pool[p]++] = handle;
+  at = lower_bound (a, p, &a->blocks[handle]);
+  memmove (&a->pool[p][at + 1], &a->pool[p][at], (size_t) (a->n_pool[p] - at) * sizeof (int64_t));
+  a->pool[p][at] = handle;
+  a->n_pool[p]++;
 }
 
 static void
 pool_remove (HrAllocator *a,
              int64_t      handle)
 {
-  HrAllocatorBlock *b = &a->blocks[handle];
-  int p = b->small ? 0 : 1;
-  int64_t last = a->pool[p][--a->n_pool[p]];
+  int p = a->blocks[handle].small ? 0 : 1;
+  int64_t at = lower_bound (a, p, &a->blocks[handle]);
 
-  a->pool[p][b->pool_slot] = last;
-  a->blocks[last].pool_slot = b->pool_slot;
-  b->pool_slot = -1;
+  memmove (&a->pool[p][at], &a->pool[p][at + 1],
+           (size_t) (a->n_pool[p] - at - 1) * sizeof (int64_t));
+  a->n_pool[p]--;
 }
 
 /* The smallest free block of the pool that holds `size`, the lowest
@@ -124,22 +157,10 @@ best_fit (const HrAllocator *a,
           int                pool,
           int64_t            size)
 {
-  int64_t best = -1;
+  HrAllocatorBlock key = { .size = size, .segment = -1, .offset = -1 };
+  int64_t at = lower_bound (a, pool, &key);
 
-  for (int64_t i = 0; i < a->n_pool[pool]; i++)
-    {
-      int64_t h = a->pool[pool][i];
-      const HrAllocatorBlock *b = &a->blocks[h];
-      const HrAllocatorBlock *c = best >= 0 ? &a->blocks[best] : NULL;
-
-      if (b->size < size)
-        continue;
-      if (c == NULL || b->size < c->size
-          || (b->size == c->size && (b->segment < c->segment
-                                     || (b->segment == c->segment && b->offset < c->offset))))
-        best = h;
-    }
-  return best;
+  return at < a->n_pool[pool] ? a->pool[pool][at] : -1;
 }
 
 int64_t
@@ -165,7 +186,7 @@ hr_allocator_malloc (HrAllocator *a,
 
       if ((handle = new_block (a)) < 0)
         return -1;
-      a->blocks[handle] = (HrAllocatorBlock) { segment, a->segments++, 0, -1, -1, -1, small, false };
+      a->blocks[handle] = (HrAllocatorBlock) { segment, a->segments++, 0, -1, -1, small, false };
       a->reserved += (double) segment;
       if (a->reserved > a->reserved_peak)
         a->reserved_peak = a->reserved;
@@ -179,7 +200,7 @@ hr_allocator_malloc (HrAllocator *a,
         return -1;
       b = &a->blocks[handle];
       a->blocks[rest] = (HrAllocatorBlock) { remaining, b->segment, b->offset + size, handle,
-                                             b->next, -1, small, true };
+                                             b->next, small, true };
       if (b->next >= 0)
         a->blocks[b->next].prev = rest;
       b->next = rest;

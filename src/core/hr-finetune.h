@@ -240,7 +240,7 @@ int      hr_finetune_dense_linears (const HrModel    *model,
                                     HrFinetuneLinear *linears);
 
 /* The most layers the model-load replay (hr-finetune-load.c) takes. */
-#define HR_FINETUNE_LOAD_MAX_LAYERS 1024
+#define HR_FINETUNE_LOAD_MAX_LAYERS 256
 
 /* What the caching allocator holds once torchtune 0.1 has built and loaded
  * a QLoRA model whose NF4 weights torchao 0.1 quantises whole

@@ -1188,6 +1188,52 @@ test_validate (void)
   g_assert_cmpint (hr_finetune_validate (&f, &m, &err), ==, HR_OK);
 }
 
+/* The whole-tensor NF4 load (hr-finetune-load.c) replays every layer: up
+ * to HR_FINETUNE_LOAD_MAX_LAYERS, in bounded time; one more is refused by
+ * name, and so are sharded layouts and mixtures of experts. */
+static void
+test_qlora_load_bounds (void)
+{
+  HrTrainingMemory mem;
+  HrTraining t;
+  HrModel m;
+  HrError err = { 0 };
+  HrGpu gpu;
+  gint64 start;
+
+  round_gpu (&gpu);
+  llama2_7b (&m);
+  one_gpu (&t);
+  t.seq_len = 512;
+  t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.targets = HR_TARGETS_ALL_LINEAR;
+  t.finetune.quant_load_whole = true;
+  m.n_layers = HR_FINETUNE_LOAD_MAX_LAYERS;
+  start = g_get_monotonic_time ();
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  g_test_message ("%d layers replayed in %.1f ms", HR_FINETUNE_LOAD_MAX_LAYERS,
+                  (double) (g_get_monotonic_time () - start) / 1000);
+  g_assert_true (isfinite (mem.load_reserved) && mem.load_reserved > mem.frozen_weights);
+  g_assert_cmpfloat (mem.reserved_peak, >=, mem.load_reserved);
+  m.n_layers++;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "quant_load_whole");
+  m.n_layers = 32;
+  t.gpus_per_node = 2;
+  t.fsdp = HR_FSDP_FULL;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "quant_load_whole");
+  one_gpu (&t);
+  t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.quant_load_whole = true;
+  m.n_experts = 8;
+  m.experts_per_token = 2;
+  m.expert_ffn_size = 1024;
+  m.moe_layer_freq = 1;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "quant_load_whole");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1207,6 +1253,7 @@ main (int   argc,
   g_test_add_func ("/finetune/activations/freeze-head", test_freeze_activations_and_head);
   g_test_add_func ("/finetune/flops", test_flops);
   g_test_add_func ("/finetune/qlora/time-buffer", test_qlora_time_and_buffer);
+  g_test_add_func ("/finetune/qlora/load-bounds", test_qlora_load_bounds);
   g_test_add_func ("/finetune/reference-runs", test_reference_runs);
   g_test_add_func ("/finetune/names", test_names);
   g_test_add_func ("/finetune/validate", test_validate);
