@@ -155,6 +155,11 @@ hr_finetune_targets_from_string (const char *text,
       char name[16];
       int v;
 
+      /* "q, v" as well as "q,v" */
+      while (len > 0 && *p == ' ')
+        p++, len--;
+      while (len > 0 && p[len - 1] == ' ')
+        len--;
       if (len == 0 || len >= sizeof name)
         return false;
       memcpy (name, p, len);
@@ -164,9 +169,7 @@ hr_finetune_targets_from_string (const char *text,
       else if (!index_of (target_names, N_ELEMENTS (target_names), name, &v))
         return false;
       set |= 1u << v;
-      p += len;
-      if (*p == ',')
-        p++;
+      p = end != NULL ? end + 1 : p + len;
     }
   *targets = set;
   return true;
@@ -292,8 +295,12 @@ hr_finetune_validate (const HrFinetune *f,
   if (!(f->dropout >= 0 && f->dropout < 1))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "lora_dropout",
                          (int64_t) (f->dropout * 100), 100, "a probability in [0, 1), in percent");
-  if ((f->targets & HR_TARGETS_MASK) == 0 || (f->targets & ~HR_TARGETS_MASK) != 0)
-    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "lora_targets", (int64_t) f->targets, 0,
+  if ((f->targets & ~HR_TARGETS_MASK) != 0)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "lora_targets", 0, 0,
+                         "a name other than q, k, v, o, gate, up, down, lm_head, embed, "
+                         "attention and all-linear");
+  if ((f->targets & HR_TARGETS_MASK) == 0)
+    return hr_error_set (err, HR_ERROR_MISSING, "lora_targets", 0, 0,
                          "at least one of q, k, v, o, gate, up, down, lm_head, embed");
   /* JetMoE's q and o are expert tensors (JetMoeParallelExperts) and k and v
    * one fused kv_proj: none is the Linear a q/k/v/o target adapts. */

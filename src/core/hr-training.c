@@ -160,8 +160,14 @@ hr_recompute_modules_from_string (const char *text,
   while (*p != '\0')
     {
       size_t len = strcspn (p, ",");
+      const char *next = p + len;
       size_t i;
 
+      /* "core_attn, mlp" as well as "core_attn,mlp" */
+      while (len > 0 && *p == ' ')
+        p++, len--;
+      while (len > 0 && p[len - 1] == ' ')
+        len--;
       for (i = 0; i < N_ELEMENTS (recompute_module_names); i++)
         if (strlen (recompute_module_names[i]) == len
             && strncmp (recompute_module_names[i], p, len) == 0)
@@ -169,7 +175,7 @@ hr_recompute_modules_from_string (const char *text,
       if (i == N_ELEMENTS (recompute_module_names))
         return false;
       set |= 1u << i;
-      p += len;
+      p = next;
       if (*p == ',' && *++p == '\0')
         return false;
     }

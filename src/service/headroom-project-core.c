@@ -302,10 +302,10 @@ headroom_project_apply_lora_targets (HeadroomProject       *self,
 
   if (field != HEADROOM_KEY_FIELD_TRAINING)
     return;
-  /* An unknown target list leaves none, which validation names. */
+  /* An unknown name sets a bit outside the targets, which validation names. */
   if (!hr_finetune_targets_from_string (headroom_project_get_string (self, info->key),
                                         &training->finetune.targets))
-    training->finetune.targets = 0;
+    training->finetune.targets = ~HR_TARGETS_MASK;
 }
 
 /* training.recompute_modules: Megatron's module names into their bits; an

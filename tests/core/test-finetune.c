@@ -937,6 +937,10 @@ test_names (void)
   g_assert_cmpuint (targets, ==, HR_TARGET_Q | HR_TARGET_V | HR_TARGET_LM_HEAD);
   g_assert_false (hr_finetune_targets_from_string ("q,,v", &targets));
   g_assert_false (hr_finetune_targets_from_string ("qkv", &targets));
+  /* spaces around the names, as people type lists */
+  g_assert_true (hr_finetune_targets_from_string (" q, v ,lm_head", &targets));
+  g_assert_cmpuint (targets, ==, HR_TARGET_Q | HR_TARGET_V | HR_TARGET_LM_HEAD);
+  g_assert_false (hr_finetune_targets_from_string ("q, ,v", &targets));
   g_assert_true (hr_finetune_method_from_name ("qlora", &method));
   g_assert_cmpstr (hr_finetune_method_name (method), ==, "qlora");
   g_assert_false (hr_finetune_method_from_name ("QLoRA", &method));

@@ -741,6 +741,17 @@ test_recompute_modules (void)
   t.recompute_modules = HR_RECOMPUTE_MLP;
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.per_layer, ==, 62208 - 32768);
+  /* The names as Megatron spells them, spaces allowed; "" is none. */
+  {
+    unsigned modules;
+
+    g_assert_true (hr_recompute_modules_from_string ("core_attn, mlp,moe_act", &modules));
+    g_assert_cmpuint (modules, ==, HR_RECOMPUTE_CORE_ATTN | HR_RECOMPUTE_MLP | HR_RECOMPUTE_MOE_ACT);
+    g_assert_true (hr_recompute_modules_from_string ("", &modules));
+    g_assert_cmpuint (modules, ==, 0);
+    g_assert_false (hr_recompute_modules_from_string ("core_attn,", &modules));
+    g_assert_false (hr_recompute_modules_from_string ("attention", &modules));
+  }
   /* An unknown module is refused by name. */
   {
     HrError err = { 0 };
