@@ -221,10 +221,12 @@ merge (HrAllocator *a,
        int64_t      handle,
        int64_t      other)
 {
-  HrAllocatorBlock *b = &a->blocks[handle], *o = &a->blocks[other];
+  HrAllocatorBlock *b, *o;
 
-  if (other < 0 || !o->free)
+  if (other < 0 || !a->blocks[other].free)
     return;
+  b = &a->blocks[handle];
+  o = &a->blocks[other];
   pool_remove (a, other);
   if (b->prev == other)
     {
