@@ -165,9 +165,9 @@ finetune_buffers (const HrModel    *model,
   buffers->dequant_layer = (double) fp.largest_quantized * compute / tp;
   /* torchao 0.1 (the whole-tensor load's version) dequantises through
    * get_original_weight: both nibbles as int64 (4 + 4 B per element), their
-   * levels and the repeated scales in bf16 (1 + 1 + 1 B), the two scaled
-   * halves (1 + 1 B) and their stack (2 B) live at once: 14 B per element
-   * (hr-finetune-load.c, dequantize()). */
+   * levels in bf16 (1 + 1 B), the two scaled halves (1 + 1 B) and their
+   * stack (2 B) live at once: 14 B per element (hr-finetune-load.c,
+   * dequantize()). */
   if (hr_finetune_whole_nf4_load (f))
     buffers->dequant_layer = (double) fp.largest_quantized * 14 / tp;
   if (stage == training->pipeline_parallel - 1)
