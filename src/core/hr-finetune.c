@@ -315,6 +315,11 @@ hr_finetune_validate (const HrFinetune *f,
   if (f->method == HR_FINETUNE_QLORA && f->quant == HR_QUANT_NONE)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "quant", f->quant, 0,
                          "QLoRA needs nf4, fp4 or int8");
+  /* torchao 0.1 quantised to NF4 only. */
+  if (f->method == HR_FINETUNE_QLORA && f->quant_load_whole && f->quant != HR_QUANT_NF4)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "quant_load_whole", 1, 0,
+                         "torchao 0.1 quantised to NF4 only: set the base weight quantisation "
+                         "to nf4, or turn this off");
   /* hr-finetune-load.c replays torchtune 0.1's dense Llama builders, layer
    * by layer. */
   if (hr_finetune_whole_nf4_load (f) && model->n_experts > 0)

@@ -1202,7 +1202,7 @@ test_validate (void)
 
 /* The whole-tensor NF4 load (hr-finetune-load.c) replays every layer: up
  * to HR_FINETUNE_LOAD_MAX_LAYERS, in bounded time; one more is refused by
- * name, and so are sharded layouts and mixtures of experts. */
+ * name, and so are FP4, sharded layouts and mixtures of experts. */
 static void
 test_qlora_load_bounds (void)
 {
@@ -1231,6 +1231,10 @@ test_qlora_load_bounds (void)
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_ERROR_OUT_OF_RANGE);
   g_assert_cmpstr (err.field, ==, "quant_load_whole");
   m.n_layers = 32;
+  t.finetune.quant = HR_QUANT_FP4;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "quant_load_whole");
+  t.finetune.quant = HR_QUANT_NF4;
   t.gpus_per_node = 2;
   t.fsdp = HR_FSDP_FULL;
   g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_ERROR_UNSUPPORTED);
