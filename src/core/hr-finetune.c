@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hr-flops.h"
+#include "hr-internal.h"
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
 
@@ -133,44 +134,26 @@ bool
 hr_finetune_targets_from_string (const char *text,
                                  unsigned   *targets)
 {
-  unsigned set = 0;
-  const char *p = text;
+  /* target_names with PEFT's "embeddings" spelling of embed after them */
+  static const char * const spellings[] = {
+    "q", "k", "v", "o", "gate", "up", "down", "lm_head", "embed", "embeddings",
+  };
+  unsigned set;
 
-  if (text == NULL)
-    return false;
-  if (strcmp (text, "attention") == 0)
+  if (text != NULL && strcmp (text, "attention") == 0)
     {
       *targets = HR_TARGETS_ATTENTION;
       return true;
     }
-  if (strcmp (text, "all-linear") == 0)
+  if (text != NULL && strcmp (text, "all-linear") == 0)
     {
       *targets = HR_TARGETS_ALL_LINEAR;
       return true;
     }
-  while (*p != '\0')
-    {
-      const char *end = strchr (p, ',');
-      size_t len = end != NULL ? (size_t) (end - p) : strlen (p);
-      char name[16];
-      int v;
-
-      /* "q, v" as well as "q,v" */
-      while (len > 0 && *p == ' ')
-        p++, len--;
-      while (len > 0 && p[len - 1] == ' ')
-        len--;
-      if (len == 0 || len >= sizeof name)
-        return false;
-      memcpy (name, p, len);
-      name[len] = '\0';
-      if (strcmp (name, "embeddings") == 0)
-        v = 8;
-      else if (!index_of (target_names, N_ELEMENTS (target_names), name, &v))
-        return false;
-      set |= 1u << v;
-      p = end != NULL ? end + 1 : p + len;
-    }
+  if (!hr_name_list_bits (text, spellings, N_ELEMENTS (spellings), &set))
+    return false;
+  if (set & (1u << 9))
+    set = (set & ~(1u << 9)) | HR_TARGET_EMBEDDING;
   *targets = set;
   return true;
 }
@@ -297,7 +280,7 @@ hr_finetune_validate (const HrFinetune *f,
                          (int64_t) (f->dropout * 100), 100, "a probability in [0, 1), in percent");
   if ((f->targets & ~HR_TARGETS_MASK) != 0)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "lora_targets", 0, 0,
-                         "a name other than q, k, v, o, gate, up, down, lm_head, embed, "
+                         "an empty item or a name other than q, k, v, o, gate, up, down, lm_head, embed, "
                          "attention and all-linear");
   if ((f->targets & HR_TARGETS_MASK) == 0)
     return hr_error_set (err, HR_ERROR_MISSING, "lora_targets", 0, 0,

@@ -15,6 +15,14 @@
 #include "hr-planner.h"
 #include "hr-training.h"
 
+/* The bits of a comma-separated list of names, names[i] setting bit i,
+ * spaces around each allowed ("" is 0); false on a name not in `names`, an
+ * empty item or a trailing comma. */
+bool     hr_name_list_bits (const char         *text,
+                            const char * const *names,
+                            size_t              n,
+                            unsigned           *bits);
+
 /* hr_model_params() of a model hr_model_validate() accepted. */
 HrStatus hr_model_count_params (const HrModel *model,
                                 HrParams      *params,

@@ -149,8 +149,10 @@ static const char * const recompute_module_names[] = {
 };
 
 bool
-hr_recompute_modules_from_string (const char *text,
-                                  unsigned   *modules)
+hr_name_list_bits (const char         *text,
+                   const char * const *names,
+                   size_t              n,
+                   unsigned           *bits)
 {
   unsigned set = 0;
   const char *p = text;
@@ -163,24 +165,31 @@ hr_recompute_modules_from_string (const char *text,
       const char *next = p + len;
       size_t i;
 
-      /* "core_attn, mlp" as well as "core_attn,mlp" */
+      /* "q, v" as well as "q,v" */
       while (len > 0 && *p == ' ')
         p++, len--;
       while (len > 0 && p[len - 1] == ' ')
         len--;
-      for (i = 0; i < N_ELEMENTS (recompute_module_names); i++)
-        if (strlen (recompute_module_names[i]) == len
-            && strncmp (recompute_module_names[i], p, len) == 0)
+      for (i = 0; i < n; i++)
+        if (strlen (names[i]) == len && strncmp (names[i], p, len) == 0)
           break;
-      if (i == N_ELEMENTS (recompute_module_names))
+      if (i == n)
         return false;
       set |= 1u << i;
       p = next;
       if (*p == ',' && *++p == '\0')
         return false;
     }
-  *modules = set;
+  *bits = set;
   return true;
+}
+
+bool
+hr_recompute_modules_from_string (const char *text,
+                                  unsigned   *modules)
+{
+  return hr_name_list_bits (text, recompute_module_names, N_ELEMENTS (recompute_module_names),
+                            modules);
 }
 
 /* Settings */
@@ -368,7 +377,7 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", t->recompute, 0, NULL);
   if ((t->recompute_modules & ~HR_RECOMPUTE_MODULES_MASK) != 0)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "recompute_modules", 0, 0,
-                         "a name other than core_attn, layernorm, moe_act, mlp, moe, "
+                         "an empty item or a name other than core_attn, layernorm, moe_act, mlp, moe, "
                          "shared_experts and mla_up_proj");
   if ((unsigned) t->norm_kernel >= N_ELEMENTS (norm_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
