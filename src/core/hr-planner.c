@@ -733,9 +733,13 @@ evaluate_rank (const HrPlanContext    *ctx,
   /* A cross-entropy kernel on the 16-bit logits (flash-attn's, Transformer
    * Engine's: a row of a 128K vocabulary is 256 KiB, its second pass served
    * by the L2 cache) reads them once (and, in the backward, reads them and
-   * writes their gradient). */
+   * writes their gradient); so does a compiled loss that upcasts them itself
+   * (one fused kernel a pass, hr-training-activations.c). */
   mem_loss = head ? tokens * (double) model->vocab_size / t
-                    * (tr->loss == HR_LOSS_KERNEL || tr->loss == HR_LOSS_TE ? a : 3.0 * 4.0)
+                    * (tr->loss == HR_LOSS_KERNEL || tr->loss == HR_LOSS_TE
+                       || (tr->loss == HR_LOSS_FULL && tr->compile && tr->compile_loss
+                           && !tr->model_upcasts_logits)
+                       ? a : 3.0 * 4.0)
                   : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;

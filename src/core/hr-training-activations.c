@@ -532,10 +532,26 @@ hr_training_stage_activations (const HrModel         *model,
         default:
           /* PyTorch cross_entropy on fp32 logits: log_softmax saves its
            * fp32 output. Its backward holds the incoming gradient and the
-           * logits' gradient, both fp32; compiled, one fused kernel writes
-           * the logits' gradient from the saved fp32 logits. */
-          act->loss = logits * 4;
-          act->loss_transient = logits * (loss_compiled ? 4 : 8);
+           * logits' gradient, both fp32. Compiled, one fused kernel writes
+           * the logits' gradient. When the model hands the loss fp32 logits
+           * (torchtune), the compiled graph saves that fp32 input. When the
+           * upcast is inside the compiled loss (torchtitan's
+           * cross_entropy_loss: cross_entropy(pred.float(), …)), AOTAutograd's
+           * min-cut partitioner (torch/_functorch/partitioners.py) saves the
+           * smaller 16-bit input and each row's fp32 max and log-sum-exp
+           * (reductions are not recomputed: ban_recompute_reductions), redoes
+           * the upcast in the backward and returns the gradient in the
+           * input's 16-bit dtype. */
+          if (loss_compiled && !training->model_upcasts_logits)
+            {
+              act->loss = logits * a->compute + a->tokens * 8;
+              act->loss_transient = logits * a->compute;
+            }
+          else
+            {
+              act->loss = logits * 4;
+              act->loss_transient = logits * (loss_compiled ? 4 : 8);
+            }
           /* DTensor's loss_parallel() (torch/distributed/tensor/parallel/
            * loss.py, _nll_loss_and_log_softmax_backward) computes
            * (zeros_like(x) scattered + exp(x)) · grad: beside the saved

@@ -174,6 +174,9 @@ typedef struct
   bool    compile_loss;           /* with compile, the loss is compiled too (torchtune;
                                    * torchtitan at the checked commit leaves it eager) */
   HrLoss  loss;
+  bool    model_upcasts_logits;   /* the model returns fp32 logits (torchtune's
+                                   * TransformerDecoder: output(h).float()), so a
+                                   * compiled full loss gets them already upcast */
   int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
   bool    loss_parallel;          /* under TP, the full loss through DTensor's
                                    * loss_parallel() (torchtitan) */

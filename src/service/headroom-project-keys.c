@@ -339,6 +339,12 @@ static const HeadroomKeyInfo keys[] = {
         TRAIN (compile_loss), VISIBLE_WHEN ("training.compile", "true")),
   CHOICE ("training.loss", loss, "full", N_("Loss"),
           GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
+  BOOL ("training.model_upcasts_logits", "false", N_("Model returns fp32 logits"),
+        GROUP ("workload/numerics"), TRAIN (model_upcasts_logits),
+        VISIBLE_WHEN ("training.loss", "full"),
+        DESCRIPTION (N_("The model casts its logits to fp32 before the loss (torchtune); "
+                        "otherwise the loss upcasts them, and a compiled loss keeps the "
+                        "16-bit logits for its backward"))),
   INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks"),
        GROUP ("workload/numerics"), TRAIN (loss_chunks), VISIBLE_WHEN ("training.loss", "chunked")),
   BOOL ("training.loss_parallel", "false", N_("DTensor loss parallel"), GROUP ("workload/numerics"),
@@ -867,6 +873,9 @@ static const struct
   { "torchtune", "training.rope_kernel", "interleaved" },
   { "torchtune", "training.glu_kernel", "eager" },
   { "torchtune", "training.loss", "chunked" },
+  /* TransformerDecoder.unembed: output = self.output(h).float() without
+   * output chunks (torchtune/modules/transformer.py). */
+  { "torchtune", "training.model_upcasts_logits", "true" },
   { "torchtune", "training.recompute", "full" },
   { "torchtune", "training.optimizer_in_backward", "true" },
   { "torchtune", "training.optimizer", "adamw-8bit" },

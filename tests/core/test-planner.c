@@ -375,7 +375,9 @@ test_eager_norm (void)
   step_ok (&model, &t, &gpu, NULL, &fused);
   t.norm_kernel = HR_NORM_KERNEL_EAGER;
   step_ok (&model, &t, &gpu, NULL, &eager);
+  /* The layers compiled, the loss left eager (/planner/step/loss-passes). */
   t.compile = true;
+  t.compile_loss = false;
   step_ok (&model, &t, &gpu, NULL, &compiled);
   g_assert_cmpint (model.norms_per_layer, ==, 2);
   assert_close (eager.split.memory_bound - fused.split.memory_bound,
@@ -427,16 +429,19 @@ test_eager_rope_glu (void)
 
   t.rope_kernel = HR_ROPE_KERNEL_INTERLEAVED;
   t.compile = true;
+  t.compile_loss = false;
   step_ok (&model, &t, &gpu, NULL, &eager);
   assert_close (eager.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
 /* The loss's memory-bound passes on the last rank, forward once and backward
  * twice: PyTorch's full loss three fp32 passes, 12 B a logit; a kernel on
- * the 16-bit logits (flash-attn's, Transformer Engine's) 2 B; Megatron's
- * vocab-parallel loss works on an fp32 copy like the full one. 1,024
- * tokens × 32,768 rows at 0.8 × 1 TB/s: 3 · 1024 · 32768 · (12 − 2) /
- * 0.8e12 s less for the kernels. */
+ * the 16-bit logits (flash-attn's, Transformer Engine's) 2 B, and so does
+ * the full loss compiled with its upcast inside (one fused kernel a pass),
+ * not when the model hands it fp32 logits; Megatron's vocab-parallel loss
+ * works on an fp32 copy like the full one. 1,024 tokens × 32,768 rows at
+ * 0.8 × 1 TB/s: 3 · 1024 · 32768 · (12 − 2) / 0.8e12 s less for the
+ * kernels. */
 static void
 test_loss_passes (void)
 {
@@ -458,6 +463,18 @@ test_loss_passes (void)
   step_ok (&model, &t, &gpu, NULL, &other);
   assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
   t.loss = HR_LOSS_VOCAB_PARALLEL;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (other.split.memory_bound, full.split.memory_bound, 1e-12);
+  /* Compiled: the toy's LayerNorm and GELU are single kernels either way,
+   * so only the loss moves. */
+  t.loss = HR_LOSS_FULL;
+  t.compile = true;
+  t.compile_loss = false;
+  step_ok (&model, &t, &gpu, NULL, &full);
+  t.compile_loss = true;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
+  t.model_upcasts_logits = true;
   step_ok (&model, &t, &gpu, NULL, &other);
   assert_close (other.split.memory_bound, full.split.memory_bound, 1e-12);
 }
@@ -662,6 +679,7 @@ test_lora_products (void)
   t.compile = false;
   step_ok (&model, &t, &gpu, NULL, &eager);
   t.compile = true;
+  t.compile_loss = false;
   step_ok (&model, &t, &gpu, NULL, &compiled);
   assert_close (eager.split.memory_bound - compiled.split.memory_bound, 5.24288e-5, 1e-8);
 }

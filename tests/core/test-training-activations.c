@@ -562,7 +562,11 @@ test_loss_kinds (void)
   /* T = 32 tokens, V = 256: 8,192 logits; labels 8·T = 256.
    * full: fp32 log-probs 32,768 saved (+ labels 33,024); backward holds
    *   the fp32 gradients of the log-probs and of the logits, 65,536;
-   *   compiled, one fused kernel: 32,768.
+   *   compiled with the upcast inside (torchtitan's loss_fn), the 16-bit
+   *   logits 16,384 and each row's fp32 max and log-sum-exp 8·T = 256 are
+   *   saved (+ labels 16,896) and one fused kernel writes the 16-bit
+   *   gradient, 16,384; compiled on fp32 logits from the model (torchtune),
+   *   the fp32 input is saved (33,024) and the gradient is fp32, 32,768.
    * chunked, 8 chunks: eager log_softmax still saves every chunk in fp32
    *   (33,024), a chunk's backward 65,536 / 8 = 8,192; compiled the 16-bit
    *   chunks are saved, 16,384 + 256 = 16,640, and a chunk's gradient in
@@ -582,7 +586,13 @@ test_loss_kinds (void)
   g_assert_cmpfloat (act.lm_head, ==, 4096);
   t.compile = true;
   activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 16896);
+  g_assert_cmpfloat (act.loss_transient, ==, 16384);
+  t.model_upcasts_logits = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss, ==, 33024);
   g_assert_cmpfloat (act.loss_transient, ==, 32768);
+  t.model_upcasts_logits = false;
   /* torchtitan at 9dec370 compiles the blocks, not the loss: eager's 65,536. */
   t.compile_loss = false;
   activations_ok (&model, &t, &act);
@@ -980,6 +990,8 @@ test_torchtune_rows (void)
       t.norm_kernel = HR_NORM_KERNEL_EAGER;
       t.compile = rows[i].compile;
       t.loss = rows[i].loss;
+      /* TransformerDecoder.unembed: output(h).float() */
+      t.model_upcasts_logits = true;
       t.recompute = rows[i].recompute;
       t.optimizer_in_backward = rows[i].in_backward;
       t.offload_activations = rows[i].offload;

@@ -387,6 +387,65 @@ test_torchtitan_h100 (void)
   g_assert_cmpuint (within, ==, 11);
 }
 
+/* torchtitan's benchmarks/llama3_8b_h200_2025-06_torchtitan.md (Trainy,
+ * June 2025; torch 2.8.0a0+5228986c39, torchao 0afa4c1, torchtitan
+ * e7c0cae): Llama 3.1 8B on 4 and 8 nodes of 8 H200 (NVLink; 400 Gb/s per
+ * GPU), train_configs/llama3_8b.toml (seq_len 8192, op-level SAC, FSDP2
+ * over every GPU) with local batch 2, --training.compile and float8 with
+ * fp8 all-gather. "TPS" per GPU and "Memory(GiB)" (torchtitan's
+ * max_reserved) at step 100. That torchtitan compiles the loss with the
+ * model (components/loss.py, build_cross_entropy_loss: torch.compile of
+ * cross_entropy(pred.flatten(0, 1).float(), …)), so the loss keeps the
+ * 16-bit logits (docs/training.md, "The loss"): with the fp32 logits it
+ * was 57.1 GiB against 48.0. Memory as bf16-mixed, like table 1's Float8
+ * rows; throughput from fp8-mixed. */
+static void
+test_torchtitan_h200 (void)
+{
+  static const struct
+  {
+    const char *nodes, *global;
+    double      tokens, gib;
+  } rows[] = {
+    { "4", "64", 10938, 47.96 },
+    { "8", "128", 10753, 46.97 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new ();
+      g_autoptr(HeadroomEstimator) estimator = NULL;
+      double predicted, tps;
+
+      set (project, "model.preset", "llama-3.1-8b");
+      set (project, "workload", "training");
+      set (project, "hardware.gpu", "h200");
+      set (project, "hardware.nodes", rows[i].nodes);
+      set (project, "hardware.gpus_per_node", "8");
+      set (project, "hardware.inter_node_bandwidth", "50");
+      set (project, "training.framework", "torchtitan");
+      set (project, "training.micro_batch", "2");
+      set (project, "training.global_batch", rows[i].global);
+      set (project, "training.seq_len", "8192");
+      set (project, "training.causal", "true");
+      set (project, "training.compile", "true");
+      set (project, "training.compile_loss", "true");
+      set (project, "training.precision", "bf16-mixed");
+      estimator = headroom_estimator_new (project);
+      predicted = estimate (estimator, rows[i].nodes)->reserved_peak / GiB;
+      set (project, "training.precision", "fp8-mixed");
+      estimate (estimator, rows[i].nodes);
+      tps = headroom_estimator_get_training_time (estimator)->tokens_per_second
+            / (8 * g_ascii_strtod (rows[i].nodes, NULL));
+      g_test_message ("%s nodes: memory %.2f GiB against %.2f (%+.1f %%), %.0f tokens/s per GPU "
+                      "against %.0f (%.3f)", rows[i].nodes, predicted, rows[i].gib,
+                      100 * (predicted / rows[i].gib - 1), tps, rows[i].tokens,
+                      tps / rows[i].tokens);
+      g_assert_cmpfloat (fabs (predicted / rows[i].gib - 1), <=, 0.10);
+      assert_within_stated_band (project, rows[i].nodes, tps, rows[i].tokens);
+    }
+}
+
 /* torchtune's README at 1814feb17a90, "Memory and training speed": Llama
  * 3.1 fine-tunes at batch 2 packed to 2,048 tokens, compiled, without
  * gradient accumulation (the table's note); the rest from each recipe's
@@ -700,6 +759,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/real-runs/rows", test_rows);
   g_test_add_func ("/real-runs/torchtitan-h100", test_torchtitan_h100);
+  g_test_add_func ("/real-runs/torchtitan-h200", test_torchtitan_h200);
   g_test_add_func ("/real-runs/torchtune-readme", test_torchtune_readme);
   g_test_add_func ("/real-runs/litgpt-fsdp", test_litgpt_fsdp);
   g_test_add_func ("/real-runs/litgpt-one-gpu", test_litgpt_one_gpu);
