@@ -322,6 +322,41 @@ phases (const HrModel        *model,
         && !(training->compile && training->compile_loss)
         && hr_training_compute_dtype (training) != HR_DTYPE_FP32)
       cached[1] += logits_16;
+    /* Under DTensor TP with sequence parallel and full recomputation (the
+     * torchtitan layouts of its 2D-4D tables), each layer's forward saves
+     * only its input; its full-width blocks go back to the allocator at the
+     * layer's end and are reused by the next. X = T·h·a, F = T·ffn/t·a
+     * (docs/training.md, "Checked against torchtitan's H100 runs").
+     * Functional collectives on the sequence dimension copy: the all-gather
+     * returns its output concatenated anew (raw X, copy X), the row-parallel
+     * output (X) is chunked and concatenated (X) before its reduce-scatter.
+     * Replayed through the allocator's rules (best fit, splitting), the
+     * attention leaves three X segments; the MLP's gate, up and product fit
+     * in their free parts, but the down projection's copy, with the
+     * attention's output pinning the first segment, needs a fourth: 4X.
+     * Async TP gathers and scatters in symmetric memory, outside the
+     * allocator, and allocates one X each (ag_out, stacked_partials): ag_out
+     * and the gate and up outputs, the product carved from ag_out's block,
+     * then stacked_partials in a new segment: 2X + 2F (a GELU MLP 2X + F).
+     * Neither the end of the forward nor the loss can use them: the loss's
+     * blocks (the 16-bit logits upward) are larger. Counted only where that
+     * holds and where the MLP's projections fit beside the pinned output
+     * (F ≤ X·(1 − 1/t)), which the replay assumes. */
+    if (training->dtensor_tp && training->sequence_parallel && training->tensor_parallel > 1
+        && training->recompute == HR_RECOMPUTE_FULL && model->n_experts == 0)
+      {
+        double t = (double) training->tensor_parallel;
+        double x = a->tokens * a->h * a->compute;
+        double f = a->tokens * (double) model->ffn_size / t * a->compute;
+        double transients = training->async_tp
+                            ? 2 * x + (model->ffn_kind == HR_FFN_GATED ? 2 : 1) * f
+                            : 4 * x;
+        bool last = memory->pipeline_stage == training->pipeline_parallel - 1;
+
+        if (f <= x * (1 - 1 / t) && (!last || logits_16 >= x))
+          for (int i = 0; i < 2; i++)
+            cached[i] += transients;
+      }
     for (int i = 0; i < 4; i++)
       if (*peak[i] + cached[i] > reserved)
         reserved = *peak[i] + cached[i];

@@ -266,7 +266,7 @@ headroom_estimator_fill_memory_segments (const HeadroomEstimatorResult *r,
                     m->allocator_cache, "bytes", "overhead",
                     _("the caching allocator's 2 MiB rounding of large blocks, and the freed "
                       "blocks it keeps that the peak cannot use (FSDP's stream pools, the "
-                      "16-bit logits)"));
+                      "16-bit logits, tensor parallelism's full-width blocks)"));
       if (m->load_excess > 0)
         add_quantity (items, "load", _("Kept from the model load"), m->load_excess, "bytes",
                       "overhead",

@@ -1045,6 +1045,54 @@ test_torchtune_rows (void)
   }
 }
 
+/* What DTensor TP's layer forwards leave cached under full recomputation
+ * (hr-training-memory.c, phases()). Toy Llama, h 1,024, ffn 2,048, vocabulary
+ * 32,768, TP 4 with sequence parallel, 4 sequences of 1,024: T = 4,096,
+ * bf16. X = T·h·2 = 8,388,608; an MLP projection F = T·ffn/4·2 =
+ * 4,194,304 ≤ X·3/4. The loss compiled, so that no logits block is cached,
+ * and its backward is the peak: the reserve beyond it is
+ *   4X = 33,554,432 (the gathered input and its copy, the row-parallel
+ *     output and its copy),
+ *   2X + 2F = 25,165,824 under async TP (ag_out and stacked_partials, gate
+ *     and up; the collectives' workspaces in symmetric memory),
+ * none under selective recomputation (the layer's tensors are saved). With
+ * 128 vocabulary rows (logits T·32·2 = 262,144 B, smaller than X) the loss
+ * could reuse them: nothing is counted. */
+static void
+test_tp_transients (void)
+{
+  HrTrainingMemory m;
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+
+  llama_like (&model, 2, 1024, 8, 8, 2048, 32768);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.gpus_per_node = 4;
+  t.tensor_parallel = 4;
+  t.sequence_parallel = true;
+  t.dtensor_tp = true;
+  t.micro_batch = 4;
+  t.seq_len = 1024;
+  t.recompute = HR_RECOMPUTE_FULL;
+  t.compile = true;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.allocated_peak, ==, m.peak_loss_backward);
+  g_assert_cmpfloat (m.cached_free, ==, 33554432);
+  t.async_tp = true;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.cached_free, ==, 25165824);
+  t.async_tp = false;
+  t.recompute = HR_RECOMPUTE_SELECTIVE;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.cached_free, ==, 0);
+  t.recompute = HR_RECOMPUTE_FULL;
+  model.vocab_size = 128;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.cached_free, ==, 0);
+}
+
 /* bitsandbytes' paged states (optim/optimizer.py get_state_buffer, tensors
  * of 1e5 elements or more) come from functional.py get_paged:
  * cudaMallocManaged wrapped with torch.frombuffer, a CPU tensor. PyTorch's
@@ -1133,6 +1181,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/offload-activations", test_offload_activations);
   g_test_add_func ("/training/recipes/torchtune-rows", test_torchtune_rows);
   g_test_add_func ("/training/recipes/paged-states", test_paged_states);
+  g_test_add_func ("/training/recipes/tp-transients", test_tp_transients);
   g_test_add_func ("/training/activations/dtensor-tp", test_dtensor_tp);
 
   return g_test_run ();

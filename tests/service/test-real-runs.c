@@ -249,19 +249,17 @@ test_rows (void)
  * max_reserved, against reserved_peak; Float8 is torchao's float8 training,
  * whose memory is bf16-mixed's (docs/training.md, "Precision recipes"), so
  * the throughput of those rows comes from fp8-mixed. The FSDP rows (tables
- * 1-3, and table 4's AsyncTP row) are held to 10 %: the loss's backward is their peak (states, the 32
+ * 1-3) are held to 10 %: the loss's backward is their peak (states, the 32
  * layers' saved tensors, three fp32 buffers of T·V; docs/training.md, "What
  * users measure") and the reserve adds FSDP's stream pools and the 16-bit
- * logits' block. The 2D-4D rows are reported with the bounds below, as the
- * model stands; throughput is printed, not held (docs/planner.md). */
+ * logits' block; table 4's 2D rows add the TP transients each layer's
+ * forward leaves cached. The 3D-4D rows are reported with the bounds below,
+ * as the model stands; throughput is printed, not held (docs/planner.md). */
 static const Bounds torchtitan_misses[] = {
-  /* 70B on FSDP 32 × TP 8 and 405B on TP 8 × PP 8: what TP's full-width
-   * transients leave cached at the loss's backward is not yet derived
-   * (docs/training.md; AsyncTP's symmetric memory is outside the allocator) */
-  { "t4-70b-256gpu-2d", 0.85, 0.95 },
+  /* 405B on TP 8 × PP 8: the first stage's peak, in a layer's backward with
+   * eight micro-batches in flight, is not yet derived (docs/training.md) */
   { "t5-405b-512gpu-1f1b", 0.80, 0.85 },
   { "t5-405b-512gpu-interleaved", 0.80, 0.90 },
-  { "t6-405b-512gpu-cp1", 0.75, 0.90 },
   { "t6-405b-512gpu-cp2", 0.75, 0.90 },
   { "t6-405b-512gpu-cp4", 0.75, 0.90 },
   { "t6-405b-512gpu-cp8", 0.75, 0.90 },
@@ -384,7 +382,7 @@ test_torchtitan_h100 (void)
         }
     }
   g_test_message ("memory within 10 %%: %u of %u", within, checked);
-  g_assert_cmpuint (within, ==, 11);
+  g_assert_cmpuint (within, ==, 13);
 }
 
 /* torchtitan's benchmarks/llama3_8b_h200_2025-06_torchtitan.md (Trainy,
