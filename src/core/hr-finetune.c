@@ -954,14 +954,20 @@ hr_finetune_adapter_widths (const HrModel           *model,
 double
 hr_finetune_dequant_bytes (const HrModel    *model,
                            const HrFinetune *f,
-                           double            compute_bytes)
+                           double            compute_bytes,
+                           bool              compute_is_fp16)
 {
   HrFinetuneParams p;
+  double written = compute_bytes;
 
   if (!quantized (f) || hr_finetune_params (model, f, compute_bytes, &p, NULL) != HR_OK)
     return 0;
+  /* Lightning's fp16 quant state: write fp16, read it, write the compute
+   * dtype (MatMul4Bit: dequantize_4bit(...).to(A.dtype)). */
+  if (f->quant_from_fp16 && !compute_is_fp16)
+    written = 2 + 2 + compute_bytes;
   /* Read the packed weights and their scales, write the 16-bit matrix:
    * bitsandbytes dequantize_4bit / torchao NF4Tensor.to(bf16). */
   return p.frozen_bytes - (double) (p.frozen - p.quantized) * compute_bytes
-         + (double) p.quantized * compute_bytes;
+         + (double) p.quantized * written;
 }

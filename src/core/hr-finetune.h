@@ -90,6 +90,9 @@ typedef struct
                                * torchtune's DoRALinear reuses the base output */
   bool     quant_saves_input; /* each 4-bit linear saves its input for the backward
                                * (bitsandbytes MatMul4Bit before 0.44: ctx.tensors = (A, B)) */
+  bool     quant_from_fp16;   /* 4-bit weights quantised from an fp16 copy (Lightning's
+                               * BitsandbytesPrecision): each dequantises to fp16, then
+                               * is cast to the compute dtype, both copies live at once */
   bool     quant_load_whole;  /* NF4 weights quantised whole as the model is built and
                                * loaded (torchtune 0.1 with torchao 0.1); false: in
                                * chunks, whose transients stay under the step's peak */
@@ -218,10 +221,13 @@ void     hr_finetune_adapter_widths (const HrModel           *model,
                                      HrFinetuneAdapterWidths *widths);
 
 /* Bytes a dequantisation pass moves per step-independent forward: read the
- * packed weights and scales, write them in 16 bits (memory-bound). */
+ * packed weights and scales, write them in the compute dtype (memory-bound);
+ * with quant_from_fp16 under a compute dtype other than fp16, write fp16 and
+ * cast it. */
 double   hr_finetune_dequant_bytes (const HrModel    *model,
                                     const HrFinetune *finetune,
-                                    double            compute_bytes);
+                                    double            compute_bytes,
+                                    bool              compute_is_fp16);
 
 /* One linear of a dense layer, in the order the model builds them. */
 typedef struct

@@ -1182,7 +1182,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
   step->split.memory_bound += m * (2.0 + full)
-                              * hr_finetune_dequant_bytes (model, &tr->finetune, working_bytes (tr))
+                              * hr_finetune_dequant_bytes (model, &tr->finetune, working_bytes (tr),
+                                                         hr_training_compute_dtype (tr) == HR_DTYPE_FP16)
                               / (t * p) / bw;
   step->split.recompute = m * recompute_mb;
   step->split.bubble = (p - 1.0) / v * per_mb_avg;

@@ -157,12 +157,20 @@ finetune_buffers (const HrModel    *model,
   double compute = hr_training_compute_dtype (training) == HR_DTYPE_FP32 ? 4 : 2;
   double adapter = f->fp32_adapters ? 4 : compute;
   double tp = (double) training->tensor_parallel;
+  /* Lightning's BitsandbytesPrecision quantises from
+   * weight.to(dtype=torch.half) (fabric/plugins/precision/bitsandbytes.py,
+   * _Linear4bit.quantize), so the quant state's dtype is fp16 and
+   * bitsandbytes' MatMul4Bit runs dequantize_4bit(B, quant_state).to(A.dtype)
+   * in the forward and again in the backward: under a bf16 or fp32 compute
+   * the fp16 matrix and its cast live together. */
+  double dequant = compute + (f->quant_from_fp16 && hr_training_compute_dtype (training)
+                                                    != HR_DTYPE_FP16 ? 2 : 0);
   HrFinetuneParams fp;
 
   if (!hr_finetune_is_adapter (f)
       || hr_finetune_params (model, f, compute, &fp, NULL) != HR_OK)
     return;
-  buffers->dequant_layer = (double) fp.largest_quantized * compute / tp;
+  buffers->dequant_layer = (double) fp.largest_quantized * dequant / tp;
   /* torchao 0.1 (the whole-tensor load's version) dequantises through
    * get_original_weight: both nibbles as int64 (4 + 4 B per element), their
    * levels in bf16 (1 + 1 B), the two scaled halves (1 + 1 B) and their
@@ -171,7 +179,7 @@ finetune_buffers (const HrModel    *model,
   if (hr_finetune_whole_nf4_load (f))
     buffers->dequant_layer = (double) fp.largest_quantized * 14 / tp;
   if (stage == training->pipeline_parallel - 1)
-    buffers->dequant_head = (double) fp.quantized_head * compute / tp;
+    buffers->dequant_head = (double) fp.quantized_head * dequant / tp;
   buffers->finetune_buffers = fmax (buffers->dequant_layer, buffers->dequant_head);
   if (f->method == HR_FINETUNE_DORA)
     buffers->finetune_buffers += (double) fp.largest_adapted * 3 * adapter / tp;

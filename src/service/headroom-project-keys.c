@@ -410,6 +410,11 @@ static const HeadroomKeyInfo keys[] = {
                         "policy and FSDP2 avoid it."))),
   BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora")),
+  BOOL ("training.quant_from_fp16", "false", N_("4-bit weights quantised from fp16 (Lightning)"),
+        GROUP ("workload/finetune"), TRAIN (finetune.quant_from_fp16), VISIBLE_WHEN ("training.method", "qlora"),
+        DESCRIPTION (N_("Lightning’s bitsandbytes precision (LitGPT) quantises an fp16 copy of "
+                        "each weight: every 4-bit product dequantises to fp16 and casts to the "
+                        "compute dtype, two copies of the matrix at once"))),
   /* docs/training.md, "Model load" */
   BOOL ("training.quant_load_whole", "false", N_("NF4 quantised whole at load (torchao 0.1)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_load_whole), VISIBLE_WHEN ("training.method", "qlora"),

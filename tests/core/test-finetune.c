@@ -684,6 +684,22 @@ test_qlora_time_and_buffer (void)
   assert_near (mem.peak_loss_backward - lora_mem.peak_loss_backward
                - (4096.0 * 32000 - 4096.0 * 11008) * 2,
                mem.peak_layer_backward - lora_mem.peak_layer_backward, 1e-12);
+  /* Quantised from fp16 (Lightning): dequantize_4bit gives fp16 and
+   * .to(bf16) a second copy beside it, 4 B per element of the head; the
+   * pass writes 2 B, reads them and writes 2 B more: 2.515869140625 + 4
+   * per quantised parameter, the head's 131,072,000 now among them. In
+   * fp16 the cast is a no-op. */
+  t.finetune.quant_from_fp16 = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  assert_near (lora_mem.temporary + 4096.0 * 32000 * 4, mem.temporary, 1e-12);
+  g_assert_cmpint (hr_training_time (&m, &t, &gpu, &time, &err), ==, HR_OK);
+  assert_near (4 * 2 * (6476005376.0 + 131072000.0) * (2.515869140625 + 4) / 1.6e12,
+               time.dequant_seconds, 1e-12);
+  t.precision = HR_PRECISION_FP16_MIXED;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &mem, &err), ==, HR_OK);
+  t.finetune.quant_from_fp16 = false;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &lora_mem, &err), ==, HR_OK);
+  assert_near (lora_mem.temporary, mem.temporary, 1e-12);
 }
 
 /* Published runs */

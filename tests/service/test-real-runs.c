@@ -561,8 +561,9 @@ litgpt_project (const char *model,
 }
 
 /* LitGPT's QLoRA: Lightning's BitsandbytesPrecision quantises every linear
- * with the head to NF4 (bnb.nf4, or bnb.nf4-dq with double quantisation);
- * the bitsandbytes LitGPT ran (0.41, then 0.42) saves each 4-bit matmul's
+ * with the head to NF4 (bnb.nf4, or bnb.nf4-dq with double quantisation),
+ * from an fp16 copy of each weight (_Linear4bit.quantize); the
+ * bitsandbytes LitGPT ran (0.41, then 0.42) saves each 4-bit matmul's
  * input; finetune/lora.py steps bnb's paged AdamW. */
 static void
 litgpt_qlora (HeadroomProject *project,
@@ -573,6 +574,7 @@ litgpt_qlora (HeadroomProject *project,
   set (project, "training.double_quant", double_quant ? "true" : "false");
   set (project, "training.quant_scope", "all");
   set (project, "training.quant_saves_input", "true");
+  set (project, "training.quant_from_fp16", "true");
   set (project, "training.paged_optimizer", "true");
 }
 
@@ -696,34 +698,43 @@ test_litgpt_one_gpu (void)
 /* LitGPT's config hub (config_hub/finetune/README.md, the table of
  * 2024-09-27, 00af8b0d: one A10G, bf16-true, Alpaca2k truncated to 512
  * tokens, each config's micro-batch, LoRA with dropout 0.05; "Peak memory"
- * is finetune/lora.py's max_memory_allocated() / 1e9). LitGPT's Llama 3.2
- * configs (litgpt/config.py) do not tie the head to the embedding. Set as
+ * is finetune/lora.py's max_memory_allocated() / 1e9). LitGPT's GPT has a
+ * head of its own (litgpt/model.py: lm_head = nn.Linear), which
+ * convert_hf_checkpoint.py fills with a copy of the embedding where the
+ * checkpoint has none (Llama 3.2, Gemma): no model is tied. Set as
  * /real-runs/litgpt-one-gpu sets the 2023 table. The LoRA rows are held;
- * the QLoRA rows (bnb.nf4 on every linear with the head, bitsandbytes 0.42,
- * which LitGPT pinned: 4-bit matmuls save their input; paged AdamW) are
- * printed, 6–19 % under the measured (docs/training.md). */
+ * the QLoRA rows (bnb.nf4 on every linear with the head, quantised from
+ * fp16, bitsandbytes 0.42, which LitGPT pinned: 4-bit matmuls save their
+ * input; paged AdamW) too, but for the two below. */
+/* The two QLoRA rows the model misses: 2.3 and 2.2 GB under, on models whose
+ * head is small (32,000 rows), not derived (docs/training.md). */
+static const Bounds config_hub_misses[] = {
+  { "llama-2-7b, QLoRA, micro-batch 2", 0.80, 0.90 },
+  { "mistral-7b-v0.1, QLoRA, micro-batch 2", 0.80, 0.90 },
+};
+
 static void
 test_litgpt_config_hub (void)
 {
   static const struct
   {
     const char *model, *micro, *rank, *targets;
-    gboolean    untied, qlora;
+    gboolean    qlora;
     double      gb;
   } rows[] = {
-    { "llama-2-7b", "2", "32", "q,v", FALSE, FALSE, 19.77 },
-    { "llama-3-8b", "1", "32", "q,v", FALSE, FALSE, 19.73 },
-    { "llama-3.1-8b", "1", "32", "q,v", FALSE, FALSE, 19.73 },
-    { "mistral-7b-v0.1", "2", "32", "q,v", FALSE, FALSE, 20.66 },
-    { "llama-3.2-1b", "1", "32", "q,v", TRUE, FALSE, 4.49 },
-    { "llama-3.2-3b", "1", "32", "q,v", TRUE, FALSE, 9.67 },
-    { "gemma-2b", "2", "8", "q,k,v,o,gate,up,down,lm_head", FALSE, FALSE, 12.62 },
-    { "llama-2-7b", "2", "32", "q,v", FALSE, TRUE, 13.68 },
-    { "llama-3-8b", "2", "32", "q,v", FALSE, TRUE, 17.41 },
-    { "mistral-7b-v0.1", "2", "32", "q,v", FALSE, TRUE, 14.29 },
-    { "llama-3.2-1b", "2", "32", "q,v", TRUE, TRUE, 5.53 },
-    { "llama-3.2-3b", "2", "32", "q,v", TRUE, TRUE, 10.30 },
-    { "gemma-2b", "2", "16", "q,k,v,o,gate,up,down,lm_head", FALSE, TRUE, 11.58 },
+    { "llama-2-7b", "2", "32", "q,v", FALSE, 19.77 },
+    { "llama-3-8b", "1", "32", "q,v", FALSE, 19.73 },
+    { "llama-3.1-8b", "1", "32", "q,v", FALSE, 19.73 },
+    { "mistral-7b-v0.1", "2", "32", "q,v", FALSE, 20.66 },
+    { "llama-3.2-1b", "1", "32", "q,v", FALSE, 4.49 },
+    { "llama-3.2-3b", "1", "32", "q,v", FALSE, 9.67 },
+    { "gemma-2b", "2", "8", "q,k,v,o,gate,up,down,lm_head", FALSE, 12.62 },
+    { "llama-2-7b", "2", "32", "q,v", TRUE, 13.68 },
+    { "llama-3-8b", "2", "32", "q,v", TRUE, 17.41 },
+    { "mistral-7b-v0.1", "2", "32", "q,v", TRUE, 14.29 },
+    { "llama-3.2-1b", "2", "32", "q,v", TRUE, 5.53 },
+    { "llama-3.2-3b", "2", "32", "q,v", TRUE, 10.30 },
+    { "gemma-2b", "2", "16", "q,k,v,o,gate,up,down,lm_head", TRUE, 11.58 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -733,19 +744,25 @@ test_litgpt_config_hub (void)
       g_autofree char *id = g_strdup_printf ("%s, %s, micro-batch %s", rows[i].model,
                                              rows[i].qlora ? "QLoRA" : "LoRA", rows[i].micro);
       double measured = rows[i].gb * 1e9, predicted;
+      const Bounds *miss;
 
       set (project, "hardware.gpu", "a10g");
       set (project, "training.lora_rank", rows[i].rank);
       set (project, "training.lora_targets", rows[i].targets);
-      if (rows[i].untied)
-        set (project, "model.tie_word_embeddings", "false");
+      set (project, "model.tie_word_embeddings", "false");
       if (rows[i].qlora)
         litgpt_qlora (project, FALSE);
       estimator = headroom_estimator_new (project);
       predicted = estimate (estimator, id)->allocated_peak;
       g_test_message ("%-46s measured %5.2f GB, predicted %5.2f (%+.1f %%)", id, rows[i].gb,
                       predicted / 1e9, 100 * (predicted / measured - 1));
-      if (!rows[i].qlora)
+      miss = find_bounds (config_hub_misses, G_N_ELEMENTS (config_hub_misses), id);
+      if (miss != NULL)
+        {
+          g_assert_cmpfloat (predicted / measured, >=, miss->low);
+          g_assert_cmpfloat (predicted / measured, <=, miss->high);
+        }
+      else
         g_assert_cmpfloat (fabs (predicted / measured - 1), <=, 0.10);
     }
 }
