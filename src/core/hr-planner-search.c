@@ -354,17 +354,36 @@ shardings (const HrPlanRequest *request,
         out[n++] = (Sharding) { request->zero_stage, HR_FSDP_NONE };
       return n;
     }
+  out[n++] = (Sharding) { 0, HR_FSDP_NONE };
   if (replicas == 1)
+    return n;
+  switch (request->sharding)
     {
-      out[n++] = (Sharding) { 0, HR_FSDP_NONE };
+    case HR_PLAN_SHARDING_FSDP:
+      /* FSDP's modes, named as the framework runs them (their costs are
+       * ZeRO 3's and 2's); not a pinned FSDP off. */
+      if (request->fsdp == HR_PLAN_FREE && (pp == 1 || request->training.torch_pipelining))
+        {
+          out[n++] = (Sharding) { 0, HR_FSDP_FULL };
+          out[n++] = (Sharding) { 0, HR_FSDP_GRAD_OP };
+          if (request->training.nodes > 1)
+            out[n++] = (Sharding) { 0, HR_FSDP_HYBRID };
+        }
+      return n;
+    case HR_PLAN_SHARDING_ZERO1:
+      out[n++] = (Sharding) { 1, HR_FSDP_NONE };
+      return n;
+    case HR_PLAN_SHARDING_ZERO:
+    case HR_PLAN_SHARDING_ANY:
+    default:
+      for (zero = 1; zero <= 3; zero++)
+        if (zero < 2 || pp == 1)
+          out[n++] = (Sharding) { zero, HR_FSDP_NONE };
+      if (request->sharding == HR_PLAN_SHARDING_ANY && request->fsdp == HR_PLAN_FREE && pp == 1
+          && request->training.nodes > 1)
+        out[n++] = (Sharding) { 0, HR_FSDP_HYBRID };
       return n;
     }
-  for (zero = 0; zero <= 3; zero++)
-    if (zero < 2 || pp == 1)
-      out[n++] = (Sharding) { zero, HR_FSDP_NONE };
-  if (request->fsdp == HR_PLAN_FREE && pp == 1 && request->training.nodes > 1)
-    out[n++] = (Sharding) { 0, HR_FSDP_HYBRID };
-  return n;
 }
 
 static HrStatus
@@ -405,6 +424,9 @@ check_request (const HrPlanRequest *request,
                          "0-3, or free");
   if (request->fsdp < HR_PLAN_FREE || request->fsdp > HR_FSDP_HYBRID)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fsdp", request->fsdp, HR_FSDP_HYBRID, NULL);
+  if ((int) request->sharding < HR_PLAN_SHARDING_ANY || request->sharding > HR_PLAN_SHARDING_FSDP)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sharding", (int64_t) request->sharding,
+                         HR_PLAN_SHARDING_FSDP, NULL);
   if (request->sequence_parallel < HR_PLAN_FREE || request->sequence_parallel > 1)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sequence_parallel",
                          request->sequence_parallel, 1, NULL);

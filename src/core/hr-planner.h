@@ -93,6 +93,15 @@ typedef struct
 /* "free" for the int pins of HrPlanRequest */
 #define HR_PLAN_FREE (-1)
 
+/* The data-parallel sharding a framework has, for the search */
+typedef enum
+{
+  HR_PLAN_SHARDING_ANY,    /* ZeRO 0-3 and FSDP's hybrid mode */
+  HR_PLAN_SHARDING_ZERO,   /* DeepSpeed: ZeRO 0-3 */
+  HR_PLAN_SHARDING_ZERO1,  /* Megatron: replicated or its distributed optimizer (ZeRO 1) */
+  HR_PLAN_SHARDING_FSDP,   /* PyTorch FSDP: replicated (DDP), full, grad-op, hybrid */
+} HrPlanSharding;
+
 typedef struct
 {
   /* The recipe and the cluster: nodes, gpus_per_node, global_batch (> 0),
@@ -112,6 +121,7 @@ typedef struct
   int     fsdp;                 /* an HrFsdp, or HR_PLAN_FREE */
   int     sequence_parallel;    /* 0, 1, or HR_PLAN_FREE */
   int     recompute;            /* an HrRecompute, or HR_PLAN_FREE */
+  HrPlanSharding sharding;      /* which modes the free zero_stage and fsdp take */
 
   HrPlanAssumptions assumptions;
 } HrPlanRequest;

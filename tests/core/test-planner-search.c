@@ -174,6 +174,64 @@ test_search_frozen_gradients (void)
   g_assert_cmpstr (err.field, ==, "frozen_gradients");
 }
 
+/* A framework's sharding family: FSDP's modes (zero 0, any FSDP mode;
+ * FULL among the fitting), Megatron's ZeRO 0 or 1, DeepSpeed's ZeRO 0-3
+ * without FSDP; in every fitting layout of the 64 fastest and the front. */
+static void
+test_search_sharding (void)
+{
+  HrPlanLayout best[64], pareto[32];
+  HrPlanRequest request;
+  HrPlanResult result;
+  HrError err = { 0 };
+  HrModel model;
+  HrGpu gpu;
+  bool full = false, zero3 = false;
+
+  llama_7b (&model);
+  a100 (&gpu);
+  search_request (&request);
+  request.sharding = HR_PLAN_SHARDING_FSDP;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), pareto, G_N_ELEMENTS (pareto),
+             &result);
+  g_assert_cmpint (result.n_best, >, 0);
+  for (size_t i = 0; i < result.n_best; i++)
+    {
+      g_assert_cmpint (best[i].training.zero_stage, ==, 0);
+      full = full || best[i].training.fsdp == HR_FSDP_FULL;
+    }
+  for (size_t i = 0; i < result.n_pareto; i++)
+    g_assert_cmpint (pareto[i].training.zero_stage, ==, 0);
+  g_assert_true (full);
+
+  request.sharding = HR_PLAN_SHARDING_ZERO1;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), pareto, G_N_ELEMENTS (pareto),
+             &result);
+  g_assert_cmpint (result.n_best, >, 0);
+  for (size_t i = 0; i < result.n_best; i++)
+    {
+      g_assert_cmpint (best[i].training.zero_stage, <=, 1);
+      g_assert_cmpint (best[i].training.fsdp, ==, HR_FSDP_NONE);
+    }
+
+  request.sharding = HR_PLAN_SHARDING_ZERO;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), pareto, G_N_ELEMENTS (pareto),
+             &result);
+  for (size_t i = 0; i < result.n_best; i++)
+    {
+      g_assert_cmpint (best[i].training.fsdp, ==, HR_FSDP_NONE);
+      zero3 = zero3 || best[i].training.zero_stage == 3;
+    }
+  for (size_t i = 0; i < result.n_pareto; i++)
+    g_assert_cmpint (pareto[i].training.fsdp, ==, HR_FSDP_NONE);
+  g_assert_true (zero3);
+
+  request.sharding = (HrPlanSharding) 7;
+  g_assert_cmpint (hr_plan_search (&model, &gpu, &request, best, 1, NULL, 0, &result, &err),
+                   ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "sharding");
+}
+
 /* Pinned dimensions hold; everything pinned leaves one layout, the one
  * hr_plan_step predicts. */
 static void
@@ -329,6 +387,7 @@ main (int   argc,
   g_test_add_func ("/planner/search/lora", test_search_lora);
   g_test_add_func ("/planner/search/frozen-gradients", test_search_frozen_gradients);
   g_test_add_func ("/planner/search/pins", test_search_pins);
+  g_test_add_func ("/planner/search/sharding", test_search_sharding);
   g_test_add_func ("/planner/search/counts", test_search_counts);
   g_test_add_func ("/planner/search/errors", test_search_errors);
 

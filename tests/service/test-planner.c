@@ -284,6 +284,57 @@ test_estimate_agrees_async_tp (void)
   g_assert_cmpfloat (step[1], <, step[0]);
 }
 
+/* The search offers only the sharding a project's framework has
+ * (docs/planner.md, "Search"): Llama 3.1 8B on 2 nodes of 8 A100s, nothing
+ * pinned. torchtitan shards with FSDP2 (ZeRO stage 0 in every row, FSDP
+ * full among them), Megatron with its distributed optimizer (ZeRO 0 or 1,
+ * no FSDP), DeepSpeed with ZeRO (no FSDP, ZeRO 3 among them). */
+static void
+test_framework_sharding (void)
+{
+  static const char * const frameworks[] = { "torchtitan", "megatron", "deepspeed" };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (frameworks); f++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+      g_autoptr(HeadroomPlanner) planner = NULL;
+      GListModel *layouts;
+      gboolean fsdp_full = FALSE, zero3 = FALSE;
+
+      g_assert_true (headroom_project_set_from_string (project, "hardware.gpu", "a100-80gb-sxm",
+                                                       NULL));
+      g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "2", NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.global_batch", "64",
+                                                       NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.seq_len", "4096",
+                                                       NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.framework",
+                                                       frameworks[f], NULL));
+      planner = headroom_planner_new (project);
+      headroom_planner_set_search (planner, 100, 64, NULL);
+      headroom_planner_refresh (planner);
+      layouts = headroom_planner_get_layouts (planner);
+      g_assert_cmpuint (g_list_model_get_n_items (layouts), >, 0);
+      for (guint i = 0; i < g_list_model_get_n_items (layouts); i++)
+        {
+          g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (layouts, i);
+          int zero = headroom_plan_row_get_zero_stage (row);
+          const char *fsdp = headroom_plan_row_get_fsdp (row);
+
+          if (f == 0)
+            g_assert_cmpint (zero, ==, 0);
+          else
+            g_assert_cmpstr (fsdp, ==, "none");
+          if (f == 1)
+            g_assert_cmpint (zero, <=, 1);
+          fsdp_full = fsdp_full || g_str_equal (fsdp, "full");
+          zero3 = zero3 || zero == 3;
+        }
+      g_assert_true (f != 0 || fsdp_full);
+      g_assert_true (f != 2 || zero3);
+    }
+}
+
 /* The search keeps the project's one-stage schedule: Llama 3.1 70B on 8
  * nodes, TP 8 × PP 4, the layout pinned, under 1F1B, GPipe and ZB-H1. The
  * planner's row and the estimate agree to the last digit under each (the
@@ -622,6 +673,7 @@ main (int   argc,
   g_test_add_func ("/planner/estimate-agrees-async-tp", test_estimate_agrees_async_tp);
   g_test_add_func ("/planner/estimate-agrees-schedules", test_estimate_agrees_schedules);
   g_test_add_func ("/planner/pareto", test_pareto);
+  g_test_add_func ("/planner/framework-sharding", test_framework_sharding);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);
   g_test_add_func ("/planner/cannot-plan", test_cannot_plan);
