@@ -951,20 +951,27 @@ hr_finetune_adapter_widths (const HrModel           *model,
     }
 }
 
+bool
+hr_finetune_dequant_casts (const HrFinetune *f,
+                           HrDtype           compute)
+{
+  return f->quant_from_fp16 && compute != HR_DTYPE_FP16;
+}
+
 double
 hr_finetune_dequant_bytes (const HrModel    *model,
                            const HrFinetune *f,
-                           double            compute_bytes,
-                           bool              compute_is_fp16)
+                           HrDtype           compute)
 {
-  HrFinetuneParams p;
+  double compute_bytes = compute == HR_DTYPE_FP32 ? 4 : 2;
   double written = compute_bytes;
+  HrFinetuneParams p;
 
   if (!quantized (f) || hr_finetune_params (model, f, compute_bytes, &p, NULL) != HR_OK)
     return 0;
   /* Lightning's fp16 quant state: write fp16, read it, write the compute
    * dtype (MatMul4Bit: dequantize_4bit(...).to(A.dtype)). */
-  if (f->quant_from_fp16 && !compute_is_fp16)
+  if (hr_finetune_dequant_casts (f, compute))
     written = 2 + 2 + compute_bytes;
   /* Read the packed weights and their scales, write the 16-bit matrix:
    * bitsandbytes dequantize_4bit / torchao NF4Tensor.to(bf16). */

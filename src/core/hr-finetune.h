@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "hr-error.h"
+#include "hr-gpu.h"
 #include "hr-model.h"
 
 typedef enum
@@ -220,14 +221,18 @@ void     hr_finetune_adapter_widths (const HrModel           *model,
                                      const HrFinetune        *finetune,
                                      HrFinetuneAdapterWidths *widths);
 
+/* Whether a 4-bit product dequantises to fp16 and then casts to `compute`
+ * (quant_from_fp16 under a compute dtype other than fp16): both copies of
+ * the matrix live at once. */
+bool     hr_finetune_dequant_casts (const HrFinetune *finetune,
+                                    HrDtype           compute);
+
 /* Bytes a dequantisation pass moves per step-independent forward: read the
  * packed weights and scales, write them in the compute dtype (memory-bound);
- * with quant_from_fp16 under a compute dtype other than fp16, write fp16 and
- * cast it. */
+ * with hr_finetune_dequant_casts(), write fp16 and cast it. */
 double   hr_finetune_dequant_bytes (const HrModel    *model,
                                     const HrFinetune *finetune,
-                                    double            compute_bytes,
-                                    bool              compute_is_fp16);
+                                    HrDtype           compute);
 
 /* One linear of a dense layer, in the order the model builds them. */
 typedef struct

@@ -39,9 +39,6 @@ sliding_layers (const HrModel *model)
   return (n - first) - ((n + off) / p - (first + off) / p);
 }
 
-/* Share of a component's forward that torchtitan's op-level SAC recomputes:
- * the k projection of q, k, v (by output width), the output projection, one
- * of three gated MLP matrices (w3) or one of two plain ones (fc2). */
 /* The share of a component's forward FLOPs that Megatron's selective
  * recompute_modules rerun (the attention core is handled apart): mlp the
  * dense MLPs, moe the MoE layers' experts (shared ones too) and routers,
@@ -93,6 +90,9 @@ selective_share (const HrModel    *m,
   return 0;
 }
 
+/* Share of a component's forward that torchtitan's op-level SAC recomputes:
+ * the k projection of q, k, v (by output width), the output projection, one
+ * of three gated MLP matrices (w3) or one of two plain ones (fc2). */
 static double
 op_sac_share (const HrModel    *model,
               HrFlopsComponent  c)

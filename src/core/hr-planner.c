@@ -737,9 +737,7 @@ evaluate_rank (const HrPlanContext    *ctx,
    * (one fused kernel a pass, hr-training-activations.c). */
   mem_loss = head ? tokens * (double) model->vocab_size / t
                     * (tr->loss == HR_LOSS_KERNEL || tr->loss == HR_LOSS_TE
-                       || (tr->loss == HR_LOSS_FULL && tr->compile && tr->compile_loss
-                           && !tr->model_upcasts_logits)
-                       ? a : 3.0 * 4.0)
+                       || hr_training_loss_on_16bit_logits (tr) ? a : 3.0 * 4.0)
                   : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
@@ -1182,8 +1180,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
   step->split.memory_bound += m * (2.0 + full)
-                              * hr_finetune_dequant_bytes (model, &tr->finetune, working_bytes (tr),
-                                                         hr_training_compute_dtype (tr) == HR_DTYPE_FP16)
+                              * hr_finetune_dequant_bytes (model, &tr->finetune, hr_training_compute_dtype (tr))
                               / (t * p) / bw;
   step->split.recompute = m * recompute_mb;
   step->split.bubble = (p - 1.0) / v * per_mb_avg;

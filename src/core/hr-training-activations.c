@@ -542,7 +542,7 @@ hr_training_stage_activations (const HrModel         *model,
            * (reductions are not recomputed: ban_recompute_reductions), redoes
            * the upcast in the backward and returns the gradient in the
            * input's 16-bit dtype. */
-          if (loss_compiled && !training->model_upcasts_logits)
+          if (hr_training_loss_on_16bit_logits (training))
             {
               act->loss = logits * a->compute + a->tokens * 8;
               act->loss_transient = logits * a->compute;

@@ -163,8 +163,8 @@ finetune_buffers (const HrModel    *model,
    * bitsandbytes' MatMul4Bit runs dequantize_4bit(B, quant_state).to(A.dtype)
    * in the forward and again in the backward: under a bf16 or fp32 compute
    * the fp16 matrix and its cast live together. */
-  double dequant = compute + (f->quant_from_fp16 && hr_training_compute_dtype (training)
-                                                    != HR_DTYPE_FP16 ? 2 : 0);
+  double dequant = compute + (hr_finetune_dequant_casts (f, hr_training_compute_dtype (training))
+                              ? 2 : 0);
   HrFinetuneParams fp;
 
   if (!hr_finetune_is_adapter (f)

@@ -197,10 +197,7 @@ hr_training_time_of (const HrModel          *model,
           hr_plan_assumptions_init (&as);
           time->dequant_seconds = m * (training->recompute == HR_RECOMPUTE_FULL ? 3 : 2)
                                   * hr_finetune_dequant_bytes (model, &training->finetune,
-                                                               hr_training_compute_dtype (training)
-                                                               == HR_DTYPE_FP32 ? 4 : 2,
-                                                               hr_training_compute_dtype (training)
-                                                               == HR_DTYPE_FP16)
+                                                               hr_training_compute_dtype (training))
                                   / (double) (training->tensor_parallel
                                               * training->pipeline_parallel)
                                   / hr_rates_bandwidth (gpu, as.memory_efficiency);
