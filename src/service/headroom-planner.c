@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "headroom-format.h"
+#include "headroom-framework.h"
 #include "headroom-planner.h"
 #include "hr-planner.h"
 
@@ -138,23 +139,6 @@ is_pinned (HeadroomPlanner *self,
   return self->pinned != NULL && g_strv_contains ((const char * const *) self->pinned, key);
 }
 
-/* The sharding modes a framework has (docs/planner.md, "Search"):
- * DeepSpeed's ZeRO stages, Megatron's distributed optimizer, PyTorch FSDP's
- * modes (torchtitan and torchtune shard with FSDP2, which has no ZeRO 1 or
- * 2); Hugging Face's Trainer and no framework, everything. */
-static HrPlanSharding
-framework_sharding (const char *framework)
-{
-  if (g_strcmp0 (framework, "deepspeed") == 0)
-    return HR_PLAN_SHARDING_ZERO;
-  if (g_strcmp0 (framework, "megatron") == 0)
-    return HR_PLAN_SHARDING_ZERO1;
-  if (g_strcmp0 (framework, "fsdp") == 0 || g_strcmp0 (framework, "torchtitan") == 0
-      || g_strcmp0 (framework, "torchtune") == 0)
-    return HR_PLAN_SHARDING_FSDP;
-  return HR_PLAN_SHARDING_ANY;
-}
-
 /* Pinned layout keys take the project's value; the others are searched.
  * A pinned ZeRO stage alone also pins FSDP off. A global batch of 0 is the
  * smallest multiple of the GPU count that is at least 512 (the CLI's plan;
@@ -188,8 +172,6 @@ pin (HeadroomPlanner *self,
     request->recompute = t->recompute;
   if (is_pinned (self, "training.sequence_parallel"))
     request->sequence_parallel = t->sequence_parallel ? 1 : 0;
-  request->sharding = framework_sharding (headroom_project_get_string (self->project,
-                                                                       "training.framework"));
   /* 0 is one micro-batch per GPU, no accumulation: as the estimate reads it
    * for a data-parallel run (and all the optimizer stepped in the backward
    * allows). */
@@ -245,6 +227,15 @@ search (HeadroomPlanner *self)
   hr_plan_request_init (&request);
   headroom_project_get_training (self->project, &request.training);
   pin (self, &request);
+  if (!headroom_framework_restrict (headroom_project_get_string (self->project,
+                                                                 "training.framework"),
+                                    &request, &error))
+    {
+      self->status = HEADROOM_PLANNER_STATUS_INVALID;
+      self->message = g_strdup (error->message);
+      self->error = g_steal_pointer (&error);
+      return;
+    }
   self->global_batch = request.training.global_batch;
   best = g_new0 (HrPlanLayout, self->max_layouts);
   pareto = g_new0 (HrPlanLayout, self->max_pareto);

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "headroom-framework.h"
 #include "headroom-hf-config.h"
 #include "headroom-project-private.h"
 #include "hr-config.h"
@@ -500,6 +501,9 @@ headroom_project_validate_and_get (HeadroomProject  *self,
                                         training->micro_batch * data_parallel);
           return FALSE;
         }
+      if (!headroom_framework_check (headroom_project_get_string (self, "training.framework"),
+                                     training, error))
+        return FALSE;
       if (hr_training_validate (training, model, &err) != HR_OK)
         {
           headroom_project_set_core_error (error, "training", &err);

@@ -335,6 +335,95 @@ test_framework_sharding (void)
     }
 }
 
+/* The search offers only the layouts a project's framework can run
+ * (headroom-framework.c): Llama 3.1 70B on 8 nodes of 8 H100s, 128 × 8,192
+ * tokens. With no framework the fastest layout splits the sequence (CP 2)
+ * and interleaved pipelines are searched; DeepSpeed's rows have neither
+ * (its pipeline engine runs 1F1B over one chunk per stage, and it has no
+ * ring attention), torchtune's no pipeline (but context parallel). A pinned context parallel
+ * DeepSpeed cannot run is refused, naming it, as the estimate refuses it. */
+static void
+test_framework_layouts (void)
+{
+  static const char * const frameworks[] = { "none", "deepspeed", "torchtune" };
+  static const char * const pinned[] = { "training.context_parallel", NULL };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (frameworks); f++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+      g_autoptr(HeadroomPlanner) planner = NULL;
+      GListModel *lists[2];
+      gint64 most_cp = 1, most_pp = 1, most_vs = 1;
+      gint64 searched;
+
+      g_assert_true (headroom_project_set_from_string (project, "model.preset", "llama-3.1-70b",
+                                                       NULL));
+      g_assert_true (headroom_project_set_from_string (project, "hardware.gpu", "h100-sxm", NULL));
+      g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "8", NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.global_batch", "128",
+                                                       NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.seq_len", "8192",
+                                                       NULL));
+      g_assert_true (headroom_project_set_string (project, "training.framework", frameworks[f],
+                                                  NULL));
+      planner = headroom_planner_new (project);
+      headroom_planner_set_search (planner, 100, 64, NULL);
+      headroom_planner_refresh (planner);
+      g_assert_cmpint (headroom_planner_get_status (planner), ==,
+                       HEADROOM_PLANNER_STATUS_LAYOUTS);
+      searched = headroom_planner_get_searched (planner);
+      lists[0] = headroom_planner_get_layouts (planner);
+      lists[1] = headroom_planner_get_pareto (planner);
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+        for (guint i = 0; i < g_list_model_get_n_items (lists[l]); i++)
+          {
+            g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (lists[l], i);
+
+            most_cp = MAX (most_cp, headroom_plan_row_get_context_parallel (row));
+            most_pp = MAX (most_pp, headroom_plan_row_get_pipeline_parallel (row));
+            most_vs = MAX (most_vs, headroom_plan_row_get_virtual_stages (row));
+          }
+      if (f == 0)
+        {
+          g_autoptr(HeadroomPlanRow) first = g_list_model_get_item (lists[0], 0);
+
+          g_assert_cmpint (headroom_plan_row_get_context_parallel (first), >, 1);
+          g_assert_cmpint (most_pp, >, 1);
+          g_assert_cmpint (most_vs, >, 1);
+        }
+      else if (f == 1)
+        {
+          g_assert_cmpint (most_cp, ==, 1);
+          g_assert_cmpint (most_vs, ==, 1);
+          g_assert_cmpint (most_pp, >, 1);
+        }
+      else
+        {
+          g_assert_cmpint (most_pp, ==, 1);
+          g_assert_cmpint (most_cp, >, 1);
+        }
+
+      /* Pinned at 2: DeepSpeed refuses it; the others search it. */
+      g_assert_true (headroom_project_set_from_string (project, "training.context_parallel", "2",
+                                                       NULL));
+      headroom_planner_set_search (planner, 100, 64, pinned);
+      headroom_planner_refresh (planner);
+      if (f == 1)
+        {
+          g_assert_cmpint (headroom_planner_get_status (planner), ==,
+                           HEADROOM_PLANNER_STATUS_INVALID);
+          g_assert_cmpstr (headroom_project_error_get_key (headroom_planner_get_error (planner)),
+                           ==, "training.context_parallel");
+        }
+      else
+        {
+          g_assert_cmpint (headroom_planner_get_status (planner), ==,
+                           HEADROOM_PLANNER_STATUS_LAYOUTS);
+          g_assert_cmpint (headroom_planner_get_searched (planner), <, searched);
+        }
+    }
+}
+
 /* The search keeps the project's one-stage schedule: Llama 3.1 70B on 8
  * nodes, TP 8 × PP 4, the layout pinned, under 1F1B, GPipe and ZB-H1. The
  * planner's row and the estimate agree to the last digit under each (the
@@ -674,6 +763,7 @@ main (int   argc,
   g_test_add_func ("/planner/estimate-agrees-schedules", test_estimate_agrees_schedules);
   g_test_add_func ("/planner/pareto", test_pareto);
   g_test_add_func ("/planner/framework-sharding", test_framework_sharding);
+  g_test_add_func ("/planner/framework-layouts", test_framework_layouts);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);
   g_test_add_func ("/planner/cannot-plan", test_cannot_plan);

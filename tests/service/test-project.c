@@ -877,6 +877,82 @@ test_error_key (void)
   g_assert_null (headroom_project_error_get_key (NULL));
 }
 
+
+/* A layout the project's framework cannot run is refused, naming the
+ * setting (docs/training.md, "Frameworks"): DeepSpeed's pipeline engine
+ * runs 1F1B over one chunk per stage and ZeRO 0 or 1 (runtime/pipe), and
+ * it has no ring context parallelism and no FSDP; torchtune has no
+ * pipeline and no TP in its LoRA recipe; torchtitan and torchtune shard
+ * with FSDP, not ZeRO stages. The same layouts under Megatron, or the
+ * framework's own, pass. Llama 3.1 8B on 2 × 8 GPUs, 32 sequences. */
+static void
+test_framework_layout (void)
+{
+  static const struct
+  {
+    const char *framework;
+    const char *settings[4][2];
+    const char *refused;  /* the key named, or NULL for a valid layout */
+  } cases[] = {
+    { "deepspeed", { { "training.pipeline_parallel", "2" }, { "training.virtual_stages", "2" },
+                    { "training.pipeline_schedule", "interleaved" } }, "training.virtual_stages" },
+    { "deepspeed", { { "training.pipeline_parallel", "2" } }, NULL },
+    { "deepspeed", { { "training.pipeline_parallel", "2" }, { "training.zero_stage", "2" } },
+      "training.zero_stage" },
+    { "deepspeed", { { "training.zero_stage", "3" } }, NULL },
+    { "deepspeed", { { "training.pipeline_parallel", "2" }, { "training.pipeline_schedule", "gpipe" } },
+      "training.pipeline_schedule" },
+    { "deepspeed", { { "training.pipeline_schedule", "gpipe" } }, NULL },
+    { "deepspeed", { { "training.context_parallel", "2" } }, "training.context_parallel" },
+    { "deepspeed", { { "training.fsdp", "full" }, { "training.zero_stage", "0" } }, "training.fsdp" },
+    { "megatron", { { "training.pipeline_parallel", "2" }, { "training.virtual_stages", "2" },
+                   { "training.pipeline_schedule", "interleaved" }, { "training.context_parallel", "2" } },
+      NULL },
+    { "torchtune", { { "training.pipeline_parallel", "2" } }, "training.pipeline_parallel" },
+    { "torchtune", { { "training.method", "lora" } }, "training.tensor_parallel" },
+    /* One micro-batch per GPU: torchtune steps the optimizer in the backward. */
+    { "torchtune", { { "training.fsdp", "full" }, { "training.global_batch", "8" } }, NULL },
+    { "torchtune", { { "training.zero_stage", "1" } }, "training.zero_stage" },
+    { "torchtitan", { { "training.fsdp", "none" }, { "training.zero_stage", "1" } },
+      "training.zero_stage" },
+    { "torchtitan", { { "training.pipeline_parallel", "2" }, { "training.virtual_stages", "2" },
+                     { "training.pipeline_schedule", "interleaved" }, { "training.context_parallel", "2" } },
+      NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+      g_autoptr(GError) error = NULL;
+
+      /* 16 GPUs, TP 2 (the default project's), 32 sequences of 1. */
+      g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "2", NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.global_batch", "32",
+                                                       NULL));
+      g_assert_true (headroom_project_set_from_string (project, "training.micro_batch", "1",
+                                                       NULL));
+      g_assert_true (headroom_project_set_string (project, "training.framework",
+                                                  cases[i].framework, NULL));
+      for (gsize k = 0; k < G_N_ELEMENTS (cases[i].settings) && cases[i].settings[k][0]; k++)
+        g_assert_true (headroom_project_set_from_string (project, cases[i].settings[k][0],
+                                                         cases[i].settings[k][1], NULL));
+      if (cases[i].refused == NULL)
+        {
+          g_assert_true (headroom_project_validate (project, &error));
+          g_assert_no_error (error);
+          continue;
+        }
+      g_assert_false (headroom_project_validate (project, &error));
+      g_assert_error (error, HEADROOM_PROJECT_ERROR, HEADROOM_PROJECT_ERROR_INVALID);
+      g_assert_cmpstr (headroom_project_error_get_key (error), ==, cases[i].refused);
+      /* The layout itself is valid: the framework is what refuses it. */
+      g_clear_error (&error);
+      g_assert_true (headroom_project_set_string (project, "training.framework", "none", NULL));
+      g_assert_true (headroom_project_validate (project, &error));
+      g_assert_no_error (error);
+    }
+}
+
 /* headroom_project_validate_and_get() hands back what the checks read, the
  * same as the getters: the default project is Llama-3.1-8B (32 layers,
  * models.json) on 8 H100 SXM (80 GiB = 85899345920 bytes, gpus.json),
@@ -1018,6 +1094,7 @@ main (int   argc,
   g_test_add_func ("/project/validate-and-get", test_validate_and_get);
   g_test_add_func ("/project/setters", test_setters);
   g_test_add_func ("/project/framework-defaults", test_framework_defaults);
+  g_test_add_func ("/project/framework-layout", test_framework_layout);
   g_test_add_func ("/project/gpt2-spelling", test_gpt2_spelling);
   g_test_add_func ("/project/longcat-layers", test_longcat_layers);
   g_test_add_func ("/project/falcon-spelling", test_falcon_spelling);

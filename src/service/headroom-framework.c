@@ -1,0 +1,220 @@
+/* headroom-framework.c: the layouts each framework can run
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "headroom-framework.h"
+#include "headroom-project.h"
+
+HrPlanSharding
+headroom_framework_sharding (const char *framework)
+{
+  /* DeepSpeed's ZeRO stages, Megatron's distributed optimizer (ZeRO 1),
+   * PyTorch FSDP's modes (torchtitan and torchtune shard with FSDP2, which
+   * has no ZeRO 1 or 2); Hugging Face's Trainer and no framework, all. */
+  if (g_strcmp0 (framework, "deepspeed") == 0)
+    return HR_PLAN_SHARDING_ZERO;
+  if (g_strcmp0 (framework, "megatron") == 0)
+    return HR_PLAN_SHARDING_ZERO1;
+  if (g_strcmp0 (framework, "fsdp") == 0 || g_strcmp0 (framework, "torchtitan") == 0
+      || g_strcmp0 (framework, "torchtune") == 0)
+    return HR_PLAN_SHARDING_FSDP;
+  return HR_PLAN_SHARDING_ANY;
+}
+
+typedef enum
+{
+  DIM_TENSOR,
+  DIM_PIPELINE,
+  DIM_VIRTUAL,
+  DIM_CONTEXT,
+  DIM_ZERO,
+  DIM_FSDP,
+  DIM_SCHEDULE,
+} Dim;
+
+static const char * const dim_keys[] = {
+  [DIM_TENSOR] = "training.tensor_parallel",
+  [DIM_PIPELINE] = "training.pipeline_parallel",
+  [DIM_VIRTUAL] = "training.virtual_stages",
+  [DIM_CONTEXT] = "training.context_parallel",
+  [DIM_ZERO] = "training.zero_stage",
+  [DIM_FSDP] = "training.fsdp",
+  [DIM_SCHEDULE] = "training.pipeline_schedule",
+};
+
+typedef enum
+{
+  WHEN_ALWAYS,
+  WHEN_PIPELINE,  /* with more than one pipeline stage */
+  WHEN_ADAPTERS,  /* LoRA, QLoRA, DoRA */
+} When;
+
+/* The largest value of a dimension the framework runs (HrFsdp and
+ * HrPipelineSchedule by their enum order: none and 1F1B first). */
+static const struct
+{
+  const char *framework;
+  Dim dim;
+  int64_t most;
+  When when;
+  const char *why;
+} rules[] = {
+  /* DeepSpeed's PipelineEngine runs TrainSchedule, synchronous 1F1B over one
+   * chunk of layers per stage (runtime/pipe/schedule.py), and asserts
+   * zero_optimization_stage() < 2: "ZeRO-2 and ZeRO-3 are incompatible with
+   * pipeline parallelism" (runtime/pipe/engine.py). */
+  { "deepspeed", DIM_VIRTUAL, 1, WHEN_ALWAYS,
+    N_("DeepSpeed’s pipeline engine has no interleaved schedule: one stage per rank") },
+  { "deepspeed", DIM_SCHEDULE, HR_PIPELINE_1F1B, WHEN_PIPELINE,
+    N_("DeepSpeed’s pipeline engine runs 1F1B") },
+  { "deepspeed", DIM_ZERO, 1, WHEN_PIPELINE,
+    N_("DeepSpeed runs ZeRO 2 and 3 only without pipeline parallelism") },
+  /* DeepSpeed splits long sequences with Ulysses (all-to-all over the
+   * heads), not with a ring over key/value blocks. */
+  { "deepspeed", DIM_CONTEXT, 1, WHEN_ALWAYS,
+    N_("DeepSpeed has no ring-attention context parallelism (its Ulysses sequence "
+       "parallelism is not modelled)") },
+  { "deepspeed", DIM_FSDP, HR_FSDP_NONE, WHEN_ALWAYS,
+    N_("DeepSpeed shards with ZeRO stages, not FSDP") },
+  /* torchtune's distributed recipes mesh data, tensor and context parallel
+   * ranks, no pipeline; lora_finetune_distributed.py asserts
+   * tensor_parallel_dim 1 ("Tensor parallelism is not supported in this
+   * recipe"). Both it and torchtitan shard with FSDP2's fully_shard. */
+  { "torchtune", DIM_PIPELINE, 1, WHEN_ALWAYS,
+    N_("torchtune’s recipes have no pipeline parallelism") },
+  { "torchtune", DIM_TENSOR, 1, WHEN_ADAPTERS,
+    N_("torchtune’s LoRA recipe has no tensor parallelism") },
+  { "torchtune", DIM_ZERO, 0, WHEN_ALWAYS,
+    N_("torchtune shards with FSDP, which has no ZeRO stages") },
+  { "torchtitan", DIM_ZERO, 0, WHEN_ALWAYS,
+    N_("torchtitan shards with FSDP, which has no ZeRO stages") },
+};
+
+static int64_t
+layout_value (const HrTraining *t,
+              Dim               dim)
+{
+  switch (dim)
+    {
+    case DIM_TENSOR:
+      return t->tensor_parallel;
+    case DIM_PIPELINE:
+      return t->pipeline_parallel;
+    case DIM_VIRTUAL:
+      return t->virtual_stages;
+    case DIM_CONTEXT:
+      return t->context_parallel;
+    case DIM_ZERO:
+      return t->zero_stage;
+    case DIM_FSDP:
+      return t->fsdp;
+    case DIM_SCHEDULE:
+    default:
+      return t->pipeline_schedule;
+    }
+}
+
+static gboolean
+has_adapters (const HrTraining *t)
+{
+  return t->finetune.method == HR_FINETUNE_LORA || t->finetune.method == HR_FINETUNE_QLORA
+         || t->finetune.method == HR_FINETUNE_DORA;
+}
+
+static gboolean
+refuse (guint    rule,
+        GError **error)
+{
+  headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, dim_keys[rules[rule].dim],
+                                  "%s", _(rules[rule].why));
+  return FALSE;
+}
+
+gboolean
+headroom_framework_check (const char       *framework,
+                          const HrTraining *training,
+                          GError          **error)
+{
+  g_return_val_if_fail (training != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      if (g_strcmp0 (framework, rules[i].framework) != 0
+          || (rules[i].when == WHEN_PIPELINE && training->pipeline_parallel <= 1)
+          || (rules[i].when == WHEN_ADAPTERS && !has_adapters (training)))
+        continue;
+      if (layout_value (training, rules[i].dim) > rules[i].most)
+        return refuse (i, error);
+    }
+  return TRUE;
+}
+
+/* The request's pin of a count (0 = searched), or NULL. */
+static int64_t *
+count_pin (HrPlanRequest *request,
+           Dim            dim)
+{
+  switch (dim)
+    {
+    case DIM_TENSOR:
+      return &request->tensor_parallel;
+    case DIM_PIPELINE:
+      return &request->pipeline_parallel;
+    case DIM_VIRTUAL:
+      return &request->virtual_stages;
+    case DIM_CONTEXT:
+      return &request->context_parallel;
+    case DIM_ZERO:
+    case DIM_FSDP:
+    case DIM_SCHEDULE:
+    default:
+      return NULL;
+    }
+}
+
+gboolean
+headroom_framework_restrict (const char    *framework,
+                             HrPlanRequest *request,
+                             GError       **error)
+{
+  g_return_val_if_fail (request != NULL, FALSE);
+
+  request->sharding = headroom_framework_sharding (framework);
+  for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
+    {
+      int64_t *count = count_pin (request, rules[i].dim);
+
+      if (g_strcmp0 (framework, rules[i].framework) != 0
+          || (rules[i].when == WHEN_ADAPTERS && !has_adapters (&request->training)))
+        continue;
+      if (count != NULL)
+        {
+          if (*count > rules[i].most)
+            return refuse (i, error);
+          *count = rules[i].most;
+        }
+      /* A free ZeRO stage or FSDP mode takes the framework's sharding; the
+       * search runs ZeRO 2 and 3 without a pipeline only. */
+      else if (rules[i].dim == DIM_ZERO)
+        {
+          if (request->zero_stage > rules[i].most
+              && (rules[i].when == WHEN_ALWAYS || request->pipeline_parallel > 1))
+            return refuse (i, error);
+        }
+      else if (rules[i].dim == DIM_FSDP)
+        {
+          if (request->fsdp != HR_PLAN_FREE && request->fsdp > rules[i].most)
+            return refuse (i, error);
+        }
+      /* The project's schedule paces the layouts of one stage per rank: one
+       * the framework runs, wherever a pipeline may be searched. */
+      else if (request->pipeline_parallel != 1
+               && request->training.pipeline_schedule > rules[i].most)
+        return refuse (i, error);
+    }
+  return TRUE;
+}
