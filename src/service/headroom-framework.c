@@ -92,6 +92,11 @@ static const struct
     N_("torchtune shards with FSDP, which has no ZeRO stages") },
   { "torchtitan", DIM_ZERO, 0, WHEN_ALWAYS,
     N_("torchtitan shards with FSDP, which has no ZeRO stages") },
+  /* The Trainer parallelises through accelerate (ParallelismConfig: data
+   * replicate and shard, tensor and context parallel sizes) or DeepSpeed
+   * ZeRO, never DeepSpeed's PipelineModule. */
+  { "hf", DIM_PIPELINE, 1, WHEN_ALWAYS,
+    N_("the Hugging Face Trainer has no pipeline parallelism") },
 };
 
 static int64_t

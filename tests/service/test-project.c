@@ -882,7 +882,8 @@ test_error_key (void)
  * setting (docs/training.md, "Frameworks"): DeepSpeed's pipeline engine
  * runs 1F1B over one chunk per stage and ZeRO 0 or 1 (runtime/pipe), and
  * it has no ring context parallelism and no FSDP; torchtune has no
- * pipeline and no TP in its LoRA recipe; torchtitan and torchtune shard
+ * pipeline and no TP in its LoRA recipe, the Hugging Face Trainer no
+ * pipeline; torchtitan and torchtune shard
  * with FSDP, not ZeRO stages. The same layouts under Megatron, or the
  * framework's own, pass. Llama 3.1 8B on 2 × 8 GPUs, 32 sequences. */
 static void
@@ -913,6 +914,8 @@ test_framework_layout (void)
     /* One micro-batch per GPU: torchtune steps the optimizer in the backward. */
     { "torchtune", { { "training.fsdp", "full" }, { "training.global_batch", "8" } }, NULL },
     { "torchtune", { { "training.zero_stage", "1" } }, "training.zero_stage" },
+    { "hf", { { "training.pipeline_parallel", "2" } }, "training.pipeline_parallel" },
+    { "hf", { { "training.context_parallel", "2" }, { "training.zero_stage", "3" } }, NULL },
     { "torchtitan", { { "training.fsdp", "none" }, { "training.zero_stage", "1" } },
       "training.zero_stage" },
     { "torchtitan", { { "training.pipeline_parallel", "2" }, { "training.virtual_stages", "2" },
