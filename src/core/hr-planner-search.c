@@ -328,6 +328,8 @@ shardings (const HrPlanRequest *request,
 {
   size_t n = 0;
   int zero;
+  /* A family without DDP replicates nothing over several ranks. */
+  bool replicated = replicas == 1 || request->sharding != HR_PLAN_SHARDING_FSDP_SHARDED;
 
   if (request->fsdp != HR_PLAN_FREE && request->fsdp != HR_FSDP_NONE)
     {
@@ -350,16 +352,18 @@ shardings (const HrPlanRequest *request,
     }
   if (request->zero_stage != HR_PLAN_FREE)
     {
-      if (request->zero_stage < 2 || pp == 1)
+      if ((request->zero_stage < 2 || pp == 1) && replicated)
         out[n++] = (Sharding) { request->zero_stage, HR_FSDP_NONE };
       return n;
     }
-  out[n++] = (Sharding) { 0, HR_FSDP_NONE };
+  if (replicated)
+    out[n++] = (Sharding) { 0, HR_FSDP_NONE };
   if (replicas == 1)
     return n;
   switch (request->sharding)
     {
     case HR_PLAN_SHARDING_FSDP:
+    case HR_PLAN_SHARDING_FSDP_SHARDED:
       /* FSDP's modes, named as the framework runs them (their costs are
        * ZeRO 3's and 2's); not a pinned FSDP off. */
       if (request->fsdp == HR_PLAN_FREE && (pp == 1 || request->training.torch_pipelining))
@@ -424,9 +428,10 @@ check_request (const HrPlanRequest *request,
                          "0-3, or free");
   if (request->fsdp < HR_PLAN_FREE || request->fsdp > HR_FSDP_HYBRID)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fsdp", request->fsdp, HR_FSDP_HYBRID, NULL);
-  if ((int) request->sharding < HR_PLAN_SHARDING_ANY || request->sharding > HR_PLAN_SHARDING_FSDP)
+  if ((int) request->sharding < HR_PLAN_SHARDING_ANY
+      || request->sharding > HR_PLAN_SHARDING_FSDP_SHARDED)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sharding", (int64_t) request->sharding,
-                         HR_PLAN_SHARDING_FSDP, NULL);
+                         HR_PLAN_SHARDING_FSDP_SHARDED, NULL);
   if (request->sequence_parallel < HR_PLAN_FREE || request->sequence_parallel > 1)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "sequence_parallel",
                          request->sequence_parallel, 1, NULL);

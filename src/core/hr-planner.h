@@ -100,6 +100,7 @@ typedef enum
   HR_PLAN_SHARDING_ZERO,   /* DeepSpeed: ZeRO 0-3 */
   HR_PLAN_SHARDING_ZERO1,  /* Megatron: replicated or its distributed optimizer (ZeRO 1) */
   HR_PLAN_SHARDING_FSDP,   /* PyTorch FSDP: replicated (DDP), full, grad-op, hybrid */
+  HR_PLAN_SHARDING_FSDP_SHARDED, /* FSDP's sharded modes only: replicated on one rank alone */
 } HrPlanSharding;
 
 typedef struct

@@ -19,9 +19,11 @@ headroom_framework_sharding (const char *framework)
     return HR_PLAN_SHARDING_ZERO;
   if (g_strcmp0 (framework, "megatron") == 0)
     return HR_PLAN_SHARDING_ZERO1;
-  if (g_strcmp0 (framework, "fsdp") == 0 || g_strcmp0 (framework, "torchtitan") == 0
-      || g_strcmp0 (framework, "torchtune") == 0)
+  if (g_strcmp0 (framework, "fsdp") == 0 || g_strcmp0 (framework, "torchtitan") == 0)
     return HR_PLAN_SHARDING_FSDP;
+  /* torchtune's distributed recipes always shard: no DDP. */
+  if (g_strcmp0 (framework, "torchtune") == 0)
+    return HR_PLAN_SHARDING_FSDP_SHARDED;
   return HR_PLAN_SHARDING_ANY;
 }
 
@@ -51,14 +53,16 @@ typedef enum
   WHEN_ALWAYS,
   WHEN_PIPELINE,  /* with more than one pipeline stage */
   WHEN_ADAPTERS,  /* LoRA, QLoRA, DoRA */
+  WHEN_DATA_PARALLEL, /* with more than one data-parallel rank */
 } When;
 
-/* The largest value of a dimension the framework runs (HrFsdp and
+/* The values of a dimension the framework runs, least to most (HrFsdp and
  * HrPipelineSchedule by their enum order: none and 1F1B first). */
 static const struct
 {
   const char *framework;
   Dim dim;
+  int64_t least;
   int64_t most;
   When when;
   const char *why;
@@ -67,35 +71,40 @@ static const struct
    * chunk of layers per stage (runtime/pipe/schedule.py), and asserts
    * zero_optimization_stage() < 2: "ZeRO-2 and ZeRO-3 are incompatible with
    * pipeline parallelism" (runtime/pipe/engine.py). */
-  { "deepspeed", DIM_VIRTUAL, 1, WHEN_ALWAYS,
+  { "deepspeed", DIM_VIRTUAL, 0, 1, WHEN_ALWAYS,
     N_("DeepSpeed’s pipeline engine has no interleaved schedule: one stage per rank") },
-  { "deepspeed", DIM_SCHEDULE, HR_PIPELINE_1F1B, WHEN_PIPELINE,
+  { "deepspeed", DIM_SCHEDULE, 0, HR_PIPELINE_1F1B, WHEN_PIPELINE,
     N_("DeepSpeed’s pipeline engine runs 1F1B") },
-  { "deepspeed", DIM_ZERO, 1, WHEN_PIPELINE,
+  { "deepspeed", DIM_ZERO, 0, 1, WHEN_PIPELINE,
     N_("DeepSpeed runs ZeRO 2 and 3 only without pipeline parallelism") },
   /* DeepSpeed splits long sequences with Ulysses (all-to-all over the
    * heads), not with a ring over key/value blocks. */
-  { "deepspeed", DIM_CONTEXT, 1, WHEN_ALWAYS,
+  { "deepspeed", DIM_CONTEXT, 0, 1, WHEN_ALWAYS,
     N_("DeepSpeed has no ring-attention context parallelism (its Ulysses sequence "
        "parallelism is not modelled)") },
-  { "deepspeed", DIM_FSDP, HR_FSDP_NONE, WHEN_ALWAYS,
+  { "deepspeed", DIM_FSDP, 0, HR_FSDP_NONE, WHEN_ALWAYS,
     N_("DeepSpeed shards with ZeRO stages, not FSDP") },
   /* torchtune's distributed recipes mesh data, tensor and context parallel
    * ranks, no pipeline; lora_finetune_distributed.py asserts
    * tensor_parallel_dim 1 ("Tensor parallelism is not supported in this
    * recipe"). Both it and torchtitan shard with FSDP2's fully_shard. */
-  { "torchtune", DIM_PIPELINE, 1, WHEN_ALWAYS,
+  { "torchtune", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
     N_("torchtune’s recipes have no pipeline parallelism") },
-  { "torchtune", DIM_TENSOR, 1, WHEN_ADAPTERS,
+  { "torchtune", DIM_TENSOR, 0, 1, WHEN_ADAPTERS,
     N_("torchtune’s LoRA recipe has no tensor parallelism") },
-  { "torchtune", DIM_ZERO, 0, WHEN_ALWAYS,
+  /* full_finetune_distributed.py and lora_finetune_distributed.py shard
+   * every model with fully_shard, whatever the ranks: no DDP. */
+  { "torchtune", DIM_FSDP, HR_FSDP_FULL, HR_FSDP_HYBRID, WHEN_DATA_PARALLEL,
+    N_("torchtune’s distributed recipes shard with FSDP (full, grad-op or hybrid), never "
+       "replicate") },
+  { "torchtune", DIM_ZERO, 0, 0, WHEN_ALWAYS,
     N_("torchtune shards with FSDP, which has no ZeRO stages") },
-  { "torchtitan", DIM_ZERO, 0, WHEN_ALWAYS,
+  { "torchtitan", DIM_ZERO, 0, 0, WHEN_ALWAYS,
     N_("torchtitan shards with FSDP, which has no ZeRO stages") },
   /* The Trainer parallelises through accelerate (ParallelismConfig: data
    * replicate and shard, tensor and context parallel sizes) or DeepSpeed
    * ZeRO, never DeepSpeed's PipelineModule. */
-  { "hf", DIM_PIPELINE, 1, WHEN_ALWAYS,
+  { "hf", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
     N_("the Hugging Face Trainer has no pipeline parallelism") },
 };
 
@@ -131,6 +140,26 @@ has_adapters (const HrTraining *t)
 }
 
 static gboolean
+applies (guint             rule,
+         const HrTraining *t)
+{
+  int64_t model_parallel = t->tensor_parallel * t->pipeline_parallel * t->context_parallel;
+
+  switch (rules[rule].when)
+    {
+    case WHEN_PIPELINE:
+      return t->pipeline_parallel > 1;
+    case WHEN_ADAPTERS:
+      return has_adapters (t);
+    case WHEN_DATA_PARALLEL:
+      return model_parallel > 0 && t->nodes * t->gpus_per_node / model_parallel > 1;
+    case WHEN_ALWAYS:
+    default:
+      return TRUE;
+    }
+}
+
+static gboolean
 refuse (guint    rule,
         GError **error)
 {
@@ -148,11 +177,12 @@ headroom_framework_check (const char       *framework,
 
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
     {
-      if (g_strcmp0 (framework, rules[i].framework) != 0
-          || (rules[i].when == WHEN_PIPELINE && training->pipeline_parallel <= 1)
-          || (rules[i].when == WHEN_ADAPTERS && !has_adapters (training)))
+      int64_t value;
+
+      if (g_strcmp0 (framework, rules[i].framework) != 0 || !applies (i, training))
         continue;
-      if (layout_value (training, rules[i].dim) > rules[i].most)
+      value = layout_value (training, rules[i].dim);
+      if (value < rules[i].least || value > rules[i].most)
         return refuse (i, error);
     }
   return TRUE;
@@ -202,8 +232,9 @@ headroom_framework_restrict (const char    *framework,
             return refuse (i, error);
           *count = rules[i].most;
         }
-      /* A free ZeRO stage or FSDP mode takes the framework's sharding; the
-       * search runs ZeRO 2 and 3 without a pipeline only. */
+      /* A free ZeRO stage or FSDP mode takes the framework's sharding
+       * (which keeps FSDP's sharded modes wherever there are data-parallel
+       * ranks); the search runs ZeRO 2 and 3 without a pipeline only. */
       else if (rules[i].dim == DIM_ZERO)
         {
           if (request->zero_stage > rules[i].most

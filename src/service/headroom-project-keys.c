@@ -923,6 +923,19 @@ headroom_project_default_value (HeadroomProject       *self,
       || json_node_get_value_type (node) != G_TYPE_STRING)
     return info->default_value;
   framework = json_node_get_string (node);
+  /* torchtune's distributed recipes shard every model with FSDP2's
+   * fully_shard (reshard_after_forward by default), its single-device
+   * recipes do not shard: FSDP full wherever there are data-parallel ranks
+   * to shard over. */
+  if (strcmp (framework, "torchtune") == 0 && strcmp (info->key, "training.fsdp") == 0)
+    {
+      gint64 model_parallel = headroom_project_get_int (self, "training.tensor_parallel")
+                              * headroom_project_get_int (self, "training.pipeline_parallel")
+                              * headroom_project_get_int (self, "training.context_parallel");
+
+      return model_parallel > 0 && headroom_project_get_n_gpus (self) / model_parallel > 1
+             ? "full" : info->default_value;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (framework_defaults); i++)
     if (strcmp (framework_defaults[i].framework, framework) == 0
         && strcmp (framework_defaults[i].key, info->key) == 0)

@@ -176,7 +176,8 @@ test_search_frozen_gradients (void)
 
 /* A framework's sharding family: FSDP's modes (zero 0, any FSDP mode;
  * FULL among the fitting), Megatron's ZeRO 0 or 1, DeepSpeed's ZeRO 0-3
- * without FSDP; in every fitting layout of the 64 fastest and the front. */
+ * without FSDP, FSDP without DDP; in every fitting layout of the 64
+ * fastest and the front. */
 static void
 test_search_sharding (void)
 {
@@ -225,6 +226,28 @@ test_search_sharding (void)
   for (size_t i = 0; i < result.n_pareto; i++)
     g_assert_cmpint (pareto[i].training.fsdp, ==, HR_FSDP_NONE);
   g_assert_true (zero3);
+
+  /* FSDP's sharded modes only (torchtune): no layout of the 16 GPUs
+   * replicates over several data-parallel ranks; on one rank (TP × PP × CP
+   * = 16) FSDP off is what FSDP over one rank is. Pinned off, FSDP leaves
+   * only such layouts. */
+  request.sharding = HR_PLAN_SHARDING_FSDP_SHARDED;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), pareto, G_N_ELEMENTS (pareto),
+             &result);
+  g_assert_cmpint (result.n_best, >, 0);
+  for (size_t i = 0; i < result.n_best; i++)
+    {
+      g_assert_cmpint (best[i].training.zero_stage, ==, 0);
+      if (best[i].data_parallel > 1)
+        g_assert_cmpint (best[i].training.fsdp, !=, HR_FSDP_NONE);
+    }
+  request.fsdp = HR_FSDP_NONE;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), pareto, G_N_ELEMENTS (pareto),
+             &result);
+  g_assert_cmpint (result.n_best, >, 0);
+  for (size_t i = 0; i < result.n_best; i++)
+    g_assert_cmpint (best[i].data_parallel, ==, 1);
+  request.fsdp = HR_PLAN_FREE;
 
   request.sharding = (HrPlanSharding) 7;
   g_assert_cmpint (hr_plan_search (&model, &gpu, &request, best, 1, NULL, 0, &result, &err),

@@ -254,6 +254,24 @@ test_framework_defaults (void)
   g_assert_false (t.optimizer_in_backward);
   g_assert_cmpint (t.loss, ==, HR_LOSS_CHUNKED);
 
+  /* Its distributed recipes shard with FSDP: full wherever there are
+   * data-parallel ranks (the default project's 8 GPUs at TP 2: 4), none
+   * on one rank (TP 8) or one GPU. */
+  g_assert_cmpint (t.fsdp, ==, HR_FSDP_FULL);
+  g_assert_cmpint (t.zero_stage, ==, 0);
+  g_assert_true (headroom_project_set_from_string (project, "training.tensor_parallel", "8",
+                                                   NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.fsdp, ==, HR_FSDP_NONE);
+  g_assert_true (headroom_project_set_from_string (project, "training.tensor_parallel", "1",
+                                                   NULL));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.gpus_per_node", "1", NULL));
+  headroom_project_get_training (project, &t);
+  g_assert_cmpint (t.fsdp, ==, HR_FSDP_NONE);
+  g_assert_true (headroom_project_set_from_string (project, "training.tensor_parallel", "2",
+                                                   NULL));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.gpus_per_node", "8", NULL));
+
   g_assert_true (headroom_project_set_string (project, "training.framework", "hf", NULL));
   headroom_project_get_training (project, &t);
   g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
@@ -882,8 +900,8 @@ test_error_key (void)
  * setting (docs/training.md, "Frameworks"): DeepSpeed's pipeline engine
  * runs 1F1B over one chunk per stage and ZeRO 0 or 1 (runtime/pipe), and
  * it has no ring context parallelism and no FSDP; torchtune has no
- * pipeline and no TP in its LoRA recipe, the Hugging Face Trainer no
- * pipeline; torchtitan and torchtune shard
+ * pipeline, no TP in its LoRA recipe and no DDP, the Hugging Face Trainer
+ * no pipeline; torchtitan and torchtune shard
  * with FSDP, not ZeRO stages. The same layouts under Megatron, or the
  * framework's own, pass. Llama 3.1 8B on 2 × 8 GPUs, 32 sequences. */
 static void
@@ -914,6 +932,9 @@ test_framework_layout (void)
     /* One micro-batch per GPU: torchtune steps the optimizer in the backward. */
     { "torchtune", { { "training.fsdp", "full" }, { "training.global_batch", "8" } }, NULL },
     { "torchtune", { { "training.zero_stage", "1" } }, "training.zero_stage" },
+    /* 8 data-parallel ranks replicated: torchtune always shards them. */
+    { "torchtune", { { "training.fsdp", "none" }, { "training.global_batch", "8" } },
+      "training.fsdp" },
     { "hf", { { "training.pipeline_parallel", "2" } }, "training.pipeline_parallel" },
     { "hf", { { "training.context_parallel", "2" }, { "training.zero_stage", "3" } }, NULL },
     { "torchtitan", { { "training.fsdp", "none" }, { "training.zero_stage", "1" } },
