@@ -798,6 +798,8 @@ static const struct
   /* --overlap-grad-reduce and --overlap-param-gather are opt-in
    * (arguments.py, action='store_true'). */
   { "megatron", "training.overlap", "off" },
+  /* --use-distributed-optimizer is opt-in too (action='store_true'). */
+  { "megatron", "training.zero_stage", "0" },
   /* DeepSpeed runs Hugging Face models: their eager RMSNorm, bf16 weights
    * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
   { "deepspeed", "training.precision", "bf16-mixed" },
@@ -806,6 +808,8 @@ static const struct
   { "deepspeed", "training.glu_kernel", "eager" },
   { "deepspeed", "training.loss", "full" },
   { "deepspeed", "training.recompute", "none" },
+  /* DeepSpeedZeroConfig.stage defaults to 0 (runtime/zero/config.py). */
+  { "deepspeed", "training.zero_stage", "0" },
   /* PyTorch FSDP with MixedPrecision(param_dtype=bf16) on a Hugging Face
    * model. */
   { "fsdp", "training.precision", "bf16-mixed" },
@@ -858,6 +862,8 @@ static const struct
   { "hf", "training.glu_kernel", "eager" },
   { "hf", "training.loss", "full" },
   { "hf", "training.recompute", "none" },
+  /* DDP unless TrainingArguments names a DeepSpeed config or --fsdp. */
+  { "hf", "training.zero_stage", "0" },
   /* optim "adamw_torch": torch.optim.AdamW, foreach by default on CUDA. */
   { "hf", "training.optimizer_foreach", "true" },
   /* Trainer._inner_training_loop runs every micro-batch but the step's last

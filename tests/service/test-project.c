@@ -276,6 +276,16 @@ test_framework_defaults (void)
   headroom_project_get_training (project, &t);
   g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
   g_assert_true (t.fp32_residual);
+  /* The Trainer runs DDP, DeepSpeed ZeRO 0 and Megatron-LM no distributed
+   * optimizer unless told: the table's ZeRO 1 is none of theirs. */
+  g_assert_cmpint (t.zero_stage, ==, 0);
+  g_assert_true (headroom_project_set_string (project, "training.framework", "deepspeed", NULL));
+  g_assert_cmpint (headroom_project_get_int (project, "training.zero_stage"), ==, 0);
+  g_assert_true (headroom_project_set_string (project, "training.framework", "megatron", NULL));
+  g_assert_cmpint (headroom_project_get_int (project, "training.zero_stage"), ==, 0);
+  g_assert_true (headroom_project_set_string (project, "training.framework", "none", NULL));
+  g_assert_cmpint (headroom_project_get_int (project, "training.zero_stage"), ==, 1);
+  g_assert_true (headroom_project_set_string (project, "training.framework", "hf", NULL));
   g_assert_cmpint (t.loss, ==, HR_LOSS_FULL);
   g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW);
 
