@@ -308,6 +308,22 @@ may_fit (Search           *search,
   return false;
 }
 
+/* Whether the search tries recomputation `mode`: the pinned one, else the
+ * request's modes (none, selective and full unless it names them). */
+static bool
+searches_recompute (const HrPlanRequest *request,
+                    int                  mode)
+{
+  unsigned modes = request->recompute_modes != 0
+                   ? request->recompute_modes
+                   : (1u << HR_RECOMPUTE_NONE) | (1u << HR_RECOMPUTE_SELECTIVE)
+                     | (1u << HR_RECOMPUTE_FULL);
+
+  if (request->recompute != HR_PLAN_FREE)
+    return request->recompute == mode;
+  return (modes & (1u << mode)) != 0;
+}
+
 typedef struct
 {
   int    zero_stage;
@@ -438,6 +454,10 @@ check_request (const HrPlanRequest *request,
   if (request->recompute < HR_PLAN_FREE || request->recompute > HR_RECOMPUTE_OP_SELECTIVE)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", request->recompute,
                          HR_RECOMPUTE_OP_SELECTIVE, NULL);
+  if (request->recompute_modes >= 1u << (HR_RECOMPUTE_OP_SELECTIVE + 1))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute_modes",
+                         (int64_t) request->recompute_modes,
+                         (1 << (HR_RECOMPUTE_OP_SELECTIVE + 1)) - 1, "bits of HrRecompute");
   if (tr->nodes > INT64_MAX / tr->gpus_per_node)
     return hr_error_set (err, HR_ERROR_OVERFLOW, "nodes", tr->nodes, tr->gpus_per_node, NULL);
   return HR_OK;
@@ -474,10 +494,8 @@ hr_plan_search (const HrModel       *model,
   status = hr_plan_check_setting (&search.ctx, &request->training, err);
   if (status != HR_OK)
     return status;
-  /* A free search tries none, selective and full; op-selective only pinned. */
   for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
-    if ((request->recompute == HR_PLAN_FREE && rc <= HR_RECOMPUTE_FULL)
-        || request->recompute == rc)
+    if (searches_recompute (request, rc))
       {
         status = hr_plan_context_flops (&search.ctx, &request->training, (HrRecompute) rc, err);
         if (status != HR_OK)
@@ -566,8 +584,7 @@ hr_plan_search (const HrModel       *model,
                             continue;
                           for (rc = HR_RECOMPUTE_NONE; rc <= HR_RECOMPUTE_OP_SELECTIVE; rc++)
                             {
-                              if (request->recompute == HR_PLAN_FREE
-                                  ? rc > HR_RECOMPUTE_FULL : request->recompute != rc)
+                              if (!searches_recompute (request, rc))
                                 continue;
                               for (sp = 0; sp <= 1; sp++)
                                 {

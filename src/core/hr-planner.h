@@ -122,6 +122,8 @@ typedef struct
   int     fsdp;                 /* an HrFsdp, or HR_PLAN_FREE */
   int     sequence_parallel;    /* 0, 1, or HR_PLAN_FREE */
   int     recompute;            /* an HrRecompute, or HR_PLAN_FREE */
+  unsigned recompute_modes;     /* free recompute tries these: bits 1 << HrRecompute;
+                                 * 0 = none, selective and full */
   HrPlanSharding sharding;      /* which modes the free zero_stage and fsdp take */
 
   HrPlanAssumptions assumptions;

@@ -211,6 +211,26 @@ count_pin (HrPlanRequest *request,
     }
 }
 
+/* The recomputation the framework runs, as the planner's free modes. */
+static unsigned
+recompute_modes (const char *framework)
+{
+  const unsigned layers = (1u << HR_RECOMPUTE_NONE) | (1u << HR_RECOMPUTE_FULL);
+
+  /* torchtitan's activation_checkpoint modes: none, full and op-level
+   * selective (its layer-level one is recompute_every). */
+  if (g_strcmp0 (framework, "torchtitan") == 0)
+    return layers | (1u << HR_RECOMPUTE_OP_SELECTIVE);
+  /* Whole layers: the Trainer's gradient_checkpointing (also under
+   * DeepSpeed and FSDP) and torchtune's enable_activation_checkpointing. */
+  if (g_strcmp0 (framework, "deepspeed") == 0 || g_strcmp0 (framework, "hf") == 0
+      || g_strcmp0 (framework, "fsdp") == 0 || g_strcmp0 (framework, "torchtune") == 0)
+    return layers;
+  /* Megatron's --recompute-granularity selective or full; no framework,
+   * the same. */
+  return 0;
+}
+
 gboolean
 headroom_framework_restrict (const char    *framework,
                              HrPlanRequest *request,
@@ -219,6 +239,7 @@ headroom_framework_restrict (const char    *framework,
   g_return_val_if_fail (request != NULL, FALSE);
 
   request->sharding = headroom_framework_sharding (framework);
+  request->recompute_modes = recompute_modes (framework);
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
     {
       int64_t *count = count_pin (request, rules[i].dim);

@@ -25,9 +25,10 @@ gboolean       headroom_framework_check        (const char       *framework,
                                                 const HrTraining *training,
                                                 GError          **error);
 
-/* Pins the request's free dimensions the framework cannot vary to what it
- * runs, and its schedule to the framework's; FALSE with the error of
- * headroom_framework_check() when a pinned one is out of its reach. */
+/* Sets the request's sharding family and recomputation modes to the
+ * framework's and pins the free dimensions it cannot vary to what it runs;
+ * FALSE with the error of headroom_framework_check() when a pinned one, or
+ * the project's schedule, is out of its reach. */
 gboolean       headroom_framework_restrict     (const char       *framework,
                                                 HrPlanRequest    *request,
                                                 GError          **error);

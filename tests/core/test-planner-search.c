@@ -255,6 +255,48 @@ test_search_sharding (void)
   g_assert_cmpstr (err.field, ==, "sharding");
 }
 
+/* The recomputation a framework runs: with none, full and op-level SAC
+ * (torchtitan's modes) no layout of the 64 fastest or the front is
+ * Megatron's selective and op-level SAC is among them (on the front,
+ * between none's memory and full's time); bits beyond the
+ * modes are refused, naming the field. */
+static void
+test_search_recompute_modes (void)
+{
+  HrPlanLayout best[64], pareto[32];
+  HrPlanRequest request;
+  HrPlanResult result;
+  HrError err = { 0 };
+  HrModel model;
+  HrGpu gpu;
+  bool op = false;
+
+  llama_7b (&model);
+  a100 (&gpu);
+  search_request (&request);
+  request.recompute_modes = (1u << HR_RECOMPUTE_NONE) | (1u << HR_RECOMPUTE_FULL)
+                            | (1u << HR_RECOMPUTE_OP_SELECTIVE);
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), pareto, G_N_ELEMENTS (pareto),
+             &result);
+  g_assert_cmpint (result.n_best, >, 0);
+  for (size_t i = 0; i < result.n_best; i++)
+    {
+      g_assert_cmpint (best[i].training.recompute, !=, HR_RECOMPUTE_SELECTIVE);
+      op = op || best[i].training.recompute == HR_RECOMPUTE_OP_SELECTIVE;
+    }
+  for (size_t i = 0; i < result.n_pareto; i++)
+    {
+      g_assert_cmpint (pareto[i].training.recompute, !=, HR_RECOMPUTE_SELECTIVE);
+      op = op || pareto[i].training.recompute == HR_RECOMPUTE_OP_SELECTIVE;
+    }
+  g_assert_true (op);
+
+  request.recompute_modes = 1u << (HR_RECOMPUTE_OP_SELECTIVE + 1);
+  g_assert_cmpint (hr_plan_search (&model, &gpu, &request, best, 1, NULL, 0, &result, &err),
+                   ==, HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "recompute_modes");
+}
+
 /* Pinned dimensions hold; everything pinned leaves one layout, the one
  * hr_plan_step predicts. */
 static void
@@ -411,6 +453,7 @@ main (int   argc,
   g_test_add_func ("/planner/search/frozen-gradients", test_search_frozen_gradients);
   g_test_add_func ("/planner/search/pins", test_search_pins);
   g_test_add_func ("/planner/search/sharding", test_search_sharding);
+  g_test_add_func ("/planner/search/recompute-modes", test_search_recompute_modes);
   g_test_add_func ("/planner/search/counts", test_search_counts);
   g_test_add_func ("/planner/search/errors", test_search_errors);
 

@@ -340,7 +340,8 @@ test_framework_sharding (void)
  * tokens. With no framework the fastest layout splits the sequence (CP 2)
  * and interleaved pipelines are searched; DeepSpeed's rows have neither
  * (its pipeline engine runs 1F1B over one chunk per stage, and it has no
- * ring attention), torchtune's no pipeline (but context parallel). A pinned context parallel
+ * ring attention), torchtune's no pipeline (but context parallel), and
+ * neither Megatron's selective recomputation. A pinned context parallel
  * DeepSpeed cannot run is refused, naming it, as the estimate refuses it. */
 static void
 test_framework_layouts (void)
@@ -379,6 +380,11 @@ test_framework_layouts (void)
           {
             g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (lists[l], i);
 
+            const char *recompute = headroom_plan_row_get_recompute (row);
+
+            /* Megatron's selective recomputation is none of theirs. */
+            if (f > 0)
+              g_assert_cmpstr (recompute, !=, "selective");
             most_cp = MAX (most_cp, headroom_plan_row_get_context_parallel (row));
             most_pp = MAX (most_pp, headroom_plan_row_get_pipeline_parallel (row));
             most_vs = MAX (most_vs, headroom_plan_row_get_virtual_stages (row));
