@@ -52,7 +52,7 @@ int                 headroom_plan_row_get_zero_stage        (HeadroomPlanRow    
 /* The training.fsdp value: "none", "full", "grad-op" or "hybrid". */
 const char         *headroom_plan_row_get_fsdp              (HeadroomPlanRow    *self);
 gboolean            headroom_plan_row_get_sequence_parallel (HeadroomPlanRow    *self);
-/* The training.recompute value: "none", "selective" or "full". */
+/* The training.recompute value: "none", "selective", "op-selective" or "full". */
 const char         *headroom_plan_row_get_recompute         (HeadroomPlanRow    *self);
 
 /* Bytes on the most loaded GPU, and one GPU's memory. */

@@ -178,6 +178,54 @@ expected_value (HeadroomPlanRow *row,
   g_assert_not_reached ();
 }
 
+/* A torchtitan project's plan takes its op-level SAC (the framework's
+ * recomputation: headroom-framework.c): Llama 3.1 70B on 8 nodes, 128 ×
+ * 8,192 tokens. Its rows show and sort by recomputation, none first and
+ * full last, op-level SAC between (the view knew only none, selective and
+ * full, and failed on such a row). */
+static void
+test_plan_view_op_selective (void)
+{
+  static const char * const order[] = { "none", "selective", "op-selective", "full" };
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  HeadroomPlanView *view;
+  GtkWidget *window;
+  GtkColumnView *column_view;
+  GListModel *rows;
+  guint n, previous = 0, op = 0;
+
+  g_assert_true (headroom_project_set_from_string (project, "model.preset", "llama-3.1-70b", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "8", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.global_batch", "128", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.seq_len", "8192", NULL));
+  g_assert_true (headroom_project_set_string (project, "training.framework", "torchtitan", NULL));
+  window = window_new (project, &view);
+  column_view = GTK_COLUMN_VIEW (find_descendant (GTK_WIDGET (view), GTK_TYPE_COLUMN_VIEW));
+  rows = G_LIST_MODEL (headroom_plan_view_get_layouts (view));
+  n = g_list_model_get_n_items (rows);
+  g_assert_cmpuint (n, >, 0);
+
+  gtk_column_view_sort_by_column (column_view, column_titled (column_view, "Recompute"),
+                                  GTK_SORT_ASCENDING);
+  drain_main_loop ();
+  for (guint i = 0; i < n; i++)
+    {
+      const char *recompute = headroom_plan_row_get_recompute (row_at (view, i));
+      guint at = 0;
+
+      while (at < G_N_ELEMENTS (order) && g_strcmp0 (order[at], recompute) != 0)
+        at++;
+      g_assert_cmpuint (at, <, G_N_ELEMENTS (order));
+      g_assert_cmpuint (at, >=, previous);
+      previous = at;
+      op += at == 2;
+    }
+  g_assert_cmpuint (op, >, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  drain_main_loop ();
+}
+
 /* Whether `widget` has a shortcut from `trigger` to the action `action_name`. */
 static gboolean
 has_shortcut (GtkWidget  *widget,
@@ -487,6 +535,7 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/plan-view/fills", test_plan_view_fills);
+  g_test_add_func ("/plan-view/op-selective", test_plan_view_op_selective);
   g_test_add_func ("/plan-view/apply-and-undo", test_plan_view_apply_and_undo);
   g_test_add_func ("/plan-view/nothing-fits", test_plan_view_nothing_fits);
   g_test_add_func ("/plan-view/bad-input", test_plan_view_bad_input);

@@ -99,7 +99,7 @@ static const ColumnInfo columns[N_COLUMNS] = {
 /* Bounds, recomputation modes and FSDP modes by their names in
  * headroom-plan-row.h, in the order their columns sort. */
 static const char * const bound_names[] = { "compute", "memory", "communication", "bubble", NULL };
-static const char * const recompute_names[] = { "none", "selective", "full", NULL };
+static const char * const recompute_names[] = { "none", "selective", "op-selective", "full", NULL };
 static const char * const fsdp_names[] = { "none", "full", "grad-op", "hybrid", NULL };
 
 static guint
@@ -141,7 +141,8 @@ static const char *
 recompute_label (const char *recompute)
 {
   const char * const labels[] = {
-    C_("recomputation", "None"), C_("recomputation", "Selective"), C_("recomputation", "Full"),
+    C_("recomputation", "None"), C_("recomputation", "Selective"),
+    C_("recomputation", "Selective, by operation"), C_("recomputation", "Full"),
   };
 
   return labels[name_index (recompute_names, recompute)];
@@ -585,8 +586,18 @@ headroom_plan_view_dispose (GObject *object)
 {
   HeadroomPlanView *self = HEADROOM_PLAN_VIEW (object);
 
+  /* The column view keeps the selection, and another window the project:
+   * neither may call back into a disposed view. */
+  if (self->selection != NULL)
+    g_signal_handlers_disconnect_by_data (self->selection, self);
   if (self->planner != NULL)
-    g_signal_handlers_disconnect_by_data (self->planner, self);
+    {
+      HeadroomProject *project = headroom_planner_get_project (self->planner);
+
+      if (project != NULL)
+        g_signal_handlers_disconnect_by_data (project, self);
+      g_signal_handlers_disconnect_by_data (self->planner, self);
+    }
   g_clear_object (&self->selection);
   g_clear_object (&self->planner);
 
