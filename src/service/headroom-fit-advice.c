@@ -9,6 +9,7 @@
 #include "headroom-estimator.h"
 #include "headroom-fit-advice.h"
 #include "headroom-format.h"
+#include "headroom-framework.h"
 
 struct _HeadroomFitAdvice
 {
@@ -121,6 +122,15 @@ fits_with (HeadroomProject   *copy,
   return fits;
 }
 
+/* A value as the window shows it: a choice by its label. */
+static const char *
+value_text (const HeadroomKeyInfo *info,
+            const char            *value)
+{
+  return info->type == HEADROOM_KEY_CHOICE ? _(headroom_key_info_get_choice_label (info, value))
+                                           : value;
+}
+
 static void
 add (GArray     *changes,
      const char *key,
@@ -135,7 +145,8 @@ add (GArray     *changes,
     .value = g_strdup (value),
     .memory = memory,
     /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch 2 (now 8): 71.2 GiB per GPU" */
-    .text = g_strdup_printf (_("%s %s (now %s): %s per GPU"), _(info->label), value, from, gib),
+    .text = g_strdup_printf (_("%s %s (now %s): %s per GPU"), _(info->label),
+                             value_text (info, value), value_text (info, from), gib),
   };
 
   g_array_append_val (changes, change);
@@ -153,7 +164,20 @@ search_changes (Snapshot      *snapshot,
   g_autoptr(GArray) changes = g_array_new (FALSE, FALSE, sizeof (Change));
   g_autoptr(HeadroomProject) copy = NULL;
   g_autoptr(HeadroomEstimator) estimator = NULL;
-  static const char * const recompute[] = { "selective", "full" };
+  /* By the memory they save: Megatron's selective, op-level SAC, full. */
+  static const struct
+  {
+    const char *name;
+    HrRecompute mode;
+  } recompute[] = {
+    { "selective", HR_RECOMPUTE_SELECTIVE },
+    { "op-selective", HR_RECOMPUTE_OP_SELECTIVE },
+    { "full", HR_RECOMPUTE_FULL },
+  };
+  const char *framework;
+  unsigned recompute_modes;
+  guint skip = 0;
+  HrPlanSharding sharding;
   double memory;
   gint64 micro_batch, zero, tp, gpus_per_node, nodes;
   g_autofree char *recompute_now = NULL;
@@ -181,23 +205,41 @@ search_changes (Snapshot      *snapshot,
         }
     }
 
-  /* Recomputation, selective before full. */
+  /* Recomputation the framework runs, saving more than the project's. */
+  framework = headroom_project_get_string (copy, "training.framework");
+  recompute_modes = headroom_framework_recompute_modes (framework);
   recompute_now = headroom_project_dup_value_string (copy, "training.recompute");
   for (guint i = 0; i < G_N_ELEMENTS (recompute); i++)
+    if (g_strcmp0 (recompute_now, recompute[i].name) == 0)
+      skip = i + 1;
+  for (guint i = 0; i < G_N_ELEMENTS (recompute); i++)
     {
-      if (g_strcmp0 (recompute_now, recompute[i]) == 0
-          || (i == 0 && g_strcmp0 (recompute_now, "full") == 0))
+      if (i < skip || (recompute_modes & (1u << recompute[i].mode)) == 0)
         continue;
-      if (fits_with (copy, estimator, cancellable, "training.recompute", recompute[i], &memory))
+      if (fits_with (copy, estimator, cancellable, "training.recompute", recompute[i].name,
+                     &memory))
         {
-          add (changes, "training.recompute", recompute[i], recompute_now ? recompute_now : "none", memory);
+          add (changes, "training.recompute", recompute[i].name,
+               recompute_now ? recompute_now : "none", memory);
           break;
         }
     }
 
-  /* A higher ZeRO stage (Rajbhandari et al. 2020): 2 shards gradients, 3 weights too. */
+  /* Sharding as the framework shards: FSDP where it has FSDP, else a higher
+   * ZeRO stage (Rajbhandari et al. 2020: 2 shards gradients, 3 weights
+   * too; Megatron's distributed optimizer is stage 1). */
+  sharding = headroom_framework_sharding (framework);
+  if (sharding == HR_PLAN_SHARDING_FSDP || sharding == HR_PLAN_SHARDING_FSDP_SHARDED)
+    {
+      if (g_strcmp0 (headroom_project_get_string (copy, "training.fsdp"), "none") == 0
+          && fits_with (copy, estimator, cancellable, "training.fsdp", "full", &memory))
+        add (changes, "training.fsdp", "full", "none", memory);
+    }
   zero = headroom_project_get_int (copy, "training.zero_stage");
-  for (gint64 z = zero + 1; z <= 3; z++)
+  for (gint64 z = zero + 1;
+       sharding != HR_PLAN_SHARDING_FSDP && sharding != HR_PLAN_SHARDING_FSDP_SHARDED
+       && z <= (sharding == HR_PLAN_SHARDING_ZERO1 ? 1 : 3);
+       z++)
     {
       g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, z);
       g_autofree char *from = g_strdup_printf ("%" G_GINT64_FORMAT, zero);

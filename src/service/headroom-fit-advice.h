@@ -4,8 +4,10 @@
  *
  * For a project whose memory per GPU exceeds the GPU's, tries the usual
  * remedies one setting at a time, each at its smallest step that fits, on a
- * copy of the project: a smaller micro-batch, recomputation, a higher ZeRO
- * stage, tensor parallelism, more GPUs (whole nodes). Each change that fits
+ * copy of the project: a smaller micro-batch, recomputation, FSDP or a
+ * higher ZeRO stage, tensor parallelism, more GPUs (whole nodes), each only
+ * as the project's framework runs it (headroom-framework.h: torchtitan's
+ * op-level SAC and FSDP, Megatron's ZeRO 1 at most). Each change that fits
  * is one HeadroomFitAdvice, in that order (cheapest in step time first:
  * a smaller micro-batch only adds accumulation steps; more GPUs add cost).
  *

@@ -211,9 +211,8 @@ count_pin (HrPlanRequest *request,
     }
 }
 
-/* The recomputation the framework runs, as the planner's free modes. */
-static unsigned
-recompute_modes (const char *framework)
+unsigned
+headroom_framework_recompute_modes (const char *framework)
 {
   const unsigned layers = (1u << HR_RECOMPUTE_NONE) | (1u << HR_RECOMPUTE_FULL);
 
@@ -228,7 +227,7 @@ recompute_modes (const char *framework)
     return layers;
   /* Megatron's --recompute-granularity selective or full; no framework,
    * the same. */
-  return 0;
+  return layers | (1u << HR_RECOMPUTE_SELECTIVE);
 }
 
 gboolean
@@ -239,7 +238,7 @@ headroom_framework_restrict (const char    *framework,
   g_return_val_if_fail (request != NULL, FALSE);
 
   request->sharding = headroom_framework_sharding (framework);
-  request->recompute_modes = recompute_modes (framework);
+  request->recompute_modes = headroom_framework_recompute_modes (framework);
   for (guint i = 0; i < G_N_ELEMENTS (rules); i++)
     {
       int64_t *count = count_pin (request, rules[i].dim);

@@ -19,6 +19,9 @@ G_BEGIN_DECLS
 /* The data-parallel sharding the framework has, for the planner's search. */
 HrPlanSharding headroom_framework_sharding     (const char       *framework);
 
+/* The recomputation modes the framework runs: bits 1 << HrRecompute. */
+unsigned       headroom_framework_recompute_modes (const char *framework);
+
 /* FALSE with an error of HEADROOM_PROJECT_ERROR naming the setting when the
  * framework cannot run the layout of `training`. */
 gboolean       headroom_framework_check        (const char       *framework,
