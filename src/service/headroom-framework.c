@@ -101,11 +101,15 @@ static const struct
     N_("torchtune shards with FSDP, which has no ZeRO stages") },
   { "torchtitan", DIM_ZERO, 0, 0, WHEN_ALWAYS,
     N_("torchtitan shards with FSDP, which has no ZeRO stages") },
-  /* The Trainer parallelises through accelerate (ParallelismConfig: data
-   * replicate and shard, tensor and context parallel sizes) or DeepSpeed
-   * ZeRO, never DeepSpeed's PipelineModule. */
+  /* The Trainer, and FSDP on a Hugging Face model, parallelise through
+   * accelerate (ParallelismConfig: data replicate and shard, tensor and
+   * context parallel sizes) or DeepSpeed ZeRO, never DeepSpeed's
+   * PipelineModule. */
   { "hf", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
     N_("the Hugging Face Trainer has no pipeline parallelism") },
+  { "fsdp", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
+    N_("FSDP on a Hugging Face model has no pipeline parallelism (torchtitan runs FSDP under a "
+       "pipeline)") },
 };
 
 static int64_t

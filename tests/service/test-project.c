@@ -911,7 +911,7 @@ test_error_key (void)
  * runs 1F1B over one chunk per stage and ZeRO 0 or 1 (runtime/pipe), and
  * it has no ring context parallelism and no FSDP; torchtune has no
  * pipeline, no TP in its LoRA recipe and no DDP, the Hugging Face Trainer
- * no pipeline; torchtitan and torchtune shard
+ * and FSDP on its models no pipeline; torchtitan and torchtune shard
  * with FSDP, not ZeRO stages. The same layouts under Megatron, or the
  * framework's own, pass. Llama 3.1 8B on 2 × 8 GPUs, 32 sequences. */
 static void
@@ -946,6 +946,7 @@ test_framework_layout (void)
     { "torchtune", { { "training.fsdp", "none" }, { "training.global_batch", "8" } },
       "training.fsdp" },
     { "hf", { { "training.pipeline_parallel", "2" } }, "training.pipeline_parallel" },
+    { "fsdp", { { "training.pipeline_parallel", "2" } }, "training.pipeline_parallel" },
     { "hf", { { "training.context_parallel", "2" }, { "training.zero_stage", "3" } }, NULL },
     { "torchtitan", { { "training.fsdp", "none" }, { "training.zero_stage", "1" } },
       "training.zero_stage" },
