@@ -784,6 +784,7 @@ print_plan_table (HeadroomProject     *project,
                   const HrPlanLayout  *pareto,
                   const HrPlanResult  *result,
                   double               seconds,
+                  const char          *scope,
                   const char          *nothing_fits)
 {
   g_autofree char *ms = headroom_cli_format_number (seconds * 1e3, 3);
@@ -796,6 +797,8 @@ print_plan_table (HeadroomProject     *project,
           request->training.global_batch, request->training.seq_len);
   printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n"),
           result->searched, result->fitting, ms);
+  if (scope != NULL)
+    printf ("%s (--framework)\n", scope);
   /* TRANSLATORS: %s is "published runs of … reached 45–96 % of such predictions" */
   printf (_("Step times predicted from the hardware: %s\n\n"), band);
 
@@ -840,6 +843,7 @@ headroom_cli_plan (int    argc,
   g_autoptr(HeadroomProject) project = NULL;
   g_autofree HrPlanLayout *layouts = NULL;
   g_autofree char *nothing_fits = NULL;
+  g_autofree char *scope = NULL;
   g_autofree HrPlanLayout *pareto = g_new0 (HrPlanLayout, PARETO_SIZE);
   HrPlanRequest request;
   HrPlanResult result = { 0 };
@@ -917,6 +921,7 @@ headroom_cli_plan (int    argc,
     /* Why nothing fits, in the window's words. */
     if (headroom_planner_get_status (planner) == HEADROOM_PLANNER_STATUS_NOTHING_FITS)
       nothing_fits = g_strdup (headroom_planner_get_message (planner));
+    scope = headroom_planner_dup_scope (planner);
     best_rows = headroom_planner_get_layouts (planner);
     pareto_rows = headroom_planner_get_pareto (planner);
     result.n_best = g_list_model_get_n_items (best_rows);
@@ -974,7 +979,7 @@ headroom_cli_plan (int    argc,
   else
     {
       print_plan_table (project, model.name, &request, layouts, pareto, &result, seconds,
-                        nothing_fits);
+                        scope, nothing_fits);
       headroom_cli_print_assumed (project);
     }
 

@@ -99,5 +99,8 @@ gboolean              headroom_planner_get_pareto_truncated (HeadroomPlanner *se
 /* The global batch searched for: the project's, or for 0 the micro-batch
  * times the GPUs (one micro-batch per GPU, no accumulation). */
 gint64                headroom_planner_get_global_batch     (HeadroomPlanner *self);
+/* "Only layouts DeepSpeed runs are searched" for a project with a
+ * framework (headroom-framework.h); NULL without one. */
+char                 *headroom_planner_dup_scope            (HeadroomPlanner *self) G_GNUC_WARN_UNUSED_RESULT;
 
 G_END_DECLS

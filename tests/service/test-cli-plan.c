@@ -98,6 +98,30 @@ test_plan_optimizer_in_backward (void)
     }
 }
 
+/* A framework bounds the search and the table says so; without one it
+ * does not. DeepSpeed cannot run context parallelism: a pinned --cp 2 is
+ * refused, naming the option, exit 2. */
+static void
+test_plan_framework (void)
+{
+  g_auto(Run) deepspeed = { 0 };
+  g_auto(Run) none = { 0 };
+  g_auto(Run) refused = { 0 };
+
+  run_cli (&deepspeed, "plan", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--framework", "deepspeed", "--seq", "2048", "--global-batch", "64", NULL);
+  g_assert_cmpint (deepspeed.status, ==, 0);
+  g_assert_nonnull (strstr (deepspeed.out, "\nOnly layouts DeepSpeed runs are searched (--framework)\n"));
+  run_cli (&none, "plan", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--seq", "2048", "--global-batch", "64", NULL);
+  g_assert_cmpint (none.status, ==, 0);
+  g_assert_null (strstr (none.out, "Only layouts"));
+  run_cli (&refused, "plan", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--framework", "deepspeed", "--cp", "2", "--seq", "2048", "--global-batch", "64", NULL);
+  g_assert_cmpint (refused.status, ==, 2);
+  g_assert_nonnull (strstr (refused.err, "Context parallel (--cp): DeepSpeed has no ring-attention"));
+}
+
 /* --async-tp reaches the step model through `train` and `plan` alike: with
  * TP 8, sequence parallel and --compile, `plan`'s layout and `train` of it
  * predict the same step, shorter than without (tests/core/test-planner.c
@@ -334,6 +358,7 @@ main (int   argc,
   g_test_add_func ("/cli/plan/train-agree", test_plan_train_agree);
   g_test_add_func ("/cli/plan/async-tp", test_async_tp);
   g_test_add_func ("/cli/plan/optimizer-in-backward", test_plan_optimizer_in_backward);
+  g_test_add_func ("/cli/plan/framework", test_plan_framework);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/plan/nothing-fits", test_plan_nothing_fits);
 

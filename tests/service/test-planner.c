@@ -373,6 +373,15 @@ test_framework_layouts (void)
       g_assert_cmpint (headroom_planner_get_status (planner), ==,
                        HEADROOM_PLANNER_STATUS_LAYOUTS);
       searched = headroom_planner_get_searched (planner);
+      {
+        g_autofree char *scope = headroom_planner_dup_scope (planner);
+
+        if (f == 0)
+          g_assert_null (scope);
+        else
+          g_assert_cmpstr (scope, ==, f == 1 ? "Only layouts DeepSpeed runs are searched"
+                                             : "Only layouts torchtune runs are searched");
+      }
       lists[0] = headroom_planner_get_layouts (planner);
       lists[1] = headroom_planner_get_pareto (planner);
       for (guint l = 0; l < G_N_ELEMENTS (lists); l++)

@@ -182,7 +182,7 @@ expected_value (HeadroomPlanRow *row,
  * recomputation: headroom-framework.c): Llama 3.1 70B on 8 nodes, 128 ×
  * 8,192 tokens. Its rows show and sort by recomputation, none first and
  * full last, op-level SAC between (the view knew only none, selective and
- * full, and failed on such a row). */
+ * full, and failed on such a row), under a caption naming the framework. */
 static void
 test_plan_view_op_selective (void)
 {
@@ -221,6 +221,8 @@ test_plan_view_op_selective (void)
       op += at == 2;
     }
   g_assert_cmpuint (op, >, 0);
+  /* The view says whose layouts it searched. */
+  g_assert_nonnull (find_label (window, "Only layouts torchtitan runs are searched. "));
 
   gtk_window_destroy (GTK_WINDOW (window));
   drain_main_loop ();

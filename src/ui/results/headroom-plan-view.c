@@ -456,10 +456,18 @@ set_summary (HeadroomPlanView *self)
   /* What published runs of this kind reached of such predictions. */
   {
     g_autofree char *band = headroom_dup_prediction_band (headroom_planner_get_project (self->planner));
+    g_autofree char *scope = headroom_planner_dup_scope (self->planner);
     /* TRANSLATORS: %s is "published runs of … reached 45–96 % of such predictions" */
     g_autofree char *bound = g_strdup_printf (_("Step times are predicted from the hardware: %s."),
                                               band);
 
+    if (scope != NULL)
+      {
+        char *joined = g_strconcat (scope, ". ", bound, NULL);
+
+        g_free (bound);
+        bound = joined;
+      }
     gtk_label_set_label (self->bound_label, bound);
   }
 }
