@@ -70,7 +70,8 @@ static const struct
   /* DeepSpeed's PipelineEngine runs TrainSchedule, synchronous 1F1B over one
    * chunk of layers per stage (runtime/pipe/schedule.py), and asserts
    * zero_optimization_stage() < 2: "ZeRO-2 and ZeRO-3 are incompatible with
-   * pipeline parallelism" (runtime/pipe/engine.py). */
+   * pipeline parallelism" (runtime/pipe/engine.py; both still so at
+   * deepspeedai/DeepSpeed edaa722, August 2026). */
   { "deepspeed", DIM_VIRTUAL, 0, 1, WHEN_ALWAYS,
     N_("DeepSpeed’s pipeline engine has no interleaved schedule: one stage per rank") },
   { "deepspeed", DIM_SCHEDULE, 0, HR_PIPELINE_1F1B, WHEN_PIPELINE,
@@ -84,8 +85,8 @@ static const struct
        "parallelism is not modelled)") },
   { "deepspeed", DIM_FSDP, 0, HR_FSDP_NONE, WHEN_ALWAYS,
     N_("DeepSpeed shards with ZeRO stages, not FSDP") },
-  /* torchtune's distributed recipes mesh data, tensor and context parallel
-   * ranks, no pipeline; lora_finetune_distributed.py asserts
+  /* torchtune's distributed recipes (at bd2a0fc7, April 2026) mesh data,
+   * tensor and context parallel ranks, no pipeline; lora_finetune_distributed.py asserts
    * tensor_parallel_dim 1 ("Tensor parallelism is not supported in this
    * recipe"). Both it and torchtitan shard with FSDP2's fully_shard. */
   { "torchtune", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
