@@ -269,7 +269,9 @@ static const HeadroomKeyInfo keys[] = {
   /* docs/training.md, "Frameworks"; applied by the estimator, not a struct field */
   CHOICE ("training.framework", framework, "none", N_("Framework"), GROUP ("workload/numerics"),
           DESCRIPTION (N_("Fills the recipe settings you have not set (precision, norm, rotary and MLP kernels, "
-                          "loss, recomputation…) as that framework ships them."))),
+                          "loss, recomputation…) as that framework ships them, and keeps the layout to what "
+                          "it can run. torchtitan’s are those of December 2024: set the loss and the "
+                          "optimizer for a later version."))),
   CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
           GROUP ("workload/numerics"), APPLY (headroom_project_apply_precision)),
   BOOL ("training.fp8_params", "false", N_("FP8 parameters"),
