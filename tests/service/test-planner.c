@@ -439,6 +439,74 @@ test_framework_layouts (void)
     }
 }
 
+/* Llama 3.1 8B on 2 nodes of 8 H100s, 64 × 4,096 tokens, under
+ * `framework`, fine-tuned by `method`. */
+static HeadroomProject *
+framework_project (const char *framework,
+                   const char *method)
+{
+  HeadroomProject *project = headroom_project_new_default ();
+
+  g_assert_true (headroom_project_set_from_string (project, "hardware.nodes", "2", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.global_batch", "64", NULL));
+  g_assert_true (headroom_project_set_from_string (project, "training.seq_len", "4096", NULL));
+  g_assert_true (headroom_project_set_string (project, "training.framework", framework, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.method", method, NULL));
+  return project;
+}
+
+/* What the Plan view proposes, each framework can run and the estimate
+ * agrees with: full fine-tuning and LoRA under every framework. Each row
+ * of the fastest and of the front, written into a fresh copy of the
+ * project as "Use This Layout" writes it, passes the framework's check and
+ * estimates the row's step to the last digit. */
+static void
+test_framework_rows_run (void)
+{
+  static const char * const frameworks[] = {
+    "none", "megatron", "deepspeed", "fsdp", "torchtitan", "hf", "torchtune",
+  };
+  static const char * const methods[] = { "full", "lora" };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (frameworks); f++)
+    for (gsize m = 0; m < G_N_ELEMENTS (methods); m++)
+      {
+        g_autoptr(HeadroomProject) project = framework_project (frameworks[f], methods[m]);
+        g_autoptr(HeadroomPlanner) planner = headroom_planner_new (project);
+        GListModel *lists[2];
+        guint rows = 0;
+
+        headroom_planner_set_search (planner, 100, 64, NULL);
+        headroom_planner_refresh (planner);
+        g_assert_cmpint (headroom_planner_get_status (planner), ==,
+                         HEADROOM_PLANNER_STATUS_LAYOUTS);
+        lists[0] = headroom_planner_get_layouts (planner);
+        lists[1] = headroom_planner_get_pareto (planner);
+        for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+          for (guint i = 0; i < g_list_model_get_n_items (lists[l]); i++)
+            {
+              g_autoptr(HeadroomPlanRow) row = g_list_model_get_item (lists[l], i);
+              g_autoptr(HeadroomProject) copy = framework_project (frameworks[f], methods[m]);
+              g_autoptr(HeadroomEstimator) estimator = NULL;
+              const char * const *keys = headroom_plan_row_get_keys ();
+
+              for (guint k = 0; keys[k] != NULL; k++)
+                {
+                  g_autofree char *value = headroom_plan_row_dup_value (row, keys[k]);
+
+                  g_assert_true (headroom_project_set_from_string (copy, keys[k], value, NULL));
+                }
+              estimator = headroom_estimator_new (copy);
+              headroom_estimator_recompute_now (estimator);
+              g_assert_null (headroom_estimator_get_error (estimator));
+              g_assert_cmpfloat (headroom_estimator_get_step_seconds (estimator), ==,
+                                 headroom_plan_row_get_step_seconds (row));
+              rows++;
+            }
+        g_assert_cmpuint (rows, >, 0);
+      }
+}
+
 /* The search keeps the project's one-stage schedule: Llama 3.1 70B on 8
  * nodes, TP 8 × PP 4, the layout pinned, under 1F1B, GPipe and ZB-H1. The
  * planner's row and the estimate agree to the last digit under each (the
@@ -779,6 +847,7 @@ main (int   argc,
   g_test_add_func ("/planner/pareto", test_pareto);
   g_test_add_func ("/planner/framework-sharding", test_framework_sharding);
   g_test_add_func ("/planner/framework-layouts", test_framework_layouts);
+  g_test_add_func ("/planner/framework-rows-run", test_framework_rows_run);
   g_test_add_func ("/planner/apply-and-undo", test_apply_and_undo);
   g_test_add_func ("/planner/nothing-fits", test_nothing_fits);
   g_test_add_func ("/planner/cannot-plan", test_cannot_plan);
