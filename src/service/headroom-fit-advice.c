@@ -144,8 +144,8 @@ add (GArray     *changes,
     .key = g_strdup (key),
     .value = g_strdup (value),
     .memory = memory,
-    /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch 2 (now 8): 71.2 GiB per GPU" */
-    .text = g_strdup_printf (_("%s %s (now %s): %s per GPU"), _(info->label),
+    /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch: 2 (now 8), 71.2 GiB per GPU" */
+    .text = g_strdup_printf (_("%s: %s (now %s), %s per GPU"), _(info->label),
                              value_text (info, value), value_text (info, from), gib),
   };
 

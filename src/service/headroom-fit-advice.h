@@ -49,7 +49,7 @@ GListModel *headroom_fit_advice_search_finish (GAsyncResult        *result,
 /* The key to change and its new value as a file writes it ("training.zero_stage", "3"). */
 const char *headroom_fit_advice_get_key     (HeadroomFitAdvice *self);
 const char *headroom_fit_advice_get_value   (HeadroomFitAdvice *self);
-/* One line for people, translated: "Micro-batch 2 (from 8): 71.2 GiB per GPU". */
+/* One line for people, translated: "Micro-batch: 2 (now 8), 71.2 GiB per GPU". */
 const char *headroom_fit_advice_get_text    (HeadroomFitAdvice *self);
 /* Memory per GPU with the change, bytes. */
 double      headroom_fit_advice_get_memory  (HeadroomFitAdvice *self);

@@ -632,7 +632,7 @@ test_not_fit_marked (void)
   /* What Fits says what would make it fit, and applies it. */
   g_assert_nonnull (wait_for_label (window, "Any one of these changes makes the run fit"));
   {
-    GtkLabel *first = find_label (GTK_WIDGET (window), "Micro-batch ");
+    GtkLabel *first = find_label (GTK_WIDGET (window), "Micro-batch: ");
     GtkWidget *row, *apply;
 
     g_assert_nonnull (first);

@@ -667,17 +667,17 @@ test_window_fit_advice_while_hidden (void)
   /* Micro-batch 2 does not fit the default project; 1 does, at the 69.9 GiB
    * per GPU the Estimate view shows at start. */
   set_spin (window, "training.micro_batch", 2);
-  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 2): 69.9 GiB per GPU"));
+  g_assert_true (wait_for_label (window, "Micro-batch: 1 (now 2), 69.9 GiB per GPU"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "plan"));
   set_spin (window, "training.micro_batch", 4);
   /* Hidden, the rows keep the last search. */
-  g_assert_nonnull (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 2)"));
-  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 4)"));
+  g_assert_nonnull (find_label_prefix (GTK_WIDGET (window), "Micro-batch: 1 (now 2)"));
+  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch: 1 (now 4)"));
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-view", "s", "estimate"));
-  g_assert_true (wait_for_label (window, "Micro-batch 1 (now 4): 69.9 GiB per GPU"));
-  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch 1 (now 2)"));
+  g_assert_true (wait_for_label (window, "Micro-batch: 1 (now 4), 69.9 GiB per GPU"));
+  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Micro-batch: 1 (now 2)"));
   window_destroy (window);
 }
 
