@@ -33,6 +33,7 @@ typedef enum
   DIM_PIPELINE,
   DIM_VIRTUAL,
   DIM_CONTEXT,
+  DIM_EXPERT,
   DIM_ZERO,
   DIM_FSDP,
   DIM_SCHEDULE,
@@ -43,6 +44,7 @@ static const char * const dim_keys[] = {
   [DIM_PIPELINE] = "training.pipeline_parallel",
   [DIM_VIRTUAL] = "training.virtual_stages",
   [DIM_CONTEXT] = "training.context_parallel",
+  [DIM_EXPERT] = "training.expert_parallel",
   [DIM_ZERO] = "training.zero_stage",
   [DIM_FSDP] = "training.fsdp",
   [DIM_SCHEDULE] = "training.pipeline_schedule",
@@ -86,11 +88,13 @@ static const struct
   { "deepspeed", DIM_FSDP, 0, HR_FSDP_NONE, WHEN_ALWAYS,
     N_("DeepSpeed shards with ZeRO stages, not FSDP") },
   /* torchtune's distributed recipes (at bd2a0fc7, April 2026) mesh data,
-   * tensor and context parallel ranks, no pipeline; lora_finetune_distributed.py asserts
+   * tensor and context parallel ranks, no pipeline or experts; lora_finetune_distributed.py asserts
    * tensor_parallel_dim 1 ("Tensor parallelism is not supported in this
    * recipe"). Both it and torchtitan shard with FSDP2's fully_shard. */
   { "torchtune", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
     N_("torchtune’s recipes have no pipeline parallelism") },
+  { "torchtune", DIM_EXPERT, 0, 1, WHEN_ALWAYS,
+    N_("torchtune’s recipes have no expert parallelism") },
   { "torchtune", DIM_TENSOR, 0, 1, WHEN_ADAPTERS,
     N_("torchtune’s LoRA recipe has no tensor parallelism") },
   /* full_finetune_distributed.py and lora_finetune_distributed.py shard
@@ -111,6 +115,8 @@ static const struct
   { "fsdp", DIM_PIPELINE, 0, 1, WHEN_ALWAYS,
     N_("FSDP on a Hugging Face model has no pipeline parallelism (torchtitan runs FSDP under a "
        "pipeline)") },
+  { "fsdp", DIM_EXPERT, 0, 1, WHEN_ALWAYS,
+    N_("FSDP on a Hugging Face model has no expert parallelism") },
 };
 
 static int64_t
@@ -127,6 +133,8 @@ layout_value (const HrTraining *t,
       return t->virtual_stages;
     case DIM_CONTEXT:
       return t->context_parallel;
+    case DIM_EXPERT:
+      return t->expert_parallel;
     case DIM_ZERO:
       return t->zero_stage;
     case DIM_FSDP:
@@ -208,6 +216,8 @@ count_pin (HrPlanRequest *request,
       return &request->virtual_stages;
     case DIM_CONTEXT:
       return &request->context_parallel;
+    case DIM_EXPERT:
+      return &request->expert_parallel;
     case DIM_ZERO:
     case DIM_FSDP:
     case DIM_SCHEDULE:
