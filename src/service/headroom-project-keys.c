@@ -908,29 +908,28 @@ static const struct
   { "torchtune", "training.double_quant", "true" },
 };
 
-/* The default of a key: the table's, or the one the project's framework
- * implies. */
-const char *
-headroom_project_default_value (HeadroomProject       *self,
-                                const HeadroomKeyInfo *info)
+/* The project's framework, or NULL. */
+static const char *
+project_framework (HeadroomProject *self)
 {
-  JsonNode *node;
-  const char *framework;
+  JsonNode *node = g_hash_table_lookup (self->values, "training.framework");
 
-  if (self == NULL || !g_str_has_prefix (info->key, "training."))
-    return info->default_value;
-  /* FSDP shards in place of ZeRO (the two exclude each other,
-   * hr_training_validate()): with an FSDP mode set, no ZeRO stage. */
-  node = g_hash_table_lookup (self->values, "training.fsdp");
-  if (strcmp (info->key, "training.zero_stage") == 0 && node != NULL
-      && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
-      && strcmp (json_node_get_string (node), "none") != 0)
-    return "0";
-  node = g_hash_table_lookup (self->values, "training.framework");
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node)
       || json_node_get_value_type (node) != G_TYPE_STRING)
-    return info->default_value;
-  framework = json_node_get_string (node);
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/* The value the project's framework gives a key, or NULL where it gives
+ * none. */
+static const char *
+framework_default (HeadroomProject       *self,
+                   const HeadroomKeyInfo *info)
+{
+  const char *framework = project_framework (self);
+
+  if (framework == NULL || !g_str_has_prefix (info->key, "training."))
+    return NULL;
   /* torchtune's distributed recipes shard every model with FSDP2's
    * fully_shard (reshard_after_forward by default), its single-device
    * recipes do not shard: FSDP full wherever there are data-parallel ranks
@@ -942,13 +941,70 @@ headroom_project_default_value (HeadroomProject       *self,
                               * headroom_project_get_int (self, "training.context_parallel");
 
       return model_parallel > 0 && headroom_project_get_n_gpus (self) / model_parallel > 1
-             ? "full" : info->default_value;
+             ? "full" : NULL;
     }
   for (guint i = 0; i < G_N_ELEMENTS (framework_defaults); i++)
     if (strcmp (framework_defaults[i].framework, framework) == 0
         && strcmp (framework_defaults[i].key, info->key) == 0)
       return framework_defaults[i].value;
-  return info->default_value;
+  return NULL;
+}
+
+/* The default of a key: the table's, or the one the project's framework
+ * implies. */
+const char *
+headroom_project_default_value (HeadroomProject       *self,
+                                const HeadroomKeyInfo *info)
+{
+  JsonNode *node;
+  const char *value;
+
+  if (self == NULL || !g_str_has_prefix (info->key, "training."))
+    return info->default_value;
+  /* FSDP shards in place of ZeRO (the two exclude each other,
+   * hr_training_validate()): with an FSDP mode set, no ZeRO stage. */
+  node = g_hash_table_lookup (self->values, "training.fsdp");
+  if (strcmp (info->key, "training.zero_stage") == 0 && node != NULL
+      && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING
+      && strcmp (json_node_get_string (node), "none") != 0)
+    return "0";
+  value = framework_default (self, info);
+  return value != NULL ? value : info->default_value;
+}
+
+const char *
+headroom_project_get_default_source (HeadroomProject *self,
+                                     const char      *key)
+{
+  const HeadroomKeyInfo *info;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+  g_return_val_if_fail (key != NULL, NULL);
+
+  info = headroom_project_find_key (key);
+  if (info == NULL || g_hash_table_contains (self->values, key)
+      || framework_default (self, info) == NULL)
+    return NULL;
+  return _(headroom_key_info_get_choice_label (headroom_project_find_key ("training.framework"),
+                                               project_framework (self)));
+}
+
+gboolean
+headroom_project_key_moves_defaults (const char *key)
+{
+  /* The framework; FSDP, which leaves no ZeRO stage; the counts torchtune's
+   * FSDP default follows. */
+  static const char * const movers[] = {
+    "training.framework", "training.fsdp", "hardware.nodes", "hardware.gpus_per_node",
+    "training.tensor_parallel", "training.pipeline_parallel", "training.context_parallel",
+  };
+
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (movers); i++)
+    if (strcmp (movers[i], key) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 JsonNode *

@@ -271,6 +271,14 @@ char       *headroom_project_dup_value_string (HeadroomProject *self,
                                                const char      *key) G_GNUC_WARN_UNUSED_RESULT;
 
 HeadroomWorkload headroom_project_get_workload (HeadroomProject *self);
+/* The framework whose default an unset key shows ("torchtune", translated:
+ * training.framework fills it); NULL for a key the project sets, or whose
+ * default is the table's. */
+const char *headroom_project_get_default_source (HeadroomProject *self,
+                                                 const char      *key);
+/* Whether a change of `key` can change other keys' defaults (the framework,
+ * FSDP, the GPU and parallel counts torchtune's FSDP follows). */
+gboolean    headroom_project_key_moves_defaults (const char      *key);
 /* Whether `key`'s setting applies given the others: training.* keys under
  * the training workload only, inference.* under inference, and the key
  * table's visible_when (LoRA rank only under LoRA, QLoRA or DoRA). TRUE for

@@ -18,6 +18,7 @@
 #include "headroom-model-page.h"
 #include "headroom-setting.h"
 #include "headroom-spin-row.h"
+#include "headroom-switch-row.h"
 #include "headroom-sweep-dialog.h"
 #include "headroom-workload-page.h"
 #include "headroom-window-private.h"
@@ -96,6 +97,50 @@ test_setting_binds_itself (void)
 
   g_assert_null (headroom_setting_new ("training.no_such_key"));
   g_object_unref (row);
+}
+
+/* A row's subtitle, "" for none. */
+static const char *
+subtitle (GtkWidget *row)
+{
+  const char *text = adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+
+  return text != NULL ? text : "";
+}
+
+/* A framework fills the recipe settings the project leaves unset
+ * (training.framework): their rows show its values as soon as it is
+ * chosen, and say whose they are; a value set by hand shows as set. */
+static void
+test_framework_rows (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomSetting) precision = headroom_setting_new ("training.precision");
+  g_autoptr(HeadroomSetting) foreach = headroom_setting_new ("training.optimizer_foreach");
+  GtkWidget *combo = g_object_ref_sink (headroom_setting_get_row (precision));
+  GtkWidget *toggle = g_object_ref_sink (headroom_setting_get_row (foreach));
+  GListModel *choices = G_LIST_MODEL (adw_combo_row_get_model (ADW_COMBO_ROW (combo)));
+  g_autoptr(GtkStringObject) shown = NULL;
+
+  headroom_setting_set_project (precision, project);
+  headroom_setting_set_project (foreach, project);
+  g_assert_cmpstr (subtitle (combo), ==, "");
+  g_assert_false (headroom_switch_row_get_active (HEADROOM_SWITCH_ROW (toggle)));
+
+  g_assert_true (headroom_project_set_string (project, "training.framework", "torchtune", NULL));
+  shown = g_list_model_get_item (choices, adw_combo_row_get_selected (ADW_COMBO_ROW (combo)));
+  g_assert_cmpstr (gtk_string_object_get_string (shown), ==,
+                   headroom_setting_choice_label ("training.precision", "bf16"));
+  g_assert_cmpstr (subtitle (combo), ==, "torchtune’s default");
+  g_assert_true (headroom_project_set_string (project, "training.framework", "hf", NULL));
+  g_assert_true (headroom_switch_row_get_active (HEADROOM_SWITCH_ROW (toggle)));
+  g_assert_cmpstr (subtitle (toggle), ==, "Hugging Face Trainer’s default");
+
+  /* Set by hand: the project's own value, no subtitle. */
+  g_assert_true (headroom_project_set_string (project, "training.precision", "fp32", NULL));
+  g_assert_cmpstr (subtitle (combo), ==, "");
+  g_object_unref (combo);
+  g_object_unref (toggle);
 }
 
 /* Inputs read as results do: digits grouped, utilisation as a percentage,
@@ -878,6 +923,7 @@ main (int   argc,
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/setting/binds-itself", test_setting_binds_itself);
+  g_test_add_func ("/setting/framework-rows", test_framework_rows);
   g_test_add_func ("/setting/input-presentation", test_input_presentation);
   g_test_add_func ("/setting/wheel-scrolls-page", test_wheel_scrolls_page);
   g_test_add_func ("/setting/preset-search-enter", test_preset_search_enter);

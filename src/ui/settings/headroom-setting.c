@@ -21,7 +21,7 @@ struct _HeadroomSetting
   gboolean               extra;  /* an extra model key: 0 hands it back to the preset */
   GtkWidget             *row;    /* weak: the row owns its setting */
   HeadroomProject       *project;
-  gulong                 changed_id[5];
+  gulong                 changed_id[6];
   gboolean               syncing;
 };
 
@@ -138,11 +138,38 @@ on_entry_apply (HeadroomSetting *self)
 
 /* Project → row */
 
+/* The row's subtitle: its unit, and whose default it shows when the
+ * project's framework fills it ("torchtune’s default"). */
+static void
+refresh_subtitle (HeadroomSetting *self)
+{
+  const char *source = headroom_project_get_default_source (self->project, self->key);
+  const char *unit = self->info->unit != NULL ? _(self->info->unit) : NULL;
+  g_autofree char *subtitle = NULL;
+
+  if (!ADW_IS_ACTION_ROW (self->row))
+    return;
+  if (source != NULL)
+    /* TRANSLATORS: %s is a framework, e.g. "torchtune"; the value shown is its default */
+    subtitle = g_strdup_printf (_("%s’s default"), source);
+  if (subtitle != NULL && unit != NULL)
+    {
+      /* TRANSLATORS: a unit and whose default, e.g. "sequences · torchtune’s default" */
+      char *joined = g_strdup_printf (_("%s · %s"), unit, subtitle);
+
+      g_free (subtitle);
+      subtitle = joined;
+    }
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->row),
+                               subtitle != NULL ? subtitle : unit != NULL ? unit : "");
+}
+
 static void
 refresh (HeadroomSetting *self)
 {
   if (self->project == NULL || self->row == NULL)
     return;
+  refresh_subtitle (self);
   self->syncing = TRUE;
   if (HEADROOM_IS_SPIN_ROW (self->row))
     {
@@ -425,6 +452,16 @@ on_project_changed (HeadroomSetting *self)
   refresh (self);
 }
 
+/* A training key left unset shows a default that other keys choose
+ * (training.framework, headroom_project_key_moves_defaults()). */
+static void
+on_other_changed (HeadroomSetting *self,
+                  const char      *key)
+{
+  if (strcmp (key, self->key) != 0 && headroom_project_key_moves_defaults (key))
+    refresh (self);
+}
+
 /* Rows that apply under some settings only (the key table's visible_when):
  * LoRA rank under LoRA, QLoRA and DoRA; and a workload's rows under it
  * (headroom_project_key_applies()). */
@@ -477,6 +514,10 @@ headroom_setting_set_project (HeadroomSetting *self,
   if (g_str_has_prefix (self->key, "training.") || g_str_has_prefix (self->key, "inference."))
     self->changed_id[4] = g_signal_connect_object (project, "changed::workload",
                                                    G_CALLBACK (refresh_visible), self,
+                                                   G_CONNECT_SWAPPED);
+  if (g_str_has_prefix (self->key, "training."))
+    self->changed_id[5] = g_signal_connect_object (project, "changed",
+                                                   G_CALLBACK (on_other_changed), self,
                                                    G_CONNECT_SWAPPED);
   if (self->changed_id[3] != 0 || self->changed_id[4] != 0)
     refresh_visible (self);
