@@ -797,7 +797,8 @@ print_plan_table (HeadroomProject     *project,
           request->training.global_batch, request->training.seq_len);
   printf (_("%" G_GINT64_FORMAT " layouts searched, %" G_GINT64_FORMAT " fit, in %s ms\n"),
           result->searched, result->fitting, ms);
-  if (scope != NULL)
+  /* Where nothing fits, the planner's reason says it. */
+  if (scope != NULL && result->n_best > 0)
     printf ("%s (--framework)\n", scope);
   /* TRANSLATORS: %s is "published runs of … reached 45–96 % of such predictions" */
   printf (_("Step times predicted from the hardware: %s\n\n"), band);

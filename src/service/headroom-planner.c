@@ -255,10 +255,15 @@ search (HeadroomPlanner *self)
   self->pareto_truncated = result.pareto_truncated;
   if (result.n_best == 0)
     {
+      g_autofree char *why = nothing_fits_message (&model, &gpu,
+                                                   headroom_project_get_n_gpus (self->project),
+                                                   result.searched);
+      g_autofree char *scope = headroom_planner_dup_scope (self);
+
       self->status = HEADROOM_PLANNER_STATUS_NOTHING_FITS;
-      self->message = nothing_fits_message (&model, &gpu,
-                                            headroom_project_get_n_gpus (self->project),
-                                            result.searched);
+      /* The framework's bounds may be why (headroom-framework.h). */
+      self->message = scope != NULL ? g_strdup_printf ("%s %s.", why, scope)
+                                    : g_steal_pointer (&why);
       return;
     }
 
