@@ -144,7 +144,7 @@ static void
 refresh_subtitle (HeadroomSetting *self)
 {
   const char *source = headroom_project_get_default_source (self->project, self->key);
-  const char *unit = self->info->unit != NULL ? _(self->info->unit) : NULL;
+  const char *unit = self->info->unit;
   g_autofree char *subtitle = NULL;
 
   if (!ADW_IS_ACTION_ROW (self->row))
