@@ -178,6 +178,7 @@ search_changes (Snapshot      *snapshot,
   unsigned recompute_modes;
   guint skip = 0;
   HrPlanSharding sharding;
+  gint64 most_zero;
   double memory;
   gint64 micro_batch, zero, tp, gpus_per_node, nodes;
   g_autofree char *recompute_now = NULL;
@@ -230,16 +231,14 @@ search_changes (Snapshot      *snapshot,
    * too; Megatron's distributed optimizer is stage 1). */
   sharding = headroom_framework_sharding (framework);
   if (sharding == HR_PLAN_SHARDING_FSDP || sharding == HR_PLAN_SHARDING_FSDP_SHARDED)
-    {
-      if (g_strcmp0 (headroom_project_get_string (copy, "training.fsdp"), "none") == 0
-          && fits_with (copy, estimator, cancellable, "training.fsdp", "full", &memory))
-        add (changes, "training.fsdp", "full", "none", memory);
-    }
+    most_zero = 0;
+  else
+    most_zero = sharding == HR_PLAN_SHARDING_ZERO1 ? 1 : 3;
+  if (most_zero == 0 && g_strcmp0 (headroom_project_get_string (copy, "training.fsdp"), "none") == 0
+      && fits_with (copy, estimator, cancellable, "training.fsdp", "full", &memory))
+    add (changes, "training.fsdp", "full", "none", memory);
   zero = headroom_project_get_int (copy, "training.zero_stage");
-  for (gint64 z = zero + 1;
-       sharding != HR_PLAN_SHARDING_FSDP && sharding != HR_PLAN_SHARDING_FSDP_SHARDED
-       && z <= (sharding == HR_PLAN_SHARDING_ZERO1 ? 1 : 3);
-       z++)
+  for (gint64 z = zero + 1; z <= most_zero; z++)
     {
       g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, z);
       g_autofree char *from = g_strdup_printf ("%" G_GINT64_FORMAT, zero);

@@ -283,7 +283,7 @@ headroom_framework_restrict (const char    *framework,
         }
       /* The project's schedule paces the layouts of one stage per rank: one
        * the framework runs, wherever a pipeline may be searched. */
-      else if (request->pipeline_parallel != 1
+      else if (rules[i].dim == DIM_SCHEDULE && request->pipeline_parallel != 1
                && request->training.pipeline_schedule > rules[i].most)
         return refuse (i, error);
     }

@@ -403,26 +403,32 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
       break;
     case HEADROOM_PLAN_PART_RECOMPUTE:
       line = per_micro_batch (step, _("Recomputation"), step->split.recompute);
-      assumption = tr->recompute == HR_RECOMPUTE_FULL
-                   ? _("Full recomputation repeats each layer’s forward in the backward.")
-                   : tr->recompute == HR_RECOMPUTE_SELECTIVE
-                   ? _("Selective recomputation repeats the modules set (Megatron’s "
-                       "recompute_modules: the attention scores for core_attn, the norms, the "
-                       "experts’ activation, the MLPs or MLA’s up projections); flash attention "
-                       "recomputes QKᵀ in its backward.")
-                   : tr->recompute == HR_RECOMPUTE_OP_SELECTIVE
-                   ? _("torchtitan’s op-level policy reruns every second matrix product of a "
-                       "layer; flash attention recomputes QKᵀ in its backward.")
-                   : _("Flash attention recomputes QKᵀ in its backward.");
-      source = tr->recompute == HR_RECOMPUTE_FULL
-               ? _("Korthikanti et al. 2022 (reducing activation recomputation), §5")
-               : tr->recompute == HR_RECOMPUTE_SELECTIVE
-               ? _("Korthikanti et al. 2022 (reducing activation recomputation), §5; "
-                   "Megatron-Core TransformerConfig.recompute_modules")
-               : tr->recompute == HR_RECOMPUTE_OP_SELECTIVE
-               ? _("torchtitan activation_checkpoint.py (_custom_policy); Dao et al. 2022 "
-                   "(FlashAttention), Algorithm 4")
-               : _("Dao et al. 2022 (FlashAttention), Algorithm 4");
+      switch (tr->recompute)
+        {
+        case HR_RECOMPUTE_FULL:
+          assumption = _("Full recomputation repeats each layer’s forward in the backward.");
+          source = _("Korthikanti et al. 2022 (reducing activation recomputation), §5");
+          break;
+        case HR_RECOMPUTE_SELECTIVE:
+          assumption = _("Selective recomputation repeats the modules set (Megatron’s "
+                         "recompute_modules: the attention scores for core_attn, the norms, the "
+                         "experts’ activation, the MLPs or MLA’s up projections); flash attention "
+                         "recomputes QKᵀ in its backward.");
+          source = _("Korthikanti et al. 2022 (reducing activation recomputation), §5; "
+                     "Megatron-Core TransformerConfig.recompute_modules");
+          break;
+        case HR_RECOMPUTE_OP_SELECTIVE:
+          assumption = _("torchtitan’s op-level policy reruns every second matrix product of a "
+                         "layer; flash attention recomputes QKᵀ in its backward.");
+          source = _("torchtitan activation_checkpoint.py (_custom_policy); Dao et al. 2022 "
+                     "(FlashAttention), Algorithm 4");
+          break;
+        case HR_RECOMPUTE_NONE:
+        default:
+          assumption = _("Flash attention recomputes QKᵀ in its backward.");
+          source = _("Dao et al. 2022 (FlashAttention), Algorithm 4");
+          break;
+        }
       break;
     case HEADROOM_PLAN_PART_COMMUNICATION:
       {

@@ -754,13 +754,9 @@ headroom_planner_dup_scope (HeadroomPlanner *self)
 
   g_return_val_if_fail (HEADROOM_IS_PLANNER (self), NULL);
 
-  if (self->project == NULL)
-    return NULL;
-  framework = headroom_project_get_string (self->project, "training.framework");
-  if (framework == NULL || g_str_equal (framework, "none"))
+  framework = self->project != NULL ? headroom_project_get_framework_label (self->project) : NULL;
+  if (framework == NULL)
     return NULL;
   /* TRANSLATORS: %s is a framework's name, e.g. "DeepSpeed" */
-  return g_strdup_printf (_("Only layouts %s runs are searched"),
-                          _(headroom_key_info_get_choice_label (
-                              headroom_project_find_key ("training.framework"), framework)));
+  return g_strdup_printf (_("Only layouts %s runs are searched"), framework);
 }

@@ -985,8 +985,21 @@ headroom_project_get_default_source (HeadroomProject *self,
   if (info == NULL || g_hash_table_contains (self->values, key)
       || framework_default (self, info) == NULL)
     return NULL;
+  return headroom_project_get_framework_label (self);
+}
+
+const char *
+headroom_project_get_framework_label (HeadroomProject *self)
+{
+  const char *framework;
+
+  g_return_val_if_fail (HEADROOM_IS_PROJECT (self), NULL);
+
+  framework = headroom_project_get_string (self, "training.framework");
+  if (framework == NULL || strcmp (framework, "none") == 0)
+    return NULL;
   return _(headroom_key_info_get_choice_label (headroom_project_find_key ("training.framework"),
-                                               project_framework (self)));
+                                               framework));
 }
 
 gboolean

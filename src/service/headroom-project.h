@@ -276,6 +276,9 @@ HeadroomWorkload headroom_project_get_workload (HeadroomProject *self);
  * default is the table's. */
 const char *headroom_project_get_default_source (HeadroomProject *self,
                                                  const char      *key);
+/* The project's framework by its label, translated ("DeepSpeed"); NULL
+ * without one. */
+const char *headroom_project_get_framework_label (HeadroomProject *self);
 /* Whether a change of `key` can change other keys' defaults (the framework,
  * FSDP, the GPU and parallel counts torchtune's FSDP follows). */
 gboolean    headroom_project_key_moves_defaults (const char      *key);

@@ -137,15 +137,12 @@ bound_tooltip (const char *bound)
   return tooltips[name_index (bound_names, bound)];
 }
 
+/* As the Recomputation setting names it. */
 static const char *
 recompute_label (const char *recompute)
 {
-  const char * const labels[] = {
-    C_("recomputation", "None"), C_("recomputation", "Selective"),
-    C_("recomputation", "Selective, by operation"), C_("recomputation", "Full"),
-  };
-
-  return labels[name_index (recompute_names, recompute)];
+  return _(headroom_key_info_get_choice_label (headroom_project_find_key ("training.recompute"),
+                                               recompute));
 }
 
 static char *
