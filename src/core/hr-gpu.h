@@ -25,6 +25,14 @@ typedef enum
  * (Dao 2023 §4.1; Shah et al. 2024 §4.1). */
 #define HR_GPU_ATTENTION_POINTS 6
 
+/* Which FlashAttention kernel a run uses (docs/planner.md, "Attention
+ * kernel"). */
+typedef enum
+{
+  HR_FLASH_KERNEL_FA2,     /* FlashAttention-2: PyTorch SDPA's flash backend, flash-attn 2 */
+  HR_FLASH_KERNEL_TRITON,  /* flash-attn 1's Triton kernel (llm-foundry's attn_impl triton) */
+} HrFlashKernel;
+
 typedef struct
 {
   double memory_bytes;          /* usable device memory, bytes */
@@ -51,4 +59,8 @@ typedef struct
   double attention_fwd_flops[HR_GPU_ATTENTION_POINTS];         /* forward, no mask */
   double attention_fwd_causal_flops[HR_GPU_ATTENTION_POINTS];  /* forward, causal */
   double attention_bwd_flops[HR_GPU_ATTENTION_POINTS];         /* backward, no mask */
+  /* flash-attn 1's Triton kernel, forward and backward together (the
+   * benchmark's 3.5 forwards of FLOPs over both passes' time), head dim 128 */
+  double attention_triton_flops[HR_GPU_ATTENTION_POINTS];        /* no mask */
+  double attention_triton_causal_flops[HR_GPU_ATTENTION_POINTS]; /* causal */
 } HrGpu;

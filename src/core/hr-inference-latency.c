@@ -112,7 +112,8 @@ products_time (const HrModel     *model,
                                                          (double) model->vocab_size / t, h));
   if (!prefill)
     spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = 1.0 / rate16;
-  else if (hr_rates_attention_seconds_per_flop (gpu, keys, inf->causal, &fwd, &bwd))
+  else if (hr_rates_attention_seconds_per_flop (gpu, HR_FLASH_KERNEL_FA2, keys, inf->causal,
+                                                &fwd, &bwd))
     spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = fwd;
   else
     {

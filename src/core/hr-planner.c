@@ -146,12 +146,13 @@ gemm_rate (const HrPlanContext *ctx,
 
 static bool
 attention_seconds_per_flop (const HrPlanContext *ctx,
+                            HrFlashKernel        kernel,
                             double               len,
                             bool                 causal,
                             double              *fwd,
                             double              *bwd)
 {
-  return hr_rates_attention_seconds_per_flop (ctx->gpu, len, causal, fwd, bwd);
+  return hr_rates_attention_seconds_per_flop (ctx->gpu, kernel, len, causal, fwd, bwd);
 }
 
 /* Bytes one layer's ring attention moves in PyTorch's eager merge and
@@ -197,6 +198,7 @@ torch_ring_bytes (double  c,
  * of s/c tokens. A sliding window caps the keys. */
 static bool
 core_seconds_per_flop (const HrPlanContext *ctx,
+                       HrFlashKernel        kernel,
                        double               s,
                        double               c,
                        double               keys,
@@ -209,9 +211,9 @@ core_seconds_per_flop (const HrPlanContext *ctx,
   double half = s / (2.0 * c) < keys ? s / (2.0 * c) : keys;
 
   if (c <= 1.0 || !causal)
-    return attention_seconds_per_flop (ctx, block, causal, fwd, bwd);
-  if (!attention_seconds_per_flop (ctx, block, true, &diag_fwd, &diag_bwd)
-      || !attention_seconds_per_flop (ctx, half, false, &off_fwd, &off_bwd))
+    return attention_seconds_per_flop (ctx, kernel, block, causal, fwd, bwd);
+  if (!attention_seconds_per_flop (ctx, kernel, block, true, &diag_fwd, &diag_bwd)
+      || !attention_seconds_per_flop (ctx, kernel, half, false, &off_fwd, &off_bwd))
     return false;
   *fwd = diag_fwd / c + (c - 1.0) / c * off_fwd;
   *bwd = diag_bwd / c + (c - 1.0) / c * off_bwd;
@@ -642,7 +644,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   /* FlashAttention runs at its own measured rates (docs/planner.md,
    * "Attention kernel"). */
   if (tr->attention == HR_ATTENTION_FLASH
-      && core_seconds_per_flop (ctx, s, c, keys, tr->causal, &attn_fwd, &attn_bwd))
+      && core_seconds_per_flop (ctx, tr->flash_kernel, s, c, keys, tr->causal, &attn_fwd,
+                                &attn_bwd))
     {
       spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = attn_fwd;
       spf_bwd[HR_FLOPS_ATTN_SCORES] = spf_bwd[HR_FLOPS_ATTN_OVER_V] = attn_bwd;

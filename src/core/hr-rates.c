@@ -97,25 +97,39 @@ table_rate (const double *table,
   return table[HR_GPU_ATTENTION_POINTS - 1];
 }
 
-/* The papers time no causal backward: it is taken to lose to the mask what
- * the causal forward loses at the same length. */
+/* FlashAttention-2: the papers time no causal backward, so it is taken to
+ * lose to the mask what the causal forward loses at the same length. The
+ * Triton kernel's tables time both passes together: every FLOP of either
+ * runs at that rate. */
 bool
-hr_rates_attention_seconds_per_flop (const HrGpu *gpu,
-                                     double       len,
-                                     bool         causal,
-                                     double      *fwd,
-                                     double      *bwd)
+hr_rates_attention_seconds_per_flop (const HrGpu   *gpu,
+                                     HrFlashKernel  kernel,
+                                     double         len,
+                                     bool           causal,
+                                     double        *fwd,
+                                     double        *bwd)
 {
-  double f = table_rate (gpu->attention_fwd_flops, len);
-  double b = table_rate (gpu->attention_bwd_flops, len);
-  double fc = causal ? table_rate (gpu->attention_fwd_causal_flops, len) : 0.0;
+  double f, b, fc;
 
-  if (!(f > 0.0 && b > 0.0))
-    return false;
-  if (fc > 0.0)
+  if (kernel == HR_FLASH_KERNEL_TRITON)
     {
-      b *= fc / f;
-      f = fc;
+      f = b = table_rate (causal ? gpu->attention_triton_causal_flops
+                                 : gpu->attention_triton_flops, len);
+      if (!(f > 0.0))
+        return false;
+    }
+  else
+    {
+      f = table_rate (gpu->attention_fwd_flops, len);
+      b = table_rate (gpu->attention_bwd_flops, len);
+      fc = causal ? table_rate (gpu->attention_fwd_causal_flops, len) : 0.0;
+      if (!(f > 0.0 && b > 0.0))
+        return false;
+      if (fc > 0.0)
+        {
+          b *= fc / f;
+          f = fc;
+        }
     }
   *fwd = 1.0 / f;
   *bwd = 1.0 / b;

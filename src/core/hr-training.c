@@ -54,6 +54,11 @@ static const char * const attention_names[] = {
   [HR_ATTENTION_FLASH] = "flash",
 };
 
+static const char * const flash_kernel_names[] = {
+  [HR_FLASH_KERNEL_FA2] = "fa2",
+  [HR_FLASH_KERNEL_TRITON] = "triton",
+};
+
 static const char * const recompute_names[] = {
   [HR_RECOMPUTE_NONE] = "none",
   [HR_RECOMPUTE_SELECTIVE] = "selective",
@@ -138,6 +143,7 @@ DEFINE_NAMES (hr_optimizer, HrOptimizer, optimizer_names)
 DEFINE_NAMES (hr_pipeline_schedule, HrPipelineSchedule, schedule_names)
 DEFINE_NAMES (hr_fsdp, HrFsdp, fsdp_names)
 DEFINE_NAMES (hr_training_attention, HrAttentionImpl, attention_names)
+DEFINE_NAMES (hr_flash_kernel, HrFlashKernel, flash_kernel_names)
 DEFINE_NAMES (hr_training_recompute, HrRecompute, recompute_names)
 DEFINE_NAMES (hr_norm_kernel, HrNormKernel, norm_kernel_names)
 DEFINE_NAMES (hr_rope_kernel, HrRopeKernel, rope_kernel_names)
@@ -217,6 +223,7 @@ hr_training_init (HrTraining *training)
   training->fp8_params = false;
   training->optimizer = HR_OPTIMIZER_ADAMW;
   training->attention = HR_ATTENTION_FLASH;
+  training->flash_kernel = HR_FLASH_KERNEL_FA2;
   training->recompute = HR_RECOMPUTE_NONE;
   /* Megatron-Core's default recompute_modules. */
   training->recompute_modules = HR_RECOMPUTE_CORE_ATTN;
@@ -374,6 +381,8 @@ hr_training_validate_settings (const HrTraining *t,
                          t->pipeline_schedule, 0, NULL);
   if ((unsigned) t->attention >= N_ELEMENTS (attention_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "attention", t->attention, 0, NULL);
+  if ((unsigned) t->flash_kernel >= N_ELEMENTS (flash_kernel_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "flash_kernel", t->flash_kernel, 0, NULL);
   if ((unsigned) t->recompute >= N_ELEMENTS (recompute_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "recompute", t->recompute, 0, NULL);
   if ((t->recompute_modules & ~HR_RECOMPUTE_MODULES_MASK) != 0)

@@ -141,6 +141,7 @@ typedef struct
   bool    offload_params;         /* FSDP CPU offload, ZeRO-3 offload_param: sharded parameters,
                                    * gradients and the optimizer step on the CPU */
   HrAttentionImpl attention;
+  HrFlashKernel flash_kernel;     /* under flash: which kernel, for its rates (hr-gpu.h) */
   HrRecompute recompute;
   unsigned    recompute_modules;  /* under selective: HR_RECOMPUTE_* bits (hr-flops.h) */
   bool    dropout;
@@ -488,6 +489,9 @@ bool        hr_training_attention_from_name (const char         *name,
 const char *hr_norm_kernel_name             (HrNormKernel        kernel);
 bool        hr_norm_kernel_from_name        (const char         *name,
                                              HrNormKernel       *kernel);
+const char *hr_flash_kernel_name            (HrFlashKernel       kernel);
+bool        hr_flash_kernel_from_name       (const char         *name,
+                                             HrFlashKernel      *kernel);
 const char *hr_rope_kernel_name             (HrRopeKernel        kernel);
 bool        hr_rope_kernel_from_name        (const char         *name,
                                              HrRopeKernel       *kernel);

@@ -267,7 +267,8 @@ explain_summary (HeadroomEstimator *self,
                                     "of peak)"),
                                   label, result, flops, gpus, peak, 100 * t->hfu);
           assumption = _("The planner’s step model: matrix products at a shape-dependent share of "
-                         "peak, memory-bound kernels at memory bandwidth, exposed communication, "
+                         "peak, the attention core at the measured rates of the Attention kernel "
+                         "set, memory-bound kernels at memory bandwidth, exposed communication, "
                          "the pipeline bubble and the optimizer step (docs/planner.md). Set a "
                          "measured utilisation (Training ▸ Throughput) to override it.");
         }

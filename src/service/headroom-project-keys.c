@@ -62,6 +62,9 @@ static const char * const fsdp_labels[] = {
   N_("None"), N_("Full"), N_("Gradients and optimizer"), N_("Hybrid"), NULL };
 static const char * const attention_choices[] = { "eager", "flash", NULL };
 static const char * const attention_labels[] = { N_("Eager"), N_("FlashAttention"), NULL };
+static const char * const flash_kernel_choices[] = { "fa2", "triton", NULL };
+static const char * const flash_kernel_labels[] = {
+  N_("FlashAttention-2"), N_("flash-attn 1’s Triton"), NULL };
 static const char * const recompute_choices[] = {
   "none", "selective", "op-selective", "full", NULL };
 static const char * const recompute_labels[] = {
@@ -301,6 +304,14 @@ static const HeadroomKeyInfo keys[] = {
                         "FSDP, and a measured utilisation for the time."))),
   CHOICE ("training.attention", attention, "flash", N_("Attention"),
           GROUP ("workload/numerics"), TRAIN (attention), ENUM (hr_training_attention_from_name)),
+  /* docs/planner.md, "Attention kernel" */
+  CHOICE ("training.flash_kernel", flash_kernel, "fa2", N_("Attention kernel"),
+          GROUP ("workload/numerics"), TRAIN (flash_kernel), ENUM (hr_flash_kernel_from_name),
+          VISIBLE_WHEN ("training.attention", "flash"),
+          DESCRIPTION (N_("Which FlashAttention kernel runs, for its measured speed: "
+                          "FlashAttention-2, or flash-attn 1’s Triton kernel (llm-foundry’s "
+                          "attn_impl triton until 2024), about half as fast on an A100. The "
+                          "memory is the same"))),
   CHOICE ("training.recompute", recompute, "none", N_("Recomputation"),
           GROUP ("workload/numerics"), TRAIN (recompute), ENUM (hr_training_recompute_from_name)),
   /* docs/training.md, "Recomputation" */

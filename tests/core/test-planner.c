@@ -327,6 +327,39 @@ test_attention_rates (void)
                 fwd / 50e12 + bwd / 25e12 - (fwd + bwd) / 75e12, 1e-9);
 }
 
+/* flash-attn 1's Triton kernel: its tables time forward and backward
+ * together, so every core FLOP of either pass runs at that one rate (flat
+ * 40 TFLOP/s here); the FA2 tables beside them do not count. Without a
+ * Triton table the core runs as two products at the GEMM rate, as FA2 does
+ * without its tables. FLOPs as test_attention_rates. */
+static void
+test_attention_triton (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep gemm, triton, untabled;
+  double fwd = 2 * 4 * pow (1024, 3), bwd = 2 * fwd;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;
+  step_ok (&model, &t, &gpu, NULL, &gemm);
+  t.flash_kernel = HR_FLASH_KERNEL_TRITON;
+  step_ok (&model, &t, &gpu, NULL, &untabled);
+  g_assert_cmpfloat (untabled.split.compute, ==, gemm.split.compute);
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    {
+      gpu.attention_fwd_flops[i] = 50e12;
+      gpu.attention_bwd_flops[i] = 25e12;
+      gpu.attention_triton_flops[i] = 40e12;
+    }
+  step_ok (&model, &t, &gpu, NULL, &triton);
+  assert_close (triton.split.compute - gemm.split.compute,
+                (fwd + bwd) / 40e12 - (fwd + bwd) / 75e12, 1e-9);
+}
+
 /* FP8 linear layers add their casts as memory-bound passes (bandwidth
  * 1e12 × 0.8). Per layer of the toy (T = 1024 tokens, h = q = 1024,
  * q + 2kv = 3072, ffn 4096): inputs x = T(h + q) + T(h + ffn) = 7,340,032,
@@ -784,6 +817,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/recompute-skipped", test_recompute_skipped);
   g_test_add_func ("/planner/step/sustained-gemm", test_sustained_gemm);
   g_test_add_func ("/planner/step/attention-rates", test_attention_rates);
+  g_test_add_func ("/planner/step/attention-triton", test_attention_triton);
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);

@@ -98,6 +98,9 @@ test_builtin (void)
           g_assert_cmpfloat (gpu->attention_fwd_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
           g_assert_cmpfloat (gpu->attention_fwd_causal_flops[point], <=, gpu->attention_fwd_flops[point]);
           g_assert_cmpfloat (gpu->attention_bwd_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
+          g_assert_cmpfloat (gpu->attention_triton_causal_flops[point], <=,
+                             gpu->attention_triton_flops[point]);
+          g_assert_cmpfloat (gpu->attention_triton_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
         }
     }
 
@@ -263,6 +266,13 @@ test_sustained_rates (void)
   g_assert_cmpfloat (h100.attention_bwd_flops[5], ==, 322e12);
   g_assert_cmpfloat (fabs (a100.attention_fwd_flops[3] - 0.73 * 312e12), <, 0.1e12);
   g_assert_cmpfloat (fabs (a100.attention_bwd_flops[3] - 0.63 * 312e12), <, 0.1e12);
+  /* flash-attn 1's Triton kernel, forward and backward together, read off
+   * the FlashAttention-2 release's A100 chart (causal, head dim 128: 68 at
+   * 2k) and, on the H100, flash-attn 1's CUDA bars (no mask: 139 at 16k). */
+  g_assert_cmpfloat (a100.attention_triton_causal_flops[2], ==, 68e12);
+  g_assert_cmpfloat (a100.attention_triton_flops[5], ==, 95e12);
+  g_assert_cmpfloat (h100.attention_triton_flops[5], ==, 139e12);
+  g_assert_cmpfloat (pcie.attention_triton_flops[0], ==, 0);
   /* No published sweep: 0, and the planner's fallback applies. */
   g_assert_cmpfloat (pcie.gemm_sustained_flops[HR_DTYPE_BF16], ==, 0);
   g_assert_cmpfloat (pcie.attention_fwd_flops[0], ==, 0);

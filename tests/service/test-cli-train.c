@@ -99,6 +99,53 @@ test_train_framework (void)
   g_assert_nonnull (strstr (bad.err, "--framework"));
 }
 
+/* --flash-kernel triton prices the attention core at flash-attn 1's Triton
+ * kernel's rate and changes nothing else. Llama 3.2 1B, one sequence of
+ * 2,048 causal tokens on an A100 SXM: QKᵀ is 2·s²·(32 · 64)·16 layers,
+ * halved by the mask, 2^37 FLOPs forward, as many for attention over V,
+ * twice both backward, and QKᵀ once more in the backward (flash's
+ * recomputation). FlashAttention-2 runs the forward and that recomputation
+ * at 227.8 TFLOP/s and the backward at 196.6 (no causal table for the
+ * A100); the Triton kernel runs all of them at its causal 2k rate, 68
+ * TFLOP/s (resources/gpus.json). So the compute grows by
+ * 6·2^37/68e12 − 2·2^37/227.8e12 − 4·2^37/196.6e12 and the recomputation
+ * by 2^37·(1/68e12 − 1/227.8e12); the memory is the same. An unknown kernel
+ * is refused naming the option. */
+static void
+test_train_flash_kernel (void)
+{
+  g_auto(Run) fa2 = { 0 };
+  g_auto(Run) triton = { 0 };
+  g_auto(Run) bad = { 0 };
+  g_autoptr(JsonObject) a = NULL;
+  g_autoptr(JsonObject) b = NULL;
+  double core = 137438953472.0;
+
+  run_cli (&fa2, "train", "--model", "llama-3.2-1b", "--gpu", "a100-80gb-sxm", "--gpus", "1",
+           "--seq", "2048", "--global-batch", "1", "--causal", "--json", NULL);
+  run_cli (&triton, "train", "--model", "llama-3.2-1b", "--gpu", "a100-80gb-sxm", "--gpus", "1",
+           "--seq", "2048", "--global-batch", "1", "--causal", "--flash-kernel", "triton",
+           "--json", NULL);
+  a = parse_output (&fa2);
+  b = parse_output (&triton);
+  g_assert_cmpfloat (member_double (a, "flops.breakdown.attention_scores.forward"), ==, core);
+  g_assert_cmpfloat (member_double (a, "flops.breakdown.attention_scores.recompute"), ==, core);
+  assert_close (member_double (b, "time.split.compute") - member_double (a, "time.split.compute"),
+                6 * core / 68e12 - 2 * core / 227.8e12 - 4 * core / 196.6e12);
+  assert_close (member_double (b, "time.split.recompute")
+                - member_double (a, "time.split.recompute"),
+                core * (1 / 68e12 - 1 / 227.8e12));
+  g_assert_cmpfloat (member_double (b, "time.split.memory_bound"), ==,
+                     member_double (a, "time.split.memory_bound"));
+  g_assert_cmpint (member_int (b, "memory.allocated_peak"), ==,
+                   member_int (a, "memory.allocated_peak"));
+
+  run_cli (&bad, "train", "--model", "llama-3.2-1b", "--gpu", "a100-80gb-sxm", "--gpus", "1",
+           "--flash-kernel", "fa3", NULL);
+  g_assert_cmpint (bad.status, ==, 2);
+  g_assert_nonnull (strstr (bad.err, "--flash-kernel"));
+}
+
 /* Llama-2-7B on 8 test GPUs (24 GiB, bf16 2e14 FLOP/s, 350 W), ZeRO-3,
  * bf16 mixed precision and AdamW: model states of Ψ = 6,738,415,616
  * parameters split over N_d = 8 ranks as the ZeRO paper (Rajbhandari et al.
@@ -769,6 +816,7 @@ main (int   argc,
 
   g_test_add_func ("/cli/train/measured-small", test_train_measured_small);
   g_test_add_func ("/cli/train/framework", test_train_framework);
+  g_test_add_func ("/cli/train/flash-kernel", test_train_flash_kernel);
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
   g_test_add_func ("/cli/train/finetune", test_train_finetune);

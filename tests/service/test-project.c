@@ -148,6 +148,7 @@ test_key_table (void)
           HrEngine engine;
           HrNormKernel norm_kernel;
           HrRopeKernel rope_kernel;
+          HrFlashKernel flash_kernel;
           HrGluKernel glu_kernel;
           HrLoss loss;
 
@@ -161,6 +162,8 @@ test_key_table (void)
             g_assert_true (hr_norm_kernel_from_name (name, &norm_kernel));
           else if (strcmp (keys[i].key, "training.rope_kernel") == 0)
             g_assert_true (hr_rope_kernel_from_name (name, &rope_kernel));
+          else if (strcmp (keys[i].key, "training.flash_kernel") == 0)
+            g_assert_true (hr_flash_kernel_from_name (name, &flash_kernel));
           else if (strcmp (keys[i].key, "training.glu_kernel") == 0)
             g_assert_true (hr_glu_kernel_from_name (name, &glu_kernel));
           else if (strcmp (keys[i].key, "training.loss") == 0)

@@ -107,6 +107,12 @@ set_row (HeadroomProject *project,
       /* ComposerMPTCausalLM's loss_fn default, 'fused_crossentropy':
        * flash-attn's CrossEntropyLoss on the 16-bit logits. */
       set (project, "training.loss", "kernel");
+      /* The row's attn_impl: submit_benchmarks.py's default, triton, for
+       * every table but the large-scale one, whose sweep.py gives flash to
+       * the 1B, 3B, 7B and 70B rows. */
+      set (project, "training.flash_kernel",
+           g_str_has_prefix (json_object_get_string_member (settings, "attention"), "attn_impl triton")
+           ? "triton" : "fa2");
     }
   else
     {
