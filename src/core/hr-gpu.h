@@ -59,6 +59,11 @@ typedef struct
   double attention_fwd_flops[HR_GPU_ATTENTION_POINTS];         /* forward, no mask */
   double attention_fwd_causal_flops[HR_GPU_ATTENTION_POINTS];  /* forward, causal */
   double attention_bwd_flops[HR_GPU_ATTENTION_POINTS];         /* backward, no mask */
+  /* The same kernel timed over forward and backward together (the
+   * benchmark's 3.5 forwards of FLOPs over both passes' time): where given,
+   * training takes these and inference the forward tables above */
+  double attention_fwd_bwd_flops[HR_GPU_ATTENTION_POINTS];        /* no mask */
+  double attention_fwd_bwd_causal_flops[HR_GPU_ATTENTION_POINTS]; /* causal */
   /* flash-attn 1's Triton kernel, forward and backward together (the
    * benchmark's 3.5 forwards of FLOPs over both passes' time), head dim 128 */
   double attention_triton_flops[HR_GPU_ATTENTION_POINTS];        /* no mask */

@@ -100,7 +100,7 @@ products_time (const HrModel     *model,
                            : tokens;
   double rows = prefill ? tokens : HR_RATES_TILE_MN;
   double spf[HR_FLOPS_N_COMPONENTS];
-  double fwd, bwd, total = 0.0;
+  double fwd, total = 0.0;
 
   spf[HR_FLOPS_ATTN_PROJ] = 1.0 / (rate * hr_rates_tile (rows, qkv, h));
   spf[HR_FLOPS_ATTN_OUT] = 1.0 / (rate * hr_rates_tile (rows, h, q));
@@ -112,8 +112,7 @@ products_time (const HrModel     *model,
                                                          (double) model->vocab_size / t, h));
   if (!prefill)
     spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = 1.0 / rate16;
-  else if (hr_rates_attention_seconds_per_flop (gpu, HR_FLASH_KERNEL_FA2, keys, inf->causal,
-                                                &fwd, &bwd))
+  else if (hr_rates_attention_forward_seconds_per_flop (gpu, keys, inf->causal, &fwd))
     spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = fwd;
   else
     {

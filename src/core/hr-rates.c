@@ -97,10 +97,32 @@ table_rate (const double *table,
   return table[HR_GPU_ATTENTION_POINTS - 1];
 }
 
-/* FlashAttention-2: the papers time no causal backward, so it is taken to
- * lose to the mask what the causal forward loses at the same length. The
- * Triton kernel's tables time both passes together: every FLOP of either
- * runs at that rate. */
+/* FlashAttention-2's forward and backward tables. The papers time no causal
+ * backward: it is taken to lose to the mask what the causal forward loses
+ * at the same length. */
+static bool
+fa2_rates (const HrGpu *gpu,
+           double       len,
+           bool         causal,
+           double      *f,
+           double      *b)
+{
+  double fc = causal ? table_rate (gpu->attention_fwd_causal_flops, len) : 0.0;
+
+  *f = table_rate (gpu->attention_fwd_flops, len);
+  *b = table_rate (gpu->attention_bwd_flops, len);
+  if (!(*f > 0.0 && *b > 0.0))
+    return false;
+  if (fc > 0.0)
+    {
+      *b *= fc / *f;
+      *f = fc;
+    }
+  return true;
+}
+
+/* A kernel timed over both passes together runs every FLOP of either at
+ * that rate. */
 bool
 hr_rates_attention_seconds_per_flop (const HrGpu   *gpu,
                                      HrFlashKernel  kernel,
@@ -109,29 +131,35 @@ hr_rates_attention_seconds_per_flop (const HrGpu   *gpu,
                                      double        *fwd,
                                      double        *bwd)
 {
-  double f, b, fc;
+  double f, b;
 
   if (kernel == HR_FLASH_KERNEL_TRITON)
-    {
-      f = b = table_rate (causal ? gpu->attention_triton_causal_flops
-                                 : gpu->attention_triton_flops, len);
-      if (!(f > 0.0))
-        return false;
-    }
+    f = b = table_rate (causal ? gpu->attention_triton_causal_flops
+                               : gpu->attention_triton_flops, len);
   else
     {
-      f = table_rate (gpu->attention_fwd_flops, len);
-      b = table_rate (gpu->attention_bwd_flops, len);
-      fc = causal ? table_rate (gpu->attention_fwd_causal_flops, len) : 0.0;
-      if (!(f > 0.0 && b > 0.0))
+      f = b = table_rate (causal ? gpu->attention_fwd_bwd_causal_flops
+                                 : gpu->attention_fwd_bwd_flops, len);
+      if (!(f > 0.0) && !fa2_rates (gpu, len, causal, &f, &b))
         return false;
-      if (fc > 0.0)
-        {
-          b *= fc / f;
-          f = fc;
-        }
     }
+  if (!(f > 0.0))
+    return false;
   *fwd = 1.0 / f;
   *bwd = 1.0 / b;
+  return true;
+}
+
+bool
+hr_rates_attention_forward_seconds_per_flop (const HrGpu *gpu,
+                                             double       len,
+                                             bool         causal,
+                                             double      *fwd)
+{
+  double f, b;
+
+  if (!fa2_rates (gpu, len, causal, &f, &b))
+    return false;
+  *fwd = 1.0 / f;
   return true;
 }

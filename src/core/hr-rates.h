@@ -47,11 +47,18 @@ double hr_rates_gemm_seconds_per_flop (double rate,
                                        bool   write_out);
 
 /* Seconds per FLOP of the FlashAttention `kernel` over `len` queries and
- * keys, forward and backward, from the catalog's tables; false when it has
- * none. */
+ * keys, forward and backward, from the catalog's tables (its forward +
+ * backward tables where it has them); false when it has none. */
 bool hr_rates_attention_seconds_per_flop (const HrGpu   *gpu,
                                           HrFlashKernel  kernel,
                                           double         len,
                                           bool           causal,
                                           double        *fwd,
                                           double        *bwd);
+
+/* Seconds per FLOP of FlashAttention-2's forward pass alone (inference's
+ * prefill), from the catalog's forward tables; false when it has none. */
+bool hr_rates_attention_forward_seconds_per_flop (const HrGpu *gpu,
+                                                  double       len,
+                                                  bool         causal,
+                                                  double      *fwd);

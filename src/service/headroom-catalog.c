@@ -149,6 +149,8 @@ static const struct
   { "attention_fwd_flops", offsetof (HrGpu, attention_fwd_flops) },
   { "attention_fwd_causal_flops", offsetof (HrGpu, attention_fwd_causal_flops) },
   { "attention_bwd_flops", offsetof (HrGpu, attention_bwd_flops) },
+  { "attention_fwd_bwd_flops", offsetof (HrGpu, attention_fwd_bwd_flops) },
+  { "attention_fwd_bwd_causal_flops", offsetof (HrGpu, attention_fwd_bwd_causal_flops) },
   { "attention_triton_flops", offsetof (HrGpu, attention_triton_flops) },
   { "attention_triton_causal_flops", offsetof (HrGpu, attention_triton_causal_flops) },
 };

@@ -119,6 +119,30 @@ test_attention_triton (void)
   g_assert_cmpfloat_with_epsilon (fwd, 1.0 / 200e12, 1e-27);
 }
 
+/* FlashAttention-2 timed over both passes (the A100 chart: 155 TFLOP/s at
+ * 2k causal tokens) prices a training step's forward and backward alike;
+ * inference's forward keeps the forward table (here 227.8). */
+static void
+test_attention_fwd_bwd (void)
+{
+  HrGpu gpu = { 0 };
+  double fwd, bwd;
+
+  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
+    {
+      gpu.attention_fwd_flops[i] = 227.8e12;
+      gpu.attention_bwd_flops[i] = 196.6e12;
+      gpu.attention_fwd_bwd_flops[i] = 187e12;
+      gpu.attention_fwd_bwd_causal_flops[i] = 155e12;
+    }
+  g_assert_true (hr_rates_attention_seconds_per_flop (&gpu, HR_FLASH_KERNEL_FA2, 2048, true,
+                                                      &fwd, &bwd));
+  g_assert_cmpfloat_with_epsilon (fwd, 1.0 / 155e12, 1e-27);
+  g_assert_cmpfloat_with_epsilon (bwd, 1.0 / 155e12, 1e-27);
+  g_assert_true (hr_rates_attention_forward_seconds_per_flop (&gpu, 2048, true, &fwd));
+  g_assert_cmpfloat_with_epsilon (fwd, 1.0 / 227.8e12, 1e-27);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -131,6 +155,7 @@ main (int   argc,
   g_test_add_func ("/rates/roofline", test_roofline);
   g_test_add_func ("/rates/attention", test_attention);
   g_test_add_func ("/rates/attention-triton", test_attention_triton);
+  g_test_add_func ("/rates/attention-fwd-bwd", test_attention_fwd_bwd);
 
   return g_test_run ();
 }

@@ -101,6 +101,9 @@ test_builtin (void)
           g_assert_cmpfloat (gpu->attention_triton_causal_flops[point], <=,
                              gpu->attention_triton_flops[point]);
           g_assert_cmpfloat (gpu->attention_triton_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
+          g_assert_cmpfloat (gpu->attention_fwd_bwd_causal_flops[point], <=,
+                             gpu->attention_fwd_bwd_flops[point]);
+          g_assert_cmpfloat (gpu->attention_fwd_bwd_flops[point], <=, gpu->peak_flops[HR_DTYPE_BF16]);
         }
     }
 
@@ -268,8 +271,14 @@ test_sustained_rates (void)
   g_assert_cmpfloat (fabs (a100.attention_bwd_flops[3] - 0.63 * 312e12), <, 0.1e12);
   /* flash-attn 1's Triton kernel, forward and backward together, read off
    * the FlashAttention-2 release's A100 chart (causal, head dim 128: 68 at
-   * 2k) and, on the H100, flash-attn 1's CUDA bars (no mask: 139 at 16k). */
+   * 2k) and, on the H100, flash-attn 1's CUDA bars (no mask: 139 at 16k);
+   * FlashAttention-2 over both passes from the same A100 chart (155 at 2k
+   * causal, 203 at 16k without a mask), where the H100 has its passes'
+   * own tables. */
   g_assert_cmpfloat (a100.attention_triton_causal_flops[2], ==, 68e12);
+  g_assert_cmpfloat (a100.attention_fwd_bwd_causal_flops[2], ==, 155e12);
+  g_assert_cmpfloat (a100.attention_fwd_bwd_flops[5], ==, 203e12);
+  g_assert_cmpfloat (h100.attention_fwd_bwd_flops[0], ==, 0);
   g_assert_cmpfloat (a100.attention_triton_flops[5], ==, 95e12);
   g_assert_cmpfloat (h100.attention_triton_flops[5], ==, 139e12);
   g_assert_cmpfloat (pcie.attention_triton_flops[0], ==, 0);
