@@ -200,14 +200,15 @@ hr_training_cpu_optimizer (const HrTraining *training)
   return training->offload_optimizer || training->offload_params;
 }
 
-/* The full loss compiled with its fp32 upcast inside (torchtitan's
+/* The full loss, or each chunk's of torchtitan's ChunkedLossWrapper,
+ * compiled with its fp32 upcast inside (torchtitan's
  * cross_entropy(pred.float(), …)): it keeps the 16-bit logits and runs one
  * fused kernel a pass over them (hr-training-activations.c). */
 static inline bool
 hr_training_loss_on_16bit_logits (const HrTraining *training)
 {
-  return training->loss == HR_LOSS_FULL && training->compile && training->compile_loss
-         && !training->model_upcasts_logits;
+  return (training->loss == HR_LOSS_FULL || training->loss == HR_LOSS_CHUNKED_HEAD)
+         && training->compile && training->compile_loss && !training->model_upcasts_logits;
 }
 
 static inline int64_t

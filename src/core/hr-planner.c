@@ -744,6 +744,11 @@ evaluate_rank (const HrPlanContext    *ctx,
                   : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
+  /* ChunkedLossWrapper's fp32 buffer of the head's input gradient: zeroed
+   * (4 bytes an element), each chunk's 16-bit gradient copied in (a + 4),
+   * cast back after the loop (4 + a), over tokens × h. */
+  if (head && tr->loss == HR_LOSS_CHUNKED_HEAD)
+    mem_bwd += tokens * h * (12.0 + 2.0 * a) / bw;
   /* FP8 linear layers: Transformer Engine casts each 16-bit operand to fp8
    * and takes its amax in one fused pass (read a, write 1 byte per element):
    * the input and the weight in the forward, the output gradient in the

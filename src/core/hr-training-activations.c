@@ -528,6 +528,35 @@ hr_training_stage_activations (const HrModel         *model,
           act->loss = logits * a->compute + a->tokens * 12;
           act->loss_transient = 0;
           break;
+        case HR_LOSS_CHUNKED_HEAD:
+          {
+            /* torchtitan's ChunkedLossWrapper (components/loss.py): the
+             * decoder stops at the final norm, whose output (replicated over
+             * TP) the head reads chunk by chunk; each chunk's head, loss and
+             * backward run at once in the forward, the chunk's 16-bit logits
+             * held by the loop, its loss's buffers as the full loss's (the
+             * compiled loss keeps the logits and each row's max and
+             * log-sum-exp, and writes a 16-bit gradient; eager, the fp32
+             * log-probabilities and the backward's two fp32 buffers, three
+             * under loss parallelism), and the chunk's input gradient. Each
+             * is copied into an fp32 buffer of every token (GradAccumulator),
+             * cast to 16 bits after the loop and saved for the decoder's
+             * backward (_DecoderOutputGradientBackProp). The loop holds the
+             * fp32 buffer and one chunk; the cast, the buffer and its copy. */
+            double rows = a->tokens / chunks;
+            double full_width = a->tokens * a->h;
+            double chunk = hr_training_loss_on_16bit_logits (training)
+                           ? logits / chunks * 2.0 * a->compute + rows * 8
+                           : logits / chunks
+                             * (a->compute + 4
+                                + (training->loss_parallel && training->tensor_parallel > 1
+                                   ? 12 : 8));
+
+            chunk += rows * a->h * a->compute;
+            act->loss = full_width * a->compute;
+            act->loss_transient = full_width * 4 + fmax (chunk - act->loss, 0);
+          }
+          break;
         case HR_LOSS_FULL:
         default:
           /* PyTorch cross_entropy on fp32 logits: log_softmax saves its

@@ -268,7 +268,8 @@ phases (const HrModel        *model,
    * chunk's backward and summed into over the others: it is live beside the
    * chunk's buffers (full: the fp32 buffers are gone by the time it is made;
    * fused: made in the forward, counted in the loss). */
-  if (training->loss == HR_LOSS_CHUNKED && grads_forward == 0 && act->lm_head > 0)
+  if ((training->loss == HR_LOSS_CHUNKED || training->loss == HR_LOSS_CHUNKED_HEAD)
+      && grads_forward == 0 && act->lm_head > 0)
     head_grad = ceil ((double) model->vocab_size / (double) training->tensor_parallel)
                 * (double) model->hidden_size * b.gradients;
 

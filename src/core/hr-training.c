@@ -90,6 +90,7 @@ static const char * const loss_names[] = {
   [HR_LOSS_KERNEL] = "kernel",
   [HR_LOSS_VOCAB_PARALLEL] = "vocab-parallel",
   [HR_LOSS_TE] = "te",
+  [HR_LOSS_CHUNKED_HEAD] = "chunked-head",
 };
 
 #define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
@@ -636,6 +637,14 @@ hr_training_validate_layout (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_NOT_DIVISIBLE, "sequence_parallel", tp, t->seq_len / cp,
                          "tokens per context-parallel rank (sequence parallel splits them over "
                          "tensor_parallel)");
+
+  /* torchtitan's ChunkedLossWrapper splits a rank's tokens into equal chunks
+   * ("sequence length must be divisible by num_chunks") */
+  if (t->loss == HR_LOSS_CHUNKED_HEAD
+      && (status = check_divides (t->loss_chunks, t->micro_batch * (t->seq_len / cp), "loss_chunks",
+                                  "tokens of a micro-batch on a context-parallel rank", err))
+         != HR_OK)
+    return status;
 
   /* Batch: global = micro × dp × accumulation steps */
   if (t->global_batch > 0

@@ -97,6 +97,8 @@ typedef enum
                            * the softmax and then the gradient in place */
   HR_LOSS_TE,       /* Transformer Engine's parallel_cross_entropy: the gradient written over
                      * the 16-bit logits */
+  HR_LOSS_CHUNKED_HEAD, /* torchtitan's ChunkedLossWrapper: the LM head, the loss and their
+                         * backward per chunk of tokens, in the forward */
 } HrLoss;
 
 typedef struct
@@ -178,7 +180,8 @@ typedef struct
   bool    model_upcasts_logits;   /* the model returns fp32 logits (torchtune's
                                    * TransformerDecoder: output(h).float()), so a
                                    * compiled full loss gets them already upcast */
-  int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED (torchtune: 8) */
+  int64_t loss_chunks;            /* chunks of HR_LOSS_CHUNKED and HR_LOSS_CHUNKED_HEAD
+                                   * (torchtune, torchtitan: 8) */
   bool    loss_parallel;          /* under TP, the full loss through DTensor's
                                    * loss_parallel() (torchtitan) */
   bool    dtensor_tp;             /* TP through DTensor's parallelize_module (torchtitan):

@@ -44,10 +44,10 @@ static const char * const rope_kernel_labels[] = {
 static const char * const glu_kernel_choices[] = { "fused", "eager", NULL };
 static const char * const glu_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
 static const char * const loss_choices[] = { "full", "chunked", "fused", "kernel", "vocab-parallel",
-                                              "te", NULL };
+                                              "te", "chunked-head", NULL };
 static const char * const loss_labels[] = {
   N_("Full logits"), N_("Chunked"), N_("Fused with the head"), N_("Kernel on 16-bit logits"),
-  N_("Megatron vocab-parallel"), N_("Transformer Engine"), NULL
+  N_("Megatron vocab-parallel"), N_("Transformer Engine"), N_("Chunked with the head"), NULL
 };
 static const char * const optimizer_choices[] = {
   "adamw", "adamw-8bit", "sgd", "sgd-momentum", "lion", "adafactor", NULL };
@@ -273,8 +273,9 @@ static const HeadroomKeyInfo keys[] = {
   CHOICE ("training.framework", framework, "none", N_("Framework"), GROUP ("workload/numerics"),
           DESCRIPTION (N_("Fills the recipe settings you have not set (precision, norm, rotary and MLP kernels, "
                           "loss, recomputation…) as that framework ships them, and keeps the layout to what "
-                          "it can run. torchtitan’s are those of December 2024: set the loss and the "
-                          "optimizer for a later version."))),
+                          "it can run. torchtitan’s are those of December 2024: a 2026 torchtitan "
+                          "chunks its loss with the head (Loss: Chunked with the head) and fuses "
+                          "AdamW."))),
   CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
           GROUP ("workload/numerics"), APPLY (headroom_project_apply_precision)),
   BOOL ("training.fp8_params", "false", N_("FP8 parameters"),
@@ -351,7 +352,12 @@ static const HeadroomKeyInfo keys[] = {
   BOOL ("training.compile_loss", "true", N_("Compile the loss"), GROUP ("workload/numerics"),
         TRAIN (compile_loss), VISIBLE_WHEN ("training.compile", "true")),
   CHOICE ("training.loss", loss, "full", N_("Loss"),
-          GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name)),
+          GROUP ("workload/numerics"), TRAIN (loss), ENUM (hr_loss_from_name),
+          DESCRIPTION (N_("How the cross-entropy meets the logits: all of them in fp32, chunk by "
+                          "chunk after the head (torchtune), fused with the head (Liger), a "
+                          "kernel on the 16-bit logits (flash-attn), Megatron’s or Transformer "
+                          "Engine’s, or the head, loss and backward chunk by chunk in the "
+                          "forward (torchtitan’s ChunkedLossWrapper)"))),
   BOOL ("training.model_upcasts_logits", "false", N_("Model returns fp32 logits"),
         GROUP ("workload/numerics"), TRAIN (model_upcasts_logits),
         VISIBLE_WHEN ("training.loss", "full"),
@@ -359,7 +365,8 @@ static const HeadroomKeyInfo keys[] = {
                         "otherwise the loss upcasts them, and a compiled loss keeps the "
                         "16-bit logits for its backward"))),
   INT ("training.loss_chunks", 1, 1e6, "8", NULL, N_("Loss chunks"),
-       GROUP ("workload/numerics"), TRAIN (loss_chunks), VISIBLE_WHEN ("training.loss", "chunked")),
+       GROUP ("workload/numerics"), TRAIN (loss_chunks),
+       VISIBLE_WHEN ("training.loss", "chunked|chunked-head")),
   BOOL ("training.loss_parallel", "false", N_("DTensor loss parallel"), GROUP ("workload/numerics"),
         TRAIN (loss_parallel)),
   BOOL ("training.optimizer_in_backward", "false", N_("Optimizer step in backward"),

@@ -510,6 +510,15 @@ test_loss_passes (void)
   t.model_upcasts_logits = true;
   step_ok (&model, &t, &gpu, NULL, &other);
   assert_close (other.split.memory_bound, full.split.memory_bound, 1e-12);
+  t.model_upcasts_logits = false;
+  /* torchtitan's ChunkedLossWrapper runs each chunk's loss as the full one
+   * (compiled here: the 16-bit passes) and adds its fp32 buffer of the
+   * head's input gradient, zeroed (4 B), filled (2 + 4) and cast back
+   * (4 + 2): 1,024 tokens × 1,024 × 16 B more than the compiled full loss. */
+  t.loss = HR_LOSS_CHUNKED_HEAD;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (other.split.memory_bound - (full.split.memory_bound - less),
+                1024.0 * 1024 * 16 / 0.8e12, 1e-9);
 }
 
 static void

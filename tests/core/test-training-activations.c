@@ -658,6 +658,45 @@ test_loss_kinds (void)
   g_assert_cmpfloat (act.lm_head, ==, 4096);
   g_assert_cmpfloat (act.loss, ==, 17024);
   g_assert_cmpfloat (act.loss_transient, ==, 0);
+
+  /* chunked-head (torchtitan's ChunkedLossWrapper), 8 chunks of 4 tokens:
+   * the 16-bit input gradient of every token saved for the decoder's
+   * backward, T·h·2 = 4,096, and labels: 4,352; the head's input stays. The
+   * loop holds the fp32 buffer T·h·4 = 8,192 and one chunk: its 1,024
+   * logits, 16-bit (2) with the eager loss's fp32 log-probabilities (4)
+   * and backward buffers (8), 14,336, and its input gradient 4·h·2 = 512;
+   * less the saved 4,096, which the loop does not hold yet: 8,192 +
+   * 10,752 = 18,944. Compiled, the chunk is its logits and their 16-bit
+   * gradient 1,024·4 = 4,096, its rows' max and log-sum-exp 32, and 512:
+   * 8,192 + 544 = 8,736. Under TP 2 with loss parallelism (512 logits a
+   * chunk, three fp32 backward buffers: 512·18 = 9,216; the hidden states
+   * are replicated, so the buffers keep all of h): 8,192 + 9,728 − 4,096 =
+   * 13,824. 5 chunks do not split 32 tokens. */
+  t.loss = HR_LOSS_CHUNKED_HEAD;
+  t.compile = false;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.lm_head, ==, 4096);
+  g_assert_cmpfloat (act.loss, ==, 4352);
+  g_assert_cmpfloat (act.loss_transient, ==, 18944);
+  t.compile = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss_transient, ==, 8736);
+  t.compile = false;
+  t.gpus_per_node = 2;
+  t.tensor_parallel = 2;
+  t.loss_parallel = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.loss_transient, ==, 13824);
+  t.loss_parallel = false;
+  t.tensor_parallel = 1;
+  t.gpus_per_node = 1;
+  t.loss_chunks = 5;
+  {
+    HrError err = { 0 };
+
+    g_assert_cmpint (hr_training_activations (&model, &t, 0, &act, &err), ==, HR_ERROR_NOT_DIVISIBLE);
+    g_assert_cmpstr (err.field, ==, "loss_chunks");
+  }
 }
 
 static void
