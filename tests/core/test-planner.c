@@ -301,44 +301,19 @@ test_sustained_gemm (void)
 /* FlashAttention at the catalog's rates. Without tables the core's two
  * products run at the GEMM rate (75 TFLOP/s, full tiles); with flat tables
  * of 50 (forward) and 25 (backward) TFLOP/s, only the core's time changes.
- * Core FLOPs of the toy (s = h = 1024, L = 2): forward 2 · 2·s²·h = 4s²h per
- * layer, 8.59e9 in all; backward twice that. */
+ * flash-attn 1's Triton kernel times forward and backward together, so
+ * every core FLOP of either pass runs at its one rate (flat 40 TFLOP/s
+ * here), the FA2 tables beside it not counting; without its table the core
+ * runs as two products, as FA2 does without its tables. Core FLOPs of the
+ * toy (s = h = 1024, L = 2): forward 2 · 2·s²·h = 4s²h per layer, 8.59e9 in
+ * all; backward twice that. */
 static void
 test_attention_rates (void)
 {
   HrModel model;
   HrGpu gpu;
   HrTraining t;
-  HrPlanStep gemm, kernel;
-  double fwd = 2 * 4 * pow (1024, 3), bwd = 2 * fwd;
-
-  toy_model (&model);
-  toy_gpu (&gpu);
-  toy_training (&t);
-  t.attention = HR_ATTENTION_FLASH;
-  step_ok (&model, &t, &gpu, NULL, &gemm);
-  for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
-    {
-      gpu.attention_fwd_flops[i] = 50e12;
-      gpu.attention_bwd_flops[i] = 25e12;
-    }
-  step_ok (&model, &t, &gpu, NULL, &kernel);
-  assert_close (kernel.split.compute - gemm.split.compute,
-                fwd / 50e12 + bwd / 25e12 - (fwd + bwd) / 75e12, 1e-9);
-}
-
-/* flash-attn 1's Triton kernel: its tables time forward and backward
- * together, so every core FLOP of either pass runs at that one rate (flat
- * 40 TFLOP/s here); the FA2 tables beside them do not count. Without a
- * Triton table the core runs as two products at the GEMM rate, as FA2 does
- * without its tables. FLOPs as test_attention_rates. */
-static void
-test_attention_triton (void)
-{
-  HrModel model;
-  HrGpu gpu;
-  HrTraining t;
-  HrPlanStep gemm, triton, untabled;
+  HrPlanStep gemm, kernel, untabled;
   double fwd = 2 * 4 * pow (1024, 3), bwd = 2 * fwd;
 
   toy_model (&model);
@@ -355,9 +330,13 @@ test_attention_triton (void)
       gpu.attention_bwd_flops[i] = 25e12;
       gpu.attention_triton_flops[i] = 40e12;
     }
-  step_ok (&model, &t, &gpu, NULL, &triton);
-  assert_close (triton.split.compute - gemm.split.compute,
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  assert_close (kernel.split.compute - gemm.split.compute,
                 (fwd + bwd) / 40e12 - (fwd + bwd) / 75e12, 1e-9);
+  t.flash_kernel = HR_FLASH_KERNEL_FA2;
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  assert_close (kernel.split.compute - gemm.split.compute,
+                fwd / 50e12 + bwd / 25e12 - (fwd + bwd) / 75e12, 1e-9);
 }
 
 /* FP8 linear layers add their casts as memory-bound passes (bandwidth
@@ -826,7 +805,6 @@ main (int   argc,
   g_test_add_func ("/planner/step/recompute-skipped", test_recompute_skipped);
   g_test_add_func ("/planner/step/sustained-gemm", test_sustained_gemm);
   g_test_add_func ("/planner/step/attention-rates", test_attention_rates);
-  g_test_add_func ("/planner/step/attention-triton", test_attention_triton);
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
