@@ -846,16 +846,18 @@ dup_band (RunKind kind)
   switch (kind)
     {
     case RUNS_MOE:
-      /* TRANSLATORS: e.g. "published runs of MoE models (Megatron-Bridge) reached 23–104 % of such predictions" */
-      return g_strdup_printf (_("published runs of MoE models (Megatron-Bridge) reached %s–%s %% "
-                                "of such predictions"), low, high);
+      /* TRANSLATORS: e.g. "published runs of MoE models (Megatron-Bridge) reached between 23
+       * and 104 % of such predictions" */
+      return g_strdup_printf (_("published runs of MoE models (Megatron-Bridge) reached between %s "
+                                "and %s %% of such predictions"), low, high);
     case RUNS_MEGATRON:
-      return g_strdup_printf (_("Megatron-Bridge’s published runs of dense models reached %s–%s %% "
-                                "of such predictions"), low, high);
+      return g_strdup_printf (_("Megatron-Bridge’s published runs of dense models reached between "
+                                "%s and %s %% of such predictions"), low, high);
     case RUNS_PYTORCH:
     default:
       return g_strdup_printf (_("published runs of PyTorch frameworks (torchtitan, torchtune, "
-                                "llm-foundry, fms-fsdp) reached %s–%s %% of such predictions"),
+                                "llm-foundry, fms-fsdp) reached between %s and %s %% of such "
+                                "predictions"),
                               low, high);
     }
 }
@@ -881,7 +883,7 @@ headroom_estimator_dup_time_basis (HeadroomEstimator *self)
       /* The result's model, read already: no config reading on a redraw. */
       g_autofree char *band = dup_band (run_kind (self->project, &self->result.model));
 
-      /* TRANSLATORS: %s is "published runs of … reached 46–126 % of such predictions" */
+      /* TRANSLATORS: %s is "published runs of … reached between 46 and 126 % of such predictions" */
       return g_strdup_printf (_("Predicted from the hardware: %s"), band);
     }
   if (self->result.training_time.needs_utilization)

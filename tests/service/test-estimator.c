@@ -655,7 +655,7 @@ test_prediction_band (void)
   g_assert_true (headroom_project_set_string (project, "training.framework", "torchtitan", NULL));
   pytorch = headroom_dup_prediction_band (project);
   g_assert_cmpstr (pytorch, ==, "published runs of PyTorch frameworks (torchtitan, torchtune, "
-                                "llm-foundry, fms-fsdp) reached 46–126 % of such predictions");
+                                "llm-foundry, fms-fsdp) reached between 46 and 126 % of such predictions");
   headroom_prediction_band (project, &low, &high);
   g_assert_cmpfloat (low, ==, 0.46);
   g_assert_cmpfloat (high, ==, 1.26);
@@ -663,12 +663,12 @@ test_prediction_band (void)
   g_assert_true (headroom_project_set_string (project, "training.framework", "megatron", NULL));
   megatron = headroom_dup_prediction_band (project);
   g_assert_cmpstr (megatron, ==, "Megatron-Bridge’s published runs of dense models reached "
-                                 "66–108 % of such predictions");
+                                 "between 66 and 108 % of such predictions");
 
   g_assert_true (headroom_project_set_string (project, "model.preset", "qwen3-30b-a3b", NULL));
   moe = headroom_dup_prediction_band (project);
-  g_assert_cmpstr (moe, ==, "published runs of MoE models (Megatron-Bridge) reached 23–104 % "
-                            "of such predictions");
+  g_assert_cmpstr (moe, ==, "published runs of MoE models (Megatron-Bridge) reached between 23 "
+                            "and 104 % of such predictions");
 }
 
 static void
