@@ -312,8 +312,8 @@ static const HeadroomKeyInfo keys[] = {
           DESCRIPTION (N_("Which FlashAttention kernel runs, for its measured speed: "
                           "FlashAttention-2, or flash-attn 1’s Triton kernel (llm-foundry’s "
                           "attn_impl triton until 2024), about half as fast on an A100. The "
-                          "memory is the same. A GPU without the kernel’s measured rates (only "
-                          "the A100 and H100 families have them) prices the attention core as "
+                          "memory is the same. A GPU without the kernel’s measured rates (the A100 "
+                          "SXM, H100 SXM and H200 have them) prices the attention core as "
                           "two matrix products either way"))),
   CHOICE ("training.recompute", recompute, "none", N_("Recomputation"),
           GROUP ("workload/numerics"), TRAIN (recompute), ENUM (hr_training_recompute_from_name)),
