@@ -386,6 +386,27 @@ test_torchtitan_h100 (void)
   g_assert_cmpuint (within, ==, 13);
 }
 
+/* torchtitan as its 2025 benchmarks ran it: compiled with the loss, on
+ * hosts of 8 GPUs with 400 Gb/s per GPU, 8,192 tokens of a causal LM. */
+static void
+set_torchtitan_2025 (HeadroomProject *project,
+                     const char      *model,
+                     const char      *gpu,
+                     const char      *nodes)
+{
+  set (project, "model.preset", model);
+  set (project, "workload", "training");
+  set (project, "hardware.gpu", gpu);
+  set (project, "hardware.nodes", nodes);
+  set (project, "hardware.gpus_per_node", "8");
+  set (project, "hardware.inter_node_bandwidth", "50");
+  set (project, "training.framework", "torchtitan");
+  set (project, "training.seq_len", "8192");
+  set (project, "training.causal", "true");
+  set (project, "training.compile", "true");
+  set (project, "training.compile_loss", "true");
+}
+
 /* torchtitan's benchmarks/llama3_8b_h200_2025-06_torchtitan.md (Trainy,
  * June 2025; torch 2.8.0a0+5228986c39, torchao 0afa4c1, torchtitan
  * e7c0cae): Llama 3.1 8B on 4 and 8 nodes of 8 H200 (NVLink; 400 Gb/s per
@@ -416,19 +437,9 @@ test_torchtitan_h200 (void)
       g_autoptr(HeadroomEstimator) estimator = NULL;
       double predicted, tps;
 
-      set (project, "model.preset", "llama-3.1-8b");
-      set (project, "workload", "training");
-      set (project, "hardware.gpu", "h200");
-      set (project, "hardware.nodes", rows[i].nodes);
-      set (project, "hardware.gpus_per_node", "8");
-      set (project, "hardware.inter_node_bandwidth", "50");
-      set (project, "training.framework", "torchtitan");
+      set_torchtitan_2025 (project, "llama-3.1-8b", "h200", rows[i].nodes);
       set (project, "training.micro_batch", "2");
       set (project, "training.global_batch", rows[i].global);
-      set (project, "training.seq_len", "8192");
-      set (project, "training.causal", "true");
-      set (project, "training.compile", "true");
-      set (project, "training.compile_loss", "true");
       set (project, "training.precision", "bf16-mixed");
       estimator = headroom_estimator_new (project);
       predicted = estimate (estimator, rows[i].nodes)->reserved_peak / GiB;
@@ -482,22 +493,12 @@ test_torchtitan_asynctp (void)
                                              rows[i].precision, rows[i].async);
       double tps;
 
-      set (project, "model.preset", rows[i].model);
-      set (project, "workload", "training");
-      set (project, "hardware.gpu", "h100-sxm-hbm2e");
-      set (project, "hardware.nodes", rows[i].nodes);
-      set (project, "hardware.gpus_per_node", "8");
-      set (project, "hardware.inter_node_bandwidth", "50");
-      set (project, "training.framework", "torchtitan");
+      set_torchtitan_2025 (project, rows[i].model, "h100-sxm-hbm2e", rows[i].nodes);
       set (project, "training.tensor_parallel", "8");
       set (project, "training.sequence_parallel", "true");
       set (project, "training.micro_batch", rows[i].micro);
       set (project, "training.global_batch", rows[i].global);
-      set (project, "training.seq_len", "8192");
-      set (project, "training.causal", "true");
       set (project, "training.recompute", rows[i].recompute);
-      set (project, "training.compile", "true");
-      set (project, "training.compile_loss", "true");
       set (project, "training.async_tp", rows[i].async);
       set (project, "training.precision", rows[i].precision);
       estimator = headroom_estimator_new (project);
