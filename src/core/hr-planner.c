@@ -23,7 +23,12 @@ hr_plan_assumptions_init (HrPlanAssumptions *assumptions)
     .gemm_efficiency = 0.75,
     .memory_efficiency = 0.80,
     .link_efficiency = 0.80,
-    .intra_node_latency = 5e-6,
+    /* NCCL's own cost model (src/graph/tuning.cc, ncclTopoTuneModel):
+     * hwLat of a ring step with the Simple protocol, which NCCL picks for
+     * the megabytes a training step moves: 3.4 µs over NVLink, 14 µs
+     * over the network (docs/planner.md, "Assumptions"). */
+    .intra_node_latency = 3.4e-6,
+    .inter_node_latency = 14e-6,
   };
 }
 
@@ -317,6 +322,31 @@ typedef struct
   double latency;
 } Link;
 
+/* A ring step between nodes: the GPU's figure where it has one (the
+ * project's hardware.inter_node_latency), else the assumption's, NCCL's
+ * (`assumptions` NULL: the defaults). */
+double
+hr_plan_network_latency (const HrGpu             *gpu,
+                         const HrPlanAssumptions *assumptions)
+{
+  HrPlanAssumptions defaults;
+
+  if (gpu->inter_node_latency > 0.0)
+    return gpu->inter_node_latency;
+  if (assumptions == NULL)
+    {
+      hr_plan_assumptions_init (&defaults);
+      assumptions = &defaults;
+    }
+  return assumptions->inter_node_latency;
+}
+
+static double
+network_latency (const HrPlanContext *ctx)
+{
+  return hr_plan_network_latency (ctx->gpu, &ctx->as);
+}
+
 static Link
 node_link (const HrPlanContext *ctx)
 {
@@ -329,7 +359,7 @@ static Link
 nic_link (const HrPlanContext *ctx)
 {
   return (Link) { ctx->gpu->inter_node_bandwidth * ctx->as.link_efficiency,
-                  ctx->gpu->inter_node_latency };
+                  network_latency (ctx) };
 }
 
 /* The ring of a group of `size` ranks `stride` apart (rank order tp, cp,
@@ -346,7 +376,7 @@ ring_link (const HrPlanContext *ctx,
            int64_t              gpus_per_node)
 {
   int64_t per_node;
-  double bandwidth;
+  double bandwidth, nodes, latency;
 
   if (stride * size <= gpus_per_node)
     return node_link (ctx);
@@ -356,7 +386,14 @@ ring_link (const HrPlanContext *ctx,
   bandwidth = (double) per_node * ctx->gpu->inter_node_bandwidth;
   if (bandwidth > ctx->gpu->intra_node_bandwidth)
     bandwidth = ctx->gpu->intra_node_bandwidth;
-  return (Link) { bandwidth * ctx->as.link_efficiency, ctx->gpu->inter_node_latency };
+  /* Of the ring's size − 1 steps, nodes − 1 cross the network and the
+   * others stay on NVLink (NCCL's tuning.cc counts them so): the latency
+   * is their mean, so that ring_seconds()'s (n − 1) steps add up to it. */
+  nodes = (double) size / (double) per_node;
+  latency = size > 1 ? ((nodes - 1.0) * network_latency (ctx)
+                        + ((double) size - nodes) * ctx->as.intra_node_latency) / (double) (size - 1)
+                     : network_latency (ctx);
+  return (Link) { bandwidth * ctx->as.link_efficiency, latency };
 }
 
 /* `params`: the model's, counted; NULL to validate the model and count them. */
@@ -389,6 +426,9 @@ hr_plan_context_init (HrPlanContext           *ctx,
                          "must lie in (0, 1]");
   if (!(ctx->as.intra_node_latency >= 0.0) || !isfinite (ctx->as.intra_node_latency))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "intra_node_latency", 0, 0,
+                         "must be a finite number of seconds >= 0");
+  if (!(ctx->as.inter_node_latency >= 0.0) || !isfinite (ctx->as.inter_node_latency))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "inter_node_latency", 0, 0,
                          "must be a finite number of seconds >= 0");
   if (!(gpu->memory_bandwidth > 0.0) || !isfinite (gpu->memory_bandwidth))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bandwidth", 0, 0, NULL);

@@ -40,7 +40,8 @@ typedef struct
   double gemm_efficiency;      /* fraction of peak that large matrix products sustain */
   double memory_efficiency;    /* fraction of memory bandwidth that streaming kernels sustain */
   double link_efficiency;      /* fraction of NVLink / network bandwidth that NCCL sustains */
-  double intra_node_latency;   /* seconds per message inside a node */
+  double intra_node_latency;   /* seconds per ring step inside a node */
+  double inter_node_latency;   /* seconds per ring step between nodes, for GPUs without a figure */
 } HrPlanAssumptions;
 
 /* Seconds of one step on the critical path; they add up to the step time. */
@@ -150,6 +151,8 @@ typedef struct
 } HrPlanResult;
 
 void     hr_plan_assumptions_init (HrPlanAssumptions *assumptions);
+double   hr_plan_network_latency  (const HrGpu             *gpu,
+                                   const HrPlanAssumptions *assumptions);
 
 /* hr_training_init() on the recipe, every dimension free, default assumptions. */
 void     hr_plan_request_init     (HrPlanRequest     *request);

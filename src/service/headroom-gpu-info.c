@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "headroom-gpu-info.h"
+#include "hr-planner.h"
 
 struct _HeadroomGpuInfo
 {
@@ -176,4 +177,14 @@ headroom_gpu_info_get_user_defined (HeadroomGpuInfo *self)
 {
   g_return_val_if_fail (HEADROOM_IS_GPU_INFO (self), FALSE);
   return self->user_defined;
+}
+
+/* Seconds of a ring step between nodes that the step model takes for `gpu`:
+ * its figure, else NCCL's (docs/planner.md, "Assumptions"). */
+double
+headroom_gpu_network_latency (const HrGpu *gpu)
+{
+  g_return_val_if_fail (gpu != NULL, 0);
+
+  return hr_plan_network_latency (gpu, NULL);
 }

@@ -28,4 +28,6 @@ const char  *headroom_gpu_info_get_source       (HeadroomGpuInfo *self);
 const HrGpu *headroom_gpu_info_get_gpu          (HeadroomGpuInfo *self);
 gboolean     headroom_gpu_info_get_user_defined (HeadroomGpuInfo *self);
 
+double       headroom_gpu_network_latency       (const HrGpu     *gpu);
+
 G_END_DECLS

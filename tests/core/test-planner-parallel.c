@@ -10,7 +10,7 @@
 /* TP 2 in one node: per layer two all-reduces forward and two backward of
  * the T×h activations (V = 1024·1024·2 bytes); a ring all-reduce moves
  * 2·(t − 1)/t·V over the link (80 GB/s sustained) in 2·(t − 1) steps of
- * 5 µs. */
+ * 3.4 µs (NCCL's ring step over NVLink). */
 static void
 test_tensor_parallel (void)
 {
@@ -19,7 +19,7 @@ test_tensor_parallel (void)
   HrTraining t;
   HrPlanStep step;
   double V = 1024.0 * 1024 * 2, L = 2;
-  double all_reduce = 2 * (0.5 * V / 80e9 + 5e-6);
+  double all_reduce = 2 * (0.5 * V / 80e9 + 3.4e-6);
 
   toy_model (&model);
   toy_gpu (&gpu);
@@ -43,14 +43,14 @@ test_tensor_parallel (void)
 
 /* Async TP on the TP 2 setting above with sequence parallel (and
  * torch.compile, which it needs). Each all-gather or reduce-scatter moves
- * (t − 1)/t·V in t − 1 steps: c = 0.5 · 2,097,152 B ÷ 80e9 B/s + 5 µs =
- * 18.107 µs. Without async TP the forward ones block and the backward ones
+ * (t − 1)/t·V in t − 1 steps: c = 0.5 · 2,097,152 B ÷ 80e9 B/s + 3.4 µs =
+ * 16.507 µs. Without async TP the forward ones block and the backward ones
  * hide behind half the backward products (L · 28h²T/t · 2 ÷ 75e12 / 2 =
  * 400.8 µs ≥ 4c per layer): exposed 2 · L · 2c. With it, each overlaps
  * chunk by chunk with the projection it feeds or follows, of g =
  * 2·T·h·n/t ÷ 75e12 (n = 3h for q, k, v; h for out; 4h for each MLP
  * product), exposed max(0, c − (t − 1)/t · g): q, k, v 42.95 µs, MLP 57.27
- * µs hide theirs; out, 14.32 µs, leaves 18.107 − 7.158 = 10.949 µs, in the
+ * µs hide theirs; out, 14.32 µs, leaves 16.507 − 7.158 = 9.349 µs, in the
  * forward and again before the input-gradient product in the backward. */
 static void
 test_async_tensor_parallel (void)
@@ -61,7 +61,7 @@ test_async_tensor_parallel (void)
   HrPlanStep step;
   HrError err = { 0 };
   double V = 1024.0 * 1024 * 2, L = 2, T = 1024, h = 1024;
-  double c = 0.5 * V / 80e9 + 5e-6;
+  double c = 0.5 * V / 80e9 + 3.4e-6;
   double out = 2 * T * h * h / 2 / 75e12;
 
   toy_model (&model);
@@ -185,7 +185,7 @@ test_context_parallel (void)
   step_ok (&model, &t, &gpu, NULL, &step);
 
   assert_close (step.comm[HR_PLAN_COMM_CP].bytes, L * 3 * block, 1e-12);
-  assert_close (step.comm[HR_PLAN_COMM_CP].seconds, L * (3 * block / 80e9 + 2 * 5e-6), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_CP].seconds, L * (3 * block / 80e9 + 2 * 3.4e-6), 1e-9);
 }
 
 /* The rate at a length interpolates in log2 of the length, and context
@@ -300,8 +300,10 @@ test_uneven_stages (void)
  * DP 16 over 2 nodes of 8 has 8 members per node, so each rank moves at
  * min(8 × 10, 100) × 0.8 = 64 GB/s; with TP 8 each DP group has one member
  * per node and gets its own card, 10 × 0.8 = 8 GB/s. ZeRO 0 all-reduces
- * the 16-bit gradients, not overlapped: 2 · ((n − 1)/n · bytes / B + (n − 1)
- * latency). */
+ * the 16-bit gradients, not overlapped: 2 · ((n − 1)/n · bytes / B + the
+ * steps' latency), of whose n − 1 steps nodes − 1 cross the network (the
+ * GPU's 10 µs) and the others NVLink (3.4 µs; NCCL's tuning.cc counts
+ * them so). */
 static void
 test_network_cards (void)
 {
@@ -322,7 +324,13 @@ test_network_cards (void)
   t.global_batch = 16;
   t.overlap = false;
   step_ok (&model, &t, &gpu, NULL, &step);
-  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (15.0 / 16 * 2 * P / 64e9 + 15 * 1e-5), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (15.0 / 16 * 2 * P / 64e9 + 1e-5 + 14 * 3.4e-6), 1e-9);
+  /* A GPU without a network latency takes NCCL's ring step over the
+   * network, 14 µs (tuning.cc, hwLat NET Ring Simple). */
+  gpu.inter_node_latency = 0;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 2 * (15.0 / 16 * 2 * P / 64e9 + 14e-6 + 14 * 3.4e-6), 1e-9);
+  gpu.inter_node_latency = 1e-5;
   /* 16 sequences of 1,024 tokens a step over 16 GPUs: 1,024 tokens per
    * GPU a step, what each rank logs. */
   assert_close (step.tokens_per_second_per_gpu, 1024 / step.step_seconds, 1e-12);
@@ -358,7 +366,7 @@ test_expert_parallel (void)
   step_ok (&model, &t, &gpu, NULL, &step);
 
   assert_close (step.comm[HR_PLAN_COMM_EP].bytes, L * 2 * sent, 1e-12);
-  assert_close (step.comm[HR_PLAN_COMM_EP].seconds, L * 2 * (sent / 80e9 + 2 * 5e-6), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_EP].seconds, L * 2 * (sent / 80e9 + 2 * 3.4e-6), 1e-9);
   assert_close (step.comm[HR_PLAN_COMM_EP].exposed, step.comm[HR_PLAN_COMM_EP].seconds, 1e-12);
 }
 

@@ -56,7 +56,9 @@ test_default_catalog (void)
  * figures over it only where set: 80 GiB = 80 × 2^30 bytes, 3350 GB/s =
  * 3.35e12 B/s, 989 TFLOP/s = 9.89e14 FLOP/s, 1979 TOP/s = 1.979e15,
  * 700 W; an inter-node latency of 5 µs = 5e-6 s; a bandwidth of 0 leaves the
- * GPU's (0 for the custom one). */
+ * GPU's (0 for the custom one). A latency of 0 leaves the step model NCCL's
+ * 14 µs a network step (tuning.cc, hwLat NET Ring Simple), what the window
+ * shows as the default. */
 static void
 test_custom_gpu (void)
 {
@@ -74,7 +76,13 @@ test_custom_gpu (void)
   g_assert_cmpfloat (gpu.peak_flops[HR_DTYPE_INT8], ==, 1979 * 1e12);
   g_assert_cmpfloat (gpu.power_watts, ==, 700);
   g_assert_cmpfloat (gpu.inter_node_latency, ==, 5 * 1e-6);
+  g_assert_cmpfloat (headroom_gpu_network_latency (&gpu), ==, 5 * 1e-6);
   g_assert_cmpfloat (gpu.inter_node_bandwidth, ==, 0);
+
+  g_assert_true (headroom_project_set_double (project, "hardware.inter_node_latency", 0, NULL));
+  g_assert_true (headroom_project_get_gpu (project, &gpu, &error));
+  g_assert_cmpfloat (gpu.inter_node_latency, ==, 0);
+  g_assert_cmpfloat (headroom_gpu_network_latency (&gpu), ==, 14e-6);
 }
 
 /* Every table default must pass the table's own checks, and every choice

@@ -229,7 +229,7 @@ refresh_figures (HeadroomHardwarePage *self)
       headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), text);
     row = find_row (self, "hardware.inter_node_latency");
     g_free (text);
-    text = g_strdup_printf (_("Default (%.3g µs)"), gpu.inter_node_latency * 1e6);
+    text = g_strdup_printf (_("Default (%.3g µs)"), headroom_gpu_network_latency (&gpu) * 1e6);
     if (HEADROOM_IS_SPIN_ROW (row)
         && headroom_project_get_double (self->project, "hardware.inter_node_latency") == 0)
       headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), text);
