@@ -219,6 +219,7 @@ phases (const HrModel        *model,
         const HrActShape     *a,
         const HrStageBuffers *buffers,
         double                backward,
+        double                step_outputs,
         HrTrainingMemory     *memory)
 {
   const HrFsdpBuffers *fsdp = &buffers->fsdp;
@@ -285,7 +286,8 @@ phases (const HrModel        *model,
       { grads_forward, memory->activations, forward_temp },
       { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
       { grads, backward, memory->temporary + fsdp->root - (dequant - buffers->dequant_layer) },
-      { training->optimizer_in_backward ? 0 : grads, 0, memory->temporary + step_temp - dequant },
+      { training->optimizer_in_backward ? 0 : grads, 0,
+        memory->temporary + fmax (step_temp, step_outputs) - dequant },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
                         &memory->peak_layer_backward, &memory->peak_optimizer };
@@ -542,6 +544,7 @@ stage_finish (const HrModel        *model,
   int64_t stage = memory->pipeline_stage;
   HrInterleavedPeak peak;
   double backward;  /* activations live in the backward of the stage's first layer */
+  double step_outputs = 0;  /* what the optimizer step holds beyond the temporaries */
 
   memory->activations_per_layer = memory->activation.per_layer;
   if (training->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
@@ -609,6 +612,27 @@ stage_finish (const HrModel        *model,
 
       memory->temporary += (senders * m + receivers * m - peak.inputs) * boundary;
     }
+  /* torch.distributed.pipelining keeps every micro-batch's output for the
+   * step (stage.py, forward_one_chunk: output_chunks.append(output), on every
+   * stage until torch 2.8, pytorch#153383, then on the last), cleared only
+   * at the next step's start (clear_runtime_states); step() then cats the
+   * last stage's into one tensor for its return (_merge_outputs) even when
+   * the caller drops it, until step(return_outputs=False) (torch 2.10,
+   * pytorch#165822). The in-flight micro-batches' are in the activations;
+   * by the end of 1F1B's steady state m − in-flight more are kept, with as
+   * many in flight as ever; the optimizer step has all m and, before it,
+   * their concatenation on the last stage. */
+  if (hr_training_torch_pipelining (training))
+    {
+      double m = (double) memory->grad_accumulation;
+      double in_flight = memory->micro_batches_in_flight;
+      double output = memory->activation.stage_output;
+      double kept = m > in_flight ? (m - in_flight) * output : 0;
+
+      memory->temporary += kept;
+      step_outputs = m * output - kept
+                     + (stage == training->pipeline_parallel - 1 ? m * output : 0);
+    }
   if (hr_training_dp (training) * training->context_parallel > 1)
     memory->temporary += DP_BUCKETS_IN_FLIGHT * DP_BUCKET_BYTES;
   memory->temporary += buffers->finetune_buffers;
@@ -626,7 +650,7 @@ stage_finish (const HrModel        *model,
   if (training->paged_optimizer)
     memory->pageable = memory->optimizer * buffers->paged_share;
 
-  phases (model, training, a, buffers, backward, memory);
+  phases (model, training, a, buffers, backward, step_outputs, memory);
 }
 
 /* The stages whose memory is looked at: the first (most in flight, the

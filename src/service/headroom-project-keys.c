@@ -235,8 +235,9 @@ static const HeadroomKeyInfo keys[] = {
                         "overlapped with the projection it feeds or follows"))),
   BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
         GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
-        DESCRIPTION (N_("Stages run by torch.distributed.pipelining (torchtitan): each "
-                        "micro-batch’s stage output is kept until its backward, a "
+        DESCRIPTION (N_("Stages run by torch.distributed.pipelining (torchtitan), as torch "
+                        "ran them before 2.10: each micro-batch’s stage output is kept for "
+                        "the whole step and the last stage concatenates them at its end, a "
                         "receive buffer is allocated for every micro-batch, and the "
                         "interleaved schedule runs its micro-batches in rounds"))),
   INT ("training.context_parallel", 1, 1e6, "1", NULL, N_("Context parallel"),

@@ -225,13 +225,18 @@ test_torch_pipelining (void)
   g_assert_cmpfloat (on.micro_batches_in_flight, ==, 3);
   g_assert_cmpfloat (on.activation.stage_output, ==, boundary);
 
-  /* End of the forward: 3 outputs kept, 8 gradient buffers, and 8 input
-   * buffers of which the 3 in flight are the first layer's saved inputs,
-   * already counted: 3 + 8 + 5 = 16 boundaries. */
-  g_assert_cmpfloat (fabs (on.peak_forward - off.peak_forward - 16 * boundary), <, 1);
+  /* End of the forward: 3 outputs in flight, 8 gradient buffers, and 8
+   * input buffers of which the 3 in flight are the first layer's saved
+   * inputs, already counted: 3 + 8 + 5 = 16 boundaries; and output_chunks
+   * keeps every output until the step ends: by the last forward of 1F1B's
+   * steady state, 8 − 3 = 5 more. 21 boundaries. */
+  g_assert_cmpfloat (fabs (on.peak_forward - off.peak_forward - 21 * boundary), <, 1);
   /* The first layer's backward: 2 other micro-batches' outputs, the one
-   * being backpropagated (held by backward_one_chunk), the 13 buffers. */
-  g_assert_cmpfloat (fabs (on.peak_layer_backward - off.peak_layer_backward - 16 * boundary), <, 1);
+   * being backpropagated (held by backward_one_chunk), the 13 buffers and
+   * the 5 kept outputs. */
+  g_assert_cmpfloat (fabs (on.peak_layer_backward - off.peak_layer_backward - 21 * boundary), <, 1);
+  /* The optimizer step: the 13 buffers and all 8 kept outputs. */
+  g_assert_cmpfloat (fabs (on.peak_optimizer - off.peak_optimizer - 21 * boundary), <, 1);
 
   /* The first stage keeps its outputs but receives no input; the last
    * keeps its 16-bit logits, 4096 × 1000 × 2 B. */
@@ -239,6 +244,20 @@ test_torch_pipelining (void)
   g_assert_cmpfloat (act.stage_output, ==, boundary);
   g_assert_cmpint (hr_training_activations (&model, &t, 3, &act, &err), ==, HR_OK);
   g_assert_cmpfloat (act.stage_output, ==, 4096.0 * 1000 * 2);
+
+  /* With 64,000 words the last stage, its logits L = 4096 · 64000 · 2 B a
+   * micro-batch, is the most loaded. Its optimizer step has all 8 kept and,
+   * before it, step() concatenates them (_merge_outputs): 16 L, with the 8
+   * input buffers less the one in flight (7 boundaries). */
+  model.vocab_size = 64000;
+  t.torch_pipelining = false;
+  memory_ok (&model, &t, &gpu, &off);
+  t.torch_pipelining = true;
+  memory_ok (&model, &t, &gpu, &on);
+  g_assert_cmpint (off.pipeline_stage, ==, 3);
+  g_assert_cmpint (on.pipeline_stage, ==, 3);
+  g_assert_cmpfloat (fabs (on.peak_optimizer - off.peak_optimizer
+                           - 16 * 4096.0 * 64000 * 2 - 7 * boundary), <, 1);
 
   /* Off (Megatron: its schedules free the sent output's data,
    * deallocate_output_tensor with deallocate_pipeline_outputs, which

@@ -260,7 +260,7 @@ static const Bounds torchtitan_misses[] = {
   /* 405B on TP 8 × PP 8: the first stage's peak, in a layer's backward with
    * eight micro-batches in flight, is not yet derived (docs/training.md) */
   { "t5-405b-512gpu-1f1b", 0.80, 0.85 },
-  { "t5-405b-512gpu-interleaved", 0.80, 0.90 },
+  { "t5-405b-512gpu-interleaved", 0.85, 0.95 },
   { "t6-405b-512gpu-cp2", 0.75, 0.90 },
   { "t6-405b-512gpu-cp4", 0.75, 0.90 },
   { "t6-405b-512gpu-cp8", 0.75, 0.90 },
