@@ -103,6 +103,8 @@ test_window_offload (void)
   g_assert_true (HEADROOM_IS_SWITCH_ROW (headroom_window_get_row (window, "training.offload_params")));
   g_assert_true (g_str_has_prefix (headroom_window_get_time_caption (window),
                                    "Predicted from the hardware: published runs of "));
+  /* Project names wrap whole: a word joiner (U+2060) follows their hyphens. */
+  g_assert_nonnull (strstr (headroom_window_get_time_caption (window), "llm-\u2060foundry"));
   /* The predicted step time does not cover a CPU optimizer step: with
    * ZeRO-Offload the memory is shown and the caption asks for a measured
    * utilisation, which then times it. */

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "headroom-caption-text.h"
 #include "headroom-estimator.h"
 #include "headroom-format.h"
 #include "headroom-plan-view.h"
@@ -457,6 +458,7 @@ set_summary (HeadroomPlanView *self)
     /* TRANSLATORS: %s is "published runs of … reached between 46 and 126 % of such predictions" */
     g_autofree char *bound = g_strdup_printf (_("Step times are predicted from the hardware: %s."),
                                               band);
+    g_autofree char *label = NULL;
 
     if (scope != NULL)
       {
@@ -465,7 +467,8 @@ set_summary (HeadroomPlanView *self)
         g_free (bound);
         bound = joined;
       }
-    gtk_label_set_label (self->bound_label, bound);
+    label = headroom_caption_join_hyphens (bound);
+    gtk_label_set_label (self->bound_label, label);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "headroom-fit-advice.h"
 #include "headroom-fits-plot.h"
 #include "headroom-flops-row.h"
+#include "headroom-caption-text.h"
 #include "headroom-explanation.h"
 #include "headroom-format.h"
 #include "headroom-quantity.h"
@@ -626,7 +627,11 @@ refresh_summary (HeadroomResultsView *self)
     gtk_widget_add_css_class (GTK_WIDGET (self->time_caption), "accent");
   else
     gtk_widget_remove_css_class (GTK_WIDGET (self->time_caption), "accent");
-  gtk_label_set_label (self->time_caption, caption);
+  {
+    g_autofree char *shown = headroom_caption_join_hyphens (caption);
+
+    gtk_label_set_label (self->time_caption, shown);
+  }
   refresh_context_warning (self);
   /* The predicted step's parts, as the Plan view shows a layout's. */
   {
