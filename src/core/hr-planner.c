@@ -626,6 +626,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   double ep_time = 0, ep_bytes = 0;
   double pp_time = 0, pp_bytes = 0;
   double dp_time = 0, dp_exposed = 0, dp_bytes = 0;
+  double fsdp_copies = 0;                    /* FSDP2's copies a step, seconds */
   double compute_mb, memory_mb, recompute_mb, comm_mb, per_mb, per_mb_avg;
   double ideal, losses[4];
   /* The recompute mode's share of this rank's layers: Megatron's
@@ -1198,6 +1199,44 @@ evaluate_rank (const HrPlanContext    *ctx,
       }
   }
 
+  /* FSDP2's copies on the compute stream (docs/planner.md, "FSDP2's
+   * copies"; torch/distributed/_composable/fsdp/_fsdp_collectives.py):
+   * foreach_all_gather_copy_out splits each gathered buffer into the
+   * parameters (split_with_sizes_copy: the gathered bytes read and
+   * written), and the compute stream waits for
+   * foreach_reduce_scatter_copy_in, which concatenates the unsharded
+   * gradients into a buffer of the reduce dtype (read them, write it). A
+   * block is gathered in its forward and again in its backward, but for the
+   * last, which torchtitan's apply_fsdp leaves unsharded after its forward,
+   * and the root, which FSDP never reshards after its forward;
+   * SHARD_GRAD_OP gathers once a micro-batch, a pipeline stage once a step.
+   * Under a pipeline or no_sync the unsharded gradients are summed over the
+   * micro-batches in the reduce dtype (FSDPParam.to_accumulated_grad_if_needed
+   * casts the first, the others are added) and copied in once. */
+  if (tr->fsdp2 && tr->fsdp != HR_FSDP_NONE && d * c > 1.0)
+    {
+      double params = (double) memory->params_on_gpu;
+      double trained = memory->trainable_params > 0
+                       ? params * (double) memory->trainable_params / (double) ctx->params.total
+                       : params;
+      double gathered, summed;
+      double grad = working_bytes (tr), reduce = gradient_bytes (tr);
+
+      if (hr_training_fsdp_pipeline (tr))
+        gathered = params;
+      else if (tr->fsdp == HR_FSDP_GRAD_OP)
+        gathered = m * params;
+      else
+        gathered = m * (2.0 * params - (double) memory->rank.largest_layer
+                        - (double) memory->rank.outside_layers);
+      if (hr_training_fsdp_pipeline (tr) || hr_training_unsharded_accumulation (tr))
+        summed = trained * ((reduce != grad ? grad + reduce : 0.0)
+                            + (m - 1.0) * (grad + 2.0 * reduce) + 2.0 * reduce);
+      else
+        summed = m * trained * (grad + reduce);
+      fsdp_copies = (2.0 * weight_bytes (tr) * gathered + summed) / bw;
+    }
+
   /* The host link (docs/training.md, "Paged optimizers" and "Time on the
    * host link"), at its raw rate. Paged optimizer states the GPU has no
    * room for are evicted in the forward and backward and paged back by the
@@ -1224,7 +1263,7 @@ evaluate_rank (const HrPlanContext    *ctx,
 
   step->micro_batches = (int64_t) llround (m);
   step->split.compute = m * compute_mb;
-  step->split.memory_bound = m * memory_mb;
+  step->split.memory_bound = m * memory_mb + fsdp_copies;
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
   step->split.memory_bound += m * (2.0 + full)

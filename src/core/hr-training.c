@@ -259,6 +259,7 @@ hr_training_init (HrTraining *training)
   training->loss_parallel = false;
   training->dtensor_tp = false;
   training->async_tp = false;
+  training->fsdp2 = false;
   training->torch_pipelining = false;
   training->torch_context_parallel = false;
   training->recompute_layers = 0;

@@ -191,6 +191,10 @@ typedef struct
                                    * torch.compile, each all-gather and reduce-scatter
                                    * decomposed into per-rank chunks overlapped with the
                                    * projection it feeds or follows (docs/planner.md) */
+  bool    fsdp2;                  /* FSDP by PyTorch's fully_shard (torchtitan, torchtune):
+                                   * each all-gather copied out to the parameters and each
+                                   * reduce-scatter's input a copy of the gradients, on the
+                                   * compute stream (docs/planner.md) */
   bool    torch_pipelining;       /* pipeline stages run by torch.distributed.pipelining
                                    * (torchtitan): each micro-batch's stage output kept to
                                    * its backward, a receive buffer per micro-batch */

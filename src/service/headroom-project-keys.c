@@ -233,6 +233,13 @@ static const HeadroomKeyInfo keys[] = {
         DESCRIPTION (N_("torchtitan’s async TP (needs torch.compile): each sequence-parallel "
                         "all-gather and reduce-scatter is split into one chunk per GPU, "
                         "overlapped with the projection it feeds or follows"))),
+  /* docs/planner.md, "FSDP2's copies" */
+  BOOL ("training.fsdp2", "false", N_("FSDP2"),
+        GROUP ("workload/parallelism"), TRAIN (fsdp2),
+        DESCRIPTION (N_("FSDP by PyTorch’s fully_shard (torchtitan, torchtune): each "
+                        "all-gather is copied out to the parameters and each reduce-scatter "
+                        "copies the gradients in, memory-bound passes on the compute stream "
+                        "that FSDP1’s flat parameters and DeepSpeed do not make"))),
   BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
         GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
         DESCRIPTION (N_("Stages run by torch.distributed.pipelining (torchtitan), as torch "
@@ -871,6 +878,8 @@ static const struct
   /* pipeline_llama.py: each stage is a torch.distributed.pipelining
    * PipelineStage run by its schedules. */
   { "torchtitan", "training.torch_pipelining", "true" },
+  /* parallelize_llama.py: apply_fsdp is fully_shard per block and root. */
+  { "torchtitan", "training.fsdp2", "true" },
   /* parallelize_llama.py: apply_tp is parallelize_module with DTensor
    * plans (ColwiseParallel, RowwiseParallel, PrepareModuleInput). */
   { "torchtitan", "training.dtensor_tp", "true" },
@@ -917,6 +926,8 @@ static const struct
   { "torchtune", "training.recompute", "full" },
   { "torchtune", "training.optimizer_in_backward", "true" },
   { "torchtune", "training.optimizer", "adamw-8bit" },
+  /* training/_distributed.py, shard_model: fully_shard per layer and root. */
+  { "torchtune", "training.fsdp2", "true" },
   /* gradient_accumulation_steps: 1 in the same config ("optimizer_in_bwd
    * ... Requires gradient_accumulation_steps=1"): one micro-batch per GPU
    * per step, which the key table's 0 means. */

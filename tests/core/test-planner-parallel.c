@@ -526,6 +526,73 @@ test_torch_context_parallel (void)
   g_assert_cmpfloat (torch.step_seconds, ==, megatron.step_seconds);
 }
 
+/* FSDP2's copies on the compute stream (docs/planner.md, "FSDP2's
+ * copies"), FULL_SHARD over 2 GPUs, bf16 working copies, fp32 reduce, one
+ * micro-batch, at 1 TB/s × 0.8: the rank's P parameters are gathered in the
+ * forward and again in the backward but for the last block and the root,
+ * G = 2P − layer − outside, each gathered element read and written in bf16
+ * (4 bytes); every gradient read in bf16 and written in fp32 into the
+ * reduce-scatter buffer (6 bytes). SHARD_GRAD_OP gathers P once. Two
+ * micro-batches under no_sync: 2G gathered, and each gradient cast once (6),
+ * added once (2 + 8) and copied in once (8), 24 bytes. FSDP1 (fsdp2 off) and
+ * one data-parallel rank copy nothing. */
+static void
+test_fsdp2_copies (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrTrainingRank rank;
+  HrPlanStep fsdp1, fsdp2;
+  HrError err = { 0 };
+  double P, G;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.gpus_per_node = 2;
+  t.global_batch = 2;
+  t.fsdp = HR_FSDP_FULL;
+  t.fp32_gradients = true;
+  g_assert_cmpint (hr_training_rank (&model, &t, 0, &rank, &err), ==, HR_OK);
+  P = (double) rank.params;
+  G = 2 * P - (double) rank.largest_layer - (double) rank.outside_layers;
+
+  step_ok (&model, &t, &gpu, NULL, &fsdp1);
+  t.fsdp2 = true;
+  step_ok (&model, &t, &gpu, NULL, &fsdp2);
+  assert_close (fsdp2.split.memory_bound - fsdp1.split.memory_bound,
+                (4 * G + 6 * P) / 0.8e12, 1e-9);
+
+  t.fsdp = HR_FSDP_GRAD_OP;
+  t.fsdp2 = false;
+  step_ok (&model, &t, &gpu, NULL, &fsdp1);
+  t.fsdp2 = true;
+  step_ok (&model, &t, &gpu, NULL, &fsdp2);
+  assert_close (fsdp2.split.memory_bound - fsdp1.split.memory_bound,
+                (4 * P + 6 * P) / 0.8e12, 1e-9);
+
+  t.fsdp = HR_FSDP_FULL;
+  t.global_batch = 4;
+  t.no_sync = true;
+  t.fsdp2 = false;
+  step_ok (&model, &t, &gpu, NULL, &fsdp1);
+  t.fsdp2 = true;
+  step_ok (&model, &t, &gpu, NULL, &fsdp2);
+  assert_close (fsdp2.split.memory_bound - fsdp1.split.memory_bound,
+                (2 * 4 * G + 24 * P) / 0.8e12, 1e-9);
+
+  t.gpus_per_node = 1;
+  t.global_batch = 1;
+  t.no_sync = false;
+  t.fsdp2 = false;
+  step_ok (&model, &t, &gpu, NULL, &fsdp1);
+  t.fsdp2 = true;
+  step_ok (&model, &t, &gpu, NULL, &fsdp2);
+  g_assert_cmpfloat (fsdp2.step_seconds, ==, fsdp1.step_seconds);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -539,6 +606,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/attention-context-parallel", test_attention_context_parallel);
   g_test_add_func ("/planner/step/network-cards", test_network_cards);
   g_test_add_func ("/planner/step/torch-context-parallel", test_torch_context_parallel);
+  g_test_add_func ("/planner/step/fsdp2-copies", test_fsdp2_copies);
   g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
   g_test_add_func ("/planner/step/bubble", test_bubble);
