@@ -1264,6 +1264,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   step->micro_batches = (int64_t) llround (m);
   step->split.compute = m * compute_mb;
   step->split.memory_bound = m * memory_mb + fsdp_copies;
+  step->fsdp_copies = fsdp_copies;
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
   step->split.memory_bound += m * (2.0 + full)

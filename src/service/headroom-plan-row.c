@@ -395,6 +395,22 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
         break;
       }
     case HEADROOM_PLAN_PART_MEMORY_BOUND:
+      if (step->fsdp_copies > 0)
+        {
+          g_autofree char *kernels = per_micro_batch (step, _("Memory-bound"),
+                                                      step->split.memory_bound - step->fsdp_copies);
+          g_autofree char *copies = headroom_format_duration (step->fsdp_copies);
+
+          /* TRANSLATORS: e.g. "Memory-bound = 120.3 ms + FSDP2’s copies 66.0 ms = 186.3 ms" */
+          line = g_strdup_printf (_("%s + FSDP2’s copies %s = %s"), kernels, copies, total);
+          assumption = _("Norms, activation functions, rotary embeddings, residual adds and the "
+                         "loss read and write their tensors at memory bandwidth, the backward "
+                         "twice the forward; FSDP2 copies each gathered parameter out and each "
+                         "gradient into the reduce-scatter’s buffer, on the compute stream.");
+          source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2; PyTorch "
+                     "fully_shard (_fsdp_collectives.py)");
+          break;
+        }
       line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
       assumption = _("Norms, activation functions, rotary embeddings, residual adds and the loss "
                      "read and write their tensors at memory bandwidth, the backward twice the "

@@ -145,6 +145,40 @@ test_train_flash_kernel (void)
   g_assert_nonnull (strstr (bad.err, "--flash-kernel"));
 }
 
+/* --framework torchtitan turns on --fsdp2, whose copies the memory-bound
+ * time shows apart. Llama 3 8B (P = 8,030,261,248 parameters; a block
+ * 218,112,000, the root 1,050,677,248) FSDP over 64 A100 SXM, one sequence
+ * of 8,192 per GPU: 2P − block − root = 14,791,733,248 elements gathered,
+ * read and written in bf16, and P gradients read in bf16 and written in
+ * fp32: 4 · 14,791,733,248 + 6 · 8,030,261,248 = 107,348,500,480 bytes at
+ * 2.039e12 × 0.8 B/s, 65.8 ms. --fsdp2=false drops exactly that. */
+static void
+test_train_fsdp2 (void)
+{
+  g_auto(Run) explained = { 0 };
+  g_auto(Run) with = { 0 };
+  g_auto(Run) without = { 0 };
+  g_autoptr(JsonObject) a = NULL;
+  g_autoptr(JsonObject) b = NULL;
+
+  run_cli (&explained, "train", "--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--nodes", "8",
+           "--gpus-per-node", "8", "--framework", "torchtitan", "--micro-batch", "1",
+           "--global-batch", "64", "--seq", "8192", "--causal", "--explain", NULL);
+  g_assert_cmpint (explained.status, ==, 0);
+  g_assert_nonnull (strstr (explained.out, " + FSDP2’s copies 65.8 ms = "));
+  run_cli (&with, "train", "--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--nodes", "8",
+           "--gpus-per-node", "8", "--framework", "torchtitan", "--micro-batch", "1",
+           "--global-batch", "64", "--seq", "8192", "--causal", "--json", NULL);
+  run_cli (&without, "train", "--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--nodes", "8",
+           "--gpus-per-node", "8", "--framework", "torchtitan", "--micro-batch", "1",
+           "--global-batch", "64", "--seq", "8192", "--causal", "--fsdp2=false", "--json", NULL);
+  a = parse_output (&with);
+  b = parse_output (&without);
+  assert_close (member_double (a, "time.split.memory_bound")
+                - member_double (b, "time.split.memory_bound"),
+                107348500480.0 / (2.039e12 * 0.8));
+}
+
 /* Llama-2-7B on 8 test GPUs (24 GiB, bf16 2e14 FLOP/s, 350 W), ZeRO-3,
  * bf16 mixed precision and AdamW: model states of Ψ = 6,738,415,616
  * parameters split over N_d = 8 ranks as the ZeRO paper (Rajbhandari et al.
@@ -816,6 +850,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/measured-small", test_train_measured_small);
   g_test_add_func ("/cli/train/framework", test_train_framework);
   g_test_add_func ("/cli/train/flash-kernel", test_train_flash_kernel);
+  g_test_add_func ("/cli/train/fsdp2", test_train_fsdp2);
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
   g_test_add_func ("/cli/train/finetune", test_train_finetune);
