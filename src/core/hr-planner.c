@@ -1216,9 +1216,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   if (tr->fsdp2 && tr->fsdp != HR_FSDP_NONE && d * c > 1.0)
     {
       double params = (double) memory->params_on_gpu;
-      double trained = memory->trainable_params > 0
-                       ? params * (double) memory->trainable_params / (double) ctx->params.total
-                       : params;
+      /* the gradients the data-parallel term reduces */
+      double trained = params * memory->gradient_share;
       double gathered, summed;
       double grad = working_bytes (tr), reduce = gradient_bytes (tr);
 
