@@ -468,7 +468,7 @@ hr_finetune_dense_linears (const HrModel    *model,
 
 /* A quantised frozen linear saves its input for the backward: bitsandbytes'
  * MatMul8bitLt always (ctx.tensors = (CAt, subA, A) whenever the input needs
- * a gradient), its MatMul4Bit before 0.44 (ctx.tensors = (A, B)). */
+ * a gradient), its MatMul4Bit before 0.43.2 (ctx.tensors = (A, B)). */
 static bool
 quant_saves_input (const HrFinetune *f)
 {
@@ -747,7 +747,7 @@ hr_finetune_layer_activations (const HrModel              *model,
       consumers[g]++;
       if (!adapted (f, &mats[i]))
         {
-          /* bitsandbytes before 0.44 saved the input of every 4-bit matmul */
+          /* bitsandbytes before 0.43.2 kept the input of every 4-bit matmul */
           if (quant_saves_input (f) && quantized_matrix (f, &mats[i]))
             keeping[g]++;
           continue;
@@ -810,7 +810,7 @@ hr_finetune_head_activations (const HrFinetune *f,
 
   if (trained)
     return tokens * h * input_bytes;
-  /* LitGPT quantises the head: bitsandbytes before 0.44 saved its input. */
+  /* LitGPT quantises the head: bitsandbytes before 0.43.2 kept its input. */
   if (quantized (f) && quant_saves_input (f) && f->quant_scope == HR_QUANT_SCOPE_ALL
       && !model->tied_embeddings && !(f->targets & HR_TARGET_LM_HEAD))
     return tokens * h * input_bytes;
@@ -821,6 +821,61 @@ hr_finetune_head_activations (const HrFinetune *f,
   if (!own_input_copy (f, input_bytes, compute_dtype_bytes))
     bytes += tokens * h * input_bytes;
   return bytes;
+}
+
+/* Tensors kept on an autograd context (ctx.tensors rather than
+ * save_for_backward: bitsandbytes' MatMul8bitLt, and MatMul4Bit before
+ * 0.43.2) are not freed by the backward but with the graph's nodes. A
+ * quantised matmul keeps its input A that way: one tensor for the matrices
+ * reading the same input, one per projection under autocast (which casts
+ * for each), one for each inner (MLA latent) product. Column-parallel
+ * matrices read the whole hidden width, row-parallel ones their TP share. */
+double
+hr_finetune_layer_held_inputs (const HrModel              *model,
+                               const HrFinetune           *f,
+                               const HrFinetuneLayerShape *s)
+{
+  Matrix mats[MAX_MATRICES];
+  bool counted[GROUP_INNER + 1] = { false };
+  double bytes = 0;
+  int n_mats;
+
+  if (!quantized (f) || !quant_saves_input (f))
+    return 0;
+  n_mats = layer_matrices (model, f, s->is_moe, mats);
+  for (int i = 0; i < n_mats; i++)
+    {
+      Group g = mats[i].group;
+      double in = (double) mats[i].in;
+      bool per_projection;
+
+      if (!quantized_matrix (f, &mats[i]))
+        continue;
+      if (g == GROUP_MLP && s->mlp_casts == 0)
+        g = GROUP_ATTN;
+      per_projection = g == GROUP_INNER || (g == GROUP_ATTN && s->attn_casts > 1)
+                       || (g == GROUP_MLP && s->mlp_casts > 1);
+      if (counted[g] && !per_projection)
+        continue;
+      counted[g] = true;
+      if (g == GROUP_O || g == GROUP_DOWN || g == GROUP_EDOWN)
+        in /= s->tp;
+      bytes += (mats[i].count > 1 ? s->routed_tokens : s->tokens) * in * s->input;
+    }
+  return bytes;
+}
+
+double
+hr_finetune_head_held_input (const HrFinetune *f,
+                             const HrModel    *model,
+                             double            tokens,
+                             double            h,
+                             double            input_bytes)
+{
+  if (quantized (f) && quant_saves_input (f) && f->quant_scope == HR_QUANT_SCOPE_ALL
+      && !model->tied_embeddings)
+    return tokens * h * input_bytes;
+  return 0;
 }
 
 /* FLOPs */

@@ -89,8 +89,13 @@ typedef struct
   bool     dora_base_rerun;   /* DoRA with lora_dropout > 0 runs the frozen product again
                                * on the dropped input (PEFT DoraLinearVariant.forward);
                                * torchtune's DoRALinear reuses the base output */
-  bool     quant_saves_input; /* each 4-bit linear saves its input for the backward
-                               * (bitsandbytes MatMul4Bit before 0.44: ctx.tensors = (A, B)) */
+  bool     quant_saves_input; /* each 4-bit linear keeps its input on its autograd
+                               * context (bitsandbytes MatMul4Bit before 0.43.2:
+                               * ctx.tensors = (A, B)), freed with the graph */
+  bool     loop_keeps_loss;   /* the training loop holds the last micro-batch's loss until
+                               * the next one's is computed (a plain loop, LitGPT's fit):
+                               * its graph, and what its functions keep on their
+                               * contexts, lives through the next forward */
   bool     quant_from_fp16;   /* 4-bit weights quantised from an fp16 copy (Lightning's
                                * BitsandbytesPrecision): each dequantises to fp16, then
                                * is cast to the compute dtype, both copies live at once */
@@ -194,6 +199,18 @@ double   hr_finetune_head_activations (const HrFinetune *finetune,
                                        double            h,
                                        double            input_bytes,
                                        double            compute_dtype_bytes);
+
+/* Bytes of the inputs that one layer's (the LM head's) quantised matmuls
+ * keep on their autograd context, which the backward does not free: with
+ * int8, and with quant_saves_input. 0 otherwise. */
+double   hr_finetune_layer_held_inputs (const HrModel              *model,
+                                        const HrFinetune           *finetune,
+                                        const HrFinetuneLayerShape *shape);
+double   hr_finetune_head_held_input   (const HrFinetune *finetune,
+                                        const HrModel    *model,
+                                        double            tokens,
+                                        double            h,
+                                        double            input_bytes);
 
 /* Per FLOPs component (HrFlopsComponent order): the backward shares and the
  * adapters' forward FLOPs for `tokens` tokens. */

@@ -386,6 +386,8 @@ typedef struct
   double saved[2];  /* under the recompute mode */
   double full[2];   /* with nothing recomputed: live during the layer's backward,
                      * the saved tensors reused and the rest rebuilt */
+  double held[2];   /* inputs its quantised matmuls keep on their autograd contexts
+                     * (hr_finetune_layer_held_inputs) */
 } HrLayerKinds;
 
 /* Stages run by torch.distributed.pipelining (one or, interleaved, several

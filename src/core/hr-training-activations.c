@@ -118,19 +118,15 @@ mlp_bytes (const HrModel    *model,
 
 /* Fine-tuning: what frozen linears no longer save and what adapters add
  * (hr_finetune_layer_activations). */
-static double
-finetune_layer_bytes (const HrModel    *model,
-                      const HrTraining *t,
-                      const HrActShape *a,
-                      bool              is_moe)
+static HrFinetuneLayerShape
+finetune_shape (const HrModel    *model,
+                const HrTraining *t,
+                const HrActShape *a,
+                bool              is_moe)
 {
   double tp = (double) t->tensor_parallel;
-  HrFinetuneLayerShape shape;
 
-  /* Only adapters add to what a layer saves. */
-  if (!hr_finetune_is_adapter (&t->finetune))
-    return 0;
-  shape = (HrFinetuneLayerShape) {
+  return (HrFinetuneLayerShape) {
     .tokens = a->tokens,
     .h = a->h_rep,
     .h_full = a->h,
@@ -152,7 +148,20 @@ finetune_layer_bytes (const HrModel    *model,
     .expert_ffn = (double) model->expert_ffn_size / tp,
     .shared_ffn = (double) (model->n_shared_experts * model->shared_expert_ffn_size) / tp,
   };
+}
 
+static double
+finetune_layer_bytes (const HrModel    *model,
+                      const HrTraining *t,
+                      const HrActShape *a,
+                      bool              is_moe)
+{
+  HrFinetuneLayerShape shape;
+
+  /* Only adapters add to what a layer saves. */
+  if (!hr_finetune_is_adapter (&t->finetune))
+    return 0;
+  shape = finetune_shape (model, t, a, is_moe);
   return hr_finetune_layer_activations (model, &t->finetune, &shape);
 }
 
@@ -327,6 +336,15 @@ hr_training_layer_kinds (const HrModel    *model,
       kinds->full[is_moe] = training->recompute == HR_RECOMPUTE_NONE
                             ? kinds->saved[is_moe]
                             : layer_bytes (model, training, a, is_moe, HR_RECOMPUTE_NONE);
+      /* Full recomputation as reentrant checkpointing runs it (the Hugging
+       * Face default): the forward without a graph keeps nothing, and the
+       * rerun's graph goes with the layer's backward. */
+      if (training->recompute != HR_RECOMPUTE_FULL)
+        {
+          HrFinetuneLayerShape shape = finetune_shape (model, training, a, is_moe);
+
+          kinds->held[is_moe] = hr_finetune_layer_held_inputs (model, &training->finetune, &shape);
+        }
     }
 }
 
@@ -436,6 +454,9 @@ hr_training_stage_activations (const HrModel         *model,
           act->per_layer = kinds->saved[is_moe];
         if (kinds->full[is_moe] > act->per_layer_full)
           act->per_layer_full = kinds->full[is_moe];
+        if (kinds->held[is_moe] > act->held_per_layer)
+          act->held_per_layer = kinds->held[is_moe];
+        act->held_inputs += (double) count[is_moe] * kinds->held[is_moe];
       }
 
   /* Token ids (int64), learned position ids, the embedding dropout mask. The
@@ -469,6 +490,8 @@ hr_training_stage_activations (const HrModel         *model,
        * dtype. */
       act->lm_head = hr_finetune_head_activations (&training->finetune, model, a->tokens, a->h,
                                                    a->compute, a->compute);
+      act->held_inputs += hr_finetune_head_held_input (&training->finetune, model, a->tokens, a->h,
+                                                       a->compute);
       switch (training->loss)
         {
         case HR_LOSS_CHUNKED:

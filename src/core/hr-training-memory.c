@@ -282,11 +282,19 @@ phases (const HrModel        *model,
     double dequant = fmax (buffers->dequant_layer, buffers->dequant_head);
     double forward_temp = memory->temporary - fsdp->forward_less + fsdp->root
                           - (dequant - buffers->dequant_head);
+    /* Inputs kept on autograd contexts (act->held_inputs) live as long as
+     * the graph: through the whole backward, and, where the loop holds the
+     * loss, through the optimizer step and the next micro-batch's forward,
+     * until its loss replaces it (a plain loop's `loss = …`; LitGPT's fit). */
+    double held = act->held_inputs;
+    double held_loop = training->finetune.loop_keeps_loss ? held : 0;
+    double held_live[4] = { held_loop, 0, held - act->held_per_layer, held_loop };
     double live[4][3] = {
-      { grads_forward, memory->activations, forward_temp },
+      { grads_forward, memory->activations + held_loop, forward_temp },
       { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
-      { grads, backward, memory->temporary + fsdp->root - (dequant - buffers->dequant_layer) },
-      { training->optimizer_in_backward ? 0 : grads, 0,
+      { grads, backward + held_live[2], memory->temporary + fsdp->root
+                                         - (dequant - buffers->dequant_layer) },
+      { training->optimizer_in_backward ? 0 : grads, held_loop,
         memory->temporary + fmax (step_temp, step_outputs) - dequant },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
@@ -374,6 +382,7 @@ phases (const HrModel        *model,
     memory->cached_free = reserved - memory->allocated_peak;
     memory->peak_gradients = live[at][0];
     memory->peak_activations = live[at][1];
+    memory->peak_held_inputs = held_live[at];
     memory->peak_temporary = live[at][2];
   }
   memory->temporary += act->loss_transient;

@@ -253,6 +253,10 @@ typedef struct
   double  stage_output;     /* torch.distributed.pipelining: the stage's output, kept
                              * for its backward (the 16-bit logits on the last stage) */
   double  micro_batch;      /* everything above for one micro-batch on this rank */
+  double  held_inputs;      /* of it, the inputs that quantised matmuls keep on their
+                             * autograd contexts, which the backward does not free
+                             * (hr_finetune_layer_held_inputs; 0 for most runs) */
+  double  held_per_layer;   /* the same for one layer */
 } HrTrainingActivations;
 
 typedef struct
@@ -313,6 +317,10 @@ typedef struct
   double peak_activations;        /* live in the peak phase: with the states they sum */
   double peak_temporary;          /* to the step's allocated peak (allocated_peak
                                    * unless the model's load peaks higher) */
+  double peak_held_inputs;        /* of peak_activations, quantised matmuls' inputs kept
+                                   * on autograd contexts beyond what the backward
+                                   * needs: the previous micro-batch's, or the finished
+                                   * layers' (HrTrainingActivations.held_inputs) */
   double total;                   /* reserved_peak + overhead + pageable: what the GPU
                                    * must hold */
   double capacity;                /* the GPU's memory */

@@ -198,6 +198,24 @@ explain_memory (HeadroomEstimator *self,
       assumption = _("What the backward needs kept from the forward, with the attention kernel, "
                      "recomputation, sequence and context parallelism set.");
       source = _("Korthikanti et al. 2022 (reducing activation recomputation), §4 and Table 2");
+      if (m->peak_held_inputs > 0.5)
+        {
+          g_autofree char *held = headroom_format_gib (m->peak_held_inputs);
+          /* TRANSLATORS: appended to the activations line, e.g. "…; at the peak, 0.71 GiB of
+           * it are inputs that quantised layers keep on their autograd contexts" */
+          g_autofree char *joined = g_strdup_printf (_("%s; at the peak, %s of it are inputs "
+                                                       "that quantised layers keep on their "
+                                                       "autograd contexts"), line, held);
+
+          g_free (line);
+          line = g_steal_pointer (&joined);
+          assumption = _("What the backward needs kept from the forward, and what bitsandbytes’ "
+                         "matmuls keep on their autograd contexts: the backward does not free "
+                         "it, the graph’s end does (with the loop keeping the loss, after the "
+                         "next micro-batch’s forward).");
+          source = _("bitsandbytes autograd/_functions.py (MatMul8bitLt; MatMul4Bit before "
+                     "0.43.2, pull request 1270); Korthikanti et al. 2022, §4");
+        }
     }
   else if (!training && g_str_equal (name, "kv_cache"))
     {

@@ -442,8 +442,18 @@ static const HeadroomKeyInfo keys[] = {
                         "each wrapped layer’s frozen and trained weights together: the frozen "
                         "ones get gradients and save their inputs as if trained. PEFT’s FSDP wrap "
                         "policy and FSDP2 avoid it."))),
-  BOOL ("training.quant_saves_input", "false", N_("4-bit layers save their input (bitsandbytes before 0.44)"),
-        GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora")),
+  /* docs/training.md, "Inputs kept on autograd contexts" */
+  BOOL ("training.quant_saves_input", "false", N_("4-bit layers keep their input (bitsandbytes before 0.43.2)"),
+        GROUP ("workload/finetune"), TRAIN (finetune.quant_saves_input), VISIBLE_WHEN ("training.method", "qlora"),
+        DESCRIPTION (N_("bitsandbytes’ 4-bit matmul kept its input on its autograd context until "
+                        "0.43.2 (its 8-bit one still does): the backward does not free it, the "
+                        "graph’s end does"))),
+  BOOL ("training.loop_keeps_loss", "false", N_("Loop keeps the last loss"),
+        GROUP ("workload/finetune"), TRAIN (finetune.loop_keeps_loss), VISIBLE_WHEN ("training.method", "qlora"),
+        DESCRIPTION (N_("The training loop holds each micro-batch’s loss until the next one’s is "
+                        "computed (a plain loop, LitGPT): the inputs quantised layers keep on their "
+                        "autograd contexts outlive the backward into the next forward. The Hugging "
+                        "Face Trainer returns the loss detached."))),
   BOOL ("training.quant_from_fp16", "false", N_("4-bit weights quantised from fp16 (Lightning)"),
         GROUP ("workload/finetune"), TRAIN (finetune.quant_from_fp16), VISIBLE_WHEN ("training.method", "qlora"),
         DESCRIPTION (N_("Lightning’s bitsandbytes precision (LitGPT) quantises an fp16 copy of "

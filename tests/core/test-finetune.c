@@ -459,7 +459,7 @@ test_activations (void)
   assert_near (full - T * h * 2 - T * f * 2 + 2 * T * (r * 2 + h * 4),
                layer_bytes (&m, &t), 1e-12);
 
-  /* QLoRA with bitsandbytes before 0.44 (LitGPT's runs: 0.41.1): every
+  /* QLoRA with bitsandbytes before 0.43.2 (LitGPT's runs: 0.41.1): every
    * 4-bit matmul saved its input, so with every linear quantised nothing
    * is dropped against full training; the adapters add A's outputs. */
   t.finetune.method = HR_FINETUNE_QLORA;
@@ -476,6 +476,79 @@ test_activations (void)
   /* Full recomputation keeps the layer input only, whatever is trained. */
   t.recompute = HR_RECOMPUTE_FULL;
   g_assert_cmpfloat (layer_bytes (&m, &t), ==, T * h * 2);
+}
+
+/* Inputs kept on autograd contexts (docs/training.md, "Inputs kept on
+ * autograd contexts"): QLoRA of Llama 2 7B with every linear and the head
+ * in 4 bits, bitsandbytes before 0.43.2, 512 tokens, q and v adapted, no
+ * dropout. Each layer's 4-bit matmuls keep four inputs: the attention's
+ * (q, k and v read the same norm output), o's (the attention output, 4096
+ * wide), the MLP's (gate and up read one) and down's (11008 wide), 2 bytes
+ * each: 512 · (3 · 4096 + 11008) · 2 = 23,855,104 B; 32 layers and the
+ * head's input (512 · 4096 · 2) make 767,557,632 B. */
+static void
+test_held_inputs (void)
+{
+  const double T = 512, h = 4096, f = 11008;
+  const double layer = T * (3 * h + f) * 2, held = 32 * layer + T * h * 2;
+  HrTrainingMemory kept, dropped, saves, plain;
+  HrTrainingActivations act;
+  HrTraining t;
+  HrError err = { 0 };
+  HrModel m;
+  HrGpu gpu;
+
+  llama2_7b (&m);
+  round_gpu (&gpu);
+  one_gpu (&t);
+  t.finetune.method = HR_FINETUNE_QLORA;
+  t.finetune.quant_scope = HR_QUANT_SCOPE_ALL;
+  t.finetune.quant_saves_input = true;
+  g_assert_cmpint (hr_training_activations (&m, &t, 0, &act, &err), ==, HR_OK);
+  assert_near (layer, act.held_per_layer, 1e-12);
+  assert_near (held, act.held_inputs, 1e-12);
+
+  /* The backward does not free them: its last layer's phase holds the other
+   * 31 layers' and the head's beyond what that layer saves. Against a run
+   * whose 4-bit matmuls keep nothing, that layer saves its MLP and down
+   * inputs more (lora_A keeps the attention input; the flash kernel, o's)
+   * and the forward's end those of every layer and the head. */
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &saves, &err), ==, HR_OK);
+  t.finetune.quant_saves_input = false;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &plain, &err), ==, HR_OK);
+  assert_near (32 * T * (h + f) * 2 + T * h * 2, saves.peak_forward - plain.peak_forward, 1e-12);
+  assert_near (T * (h + f) * 2 + held - layer,
+               saves.peak_layer_backward - plain.peak_layer_backward, 1e-12);
+
+  /* A loop that keeps the loss keeps them through the optimizer step and
+   * the next micro-batch's forward; the loss's backward follows the next
+   * loss, which frees the previous graph. */
+  t.finetune.quant_saves_input = true;
+  t.finetune.loop_keeps_loss = true;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &kept, &err), ==, HR_OK);
+  assert_near (held, kept.peak_forward - saves.peak_forward, 1e-12);
+  assert_near (held, kept.peak_optimizer - saves.peak_optimizer, 1e-12);
+  g_assert_cmpfloat (kept.peak_loss_backward, ==, saves.peak_loss_backward);
+  g_assert_cmpfloat (kept.peak_layer_backward, ==, saves.peak_layer_backward);
+
+  /* LLM.int8 (MatMul8bitLt: ctx.tensors = (CAt, subA, A)) keeps them in
+   * every bitsandbytes version. */
+  t.finetune.quant_saves_input = false;
+  t.finetune.quant = HR_QUANT_INT8;
+  g_assert_cmpint (hr_training_activations (&m, &t, 0, &act, &err), ==, HR_OK);
+  assert_near (held, act.held_inputs, 1e-12);
+
+  /* Under reentrant checkpointing the layers' forward builds no graph:
+   * only the head, outside the checkpoints, keeps its input. A 16-bit run
+   * keeps nothing. */
+  t.recompute = HR_RECOMPUTE_FULL;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &kept, &err), ==, HR_OK);
+  g_assert_cmpfloat (kept.activation.held_inputs, ==, T * h * 2);
+  t.recompute = HR_RECOMPUTE_NONE;
+  t.finetune.method = HR_FINETUNE_LORA;
+  g_assert_cmpint (hr_training_memory (&m, &t, &gpu, &dropped, &err), ==, HR_OK);
+  g_assert_cmpfloat (dropped.activation.held_inputs, ==, 0);
+  g_assert_cmpfloat (dropped.peak_held_inputs, ==, 0);
 }
 
 static void
@@ -1283,6 +1356,7 @@ main (int   argc,
   g_test_add_func ("/finetune/frozen-gradients/flops", test_frozen_gradients_flops);
   g_test_add_func ("/finetune/activations", test_activations);
   g_test_add_func ("/finetune/activations/freeze-head", test_freeze_activations_and_head);
+  g_test_add_func ("/finetune/activations/held-inputs", test_held_inputs);
   g_test_add_func ("/finetune/flops", test_flops);
   g_test_add_func ("/finetune/qlora/time-buffer", test_qlora_time_and_buffer);
   g_test_add_func ("/finetune/qlora/load-bounds", test_qlora_load_bounds);

@@ -708,7 +708,11 @@ test_litgpt_fsdp (void)
 /* The same table's runs on one GPU (strategy "auto": no FSDP, no
  * activation checkpointing), quantised with bitsandbytes 0.41.1 where the
  * row says (Lightning's BitsandbytesPrecision: every linear with the head;
- * MatMul4Bit saved its input; bnb.optim.PagedAdamW). Set with the full-logit
+ * MatMul4Bit kept its input; bnb.optim.PagedAdamW). lit-gpt's loop keeps
+ * the loss too, but its first micro-batch is the longest sample
+ * (get_batch(…, longest_seq_ix if iter_num == 0)), with no graph before it,
+ * and the later ones are shorter: the peak is the first step's, without
+ * training.loop_keeps_loss. Set with the full-logit
  * loss, as /finetune/reference-runs sets the shared rows of this table; the
  * chunked description of the multi-GPU rows is printed beside it, 3–13 %
  * lower (docs/training.md, "Checked against published runs"). */
@@ -769,16 +773,15 @@ test_litgpt_one_gpu (void)
  * head of its own (litgpt/model.py: lm_head = nn.Linear), which
  * convert_hf_checkpoint.py fills with a copy of the embedding where the
  * checkpoint has none (Llama 3.2, Gemma): no model is tied. Set as
- * /real-runs/litgpt-one-gpu sets the 2023 table. The LoRA rows are held;
- * the QLoRA rows (bnb.nf4 on every linear with the head, quantised from
- * fp16, bitsandbytes 0.42, which LitGPT pinned: 4-bit matmuls save their
- * input; paged AdamW) too, but for the two below. */
-/* The two QLoRA rows the model misses: 2.3 and 2.2 GB under, on models whose
- * head is small (32,000 rows), not derived (docs/training.md). */
-static const Bounds config_hub_misses[] = {
-  { "llama-2-7b, QLoRA, micro-batch 2", 0.80, 0.90 },
-  { "mistral-7b-v0.1, QLoRA, micro-batch 2", 0.80, 0.90 },
-};
+ * /real-runs/litgpt-one-gpu sets the 2023 table. The QLoRA rows: bnb.nf4 on
+ * every linear with the head, quantised from fp16, paged AdamW, and
+ * bitsandbytes 0.42 (pyproject.toml pins it), whose 4-bit matmuls keep
+ * their input on the autograd context; fit() binds `logits` and `loss` at
+ * the loop's level, so each micro-batch's graph, and those inputs, live
+ * until the next one's loss is computed, and the batches come shuffled
+ * (CycleIterator over the DataLoader), so two of 512 tokens can follow each
+ * other: training.loop_keeps_loss. Without it Llama 2 7B and Mistral 7B
+ * were 16.9 and 15.2 % under (docs/training.md). */
 
 static void
 test_litgpt_config_hub (void)
@@ -811,26 +814,21 @@ test_litgpt_config_hub (void)
       g_autofree char *id = g_strdup_printf ("%s, %s, micro-batch %s", rows[i].model,
                                              rows[i].qlora ? "QLoRA" : "LoRA", rows[i].micro);
       double measured = rows[i].gb * 1e9, predicted;
-      const Bounds *miss;
 
       set (project, "hardware.gpu", "a10g");
       set (project, "training.lora_rank", rows[i].rank);
       set (project, "training.lora_targets", rows[i].targets);
       set (project, "model.tie_word_embeddings", "false");
       if (rows[i].qlora)
-        litgpt_qlora (project, FALSE);
+        {
+          litgpt_qlora (project, FALSE);
+          set (project, "training.loop_keeps_loss", "true");
+        }
       estimator = headroom_estimator_new (project);
       predicted = estimate (estimator, id)->allocated_peak;
       g_test_message ("%-46s measured %5.2f GB, predicted %5.2f (%+.1f %%)", id, rows[i].gb,
                       predicted / 1e9, 100 * (predicted / measured - 1));
-      miss = find_bounds (config_hub_misses, G_N_ELEMENTS (config_hub_misses), id);
-      if (miss != NULL)
-        {
-          g_assert_cmpfloat (predicted / measured, >=, miss->low);
-          g_assert_cmpfloat (predicted / measured, <=, miss->high);
-        }
-      else
-        g_assert_cmpfloat (fabs (predicted / measured - 1), <=, 0.10);
+      g_assert_cmpfloat (fabs (predicted / measured - 1), <=, 0.10);
     }
 }
 

@@ -262,7 +262,8 @@ test_finetune_rows (void)
   const char *adapter_keys[] = { "training.lora_rank", "training.lora_alpha", "training.lora_dropout",
                                  "training.lora_targets", "training.fp32_adapters" };
   const char *quant_keys[] = { "training.quant", "training.double_quant", "training.quant_scope",
-                               "training.quant_saves_input", "training.quant_load_whole" };
+                               "training.quant_saves_input", "training.loop_keeps_loss",
+                               "training.quant_load_whole" };
   /* frozen: the gradients of frozen weights, for LoRA and DoRA (FSDP1 refuses quantised ones) */
   const struct { const char *method; gboolean adapters, quant, freeze, frozen; } cases[] = {
     { "full", FALSE, FALSE, FALSE, FALSE },
