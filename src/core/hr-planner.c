@@ -566,6 +566,37 @@ rope_bytes (const HrTraining *tr,
 /* The step of a validated layout as one pipeline rank paces it: `stage`
  * holds `rank_layers` layers, and the LM head and loss when `head`.
  * `memory` supplies the optimizer's bytes. */
+/* Whole-parameter gathers of a ZeRO-3 or FSDP rank in a step of m
+ * micro-batches, for the forwards and for the backwards (fractions where a
+ * backward re-gathers part). Each micro-batch gathers every unit for its
+ * forward and again for its backward, but for what stays gathered:
+ * PyTorch's FSDP never reshards its root after the forward (FSDP1
+ * _post_forward_reshard frees non-root units only; FSDP2's lazy_init sets
+ * the root's post_forward_mesh_info to None), and FSDP2 as torchtitan's
+ * apply_fsdp runs it leaves the last block unsharded too ("FSDP would
+ * prefetch it immediately"; torchtune's shard_model reshards it, one
+ * layer's gather more). SHARD_GRAD_OP gathers for the forward only; under
+ * a pipeline a stage keeps its parameters gathered through the step
+ * (hr_training_fsdp_pipeline): once. DeepSpeed's ZeRO-3 has no root. */
+static void
+fsdp_gathers (const HrTraining       *tr,
+              const HrTrainingMemory *memory,
+              double                  m,
+              double                 *forward,
+              double                 *backward)
+{
+  double params = (double) memory->params_on_gpu, kept = 0;
+
+  *forward = hr_training_fsdp_pipeline (tr) ? 1.0 : m;
+  *backward = 0;
+  if (hr_training_fsdp_pipeline (tr) || tr->fsdp == HR_FSDP_GRAD_OP)
+    return;
+  if (tr->fsdp != HR_FSDP_NONE)
+    kept = (double) memory->rank.outside_layers
+           + (tr->fsdp2 ? (double) memory->rank.largest_layer : 0);
+  *backward = params > 0 ? m * max2 (0.0, 1.0 - kept / params) : m;
+}
+
 static void
 evaluate_rank (const HrPlanContext    *ctx,
                const HrTraining       *tr,
@@ -1069,9 +1100,10 @@ evaluate_rank (const HrPlanContext    *ctx,
    * distributed optimizer reduce-scatter gradients and all-gather weights;
    * DeepSpeed ZeRO 2 reduce-scatters each micro-batch; ZeRO 3 and FSDP
    * all-gather weights for the forward and again for the backward of each
-   * micro-batch and reduce-scatter gradients (Rajbhandari et al. 2020 §7:
-   * 1.5× the all-reduce volume). Hybrid FSDP shards within a node and
-   * all-reduces its shard across nodes. */
+   * micro-batch, but for what stays gathered (fsdp_gathers), and
+   * reduce-scatter gradients (Rajbhandari et al. 2020 §7: 1.5× the
+   * all-reduce volume). Hybrid FSDP shards within a node and all-reduces
+   * its shard across nodes. */
   {
     double n = d * c;
     double n_exp = d * c / e;
@@ -1085,8 +1117,9 @@ evaluate_rank (const HrPlanContext    *ctx,
     double trained = memory->gradient_share;
     /* no_sync accumulation reduce-scatters once per step, after the last
      * micro-batch (hr_training_unsharded_accumulation). */
-    double reductions = hr_training_unsharded_accumulation (tr) ? 1.0 : m;
-    double rs, ag, ar, bucket;
+    double reductions = hr_training_unsharded_accumulation (tr) || hr_training_fsdp_pipeline (tr)
+                        ? 1.0 : m;
+    double rs, ag, ar, bucket, fwd_gathers, bwd_gathers;
     int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
                : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
 
@@ -1097,6 +1130,7 @@ evaluate_rank (const HrPlanContext    *ctx,
          + ring_seconds (experts * w, n_exp, link.bandwidth, link.latency, 1.0);
     ar = 2.0 * rs;
     bucket = 1.0 / (layers > 1.0 ? layers : 1.0);   /* one layer's share is the last bucket */
+    fsdp_gathers (tr, memory, m, &fwd_gathers, &bwd_gathers);
 
     if (tr->fsdp == HR_FSDP_HYBRID)
       {
@@ -1110,28 +1144,33 @@ evaluate_rank (const HrPlanContext    *ctx,
         double shard_rs = ring_seconds (params * g, inside, node.bandwidth, node.latency, 1.0);
         double across = ring_seconds (params * g / inside, n / inside, net.bandwidth, net.latency, 2.0);
 
-        dp_time = m * 2.0 * shard_ag + reductions * shard_rs + across;
-        dp_bytes = m * ring_bytes (params * w, inside, 2.0)
+        double bwd_ag = shard_ag * bwd_gathers / m;   /* one backward's gathers */
+
+        dp_time = (fwd_gathers + bwd_gathers) * shard_ag + reductions * shard_rs + across;
+        dp_bytes = (fwd_gathers + bwd_gathers) * ring_bytes (params * w, inside, 1.0)
                    + reductions * ring_bytes (params * g, inside, 1.0)
                    + ring_bytes (params * g / inside, n / inside, 2.0);
         if (tr->overlap)
-          dp_exposed = m * max2 (shard_ag * bucket, shard_ag - fwd_window)
-                       + (m - reductions) * max2 (shard_ag * bucket, shard_ag - bwd_window)
-                       + reductions * max2 ((shard_ag + shard_rs) * bucket,
-                                            shard_ag + shard_rs - bwd_window)
+          dp_exposed = fwd_gathers * max2 (shard_ag * bucket, shard_ag - fwd_window)
+                       + (m - reductions) * max2 (bwd_ag * bucket, bwd_ag - bwd_window)
+                       + reductions * max2 ((bwd_ag + shard_rs) * bucket,
+                                            bwd_ag + shard_rs - bwd_window)
                        + max2 (across * bucket, across - bwd_window);
         else
           dp_exposed = dp_time;
       }
     else if (zero >= 3)
       {
-        dp_time = m * 2.0 * ag + reductions * rs;
-        dp_bytes = m * (ring_bytes (dense * w, n, 2.0) + ring_bytes (experts * w, n_exp, 2.0))
+        double bwd_ag = ag * bwd_gathers / m;   /* one backward's gathers */
+
+        dp_time = (fwd_gathers + bwd_gathers) * ag + reductions * rs;
+        dp_bytes = (fwd_gathers + bwd_gathers)
+                   * (ring_bytes (dense * w, n, 1.0) + ring_bytes (experts * w, n_exp, 1.0))
                    + reductions * (ring_bytes (dense * g, n, 1.0) + ring_bytes (experts * g, n_exp, 1.0));
         if (tr->overlap)
-          dp_exposed = m * max2 (ag * bucket, ag - fwd_window)
-                       + (m - reductions) * max2 (ag * bucket, ag - bwd_window)
-                       + reductions * max2 ((ag + rs) * bucket, ag + rs - bwd_window);
+          dp_exposed = fwd_gathers * max2 (ag * bucket, ag - fwd_window)
+                       + (m - reductions) * max2 (bwd_ag * bucket, bwd_ag - bwd_window)
+                       + reductions * max2 ((bwd_ag + rs) * bucket, bwd_ag + rs - bwd_window);
         else
           dp_exposed = dp_time;
       }
@@ -1205,11 +1244,8 @@ evaluate_rank (const HrPlanContext    *ctx,
    * parameters (split_with_sizes_copy: the gathered bytes read and
    * written), and the compute stream waits for
    * foreach_reduce_scatter_copy_in, which concatenates the unsharded
-   * gradients into a buffer of the reduce dtype (read them, write it). A
-   * block is gathered in its forward and again in its backward, but for the
-   * last, which torchtitan's apply_fsdp leaves unsharded after its forward,
-   * and the root, which FSDP never reshards after its forward;
-   * SHARD_GRAD_OP gathers once a micro-batch, a pipeline stage once a step.
+   * gradients into a buffer of the reduce dtype (read them, write it).
+   * What is gathered is what the data-parallel term moves (fsdp_gathers).
    * Under a pipeline or no_sync the unsharded gradients are summed over the
    * micro-batches in the reduce dtype (FSDPParam.to_accumulated_grad_if_needed
    * casts the first, the others are added) and copied in once. */
@@ -1218,16 +1254,11 @@ evaluate_rank (const HrPlanContext    *ctx,
       double params = (double) memory->params_on_gpu;
       /* the gradients the data-parallel term reduces */
       double trained = params * memory->gradient_share;
-      double gathered, summed;
+      double fwd_gathers, bwd_gathers, gathered, summed;
       double grad = working_bytes (tr), reduce = gradient_bytes (tr);
 
-      if (hr_training_fsdp_pipeline (tr))
-        gathered = params;
-      else if (tr->fsdp == HR_FSDP_GRAD_OP)
-        gathered = m * params;
-      else
-        gathered = m * (2.0 * params - (double) memory->rank.largest_layer
-                        - (double) memory->rank.outside_layers);
+      fsdp_gathers (tr, memory, m, &fwd_gathers, &bwd_gathers);
+      gathered = (fwd_gathers + bwd_gathers) * params;
       if (hr_training_fsdp_pipeline (tr) || hr_training_unsharded_accumulation (tr))
         summed = trained * ((reduce != grad ? grad + reduce : 0.0)
                             + (m - 1.0) * (grad + 2.0 * reduce) + 2.0 * reduce);

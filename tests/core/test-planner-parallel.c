@@ -106,7 +106,7 @@ test_data_parallel (void)
   HrPlanStep step;
   HrPlanAssumptions as;
   HrParams params;
-  double P;
+  double P, R = 32768.0 * 1024 + 1024.0 * 1024 + 2 * 1024;
 
   toy_model (&model);
   g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
@@ -151,18 +151,46 @@ test_data_parallel (void)
                      step.comm[HR_PLAN_COMM_DP].seconds / 2 * (1 - 1e-9));
 
   /* FSDP full shard with 4 micro-batches a step (global batch 8 on 2
-   * GPUs): each micro-batch gathers the weights twice and reduce-scatters
-   * the gradients, 4 · 3P bytes; under no_sync() the gradients are
-   * reduce-scattered once, after the last: 4 · 2P + P. */
+   * GPUs): each micro-batch gathers the weights for its forward and again
+   * for its backward, but for the root unit, which FSDP never reshards
+   * after the forward: the embedding (32,768 · 1,024), the position table
+   * (1,024 · 1,024) and the final LayerNorm (2 · 1,024), R = 34,605,056,
+   * the head tied. It reduce-scatters the gradients: 4 · (3P − R) bytes;
+   * under no_sync() once, after the last: 4 · (2P − R) + P. */
   t.overlap = false;
   t.fsdp = HR_FSDP_FULL;
   t.global_batch = 8;
   step_ok (&model, &t, &gpu, &as, &step);
-  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * 3 * P, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * (3 * P - R), 1e-12);
   t.no_sync = true;
   step_ok (&model, &t, &gpu, &as, &step);
-  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * 2 * P + P, 1e-12);
-  assert_close (step.comm[HR_PLAN_COMM_DP].seconds, 9 * (0.5 * 2 * P / 8e9 + 1e-5), 1e-9);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * (2 * P - R) + P, 1e-12);
+  /* A backward's gathers take (P − R)/P of a whole gather's time. */
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds,
+                (4 + 4 * (P - R) / P + 1) * (0.5 * 2 * P / 8e9 + 1e-5), 1e-9);
+  /* FSDP2 as torchtitan runs it also keeps the last block gathered: one
+   * layer (P − R) / 2 fewer a backward. DeepSpeed's ZeRO-3 has no root. */
+  t.no_sync = false;
+  t.fsdp2 = true;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * (3 * P - R - (P - R) / 2), 1e-12);
+  t.fsdp2 = false;
+  t.fsdp = HR_FSDP_NONE;
+  t.zero_stage = 3;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * 3 * P, 1e-12);
+  t.zero_stage = 0;
+
+  /* Under a pipeline (2 stages, 2 GPUs a node, DP 2, still 4
+   * micro-batches) a stage keeps its parameters gathered through the step
+   * and reduce-scatters once: a stage's share, P/2, gathered once and
+   * reduced once, 2 · ½ · 2 B · P/2 = P, where the micro-batches' gathers
+   * would be 4 · 3 · P/2 without it. */
+  t.fsdp = HR_FSDP_FULL;
+  t.gpus_per_node = 2;
+  t.pipeline_parallel = 2;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, P, 1e-12);
 }
 
 /* CP 2 in one node: each rank sends its K and V block, 512 tokens × 2 ×
