@@ -122,13 +122,16 @@ fits_with (HeadroomProject   *copy,
   return fits;
 }
 
-/* A value as the window shows it: a choice by its label. */
+/* A value as the window shows it: a choice by its label, a switch on or off. */
 static const char *
 value_text (const HeadroomKeyInfo *info,
             const char            *value)
 {
-  return info->type == HEADROOM_KEY_CHOICE ? _(headroom_key_info_get_choice_label (info, value))
-                                           : value;
+  if (info->type == HEADROOM_KEY_CHOICE)
+    return _(headroom_key_info_get_choice_label (info, value));
+  if (info->type == HEADROOM_KEY_BOOLEAN)
+    return g_str_equal (value, "true") ? _("on") : _("off");
+  return value;
 }
 
 static void
@@ -205,6 +208,17 @@ search_changes (Snapshot      *snapshot,
           break;
         }
     }
+
+  /* Inputs that quantised layers keep on their autograd contexts
+   * (docs/training.md, "Inputs kept on autograd contexts"): a loop that
+   * lets the loss go before the next forward (`del loss`), then
+   * bitsandbytes 0.43.2 or later, which no longer keeps them. */
+  if (headroom_project_get_boolean (copy, "training.loop_keeps_loss")
+      && fits_with (copy, estimator, cancellable, "training.loop_keeps_loss", "false", &memory))
+    add (changes, "training.loop_keeps_loss", "false", "true", memory);
+  if (headroom_project_get_boolean (copy, "training.quant_saves_input")
+      && fits_with (copy, estimator, cancellable, "training.quant_saves_input", "false", &memory))
+    add (changes, "training.quant_saves_input", "false", "true", memory);
 
   /* Recomputation the framework runs, saving more than the project's. */
   framework = headroom_project_get_string (copy, "training.framework");
