@@ -290,11 +290,11 @@ phases (const HrModel        *model,
     double held_loop = training->finetune.loop_keeps_loss ? held : 0;
     double held_live[4] = { held_loop, 0, held - act->held_per_layer, held_loop };
     double live[4][3] = {
-      { grads_forward, memory->activations + held_loop, forward_temp },
+      { grads_forward, memory->activations + held_live[0], forward_temp },
       { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
       { grads, backward + held_live[2], memory->temporary + fsdp->root
                                          - (dequant - buffers->dequant_layer) },
-      { training->optimizer_in_backward ? 0 : grads, held_loop,
+      { training->optimizer_in_backward ? 0 : grads, held_live[3],
         memory->temporary + fmax (step_temp, step_outputs) - dequant },
     };
     double *peak[4] = { &memory->peak_forward, &memory->peak_loss_backward,
