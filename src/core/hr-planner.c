@@ -563,9 +563,6 @@ rope_bytes (const HrTraining *tr,
     }
 }
 
-/* The step of a validated layout as one pipeline rank paces it: `stage`
- * holds `rank_layers` layers, and the LM head and loss when `head`.
- * `memory` supplies the optimizer's bytes. */
 /* Whole-parameter gathers of a ZeRO-3 or FSDP rank in a step of m
  * micro-batches, for the forwards and for the backwards (fractions where a
  * backward re-gathers part). Each micro-batch gathers every unit for its
@@ -597,6 +594,9 @@ fsdp_gathers (const HrTraining       *tr,
   *backward = params > 0 ? m * max2 (0.0, 1.0 - kept / params) : m;
 }
 
+/* The step of a validated layout as one pipeline rank paces it: `stage`
+ * holds `rank_layers` layers, and the LM head and loss when `head`.
+ * `memory` supplies the optimizer's bytes. */
 static void
 evaluate_rank (const HrPlanContext    *ctx,
                const HrTraining       *tr,
@@ -658,6 +658,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   double pp_time = 0, pp_bytes = 0;
   double dp_time = 0, dp_exposed = 0, dp_bytes = 0;
   double fsdp_copies = 0;                    /* FSDP2's copies a step, seconds */
+  double fwd_gathers, bwd_gathers;           /* whole-parameter gathers a step (fsdp_gathers) */
   double compute_mb, memory_mb, recompute_mb, comm_mb, per_mb, per_mb_avg;
   double ideal, losses[4];
   /* The recompute mode's share of this rank's layers: Megatron's
@@ -1095,6 +1096,7 @@ evaluate_rank (const HrPlanContext    *ctx,
       per_mb_avg = max2 (0.0, per_mb_avg - 2.0 * weight_grads);
     }
 
+  fsdp_gathers (tr, memory, m, &fwd_gathers, &bwd_gathers);
   /* Data parallel (ring over dp·cp ranks; experts over dp·cp/ep):
    * ZeRO 0 all-reduces gradients once per step; ZeRO 1 and Megatron's
    * distributed optimizer reduce-scatter gradients and all-gather weights;
@@ -1119,7 +1121,7 @@ evaluate_rank (const HrPlanContext    *ctx,
      * micro-batch (hr_training_unsharded_accumulation). */
     double reductions = hr_training_unsharded_accumulation (tr) || hr_training_fsdp_pipeline (tr)
                         ? 1.0 : m;
-    double rs, ag, ar, bucket, fwd_gathers, bwd_gathers;
+    double rs, ag, ar, bucket;
     int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
                : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
 
@@ -1130,7 +1132,6 @@ evaluate_rank (const HrPlanContext    *ctx,
          + ring_seconds (experts * w, n_exp, link.bandwidth, link.latency, 1.0);
     ar = 2.0 * rs;
     bucket = 1.0 / (layers > 1.0 ? layers : 1.0);   /* one layer's share is the last bucket */
-    fsdp_gathers (tr, memory, m, &fwd_gathers, &bwd_gathers);
 
     if (tr->fsdp == HR_FSDP_HYBRID)
       {
@@ -1143,7 +1144,6 @@ evaluate_rank (const HrPlanContext    *ctx,
         double shard_ag = ring_seconds (params * w, inside, node.bandwidth, node.latency, 1.0);
         double shard_rs = ring_seconds (params * g, inside, node.bandwidth, node.latency, 1.0);
         double across = ring_seconds (params * g / inside, n / inside, net.bandwidth, net.latency, 2.0);
-
         double bwd_ag = shard_ag * bwd_gathers / m;   /* one backward's gathers */
 
         dp_time = (fwd_gathers + bwd_gathers) * shard_ag + reductions * shard_rs + across;
@@ -1254,11 +1254,9 @@ evaluate_rank (const HrPlanContext    *ctx,
       double params = (double) memory->params_on_gpu;
       /* the gradients the data-parallel term reduces */
       double trained = params * memory->gradient_share;
-      double fwd_gathers, bwd_gathers, gathered, summed;
+      double gathered = (fwd_gathers + bwd_gathers) * params, summed;
       double grad = working_bytes (tr), reduce = gradient_bytes (tr);
 
-      fsdp_gathers (tr, memory, m, &fwd_gathers, &bwd_gathers);
-      gathered = (fwd_gathers + bwd_gathers) * params;
       if (hr_training_fsdp_pipeline (tr) || hr_training_unsharded_accumulation (tr))
         summed = trained * ((reduce != grad ? grad + reduce : 0.0)
                             + (m - 1.0) * (grad + 2.0 * reduce) + 2.0 * reduce);

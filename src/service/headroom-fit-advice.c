@@ -177,6 +177,9 @@ search_changes (Snapshot      *snapshot,
     { "op-selective", HR_RECOMPUTE_OP_SELECTIVE },
     { "full", HR_RECOMPUTE_FULL },
   };
+  static const char *const held_switches[] = {
+    "training.loop_keeps_loss", "training.quant_saves_input",
+  };
   const char *framework;
   unsigned recompute_modes;
   guint skip = 0;
@@ -213,12 +216,10 @@ search_changes (Snapshot      *snapshot,
    * (docs/training.md, "Inputs kept on autograd contexts"): a loop that
    * lets the loss go before the next forward (`del loss`), then
    * bitsandbytes 0.43.2 or later, which no longer keeps them. */
-  if (headroom_project_get_boolean (copy, "training.loop_keeps_loss")
-      && fits_with (copy, estimator, cancellable, "training.loop_keeps_loss", "false", &memory))
-    add (changes, "training.loop_keeps_loss", "false", "true", memory);
-  if (headroom_project_get_boolean (copy, "training.quant_saves_input")
-      && fits_with (copy, estimator, cancellable, "training.quant_saves_input", "false", &memory))
-    add (changes, "training.quant_saves_input", "false", "true", memory);
+  for (guint i = 0; i < G_N_ELEMENTS (held_switches); i++)
+    if (headroom_project_get_boolean (copy, held_switches[i])
+        && fits_with (copy, estimator, cancellable, held_switches[i], "false", &memory))
+      add (changes, held_switches[i], "false", "true", memory);
 
   /* Recomputation the framework runs, saving more than the project's. */
   framework = headroom_project_get_string (copy, "training.framework");
