@@ -124,8 +124,16 @@ headroom_cli_resolve_model (const char             *text,
       config = headroom_hf_config_parse_bytes (bytes, &local_error);
       if (config == NULL)
         {
-          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                       "%s: %s", text, local_error->message);
+          g_autoptr(GError) project_error = NULL;
+          g_autoptr(HeadroomProject) project = headroom_project_new_from_bytes (bytes, &project_error);
+
+          /* A project's loader names the setting at fault by its label (a
+           * number that is not finite, say); the config's reader, the field. */
+          if (project == NULL && headroom_project_error_get_key (project_error) != NULL)
+            headroom_cli_set_file_error (error, text, project_error);
+          else
+            g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                         "%s: %s", text, local_error->message);
           return FALSE;
         }
 

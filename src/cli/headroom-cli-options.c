@@ -214,6 +214,15 @@ headroom_cli_set_file_error (GError       **error,
       problem = headroom_hf_config_error_get_problem (file_error);
     }
   label = key != NULL && problem != NULL ? headroom_project_get_key_label (key) : NULL;
+  /* A config's field read by the project loader (a number that is not
+   * finite): the model key of that name. */
+  if (label == NULL && key != NULL && problem != NULL && model_key == NULL)
+    {
+      model_key = g_strconcat ("model.", key, NULL);
+      label = headroom_project_get_key_label (model_key);
+      if (label != NULL)
+        key = model_key;
+    }
   /* The label and, in parentheses, the key as the file spells it: a config's
    * own name for a model key. */
   if (label != NULL)

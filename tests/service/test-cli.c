@@ -579,6 +579,10 @@ test_bad_input (void)
     { { "params", "--model", CLI_DATA "/bad-type.json" }, "hidden_size" },
     { { "params", "--model", CLI_DATA "/bad-overflow.json" }, "Hidden size (hidden_size): 4294967296 is out of range; at most 10000000" },
     { { "params", "--model", CLI_DATA "/bad-huge.json" }, "vocab_size: 99999999999999999999 does not fit 64 bits" },
+    /* A number past a double's range, named by its setting's label. */
+    { { "params", "--model", CLI_DATA "/bad-infinite.json" }, "Hidden size (hidden_size): not a finite number\n" },
+    { { "report", CLI_DATA "/bad-infinite.headroom.json" },
+      "Loop keeps the last loss (training.loop_keeps_loss): not a finite number\n" },
     { { "flops", "--model", CLI_DATA "/bad-heads.json" }, "num_attention_heads" },
     /* names */
     { { "params", "--model", "no-such-preset" }, "no-such-preset" },
