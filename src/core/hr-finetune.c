@@ -23,7 +23,6 @@
 #include "hr-flops.h"
 #include "hr-internal.h"
 
-#define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
 
 /* [QLoRA] §2: 4-bit values in blocks of 64 with one absmax each (32 bits,
  * or 8 bits once double-quantised, with one 32-bit constant per 256 of
@@ -59,76 +58,9 @@ static const char * const target_names[] = {
   "q", "k", "v", "o", "gate", "up", "down", "lm_head", "embed",
 };
 
-static bool
-index_of (const char * const *names,
-          size_t              n,
-          const char         *name,
-          int                *value)
-{
-  if (name == NULL)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (strcmp (names[i], name) == 0)
-      {
-        *value = (int) i;
-        return true;
-      }
-  return false;
-}
-
-const char *
-hr_finetune_method_name (HrFinetuneMethod method)
-{
-  return (unsigned) method < N_ELEMENTS (method_names) ? method_names[method] : "unknown";
-}
-
-bool
-hr_finetune_method_from_name (const char       *name,
-                              HrFinetuneMethod *method)
-{
-  int v;
-
-  if (!index_of (method_names, N_ELEMENTS (method_names), name, &v))
-    return false;
-  *method = (HrFinetuneMethod) v;
-  return true;
-}
-
-const char *
-hr_quant_name (HrQuant quant)
-{
-  return (unsigned) quant < N_ELEMENTS (quant_names) ? quant_names[quant] : "unknown";
-}
-
-bool
-hr_quant_from_name (const char *name,
-                    HrQuant    *quant)
-{
-  int v;
-
-  if (!index_of (quant_names, N_ELEMENTS (quant_names), name, &v))
-    return false;
-  *quant = (HrQuant) v;
-  return true;
-}
-
-const char *
-hr_quant_scope_name (HrQuantScope scope)
-{
-  return (unsigned) scope < N_ELEMENTS (scope_names) ? scope_names[scope] : "unknown";
-}
-
-bool
-hr_quant_scope_from_name (const char   *name,
-                          HrQuantScope *scope)
-{
-  int v;
-
-  if (!index_of (scope_names, N_ELEMENTS (scope_names), name, &v))
-    return false;
-  *scope = (HrQuantScope) v;
-  return true;
-}
+DEFINE_NAMES (hr_finetune_method, HrFinetuneMethod, method_names)
+DEFINE_NAMES (hr_quant, HrQuant, quant_names)
+DEFINE_NAMES (hr_quant_scope, HrQuantScope, scope_names)
 
 bool
 hr_finetune_targets_from_string (const char *text,
@@ -196,9 +128,9 @@ hr_finetune_set_model_type (HrFinetune *f,
 {
   int v;
 
-  f->fused_qkv = index_of (fused_qkv_types, N_ELEMENTS (fused_qkv_types), model_type, &v);
-  f->fused_gate_up = index_of (fused_gate_up_types, N_ELEMENTS (fused_gate_up_types),
-                               model_type, &v);
+  f->fused_qkv = hr_name_index (fused_qkv_types, N_ELEMENTS (fused_qkv_types), model_type, &v);
+  f->fused_gate_up = hr_name_index (fused_gate_up_types, N_ELEMENTS (fused_gate_up_types),
+                                    model_type, &v);
 }
 
 /* Settings */

@@ -15,6 +15,37 @@
 #include "hr-planner.h"
 #include "hr-training.h"
 
+#define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* names[value], or "unknown" past the table. */
+const char *hr_name_of    (const char * const *names,
+                           size_t              n,
+                           int                 value);
+
+/* The index of `name` in `names` into *value; false when absent or NULL. */
+bool        hr_name_index (const char * const *names,
+                           size_t              n,
+                           const char         *name,
+                           int                *value);
+
+/* prefix_name() and prefix_from_name() of an enum over its name table. */
+#define DEFINE_NAMES(prefix, Type, table)                                   \
+  const char *                                                              \
+  prefix##_name (Type value)                                                \
+  {                                                                         \
+    return hr_name_of (table, N_ELEMENTS (table), (int) value);            \
+  }                                                                         \
+  bool                                                                      \
+  prefix##_from_name (const char *name,                                     \
+                      Type       *value)                                    \
+  {                                                                         \
+    int v;                                                                  \
+    if (!hr_name_index (table, N_ELEMENTS (table), name, &v))               \
+      return false;                                                         \
+    *value = (Type) v;                                                      \
+    return true;                                                            \
+  }
+
 /* The bits of a comma-separated list of names, names[i] setting bit i,
  * spaces around each allowed ("" is 0); false on a name not in `names`, an
  * empty item or a trailing comma. */

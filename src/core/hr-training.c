@@ -93,23 +93,21 @@ static const char * const loss_names[] = {
   [HR_LOSS_CHUNKED_HEAD] = "chunked-head",
 };
 
-#define N_ELEMENTS(a) (sizeof (a) / sizeof ((a)[0]))
-
-static const char *
-name_of (const char * const *names,
-         size_t              n,
-         int                 value)
+const char *
+hr_name_of (const char * const *names,
+            size_t              n,
+            int                 value)
 {
   if (value < 0 || (size_t) value >= n)
     return "unknown";
   return names[value];
 }
 
-static bool
-value_of (const char * const *names,
-          size_t              n,
-          const char         *name,
-          int                *value)
+bool
+hr_name_index (const char * const *names,
+               size_t              n,
+               const char         *name,
+               int                *value)
 {
   if (name == NULL)
     return false;
@@ -121,23 +119,6 @@ value_of (const char * const *names,
       }
   return false;
 }
-
-#define DEFINE_NAMES(prefix, Type, table)                                   \
-  const char *                                                              \
-  prefix##_name (Type value)                                                \
-  {                                                                         \
-    return name_of (table, N_ELEMENTS (table), (int) value);               \
-  }                                                                         \
-  bool                                                                      \
-  prefix##_from_name (const char *name,                                     \
-                      Type       *value)                                    \
-  {                                                                         \
-    int v;                                                                  \
-    if (!value_of (table, N_ELEMENTS (table), name, &v))                    \
-      return false;                                                         \
-    *value = (Type) v;                                                      \
-    return true;                                                            \
-  }
 
 DEFINE_NAMES (hr_precision, HrPrecision, precision_names)
 DEFINE_NAMES (hr_optimizer, HrOptimizer, optimizer_names)
