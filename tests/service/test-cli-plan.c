@@ -7,8 +7,6 @@
  */
 #include "test-cli.h"
 
-/* Every layout of 8 GPUs multiplies out to 8, fits, and comes fastest first;
- * a pinned --tp holds in every layout. */
 /* One step-time model: `train` of a layout `plan` found predicts the same
  * step, to the last digit (both print 17 significant digits). */
 static void
@@ -169,6 +167,9 @@ test_async_tp (void)
   g_assert_nonnull (strstr (bad_run.err, "Async tensor parallel (--async-tp)"));
 }
 
+/* Every layout of 8 GPUs multiplies out to 8, fits, and comes fastest first;
+ * a pinned --tp holds in every layout, and so does sequence parallelism
+ * pinned on or off. */
 static void
 test_plan (void)
 {
@@ -207,6 +208,24 @@ test_plan (void)
   g_assert_cmpuint (json_array_get_length (layouts), >, 0);
   for (guint i = 0; i < json_array_get_length (layouts); i++)
     g_assert_cmpint (member_int (json_array_get_object_element (layouts, i), "tp"), ==, 2);
+
+  /* --sequence-parallel pins it on, --sequence-parallel=false off: each
+   * search at TP 2 has layouts with and without it otherwise. */
+  for (guint on = 0; on < 2; on++)
+    {
+      g_auto(Run) sp_run = { 0 };
+      g_autoptr(JsonObject) sp = NULL;
+
+      run_cli (&sp_run, "plan", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8",
+               "--global-batch", "64", "--seq", "2048", "--tp", "2", "--top", "1000",
+               on ? "--sequence-parallel" : "--sequence-parallel=false", "--json", NULL);
+      sp = parse_output (&sp_run);
+      layouts = json_node_get_array (member (sp, "layouts"));
+      g_assert_cmpuint (json_array_get_length (layouts), >, 0);
+      for (guint i = 0; i < json_array_get_length (layouts); i++)
+        g_assert_cmpint (json_node_get_boolean (member (json_array_get_object_element (layouts, i),
+                                                        "sequence_parallel")), ==, on);
+    }
 
   /* --zero alone pins ZeRO and leaves FSDP off. */
   {
