@@ -335,8 +335,10 @@ headroom_cli_gpus (int    argc,
             headroom_cli_json_double (builder, dtype_names[d], gpu->peak_flops[d]);
           json_builder_end_object (builder);
           headroom_cli_json_double (builder, "intra_node_bandwidth", gpu->intra_node_bandwidth);
+          headroom_cli_json_double (builder, "inter_node_bandwidth", gpu->inter_node_bandwidth);
           headroom_cli_json_double (builder, "host_bandwidth", gpu->host_bandwidth);
           headroom_cli_json_double (builder, "power_watts", gpu->power_watts);
+          headroom_cli_json_int (builder, "sm_count", (gint64) gpu->sm_count);
           if (headroom_gpu_info_get_source (info) != NULL)
             headroom_cli_json_string (builder, "source", headroom_gpu_info_get_source (info));
           headroom_cli_json_bool (builder, "user_defined", headroom_gpu_info_get_user_defined (info));

@@ -49,6 +49,8 @@ typedef struct
   double host_bandwidth;        /* link to the host's memory (PCIe; NVLink-C2C on Grace
                                  * parts), one direction, bytes/s; 0 = not published */
   double power_watts;           /* board power */
+  double sm_count;              /* streaming multiprocessors; 0 = not published, and
+                                 * collectives take none from the compute (hr-planner.c) */
 
   /* Sustained rates, measured (the catalog cites each source); 0 = not
    * measured, and the planner falls back on peak × its gemm_efficiency. */

@@ -362,6 +362,21 @@ nic_link (const HrPlanContext *ctx)
                   network_latency (ctx) };
 }
 
+/* The network cards a ring of `size` ranks `stride` apart drives in each
+ * node it spans, one per member there (ring_link); 0 within one node. */
+static int64_t
+ring_cards (int64_t stride,
+            int64_t size,
+            int64_t gpus_per_node)
+{
+  int64_t per_node;
+
+  if (stride * size <= gpus_per_node)
+    return 0;
+  per_node = stride < gpus_per_node ? gpus_per_node / stride : 1;
+  return per_node > size ? size : per_node;
+}
+
 /* The ring of a group of `size` ranks `stride` apart (rank order tp, cp,
  * dp, pp). Within a node it runs on NVLink. Across nodes NCCL runs one ring
  * channel per network card, and HGX/DGX nodes have a card per GPU (DGX H100
@@ -375,14 +390,11 @@ ring_link (const HrPlanContext *ctx,
            int64_t              size,
            int64_t              gpus_per_node)
 {
-  int64_t per_node;
+  int64_t per_node = ring_cards (stride, size, gpus_per_node);
   double bandwidth, nodes, latency;
 
-  if (stride * size <= gpus_per_node)
+  if (per_node == 0)
     return node_link (ctx);
-  per_node = stride < gpus_per_node ? gpus_per_node / stride : 1;
-  if (per_node > size)
-    per_node = size;
   bandwidth = (double) per_node * ctx->gpu->inter_node_bandwidth;
   if (bandwidth > ctx->gpu->intra_node_bandwidth)
     bandwidth = ctx->gpu->intra_node_bandwidth;
@@ -1122,6 +1134,10 @@ evaluate_rank (const HrPlanContext    *ctx,
     double reductions = hr_training_unsharded_accumulation (tr) || hr_training_fsdp_pipeline (tr)
                         ? 1.0 : m;
     double rs, ag, ar, bucket;
+    /* the collectives' time that crosses nodes behind the compute, and the
+     * cards each of their rings drives from a node */
+    double hidden_across = 0;
+    int64_t cards = ring_cards (tr->tensor_parallel, tr->context_parallel * dp, gpn);
     int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
                : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
 
@@ -1151,13 +1167,19 @@ evaluate_rank (const HrPlanContext    *ctx,
                    + reductions * ring_bytes (params * g, inside, 1.0)
                    + ring_bytes (params * g / inside, n / inside, 2.0);
         if (tr->overlap)
-          dp_exposed = fwd_gathers * max2 (shard_ag * bucket, shard_ag - fwd_window)
-                       + (m - reductions) * max2 (bwd_ag * bucket, bwd_ag - bwd_window)
-                       + reductions * max2 ((bwd_ag + shard_rs) * bucket,
-                                            bwd_ag + shard_rs - bwd_window)
-                       + max2 (across * bucket, across - bwd_window);
+          {
+            double across_exposed = max2 (across * bucket, across - bwd_window);
+
+            dp_exposed = fwd_gathers * max2 (shard_ag * bucket, shard_ag - fwd_window)
+                         + (m - reductions) * max2 (bwd_ag * bucket, bwd_ag - bwd_window)
+                         + reductions * max2 ((bwd_ag + shard_rs) * bucket,
+                                              bwd_ag + shard_rs - bwd_window)
+                         + across_exposed;
+            hidden_across = across - across_exposed;
+          }
         else
           dp_exposed = dp_time;
+        cards = n > inside ? 1 : 0;
       }
     else if (zero >= 3)
       {
@@ -1205,6 +1227,21 @@ evaluate_rank (const HrPlanContext    *ctx,
           dp_exposed = max2 (ar * bucket, ar - bwd_window);
         else
           dp_exposed = dp_time;
+      }
+    if (tr->fsdp != HR_FSDP_HYBRID && cards > 0)
+      hidden_across = dp_time - dp_exposed;
+
+    /* NCCL's kernels hold their SMs for as long as they move data: one CTA
+     * a channel, and two channels a ring, for it finds one ring per card
+     * across nodes (src/graph/search.cc: each card carries one ring at its
+     * rate) and doubles them (src/graph/connect.cc, ncclTopoPostset). The
+     * compute behind a hidden collective runs on the other SMs, and what it
+     * could not do there waits (docs/planner.md, "SMs that collectives
+     * hold"). */
+    if (ctx->gpu->sm_count > 0 && hidden_across > 0)
+      {
+        step->nccl_sm_share = min2 (1.0, 2.0 * (double) cards / ctx->gpu->sm_count);
+        step->nccl_sms = step->nccl_sm_share * hidden_across;
       }
   }
 
@@ -1300,7 +1337,7 @@ evaluate_rank (const HrPlanContext    *ctx,
                               / (t * p) / bw;
   step->split.recompute = m * recompute_mb;
   step->split.bubble = (p - 1.0) / v * per_mb_avg;
-  step->split.communication = m * comm_mb + dp_exposed;
+  step->split.communication = m * comm_mb + dp_exposed + step->nccl_sms;
   step->step_seconds = step->split.compute + step->split.memory_bound + step->split.recompute
                        + step->split.communication + step->split.bubble + step->split.optimizer
                        + step->split.host_transfer;

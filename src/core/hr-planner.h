@@ -87,6 +87,9 @@ typedef struct
   double  tokens_per_second_per_gpu; /* ÷ every GPU of the run: what frameworks log per rank */
   double  gemm_efficiency;    /* achieved fraction of peak over the step's matrix products */
   double  fsdp_copies;        /* of split.memory_bound: FSDP2's copies (training.fsdp2) */
+  double  nccl_sms;           /* of split.communication: the compute that waits while
+                               * hidden cross-node collectives hold SMs */
+  double  nccl_sm_share;      /* the share of the SMs they hold (0: none counted) */
   double  bubble_fraction;    /* bubble / step */
   int64_t micro_batches;      /* per pipeline per step (gradient accumulation) */
   HrPlanBound bound;

@@ -38,6 +38,9 @@ G_DEFINE_FINAL_TYPE (HeadroomCatalog, headroom_catalog, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (headroom-catalog-error-quark, headroom_catalog_error)
 
+/* Far above any GPU's streaming multiprocessors (the H100 SXM5 has 132). */
+#define MAX_SM_COUNT 1e6
+
 /* The JSON keys of HrGpu.peak_flops, in HrDtype order. */
 static const char * const dtype_keys[HR_DTYPE_N] = {
   "fp32", "tf32", "bf16", "fp16", "fp8", "int8",
@@ -241,8 +244,16 @@ gpu_from_json (JsonObject  *entry,
       || !member_number (entry, "inter_node_bandwidth", FALSE, &gpu.inter_node_bandwidth, id, error)
       || !member_number (entry, "inter_node_latency", FALSE, &gpu.inter_node_latency, id, error)
       || !member_number (entry, "host_bandwidth", FALSE, &gpu.host_bandwidth, id, error)
-      || !member_number (entry, "power_watts", FALSE, &gpu.power_watts, id, error))
+      || !member_number (entry, "power_watts", FALSE, &gpu.power_watts, id, error)
+      || !member_number (entry, "sm_count", FALSE, &gpu.sm_count, id, error))
     return NULL;
+
+  if (gpu.sm_count != floor (gpu.sm_count) || gpu.sm_count > MAX_SM_COUNT)
+    {
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
+                   "%s: sm_count: must be a whole number up to 1,000,000", id);
+      return NULL;
+    }
 
   /* A measured rate above the datasheet's peak is a typo. */
   if (gpu.memory_sustained_bandwidth > gpu.memory_bandwidth)
@@ -759,6 +770,8 @@ save_user_gpus (HeadroomCatalog  *self,
       add_number (builder, "inter_node_latency", gpu->inter_node_latency);
       add_number (builder, "host_bandwidth", gpu->host_bandwidth);
       add_number (builder, "power_watts", gpu->power_watts);
+      if (gpu->sm_count > 0)
+        add_number (builder, "sm_count", gpu->sm_count);
       json_builder_set_member_name (builder, "gemm_sustained_flops");
       json_builder_begin_object (builder);
       for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
@@ -856,6 +869,13 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
     {
       g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
                            "memory_sustained_bandwidth: must lie between 0 and memory_bandwidth");
+      return FALSE;
+    }
+  if (!isfinite (gpu->sm_count) || gpu->sm_count < 0 || gpu->sm_count != floor (gpu->sm_count)
+      || gpu->sm_count > MAX_SM_COUNT)
+    {
+      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                           "sm_count: must be a whole number up to 1,000,000");
       return FALSE;
     }
   for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)

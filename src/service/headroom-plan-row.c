@@ -463,6 +463,26 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
             g_string_append_printf (links, _("%s%s %s of %s"), links->len > 0 ? " + " : "",
                                     hr_plan_comm_name ((HrPlanComm) i), exposed, link);
           }
+        if (step->nccl_sms > 0)
+          {
+            g_autofree char *held = headroom_format_duration (step->nccl_sms);
+
+            /* TRANSLATORS: e.g. "Communication = dp 0.12 s of 1.30 s exposed + 0.17 s of compute
+             * on the 15 % of SMs the collectives hold = 0.29 s" */
+            line = g_strdup_printf (_("%s = %s exposed + %s of compute on the %.0f %% of SMs the "
+                                      "collectives hold = %s"),
+                                    _("Communication"), links->str, held,
+                                    100 * step->nccl_sm_share, total);
+            assumption = _("Ring all-reduce, reduce-scatter and all-gather over the link each "
+                           "group spans; what overlaps the backward (or the next forward) is "
+                           "hidden but for one layer’s share. While a hidden collective crosses "
+                           "nodes, NCCL holds two SMs a network card and the compute runs on the "
+                           "others.");
+            source = _("Patarasuk & Yuan 2009 (ring all-reduce); Rajbhandari et al. 2020 (ZeRO), "
+                       "§7; NCCL src/graph/search.cc and connect.cc (one ring a card, two channels "
+                       "a ring, a CTA a channel)");
+            break;
+          }
         /* TRANSLATORS: e.g. "Communication = tp 0.40 s of 0.80 s + dp 0.12 s of 1.30 s exposed = 0.52 s" */
         line = links->len > 0 ? g_strdup_printf (_("%s = %s exposed = %s"), _("Communication"), links->str, total)
                               : g_strdup_printf ("%s = %s", _("Communication"), total);

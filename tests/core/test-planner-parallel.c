@@ -614,6 +614,70 @@ test_fsdp2_copies (void)
   g_assert_cmpfloat (fsdp2_seconds (&model, &t, &gpu), ==, 0);
 }
 
+/* NCCL holds two SMs a network card while a collective crosses nodes
+ * (docs/planner.md, "SMs that collectives hold"). On the toy, DP 2 over two
+ * nodes all-reduces 2P bytes at 8 GB/s, 15 ms, longer than the layers'
+ * backward it hides behind: 2 · T · L · (24h² + 4sh) FLOPs = 2 · 1024 · 2 ·
+ * (25,165,824 + 4,194,304) = 120,259,084,288 at 0.75 × 100 TFLOP/s,
+ * 1.6035 ms (the memory-bound kernels run at 1e18 B/s). With 100 SMs the
+ * ring of one card holds 2 of them: 0.02 × 1.6035 ms waits. Two GPUs a node
+ * drive two cards: 0.04 × the same. Within one node, without the SM count
+ * or without overlap nothing waits; hybrid FSDP's rings across nodes have
+ * one rank a node: 0.02 of what of them is hidden. */
+static void
+test_nccl_sms (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep step;
+  double backward = 120259084288.0 / 7.5e13;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.sm_count = 100;
+  toy_training (&t);
+  t.nodes = 2;
+  t.global_batch = 2;
+  t.overlap = true;
+
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.nccl_sm_share, 0.02, 1e-12);
+  assert_close (step.comm[HR_PLAN_COMM_DP].seconds - step.comm[HR_PLAN_COMM_DP].exposed,
+                backward, 1e-6);
+  assert_close (step.nccl_sms, 0.02 * backward, 1e-6);
+  assert_close (step.split.communication, step.comm[HR_PLAN_COMM_DP].exposed + step.nccl_sms, 1e-12);
+
+  t.gpus_per_node = 2;
+  t.global_batch = 4;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.nccl_sm_share, 0.04, 1e-12);
+  assert_close (step.nccl_sms, 0.04 * backward, 1e-6);
+
+  /* Hybrid FSDP: the cross-node all-reduce of a shard, one rank a node. */
+  t.fsdp = HR_FSDP_HYBRID;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.nccl_sm_share, 0.02, 1e-12);
+  g_assert_cmpfloat (step.nccl_sms, >, 0);
+  t.fsdp = HR_FSDP_NONE;
+
+  t.overlap = false;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  g_assert_cmpfloat (step.nccl_sms, ==, 0);
+  t.overlap = true;
+
+  gpu.sm_count = 0;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  g_assert_cmpfloat (step.nccl_sms, ==, 0);
+  gpu.sm_count = 100;
+
+  t.nodes = 1;
+  t.global_batch = 2;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].seconds, >, 0);
+  g_assert_cmpfloat (step.nccl_sms, ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -628,6 +692,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/network-cards", test_network_cards);
   g_test_add_func ("/planner/step/torch-context-parallel", test_torch_context_parallel);
   g_test_add_func ("/planner/step/fsdp2-copies", test_fsdp2_copies);
+  g_test_add_func ("/planner/step/nccl-sms", test_nccl_sms);
   g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
   g_test_add_func ("/planner/step/bubble", test_bubble);

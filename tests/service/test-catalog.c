@@ -289,6 +289,11 @@ test_sustained_rates (void)
    * 2.0 TB/s; no published figure for the A100 SXM (0: peak × efficiency). */
   g_assert_cmpfloat (pcie.memory_sustained_bandwidth, ==, 1630e9);
   g_assert_cmpfloat (a100.memory_sustained_bandwidth, ==, 0);
+  /* The architecture whitepapers' SM counts: 108 on the A100, 132 on the
+   * H100 SXM5 and 114 on the H100 PCIe. */
+  g_assert_cmpfloat (a100.sm_count, ==, 108);
+  g_assert_cmpfloat (h100.sm_count, ==, 132);
+  g_assert_cmpfloat (pcie.sm_count, ==, 114);
   remove_user_dir (dir);
 }
 
@@ -328,6 +333,7 @@ test_user_gpu (void)
     .peak_flops = { 91.6e12, 183e12, 362e12, 362e12, 733e12, 733e12 },
     .intra_node_bandwidth = 32e9,
     .power_watts = 350,
+    .sm_count = 142,
     .gemm_sustained_flops = { 0, 0, 300e12, 300e12, 600e12, 0 },
     .attention_fwd_flops = { 150e12, 160e12, 170e12, 180e12, 190e12, 200e12 },
     .attention_bwd_flops = { 100e12, 110e12, 120e12, 130e12, 140e12, 150e12 },
@@ -389,6 +395,16 @@ test_user_gpu_invalid (void)
   g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &above_error));
   g_assert_true (g_str_has_prefix (above_error->message, "memory_sustained_bandwidth"));
   gpu.memory_sustained_bandwidth = 0;
+
+  /* SMs come whole. */
+  {
+    g_autoptr(GError) sm_error = NULL;
+
+    gpu.sm_count = 13.5;
+    g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &sm_error));
+    g_assert_true (g_str_has_prefix (sm_error->message, "sm_count"));
+    gpu.sm_count = 0;
+  }
 
   /* A built-in id cannot be taken over. */
   if (g_list_model_get_n_items (gpus) > 0)

@@ -490,6 +490,12 @@ test_gpus (void)
     {
       JsonObject *gpu = json_array_get_object_element (gpus, i);
 
+      /* The A100's 108 SMs and its 200 Gb/s card (resources/gpus.json). */
+      if (g_strcmp0 (json_object_get_string_member (gpu, "id"), "a100-80gb-sxm") == 0)
+        {
+          g_assert_cmpint (member_int (gpu, "sm_count"), ==, 108);
+          g_assert_cmpfloat (member_double (gpu, "inter_node_bandwidth"), ==, 25e9);
+        }
       if (g_strcmp0 (json_object_get_string_member (gpu, "id"), "test-gpu") != 0)
         continue;
       found = TRUE;

@@ -44,8 +44,6 @@ find_bounds (const Bounds *table,
  * a training step (docs/planner.md, "Check against measured runs"). */
 static const Bounds misses[] = {
   { "torchtitan-a100-llama3-8b-sac-op-fsdp64", 1.15, 1.45 },
-  { "torchtitan-a100-llama3-70b-full-fsdp64", 1.15, 1.35 },
-  { "torchtitan-a100-llama2-13b-noac-fsdp64", 1.15, 1.40 },
   { "torchtune-a100-l32-3b-full-packed", 1.15, 1.45 },
   { "torchtune-a100-l32-3b-full-adamw8bit", 1.15, 1.30 },
   { "llmfoundry-h100-mpt-1b-2k-8gpu", 1.15, 1.30 },
