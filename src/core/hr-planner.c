@@ -659,7 +659,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
-  double norm_bytes, act_bytes, mem_layer, mem_softmax, mem_loss, mem_fwd, mem_bwd, mem_rec;
+  double norm_bytes, act_bytes, mem_layer, mem_softmax, kv_copy, mem_loss, mem_fwd, mem_bwd, mem_rec;
   double cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
@@ -817,6 +817,15 @@ evaluate_rank (const HrPlanContext    *ctx,
       mem_softmax = scores * (2.0 * a + (tr->dropout ? 2.0 * a + mask : 0.0));
     }
   mem_layer += mem_softmax;
+  /* Grouped K and V copied to every query head (reshape of an expanded
+   * view: read kv, write q elements, each of K and V); the backward sums
+   * the copies' gradients back, the same bytes. Eager attention always
+   * does this; a fused kernel takes grouped K and V unless the code base
+   * expands them first (training.expand_kv). */
+  kv_copy = 0.0;
+  if ((tr->attention == HR_ATTENTION_EAGER || tr->expand_kv) && !hr_model_uses_mla (model)
+      && (double) ctx->q_dim / t > kv_local)
+    kv_copy = tokens * 2.0 * ((double) ctx->q_dim / t + kv_local) * a;
   /* Cross-entropy over fp32 logits on the last rank: three passes of 4 bytes. */
   /* A cross-entropy kernel on the 16-bit logits (flash-attn's, Transformer
    * Engine's: a row of a 128K vocabulary is 256 KiB, its second pass served
@@ -829,6 +838,8 @@ evaluate_rank (const HrPlanContext    *ctx,
                   : 0.0;
   mem_fwd = (layers * mem_layer + mem_loss) / bw;
   mem_bwd = 2.0 * mem_fwd;
+  mem_fwd += layers * kv_copy / bw;
+  mem_bwd += layers * kv_copy / bw;
   /* ChunkedLossWrapper's fp32 buffer of the head's input gradient: zeroed
    * (4 bytes an element), each chunk's 16-bit gradient copied in (a + 4),
    * cast back after the loop (4 + a), over tokens × h. */
@@ -854,7 +865,16 @@ evaluate_rank (const HrPlanContext    *ctx,
       cast_fwd = layers * (a + 1.0) * (x + w) / bw;
       cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
     }
-  mem_rec = full * (layers * mem_layer / bw + cast_fwd);
+  mem_rec = full * (layers * (mem_layer + kv_copy) / bw + cast_fwd);
+  /* torchtitan's op-level SAC, eager: the backward replays each layer's
+   * forward under torch.utils.checkpoint's _CachedTorchDispatchMode, which
+   * takes what the policy saved (the products but every second, attention)
+   * from its cache and runs every other op again, so the memory-bound
+   * kernels too, up to the last tensor the backward needs (non-reentrant
+   * checkpoint stops there): all but the layer's last residual add.
+   * torch.compile fuses them into the backward's kernels instead. */
+  if (tr->recompute == HR_RECOMPUTE_OP_SELECTIVE && !tr->compile)
+    mem_rec = covered * layers * (mem_layer + kv_copy - tokens * h * shard * 3.0 * a) / bw;
   /* Megatron's selective modules rerun their memory-bound kernels: the
    * attention core's softmax (eager), the norms, the experts' or the dense
    * MLP's activation (moe_act, moe, mlp). */

@@ -235,9 +235,14 @@ layer_bytes (const HrModel    *model,
   if (t->attention == HR_ATTENTION_FLASH)
     {
       /* FlashAttention (Dao et al. 2022, §3.1) saves q, k, v (k/v heads only),
-       * the output and an fp32 log-sum-exp per head and row. */
+       * the output and an fp32 log-sum-exp per head and row. A code base that
+       * copies k and v to every query head first (training.expand_kv) has the
+       * kernel save the copies; compiled, the partitioner saves the smaller
+       * grouped tensors and copies them again in the backward
+       * (torch/_functorch/partitioners.py, min_cut_rematerialization_partition). */
       if (!up_proj)
-        bytes += a->tokens * a->kv_heads * (a->d_qk + a->d_v) * a->compute;
+        bytes += a->tokens * (t->expand_kv && !t->compile ? a->heads : a->kv_heads)
+                 * (a->d_qk + a->d_v) * a->compute;
       bytes += a->batch * a->heads * a->s_q * 4;
       bytes += o * a->compute;
       if (a->input != a->compute)

@@ -233,6 +233,7 @@ hr_training_init (HrTraining *training)
   training->compile = false;
   training->compile_loss = true;
   training->loss = HR_LOSS_FULL;
+  training->expand_kv = false;
   training->model_upcasts_logits = false;
   /* CEWithChunkedOutputLoss(num_output_chunks=8), pytorch/torchtune
    * torchtune/modules/loss/ce_chunked_output_loss.py */

@@ -177,6 +177,10 @@ typedef struct
   bool    compile_loss;           /* with compile, the loss is compiled too (torchtune;
                                    * torchtitan at the checked commit leaves it eager) */
   HrLoss  loss;
+  bool    expand_kv;              /* grouped K and V copied to every query head before a
+                                   * fused attention kernel (torchtitan's repeat_kv,
+                                   * torchtune's expand and flatten); eager attention
+                                   * always expands them */
   bool    model_upcasts_logits;   /* the model returns fp32 logits (torchtune's
                                    * TransformerDecoder: output(h).float()), so a
                                    * compiled full loss gets them already upcast */

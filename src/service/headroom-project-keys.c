@@ -362,6 +362,12 @@ static const HeadroomKeyInfo keys[] = {
           DESCRIPTION (N_("SwiGLU’s silu and product in one kernel, which saves its two inputs "
                           "only, or as eager passes over the MLP’s intermediate, which also save "
                           "silu’s output; torch.compile fuses the passes"))),
+  BOOL ("training.expand_kv", "false", N_("K/V copied to every query head"),
+        GROUP ("workload/numerics"), TRAIN (expand_kv), VISIBLE_WHEN ("training.attention", "flash"),
+        DESCRIPTION (N_("The model copies grouped keys and values to every query head before "
+                        "the attention kernel (torchtitan, torchtune): the copies are "
+                        "memory-bound passes, and without recomputation the kernel keeps them "
+                        "for the backward"))),
   BOOL ("training.compile", "false", N_("torch.compile"), GROUP ("workload/numerics"), TRAIN (compile)),
   BOOL ("training.compile_loss", "true", N_("Compile the loss"), GROUP ("workload/numerics"),
         TRAIN (compile_loss), VISIBLE_WHEN ("training.compile", "true")),
@@ -900,6 +906,9 @@ static const struct
   /* optimizer.py build_optimizers: AdamW with fused = optimizer.fused (off
    * by default, config_manager.py) and foreach = not fused. */
   { "torchtitan", "training.optimizer_foreach", "true" },
+  /* models/llama/model.py, Attention.forward: repeat_kv(xk), repeat_kv(xv)
+   * (expand, then reshape: a copy) before F.scaled_dot_product_attention. */
+  { "torchtitan", "training.expand_kv", "true" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },
@@ -933,6 +942,9 @@ static const struct
   /* TransformerDecoder.unembed: output = self.output(h).float() without
    * output chunks (torchtune/modules/transformer.py). */
   { "torchtune", "training.model_upcasts_logits", "true" },
+  /* modules/attention.py, MultiHeadAttention.forward: k and v expanded to
+   * every query head and flattened (a copy) before the SDPA call. */
+  { "torchtune", "training.expand_kv", "true" },
   { "torchtune", "training.recompute", "full" },
   { "torchtune", "training.optimizer_in_backward", "true" },
   { "torchtune", "training.optimizer", "adamw-8bit" },

@@ -397,6 +397,68 @@ test_eager_norm (void)
   assert_close (compiled.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
+/* torchtitan's op-level SAC in eager mode replays each layer's forward and
+ * runs every op its policy did not save, so the memory-bound kernels too but
+ * for the last residual add (docs/planner.md, "Recomputation"). Per layer
+ * of the toy (T = h = 1,024, ffn 4,096, LayerNorm and GELU, bf16): two norms
+ * 2 · 2a and two residual adds 2 · 3a per element of T·h, the activation 2a
+ * per element of T·ffn: 1,048,576 · 20 + 4,194,304 · 4 = 37,748,736 bytes;
+ * less the last add, 1,048,576 · 6: 31,457,280; two layers at 0.8 × 1 TB/s.
+ * Compiled, the replay's kernels fuse into the backward's. */
+static void
+test_op_selective_replay (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep eager, compiled;
+
+  toy_model (&model);
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;   /* SDPA's, as torchtitan runs it: no softmax pass */
+  t.recompute = HR_RECOMPUTE_OP_SELECTIVE;
+  step_ok (&model, &t, &gpu, NULL, &eager);
+  t.compile = true;
+  t.compile_loss = false;
+  step_ok (&model, &t, &gpu, NULL, &compiled);
+  assert_close (eager.split.recompute - compiled.split.recompute, 2 * 31457280.0 / 0.8e12, 1e-9);
+}
+
+/* Grouped K and V copied to every query head (training.expand_kv): the toy
+ * with 2 k/v heads of its 8 (q 1,024 and k, v 256 elements a token) reads
+ * 256 and writes 1,024 elements for each of K and V, T = 1,024 tokens in
+ * bf16: 1,024 · 2 · (1,024 + 256) · 2 = 5,242,880 bytes a layer forward;
+ * the backward sums the copies' gradients back, the same bytes. Two layers,
+ * forward and backward, at 0.8 × 1 TB/s; full recomputation copies again. */
+static void
+test_expand_kv (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep grouped, copied;
+
+  toy_model (&model);
+  model.n_kv_heads = 2;
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;
+  step_ok (&model, &t, &gpu, NULL, &grouped);
+  t.expand_kv = true;
+  step_ok (&model, &t, &gpu, NULL, &copied);
+  assert_close (copied.split.memory_bound - grouped.split.memory_bound,
+                2 * 2 * 5242880.0 / 0.8e12, 1e-9);
+  t.recompute = HR_RECOMPUTE_FULL;
+  t.expand_kv = false;
+  step_ok (&model, &t, &gpu, NULL, &grouped);
+  t.expand_kv = true;
+  step_ok (&model, &t, &gpu, NULL, &copied);
+  assert_close (copied.split.recompute - grouped.split.recompute, 2 * 5242880.0 / 0.8e12, 1e-9);
+}
+
 /* Eager rotary embeddings and SwiGLU, op by op (docs/planner.md,
  * "Memory-bound kernels"). q and k hold 2 × 1024 elements a token (8 heads
  * of 128, no grouping), T = 1024 tokens, two layers, forward and backward
@@ -807,6 +869,8 @@ main (int   argc,
   g_test_add_func ("/planner/step/attention-rates", test_attention_rates);
   g_test_add_func ("/planner/step/fp8-casts", test_fp8_casts);
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
+  g_test_add_func ("/planner/step/op-selective-replay", test_op_selective_replay);
+  g_test_add_func ("/planner/step/expand-kv", test_expand_kv);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
   g_test_add_func ("/planner/step/loss-passes", test_loss_passes);
   g_test_add_func ("/planner/step/lora-products", test_lora_products);

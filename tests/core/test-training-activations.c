@@ -477,6 +477,33 @@ test_norm_kernel (void)
   g_assert_cmpfloat (act.final_norm, ==, 12416);
 }
 
+/* torchtitan's repeat_kv and torchtune's expand-and-flatten copy the tiny
+ * Llama's 2 k/v heads to its 4 query heads before SDPA, which saves the
+ * copies: k and v T·4·16·2 B each instead of T·2·16·2, 4,096 more a layer
+ * (62,208 + 4,096 = 66,304). Compiled, the partitioner saves the grouped
+ * tensors and copies them again: 62,208. Full recomputation keeps the
+ * layer's input only, either way. */
+static void
+test_expand_kv (void)
+{
+  HrTrainingActivations act;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  g_assert_cmpint (t.attention, ==, HR_ATTENTION_FLASH);
+  t.expand_kv = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 66304);
+  t.compile = true;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 62208);
+  t.compile = false;
+  t.recompute = HR_RECOMPUTE_FULL;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 32 * 64 * 2);
+}
+
 /* A fused SwiGLU (Megatron's bias_swiglu_impl, Transformer Engine's
  * LayerNormMLP, Liger) saves gate and up and recomputes silu(gate) in the
  * backward: the tiny Llama's 62,208 less T·128·2 = 8,192, 54,016 a layer. */
@@ -1213,6 +1240,7 @@ main (int   argc,
   g_test_add_func ("/training/activations/moa", test_moa_saved);
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/glu-kernel", test_glu_kernel);
+  g_test_add_func ("/training/recipes/expand-kv", test_expand_kv);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/recompute-modules", test_recompute_modules);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);

@@ -43,7 +43,6 @@ find_bounds (const Bounds *table,
  * are the best shape's in a sweep, not the rate at a model's shapes inside
  * a training step (docs/planner.md, "Check against measured runs"). */
 static const Bounds misses[] = {
-  { "torchtitan-a100-llama3-8b-sac-op-fsdp64", 1.15, 1.45 },
   { "torchtune-a100-l32-3b-full-packed", 1.15, 1.45 },
   { "torchtune-a100-l32-3b-full-adamw8bit", 1.15, 1.30 },
   { "llmfoundry-h100-mpt-1b-2k-8gpu", 1.15, 1.30 },
