@@ -800,7 +800,7 @@ print_plan_table (HeadroomProject     *project,
   /* Where nothing fits, the planner's reason says it. */
   if (scope != NULL && result->n_best > 0)
     printf ("%s (--framework)\n", scope);
-  /* TRANSLATORS: %s is "published runs of … reached between 46 and 126 % of such predictions" */
+  /* TRANSLATORS: %s is "published runs of … reached between 52 and 126 % of such predictions" */
   printf (_("Step times predicted from the hardware: %s\n\n"), band);
 
   if (result->n_best == 0)

@@ -728,12 +728,16 @@ evaluate_rank (const HrPlanContext    *ctx,
     spf_bwd[i] = spf[i];
   /* FlashAttention runs at its own measured rates (docs/planner.md,
    * "Attention kernel"). */
-  if (tr->attention == HR_ATTENTION_FLASH
-      && core_seconds_per_flop (ctx, tr->flash_kernel, s, c, keys, tr->causal, &attn_fwd,
-                                &attn_bwd))
+  if (tr->attention == HR_ATTENTION_FLASH)
     {
-      spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = attn_fwd;
-      spf_bwd[HR_FLOPS_ATTN_SCORES] = spf_bwd[HR_FLOPS_ATTN_OVER_V] = attn_bwd;
+      if (core_seconds_per_flop (ctx, tr->flash_kernel, s, c, keys, tr->causal, &attn_fwd,
+                                 &attn_bwd))
+        {
+          spf[HR_FLOPS_ATTN_SCORES] = spf[HR_FLOPS_ATTN_OVER_V] = attn_fwd;
+          spf_bwd[HR_FLOPS_ATTN_SCORES] = spf_bwd[HR_FLOPS_ATTN_OVER_V] = attn_bwd;
+        }
+      else
+        step->attention_as_gemm = true;
     }
 
   /* Matrix products of one micro-batch on the last pipeline rank: its share

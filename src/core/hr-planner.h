@@ -90,6 +90,9 @@ typedef struct
   double  nccl_sms;           /* of split.communication: the compute that waits while
                                * hidden cross-node collectives hold SMs */
   double  nccl_sm_share;      /* the share of the SMs they hold (0: none counted) */
+  bool    attention_as_gemm;  /* flash attention on a GPU with no rate for the kernel
+                               * (HrGpu's attention tables): its core priced as products
+                               * at the GEMM rate, an optimistic assumption */
   double  bubble_fraction;    /* bubble / step */
   int64_t micro_batches;      /* per pipeline per step (gradient accumulation) */
   HrPlanBound bound;

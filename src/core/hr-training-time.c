@@ -176,6 +176,7 @@ hr_training_time_of (const HrModel          *model,
       time->host_bytes = step.host.bytes;
       time->host_seconds = step.split.host_transfer;
       time->predicted = true;
+      time->attention_as_gemm = step.attention_as_gemm;
     }
   else
     {

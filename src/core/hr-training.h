@@ -355,6 +355,8 @@ typedef struct
                                    * hardware FLOPs / (GPUs × peak × mfu) + dequantisation */
   bool    predicted;              /* step_seconds is the hardware prediction (mfu 0), not the
                                    * utilisation set */
+  bool    attention_as_gemm;      /* predicted with the attention core at the GEMM rate:
+                                   * the GPU has no rate for the kernel (HrPlanStep) */
   bool    needs_utilization;      /* mfu 0 with the optimizer step on the CPU (offloaded
                                    * optimizer or parameters), which the prediction does
                                    * not time: step_seconds and every figure made from it

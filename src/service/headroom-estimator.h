@@ -117,7 +117,7 @@ void             headroom_prediction_band                  (HeadroomProject   *p
                                                             double            *low,
                                                             double            *high);
 /* The same, said wherever a predicted time is shown: "published runs of
- * PyTorch frameworks (…) reached between 46 and 126 % of such predictions". */
+ * PyTorch frameworks (…) reached between 52 and 126 % of such predictions". */
 char            *headroom_dup_prediction_band              (HeadroomProject   *project) G_GNUC_WARN_UNUSED_RESULT;
 
 /* A figure's derivation with the project's values substituted, the

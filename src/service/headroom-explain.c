@@ -284,11 +284,20 @@ explain_summary (HeadroomEstimator *self,
                                     "optimizer step on %" G_GINT64_FORMAT " GPUs of %s/s: %.0f %% "
                                     "of peak)"),
                                   label, result, flops, gpus, peak, 100 * t->hfu);
-          assumption = _("The planner’s step model: matrix products at a shape-dependent share of "
-                         "peak, the attention core at the measured rates of the Attention kernel "
-                         "set, memory-bound kernels at memory bandwidth, exposed communication, "
-                         "the pipeline bubble and the optimizer step (docs/planner.md). Set a "
-                         "measured utilisation (Training ▸ Throughput) to override it.");
+          if (t->attention_as_gemm)
+            assumption = _("The planner’s step model: matrix products at a shape-dependent share "
+                           "of peak; no published rate times the Attention kernel set on this "
+                           "GPU, so its core runs as matrix products at that share, faster than "
+                           "such kernels run where they are measured (optimistic); memory-bound "
+                           "kernels at memory bandwidth, exposed communication, the pipeline "
+                           "bubble and the optimizer step (docs/planner.md). Set a measured "
+                           "utilisation (Training ▸ Throughput) to override it.");
+          else
+            assumption = _("The planner’s step model: matrix products at a shape-dependent share of "
+                           "peak, the attention core at the measured rates of the Attention kernel "
+                           "set, memory-bound kernels at memory bandwidth, exposed communication, "
+                           "the pipeline bubble and the optimizer step (docs/planner.md). Set a "
+                           "measured utilisation (Training ▸ Throughput) to override it.");
         }
       /* TRANSLATORS: e.g. "Step time = 2.09 PFLOP ÷ (8 GPUs × 989 TFLOP/s × 40 %) = 660 ms" */
       else if (gpus > 0 && t->peak_flops > 0 && t->hfu > 0 && fabs (check - t->step_seconds) <= 1e-6 * t->step_seconds)

@@ -324,6 +324,9 @@ test_attention_rates (void)
   t.flash_kernel = HR_FLASH_KERNEL_TRITON;
   step_ok (&model, &t, &gpu, NULL, &untabled);
   g_assert_cmpfloat (untabled.split.compute, ==, gemm.split.compute);
+  /* and the step says so (the explanation's optimistic assumption) */
+  g_assert_true (gemm.attention_as_gemm);
+  g_assert_true (untabled.attention_as_gemm);
   for (int i = 0; i < HR_GPU_ATTENTION_POINTS; i++)
     {
       gpu.attention_fwd_flops[i] = 50e12;
@@ -337,6 +340,11 @@ test_attention_rates (void)
   step_ok (&model, &t, &gpu, NULL, &kernel);
   assert_close (kernel.split.compute - gemm.split.compute,
                 fwd / 50e12 + bwd / 25e12 - (fwd + bwd) / 75e12, 1e-9);
+  g_assert_false (kernel.attention_as_gemm);
+  /* Eager attention is products by construction. */
+  t.attention = HR_ATTENTION_EAGER;
+  step_ok (&model, &t, &gpu, NULL, &kernel);
+  g_assert_false (kernel.attention_as_gemm);
 }
 
 /* FP8 linear layers add their casts as memory-bound passes (bandwidth

@@ -240,6 +240,10 @@ test_datasheet_additions_accelerators (void)
     g_assert_cmpfloat (fabs (meta.gemm_sustained_flops[HR_DTYPE_BF16] - 0.78 * 989e12), <, 1e3);
     g_assert_cmpfloat (fabs (meta.gemm_sustained_flops[HR_DTYPE_FP8] - 0.78 * 1979e12), <, 1e3);
     g_assert_cmpfloat (fabs (meta.memory_sustained_bandwidth - 0.92 * 2.4e12), <, 1);
+    /* FlashAttention-2's rates of the SXM5 (an assumption, an upper bound):
+     * 335 TFLOP/s causal at 16k tokens, as on the H100 SXM5. */
+    g_assert_cmpfloat (meta.attention_fwd_causal_flops[5], ==, 335e12);
+    g_assert_cmpfloat (meta.attention_bwd_flops[0], ==, 214e12);
     g_assert_cmpfloat (fabs (b300.memory_sustained_bandwidth - 0.84 * 8e12), <, 1);
   }
   remove_user_dir (dir);

@@ -455,7 +455,7 @@ set_summary (HeadroomPlanView *self)
   {
     g_autofree char *band = headroom_dup_prediction_band (headroom_planner_get_project (self->planner));
     g_autofree char *scope = headroom_planner_dup_scope (self->planner);
-    /* TRANSLATORS: %s is "published runs of … reached between 46 and 126 % of such predictions" */
+    /* TRANSLATORS: %s is "published runs of … reached between 52 and 126 % of such predictions" */
     g_autofree char *bound = g_strdup_printf (_("Step times are predicted from the hardware: %s."),
                                               band);
     g_autofree char *label = NULL;
