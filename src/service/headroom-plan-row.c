@@ -405,8 +405,9 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
           line = g_strdup_printf (_("%s + FSDP2’s copies %s = %s"), kernels, copies, total);
           assumption = _("Norms, activation functions, rotary embeddings, residual adds and the "
                          "loss read and write their tensors at memory bandwidth, the backward "
-                         "twice the forward; FSDP2 copies each gathered parameter out and each "
-                         "gradient into the reduce-scatter’s buffer, on the compute stream.");
+                         "twice the forward; copies of grouped keys and values once each way; "
+                         "FSDP2 copies each gathered parameter out and each gradient into the "
+                         "reduce-scatter’s buffer, on the compute stream.");
           source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2; PyTorch "
                      "fully_shard (_fsdp_collectives.py)");
           break;
@@ -414,7 +415,8 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
       line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
       assumption = _("Norms, activation functions, rotary embeddings, residual adds and the loss "
                      "read and write their tensors at memory bandwidth, the backward twice the "
-                     "forward; QLoRA also dequantises the frozen weights.");
+                     "forward; copies of grouped keys and values once each way; QLoRA also "
+                     "dequantises the frozen weights.");
       source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2");
       break;
     case HEADROOM_PLAN_PART_RECOMPUTE:
@@ -434,10 +436,14 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
                      "Megatron-Core TransformerConfig.recompute_modules");
           break;
         case HR_RECOMPUTE_OP_SELECTIVE:
-          assumption = _("torchtitan’s op-level policy reruns every second matrix product of a "
-                         "layer; flash attention recomputes QKᵀ in its backward.");
-          source = _("torchtitan activation_checkpoint.py (_custom_policy); Dao et al. 2022 "
-                     "(FlashAttention), Algorithm 4");
+          assumption = tr->compile
+                       ? _("torchtitan’s op-level policy reruns every second matrix product of a "
+                           "layer; flash attention recomputes QKᵀ in its backward.")
+                       : _("torchtitan’s op-level policy reruns every second matrix product of a "
+                           "layer and, uncompiled, the layer’s memory-bound kernels but its last "
+                           "residual add; flash attention recomputes QKᵀ in its backward.");
+          source = _("torchtitan activation_checkpoint.py (_custom_policy); torch.utils.checkpoint "
+                     "(_CachedTorchDispatchMode); Dao et al. 2022 (FlashAttention), Algorithm 4");
           break;
         case HR_RECOMPUTE_NONE:
         default:
