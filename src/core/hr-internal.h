@@ -401,6 +401,8 @@ typedef struct
   double kv_heads;    /* k/v heads per TP rank (at least one) */
   double d_qk, d_v;   /* head dims */
   double residual;    /* bytes of the residual stream */
+  double norm_input;  /* bytes of a norm's saved input: the stream's, or under autocast
+                       * MPT's LPLayerNorm's 16-bit copy */
   double compute;     /* bytes of projection outputs and attention tensors */
   double input;       /* bytes of a saved projection input */
   double mask;        /* bytes of a dropout mask element (0 without dropout) */

@@ -660,6 +660,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
   double norm_bytes, act_bytes, mem_layer, mem_softmax, kv_copy, mem_loss, mem_fwd, mem_bwd, mem_rec;
+  double resid, casts, weight_casts;
+  bool autocast;
   double cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
@@ -801,11 +803,34 @@ evaluate_rank (const HrPlanContext    *ctx,
    * its ops one by one: to(fp32) a + 4, pow 4 + 4, mean 4, × rsqrt 4 + 4,
    * to(dtype) 4 + a, × weight a + a (no casts in fp32); torch.compile fuses
    * them back into one kernel. LayerNorm is one kernel either way. */
-  norm_bytes = 2.0 * a;
+  /* Autocast over fp32 parameters (training.fp32_residual, the Hugging Face
+   * Trainer's --bf16, llm-foundry's amp_bf16) keeps the residual stream in
+   * fp32, 4 bytes an element (resid): a sum promotes to its widest input, and the norms run
+   * in fp32 (torch.autocast's fp32 list has layer_norm). Each projection
+   * casts its fp32 input to 16 bits (the lower-precision list: linear), the
+   * casts the saved tensors count (attn_casts, mlp_casts). MPT's
+   * LPLayerNorm (low-precision) casts its own input instead and normalises
+   * in 16 bits, so its output needs no cast. torch.compile fuses these
+   * passes as it fuses a norm's. */
+  autocast = tr->fp32_residual && hr_training_is_mixed (tr) && a < 4.0;
+  resid = autocast && !tr->compile ? 4.0 : a;
+  casts = 0.0;
+  norm_bytes = 2.0 * resid;
   if (tr->norm_kernel == HR_NORM_KERNEL_EAGER && !tr->compile && model->norm_kind == HR_NORM_RMSNORM)
-    norm_bytes = (a < 4.0 ? 2.0 * (a + 4.0) : 0.0) + 20.0 + 2.0 * a;
+    norm_bytes = (resid < 4.0 ? 2.0 * (resid + 4.0) : 0.0) + 20.0 + 2.0 * resid;
+  if (resid > a)
+    {
+      HrActShape shape;
+
+      hr_training_act_shape (model, tr, &shape);
+      if (tr->norm_kernel == HR_NORM_KERNEL_LOW_PRECISION)
+        norm_bytes = (resid + a) + 2.0 * a;
+      else
+        casts = (shape.attn_casts + shape.mlp_casts) * (resid + a);
+    }
   mem_layer = tokens * h * shard * ((double) model->norms_per_layer * norm_bytes  /* norms */
-                                    + 2.0 * 3.0 * a                           /* residual adds */
+                                    + casts                                   /* into 16 bits */
+                                    + 2.0 * (2.0 * resid + a)                 /* residual adds */
                                     + (tr->dropout ? 2.0 * (2.0 * a + mask) : 0.0));
   act_bytes = (moe ? tokens * (double) model->experts_per_token : tokens)
               * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
@@ -844,6 +869,21 @@ evaluate_rank (const HrPlanContext    *ctx,
   mem_bwd = 2.0 * mem_fwd;
   mem_fwd += layers * kv_copy / bw;
   mem_bwd += layers * kv_copy / bw;
+  /* Autocast casts each fp32 weight to 16 bits in every forward (read 4,
+   * write 2; its cache lasts one autocast region), and the backward casts
+   * each trained weight's 16-bit gradient back to fp32 (read 2, write 4);
+   * a quantised base is dequantised instead (below). */
+  weight_casts = 0.0;
+  if (autocast)
+    {
+      bool quantized = tr->finetune.method == HR_FINETUNE_QLORA
+                       && tr->finetune.quant != HR_QUANT_NONE;
+      double weights = (double) memory->params_on_gpu;
+
+      weight_casts = (a + 4.0) * (quantized ? weights * memory->gradient_share : weights) / bw;
+      mem_fwd += weight_casts;
+      mem_bwd += (a + 4.0) * weights * memory->gradient_share / bw;
+    }
   /* ChunkedLossWrapper's fp32 buffer of the head's input gradient: zeroed
    * (4 bytes an element), each chunk's 16-bit gradient copied in (a + 4),
    * cast back after the loop (4 + a), over tokens × h. */
@@ -869,7 +909,7 @@ evaluate_rank (const HrPlanContext    *ctx,
       cast_fwd = layers * (a + 1.0) * (x + w) / bw;
       cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
     }
-  mem_rec = full * (layers * (mem_layer + kv_copy) / bw + cast_fwd);
+  mem_rec = full * (layers * (mem_layer + kv_copy) / bw + cast_fwd + weight_casts);
   /* torchtitan's op-level SAC, eager: the backward replays each layer's
    * forward under torch.utils.checkpoint's _CachedTorchDispatchMode, which
    * takes what the policy saved (the products but every second, attention)
@@ -878,7 +918,8 @@ evaluate_rank (const HrPlanContext    *ctx,
    * checkpoint stops there): all but the layer's last residual add.
    * torch.compile fuses them into the backward's kernels instead. */
   if (tr->recompute == HR_RECOMPUTE_OP_SELECTIVE && !tr->compile)
-    mem_rec = covered * layers * (mem_layer + kv_copy - tokens * h * shard * 3.0 * a) / bw;
+    mem_rec = covered * (layers * (mem_layer + kv_copy - tokens * h * shard * (2.0 * resid + a)) / bw
+                         + weight_casts);
   /* Megatron's selective modules rerun their memory-bound kernels: the
    * attention core's softmax (eager), the norms, the experts' or the dense
    * MLP's activation (moe_act, moe, mlp). */

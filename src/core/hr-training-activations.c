@@ -49,6 +49,7 @@ hr_training_act_shape (const HrModel    *model,
    * input; Transformer Engine saves fp8 casts of the projection inputs. */
   a->compute = t->precision == HR_PRECISION_FP32 ? 4 : 2;
   a->residual = (t->precision == HR_PRECISION_FP32 || autocast) ? 4 : 2;
+  a->norm_input = a->residual;
   a->input = t->precision == HR_PRECISION_FP8_MIXED ? 1 : a->compute;
   a->mask = t->dropout ? (double) t->dropout_mask_bytes : 0;
 
@@ -58,6 +59,16 @@ hr_training_act_shape (const HrModel    *model,
   a->mlp_casts = autocast ? (model->ffn_kind == HR_FFN_GATED ? 2 : 1) : 1;
   if (model->parallel_block && model->norms_per_layer == 1 && !autocast)
     a->mlp_casts = 0;
+  /* MPT's LPLayerNorm (low_precision_layernorm) casts its input to 16 bits
+   * and normalises with autocast off: it saves the 16-bit copy, and the
+   * projections after it save its 16-bit output once, uncast
+   * (llmfoundry/models/layers/norm.py, LPLayerNorm.forward). */
+  if (autocast && t->norm_kernel == HR_NORM_KERNEL_LOW_PRECISION)
+    {
+      a->norm_input = a->compute;
+      a->attn_casts = 1;
+      a->mlp_casts = model->parallel_block && model->norms_per_layer == 1 ? 0 : 1;
+    }
 
   /* An eager RMSNorm (transformers LlamaRMSNorm, torchtune RMSNorm) runs
    * x.float(), pow, mean, rsqrt and two muls: pow and mul save the fp32 copy
@@ -210,7 +221,7 @@ layer_bytes (const HrModel    *model,
 
   /* Norm inputs and statistics; projection inputs (the norm outputs). */
   bytes += (double) model->norms_per_layer
-           * (a->tokens * a->h_rep * (a->residual + a->norm_fp32) + norm_stats (model, a));
+           * (a->tokens * a->h_rep * (a->norm_input + a->norm_fp32) + norm_stats (model, a));
   /* layernorm discards a norm's output, which its projections saved, and
    * rebuilds it for the backward; only a norm that is its own module: with
    * Transformer Engine's fused norms (LayerNormLinear) that is the MoE
@@ -488,7 +499,7 @@ hr_training_stage_activations (const HrModel         *model,
       if (model->final_norm)
         act->final_norm = a->tokens * a->h_rep
                           * ((hr_finetune_is_adapter (&training->finetune) && a->head_norm_fp32 > 0
-                              ? 0 : a->residual) + a->head_norm_fp32)
+                              ? 0 : a->norm_input) + a->head_norm_fp32)
                           + norm_stats (model, a);
       /* The output layer stays 16-bit under fp8 (Megatron's output layer is
        * not a Transformer Engine module): it saves its input in the compute

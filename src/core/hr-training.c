@@ -69,6 +69,7 @@ static const char * const recompute_names[] = {
 static const char * const norm_kernel_names[] = {
   [HR_NORM_KERNEL_FUSED] = "fused",
   [HR_NORM_KERNEL_EAGER] = "eager",
+  [HR_NORM_KERNEL_LOW_PRECISION] = "low-precision",
 };
 
 static const char * const rope_kernel_names[] = {

@@ -56,13 +56,16 @@ typedef enum
 } HrOptimizer;
 
 /* How the norms run: one fused kernel that saves its input and statistics
- * (Transformer Engine, Apex, Liger, torch.compile), or eager PyTorch ops
+ * (Transformer Engine, Apex, Liger, torch.compile), eager PyTorch ops
  * (Hugging Face LlamaRMSNorm, torchtune RMSNorm) that also save an fp32 copy
- * of the input. */
+ * of the input, or, under autocast, a kernel on a 16-bit copy of its input
+ * whose 16-bit output the projections take uncast (MPT's LPLayerNorm,
+ * llm-foundry's low_precision_layernorm; the fused kernel otherwise). */
 typedef enum
 {
   HR_NORM_KERNEL_FUSED,
   HR_NORM_KERNEL_EAGER,
+  HR_NORM_KERNEL_LOW_PRECISION,
 } HrNormKernel;
 
 /* How the rotary embedding runs (docs/planner.md, "Memory-bound kernels"):

@@ -32,8 +32,10 @@ static const char * const framework_labels[] = {
   N_("Hugging Face Trainer"), N_("torchtune"), NULL };
 static const char * const overlap_choices[] = { "on", "off", NULL };
 static const char * const overlap_labels[] = { N_("On"), N_("Off"), NULL };
-static const char * const norm_kernel_choices[] = { "fused", "eager", NULL };
-static const char * const norm_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
+static const char * const norm_kernel_choices[] = { "fused", "eager", "low-precision", NULL };
+static const char * const norm_kernel_labels[] = {
+  N_("Fused"), N_("Eager"), N_("16-bit under autocast (MPT)"), NULL
+};
 static const char * const rope_kernel_choices[] = {
   "fused", "rotate-half", "complex", "interleaved", NULL
 };

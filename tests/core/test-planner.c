@@ -467,6 +467,51 @@ test_expand_kv (void)
   assert_close (copied.split.recompute - grouped.split.recompute, 2 * 5242880.0 / 0.8e12, 1e-9);
 }
 
+/* Autocast over fp32 parameters (fp32_residual): the toy's residual stream
+ * and LayerNorms in fp32 (r = 4), each projection casting its fp32 input to
+ * bf16 (a = 2): per element of T·h a layer, the norms 2 · 2r = 16 and the
+ * two sums 2 · (2r + a) = 20 instead of 8 and 12, and the casts into q, k, v
+ * and fc1 4 · (r + a) = 24: 40 bytes more, over 1,048,576 elements, two
+ * layers, forward and twice that backward. The weights cast to bf16 each
+ * forward and their gradients back to fp32 each backward: 6P twice. MPT's
+ * LPLayerNorm casts its input and normalises in bf16, (r + a) + 2a = 10 a
+ * norm, and its output needs no cast: 20 bytes more. Compiled, the
+ * activations' passes fuse; the weight casts stay. */
+static void
+test_autocast_passes (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrParams params;
+  HrPlanStep mixed, autocast;
+  double P, elements = 2 * 3 * 1048576.0;
+
+  toy_model (&model);
+  g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
+  P = (double) params.total;
+  toy_gpu (&gpu);
+  gpu.memory_bandwidth = 1e12;
+  toy_training (&t);
+  t.attention = HR_ATTENTION_FLASH;
+  step_ok (&model, &t, &gpu, NULL, &mixed);
+  t.fp32_residual = true;
+  step_ok (&model, &t, &gpu, NULL, &autocast);
+  assert_close (autocast.split.memory_bound - mixed.split.memory_bound,
+                (40 * elements + 12 * P) / 0.8e12, 1e-9);
+  t.norm_kernel = HR_NORM_KERNEL_LOW_PRECISION;
+  step_ok (&model, &t, &gpu, NULL, &autocast);
+  assert_close (autocast.split.memory_bound - mixed.split.memory_bound,
+                (20 * elements + 12 * P) / 0.8e12, 1e-9);
+  t.norm_kernel = HR_NORM_KERNEL_FUSED;
+  t.compile = true;
+  t.compile_loss = false;
+  step_ok (&model, &t, &gpu, NULL, &autocast);
+  t.fp32_residual = false;
+  step_ok (&model, &t, &gpu, NULL, &mixed);
+  assert_close (autocast.split.memory_bound - mixed.split.memory_bound, 12 * P / 0.8e12, 1e-9);
+}
+
 /* Eager rotary embeddings and SwiGLU, op by op (docs/planner.md,
  * "Memory-bound kernels"). q and k hold 2 × 1024 elements a token (8 heads
  * of 128, no grouping), T = 1024 tokens, two layers, forward and backward
@@ -879,6 +924,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/op-selective-replay", test_op_selective_replay);
   g_test_add_func ("/planner/step/expand-kv", test_expand_kv);
+  g_test_add_func ("/planner/step/autocast-passes", test_autocast_passes);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
   g_test_add_func ("/planner/step/loss-passes", test_loss_passes);
   g_test_add_func ("/planner/step/lora-products", test_lora_products);

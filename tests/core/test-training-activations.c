@@ -504,6 +504,35 @@ test_expand_kv (void)
   g_assert_cmpfloat (act.per_layer, ==, 32 * 64 * 2);
 }
 
+/* Under autocast (fp32 parameters) a fused norm saves its fp32 input, 4 B
+ * an element, and q, k, v, gate and up each save their own bf16 cast of its
+ * output, five of 2 B. MPT's LPLayerNorm saves its bf16 copy of the input and
+ * its bf16 output once for each sublayer: per element of the tiny Llama's
+ * T·h = 32 · 64 = 2,048, two norms (4 − 2) + casts (5 − 2) · 2 = 10 B less,
+ * 20,480 a layer; the final norm (4 − 2) · 2,048 = 4,096 less. */
+static void
+test_low_precision_norm (void)
+{
+  HrTrainingActivations fused, low;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  t.precision = HR_PRECISION_BF16_MIXED;
+  t.fp32_residual = true;
+  activations_ok (&model, &t, &fused);
+  t.norm_kernel = HR_NORM_KERNEL_LOW_PRECISION;
+  activations_ok (&model, &t, &low);
+  g_assert_cmpfloat (fused.per_layer - low.per_layer, ==, 20480);
+  g_assert_cmpfloat (fused.final_norm - low.final_norm, ==, 4096);
+  /* Without autocast it is the fused kernel. */
+  t.fp32_residual = false;
+  activations_ok (&model, &t, &low);
+  t.norm_kernel = HR_NORM_KERNEL_FUSED;
+  activations_ok (&model, &t, &fused);
+  g_assert_cmpfloat (low.per_layer, ==, fused.per_layer);
+}
+
 /* A fused SwiGLU (Megatron's bias_swiglu_impl, Transformer Engine's
  * LayerNormMLP, Liger) saves gate and up and recomputes silu(gate) in the
  * backward: the tiny Llama's 62,208 less T·128·2 = 8,192, 54,016 a layer. */
@@ -1241,6 +1270,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/loss", test_loss_kinds);
   g_test_add_func ("/training/recipes/glu-kernel", test_glu_kernel);
   g_test_add_func ("/training/recipes/expand-kv", test_expand_kv);
+  g_test_add_func ("/training/recipes/low-precision-norm", test_low_precision_norm);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/recompute-modules", test_recompute_modules);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);

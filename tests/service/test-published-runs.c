@@ -88,19 +88,17 @@ set_row (HeadroomProject *project,
       const char *precision = json_object_get_string_member (settings, "precision");
       const char *mode = json_object_get_string_member (settings, "fsdp_mixed_precision");
 
-      /* Composer's FSDP, fused low-precision LayerNorm, as test-real-runs.c
-       * maps the same tables: amp_bf16 is autocast over fp32 parameters,
-       * bf16 with FSDP's PURE mixed precision keeps 16-bit parameters,
-       * amp_fp8 is Transformer Engine's fp8 over te.Linear. */
+      /* Composer's FSDP and MPT's LPLayerNorm, as test-real-runs.c maps the
+       * same tables: FSDP's mixed precision gathers 16-bit parameters under
+       * DEFAULT and PURE alike, and DEFAULT reduces the gradients in fp32
+       * (composer/trainer/mosaic_fsdp_utils.py get_mixed_precision at
+       * v0.16.4 and v0.17.2, the releases llm-foundry pinned); amp_fp8 is
+       * Transformer Engine's fp8 over te.Linear. */
       set (project, "training.fsdp", g_str_equal (sharding, "SHARD_GRAD_OP") ? "grad-op" : "full");
       set (project, "training.zero_stage", "0");
-      set (project, "training.norm_kernel", "fused");
-      if (g_str_equal (precision, "amp_fp8"))
-        set (project, "training.precision", "fp8-mixed");
-      else if (g_str_equal (mode, "PURE"))
-        set (project, "training.precision", "bf16-mixed");
-      else
-        set (project, "training.precision", "bf16-autocast");
+      set (project, "training.norm_kernel", "low-precision");
+      set (project, "training.precision", g_str_equal (precision, "amp_fp8") ? "fp8-mixed" : "bf16-mixed");
+      set (project, "training.fp32_gradients", g_str_equal (mode, "PURE") ? "false" : "true");
       set (project, "training.recompute",
            g_str_equal (json_object_get_string_member (settings, "activation_checkpointing"), "True")
            ? "full" : "none");

@@ -165,13 +165,18 @@ set_row (HeadroomProject *project,
     }
   else
     {
-      /* llm-foundry: Composer's FSDP with fused LayerNorm; amp_bf16 is
-       * autocast over fp32 parameters, PURE keeps 16-bit parameters. */
+      /* llm-foundry: Composer's FSDP with MPT's LPLayerNorm
+       * (submit_benchmarks.py: norm_type low_precision_layernorm). FSDP's
+       * mixed precision gathers 16-bit parameters under DEFAULT and PURE
+       * alike; DEFAULT reduces the gradients in fp32
+       * (composer/trainer/mosaic_fsdp_utils.py get_mixed_precision at
+       * v0.16.4 and v0.17.2, the releases llm-foundry pinned), so amp_bf16
+       * runs no autocast casts over fp32 weights. */
       set (project, "training.fsdp", "full");
       set (project, "training.zero_stage", "0");
-      set (project, "training.norm_kernel", "fused");
-      set (project, "training.precision", strstr (precision, "PURE") != NULL
-                                          ? "bf16-mixed" : "bf16-autocast");
+      set (project, "training.norm_kernel", "low-precision");
+      set (project, "training.precision", "bf16-mixed");
+      set (project, "training.fp32_gradients", strstr (precision, "PURE") != NULL ? "false" : "true");
       set (project, "training.recompute", g_str_has_prefix (checkpointing, "full") ? "full" : "none");
       /* ComposerMPTCausalLM's loss_fn default, 'fused_crossentropy':
        * flash-attn's CrossEntropyLoss on the 16-bit logits. */
