@@ -803,15 +803,15 @@ evaluate_rank (const HrPlanContext    *ctx,
    * its ops one by one: to(fp32) a + 4, pow 4 + 4, mean 4, × rsqrt 4 + 4,
    * to(dtype) 4 + a, × weight a + a (no casts in fp32); torch.compile fuses
    * them back into one kernel. LayerNorm is one kernel either way. */
-  /* Autocast over fp32 parameters (training.fp32_residual, the Hugging Face
-   * Trainer's --bf16, llm-foundry's amp_bf16) keeps the residual stream in
-   * fp32, 4 bytes an element (resid): a sum promotes to its widest input, and the norms run
-   * in fp32 (torch.autocast's fp32 list has layer_norm). Each projection
-   * casts its fp32 input to 16 bits (the lower-precision list: linear), the
-   * casts the saved tensors count (attn_casts, mlp_casts). MPT's
-   * LPLayerNorm (low-precision) casts its own input instead and normalises
-   * in 16 bits, so its output needs no cast. torch.compile fuses these
-   * passes as it fuses a norm's. */
+  /* Autocast over fp32 parameters (training.fp32_residual: the Hugging Face
+   * Trainer's --bf16, Lightning's bf16-mixed) keeps the residual stream in
+   * fp32, `resid` = 4 bytes an element: a sum promotes to its widest input,
+   * and the norms run in fp32 (torch.autocast's fp32 list has layer_norm).
+   * Each projection casts its fp32 input to 16 bits (the lower-precision
+   * list: linear), the casts the saved tensors count (attn_casts,
+   * mlp_casts). MPT's LPLayerNorm (low-precision) casts its own input
+   * instead and normalises in 16 bits, so its output needs no cast.
+   * torch.compile fuses these passes as it fuses a norm's. */
   autocast = tr->fp32_residual && hr_training_is_mixed (tr) && a < 4.0;
   resid = autocast && !tr->compile ? 4.0 : a;
   casts = 0.0;
