@@ -339,6 +339,7 @@ headroom_cli_gpus (int    argc,
           headroom_cli_json_double (builder, "host_bandwidth", gpu->host_bandwidth);
           headroom_cli_json_double (builder, "power_watts", gpu->power_watts);
           headroom_cli_json_int (builder, "sm_count", (gint64) gpu->sm_count);
+          headroom_cli_json_int (builder, "nvlink_nccl_channels", (gint64) gpu->nvlink_nccl_channels);
           if (headroom_gpu_info_get_source (info) != NULL)
             headroom_cli_json_string (builder, "source", headroom_gpu_info_get_source (info));
           headroom_cli_json_bool (builder, "user_defined", headroom_gpu_info_get_user_defined (info));

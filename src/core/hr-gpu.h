@@ -51,6 +51,9 @@ typedef struct
   double power_watts;           /* board power */
   double sm_count;              /* streaming multiprocessors; 0 = not published, and
                                  * collectives take none from the compute (hr-planner.c) */
+  double nvlink_nccl_channels;  /* channels (one CTA each) NCCL runs a collective on within
+                                 * a node, derived from its graph search; 0 = not derived,
+                                 * and those collectives take no SMs from the compute */
 
   /* Sustained rates, measured (the catalog cites each source); 0 = not
    * measured, and the planner falls back on peak × its gemm_efficiency. */

@@ -1297,16 +1297,22 @@ evaluate_rank (const HrPlanContext    *ctx,
       hidden_across = dp_time - dp_exposed;
 
     /* NCCL's kernels hold their SMs for as long as they move data: one CTA
-     * a channel, and two channels a ring, for it finds one ring per card
-     * across nodes (src/graph/search.cc: each card carries one ring at its
-     * rate) and doubles them (src/graph/connect.cc, ncclTopoPostset). The
-     * compute behind a hidden collective runs on the other SMs, and what it
-     * could not do there waits (docs/planner.md, "SMs that collectives
-     * hold"). */
-    if (ctx->gpu->sm_count > 0 && hidden_across > 0)
+     * a channel. Across nodes two channels a ring, for it finds one ring per
+     * card (src/graph/search.cc: each card carries one ring at its rate)
+     * and doubles them (src/graph/connect.cc, ncclTopoPostset); within a
+     * node the GPU's nvlink_nccl_channels. The compute behind a hidden
+     * collective runs on the other SMs, and what it could not do there
+     * waits (docs/planner.md, "SMs that collectives hold"). */
+    if (ctx->gpu->sm_count > 0)
       {
-        step->nccl_sm_share = min2 (1.0, 2.0 * (double) cards / ctx->gpu->sm_count);
-        step->nccl_sms = step->nccl_sm_share * hidden_across;
+        double sms = ctx->gpu->sm_count;
+        double hidden = max2 (0.0, dp_time - dp_exposed);
+        double within = d * c > 1.0 ? max2 (0.0, hidden - hidden_across) : 0.0;
+
+        step->nccl_sms = min2 (1.0, 2.0 * (double) cards / sms) * hidden_across
+                         + min2 (1.0, ctx->gpu->nvlink_nccl_channels / sms) * within;
+        if (hidden > 0)
+          step->nccl_sm_share = step->nccl_sms / hidden;
       }
   }
 

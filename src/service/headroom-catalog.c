@@ -41,6 +41,20 @@ G_DEFINE_QUARK (headroom-catalog-error-quark, headroom_catalog_error)
 /* Far above any GPU's streaming multiprocessors (the H100 SXM5 has 132). */
 #define MAX_SM_COUNT 1e6
 
+/* The GPU's counts (SMs, NCCL channels) are whole, and below MAX_SM_COUNT:
+ * the name of the first that is not, else NULL. */
+static const char *
+bad_count (const HrGpu *gpu)
+{
+  if (!(gpu->sm_count >= 0 && gpu->sm_count <= MAX_SM_COUNT
+        && gpu->sm_count == floor (gpu->sm_count)))
+    return "sm_count";
+  if (!(gpu->nvlink_nccl_channels >= 0 && gpu->nvlink_nccl_channels <= MAX_SM_COUNT
+        && gpu->nvlink_nccl_channels == floor (gpu->nvlink_nccl_channels)))
+    return "nvlink_nccl_channels";
+  return NULL;
+}
+
 /* The JSON keys of HrGpu.peak_flops, in HrDtype order. */
 static const char * const dtype_keys[HR_DTYPE_N] = {
   "fp32", "tf32", "bf16", "fp16", "fp8", "int8",
@@ -245,13 +259,15 @@ gpu_from_json (JsonObject  *entry,
       || !member_number (entry, "inter_node_latency", FALSE, &gpu.inter_node_latency, id, error)
       || !member_number (entry, "host_bandwidth", FALSE, &gpu.host_bandwidth, id, error)
       || !member_number (entry, "power_watts", FALSE, &gpu.power_watts, id, error)
-      || !member_number (entry, "sm_count", FALSE, &gpu.sm_count, id, error))
+      || !member_number (entry, "sm_count", FALSE, &gpu.sm_count, id, error)
+      || !member_number (entry, "nvlink_nccl_channels", FALSE, &gpu.nvlink_nccl_channels, id,
+                         error))
     return NULL;
 
-  if (gpu.sm_count != floor (gpu.sm_count) || gpu.sm_count > MAX_SM_COUNT)
+  if (bad_count (&gpu) != NULL)
     {
       g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE,
-                   "%s: sm_count: must be a whole number up to 1,000,000", id);
+                   "%s: %s: must be a whole number up to 1,000,000", id, bad_count (&gpu));
       return NULL;
     }
 
@@ -772,6 +788,8 @@ save_user_gpus (HeadroomCatalog  *self,
       add_number (builder, "power_watts", gpu->power_watts);
       if (gpu->sm_count > 0)
         add_number (builder, "sm_count", gpu->sm_count);
+      if (gpu->nvlink_nccl_channels > 0)
+        add_number (builder, "nvlink_nccl_channels", gpu->nvlink_nccl_channels);
       json_builder_set_member_name (builder, "gemm_sustained_flops");
       json_builder_begin_object (builder);
       for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)
@@ -871,11 +889,10 @@ headroom_catalog_add_user_gpu (HeadroomCatalog  *self,
                            "memory_sustained_bandwidth: must lie between 0 and memory_bandwidth");
       return FALSE;
     }
-  if (!isfinite (gpu->sm_count) || gpu->sm_count < 0 || gpu->sm_count != floor (gpu->sm_count)
-      || gpu->sm_count > MAX_SM_COUNT)
+  if (bad_count (gpu) != NULL)
     {
-      g_set_error_literal (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
-                           "sm_count: must be a whole number up to 1,000,000");
+      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_INVALID,
+                   "%s: must be a whole number up to 1,000,000", bad_count (gpu));
       return FALSE;
     }
   for (int dtype = 0; dtype < HR_DTYPE_N; dtype++)

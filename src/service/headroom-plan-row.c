@@ -481,9 +481,9 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
                                     100 * step->nccl_sm_share, total);
             assumption = _("Ring all-reduce, reduce-scatter and all-gather over the link each "
                            "group spans; what overlaps the backward (or the next forward) is "
-                           "hidden but for one layer’s share. While a hidden collective crosses "
-                           "nodes, NCCL holds two SMs a network card and the compute runs on the "
-                           "others.");
+                           "hidden but for one layer’s share. While a hidden collective runs, "
+                           "NCCL holds SMs, two a network card across nodes and the GPU’s NVLink "
+                           "channels within a node, and the compute runs on the others.");
             source = _("Patarasuk & Yuan 2009 (ring all-reduce); Rajbhandari et al. 2020 (ZeRO), "
                        "§7; NCCL src/graph/search.cc and connect.cc (one ring a card, two channels "
                        "a ring, a CTA a channel)");

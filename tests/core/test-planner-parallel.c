@@ -621,9 +621,12 @@ test_fsdp2_copies (void)
  * (25,165,824 + 4,194,304) = 120,259,084,288 at 0.75 × 100 TFLOP/s,
  * 1.6035 ms (the memory-bound kernels run at 1e18 B/s). With 100 SMs the
  * ring of one card holds 2 of them: 0.02 × 1.6035 ms waits. Two GPUs a node
- * drive two cards: 0.04 × the same. Within one node, without the SM count
- * or without overlap nothing waits; hybrid FSDP's rings across nodes have
- * one rank a node: 0.02 of what of them is hidden. */
+ * drive two cards: 0.04 × the same. Without the SM count or without
+ * overlap nothing waits; hybrid FSDP's rings across nodes have one rank a
+ * node, 2 SMs, and its shards within a node run on the GPU's NVLink
+ * channels (2 here): 0.02 of all that is hidden. Within one node the
+ * channels hold: 24 of 100 SMs for what of the all-reduce is hidden, none
+ * where the GPU has no count. */
 static void
 test_nccl_sms (void)
 {
@@ -656,9 +659,13 @@ test_nccl_sms (void)
 
   /* Hybrid FSDP: the cross-node all-reduce of a shard, one rank a node. */
   t.fsdp = HR_FSDP_HYBRID;
+  gpu.nvlink_nccl_channels = 2;
   step_ok (&model, &t, &gpu, NULL, &step);
   assert_close (step.nccl_sm_share, 0.02, 1e-12);
-  g_assert_cmpfloat (step.nccl_sms, >, 0);
+  assert_close (step.nccl_sms,
+                0.02 * (step.comm[HR_PLAN_COMM_DP].seconds - step.comm[HR_PLAN_COMM_DP].exposed),
+                1e-12);
+  gpu.nvlink_nccl_channels = 0;
   t.fsdp = HR_FSDP_NONE;
 
   t.overlap = false;
@@ -676,6 +683,13 @@ test_nccl_sms (void)
   step_ok (&model, &t, &gpu, NULL, &step);
   g_assert_cmpfloat (step.comm[HR_PLAN_COMM_DP].seconds, >, 0);
   g_assert_cmpfloat (step.nccl_sms, ==, 0);
+  gpu.nvlink_nccl_channels = 24;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.nccl_sm_share, 0.24, 1e-12);
+  assert_close (step.nccl_sms,
+                0.24 * (step.comm[HR_PLAN_COMM_DP].seconds - step.comm[HR_PLAN_COMM_DP].exposed),
+                1e-12);
+  g_assert_cmpfloat (step.nccl_sms, >, 0);
 }
 
 int

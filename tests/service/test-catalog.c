@@ -296,6 +296,10 @@ test_sustained_rates (void)
   /* The architecture whitepapers' SM counts: 108 on the A100, 132 on the
    * H100 SXM5 and 114 on the H100 PCIe. */
   g_assert_cmpfloat (a100.sm_count, ==, 108);
+  /* NCCL's rings within a DGX A100 node: 240 GB/s of NVLink at 40 a ring,
+   * 6, doubled twice (resources/gpus.json); not derived for the H100. */
+  g_assert_cmpfloat (a100.nvlink_nccl_channels, ==, 24);
+  g_assert_cmpfloat (h100.nvlink_nccl_channels, ==, 0);
   g_assert_cmpfloat (h100.sm_count, ==, 132);
   g_assert_cmpfloat (pcie.sm_count, ==, 114);
   remove_user_dir (dir);
@@ -338,6 +342,7 @@ test_user_gpu (void)
     .intra_node_bandwidth = 32e9,
     .power_watts = 350,
     .sm_count = 142,
+    .nvlink_nccl_channels = 16,
     .gemm_sustained_flops = { 0, 0, 300e12, 300e12, 600e12, 0 },
     .attention_fwd_flops = { 150e12, 160e12, 170e12, 180e12, 190e12, 200e12 },
     .attention_bwd_flops = { 100e12, 110e12, 120e12, 130e12, 140e12, 150e12 },
@@ -404,10 +409,17 @@ test_user_gpu_invalid (void)
   {
     g_autoptr(GError) sm_error = NULL;
 
+    g_autoptr(GError) channel_error = NULL;
+
     gpu.sm_count = 13.5;
     g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu, &sm_error));
     g_assert_true (g_str_has_prefix (sm_error->message, "sm_count"));
     gpu.sm_count = 0;
+    gpu.nvlink_nccl_channels = -1;
+    g_assert_false (headroom_catalog_add_user_gpu (catalog, "bad", NULL, NULL, NULL, &gpu,
+                                                   &channel_error));
+    g_assert_true (g_str_has_prefix (channel_error->message, "nvlink_nccl_channels"));
+    gpu.nvlink_nccl_channels = 0;
   }
 
   /* A built-in id cannot be taken over. */

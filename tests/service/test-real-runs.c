@@ -47,7 +47,6 @@ static const Bounds misses[] = {
   { "torchtune-a100-l32-3b-full-adamw8bit", 1.15, 1.30 },
   { "llmfoundry-h100-mpt-1b-2k-8gpu", 1.15, 1.30 },
   { "llmfoundry-h100-mpt-7b-2k-8gpu", 1.15, 1.35 },
-  { "llmfoundry-a100-mpt-7b-2k-8gpu", 1.15, 1.25 },
 };
 
 static const char *
