@@ -405,6 +405,18 @@ test_eager_norm (void)
   assert_close (compiled.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
+/* The toy GPU at 1 TB/s, so that memory-bound passes show, and the toy
+ * setting with SDPA's flash attention (no softmax pass). */
+static void
+memory_toy (HrGpu      *gpu,
+            HrTraining *t)
+{
+  toy_gpu (gpu);
+  gpu->memory_bandwidth = 1e12;
+  toy_training (t);
+  t->attention = HR_ATTENTION_FLASH;
+}
+
 /* torchtitan's op-level SAC in eager mode replays each layer's forward and
  * runs every op its policy did not save, so the memory-bound kernels too but
  * for the last residual add (docs/planner.md, "Recomputation"). Per layer
@@ -422,10 +434,7 @@ test_op_selective_replay (void)
   HrPlanStep eager, compiled;
 
   toy_model (&model);
-  toy_gpu (&gpu);
-  gpu.memory_bandwidth = 1e12;
-  toy_training (&t);
-  t.attention = HR_ATTENTION_FLASH;   /* SDPA's, as torchtitan runs it: no softmax pass */
+  memory_toy (&gpu, &t);
   t.recompute = HR_RECOMPUTE_OP_SELECTIVE;
   step_ok (&model, &t, &gpu, NULL, &eager);
   t.compile = true;
@@ -450,10 +459,7 @@ test_expand_kv (void)
 
   toy_model (&model);
   model.n_kv_heads = 2;
-  toy_gpu (&gpu);
-  gpu.memory_bandwidth = 1e12;
-  toy_training (&t);
-  t.attention = HR_ATTENTION_FLASH;
+  memory_toy (&gpu, &t);
   step_ok (&model, &t, &gpu, NULL, &grouped);
   t.expand_kv = true;
   step_ok (&model, &t, &gpu, NULL, &copied);
@@ -490,10 +496,7 @@ test_autocast_passes (void)
   toy_model (&model);
   g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
   P = (double) params.total;
-  toy_gpu (&gpu);
-  gpu.memory_bandwidth = 1e12;
-  toy_training (&t);
-  t.attention = HR_ATTENTION_FLASH;
+  memory_toy (&gpu, &t);
   step_ok (&model, &t, &gpu, NULL, &mixed);
   t.fp32_residual = true;
   step_ok (&model, &t, &gpu, NULL, &autocast);
