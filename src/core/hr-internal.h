@@ -223,6 +223,17 @@ hr_training_is_mixed (const HrTraining *training)
          || training->precision == HR_PRECISION_FP8_MIXED;
 }
 
+/* Autocast over fp32 parameters: fp32_residual under a mixed precision, but
+ * for a framework that holds 16-bit parameters once it shards them
+ * (sharding_16bit_params under FSDP or ZeRO). */
+static inline bool
+hr_training_autocast (const HrTraining *training)
+{
+  return training->fp32_residual && hr_training_is_mixed (training)
+         && !(training->sharding_16bit_params
+              && (training->fsdp != HR_FSDP_NONE || training->zero_stage > 0));
+}
+
 /* The optimizer step runs on the CPU: ZeRO-Offload, or offloaded parameters
  * (FSDP's CPU offload steps the optimizer where the shards are). */
 static inline bool

@@ -136,7 +136,7 @@ gradient_bytes (const HrTraining *training)
                || training->precision == HR_PRECISION_FP16_MIXED
                || training->precision == HR_PRECISION_FP8_MIXED;
 
-  if (mixed && (training->fp32_gradients || training->fp32_residual))
+  if (mixed && (training->fp32_gradients || hr_training_autocast (training)))
     return 4.0;
   return working_bytes (training);
 }
@@ -812,7 +812,7 @@ evaluate_rank (const HrPlanContext    *ctx,
    * mlp_casts). MPT's LPLayerNorm (low-precision) casts its own input
    * instead and normalises in 16 bits, so its output needs no cast.
    * torch.compile fuses these passes as it fuses a norm's. */
-  autocast = tr->fp32_residual && hr_training_is_mixed (tr) && a < 4.0;
+  autocast = hr_training_autocast (tr) && a < 4.0;
   resid = autocast && !tr->compile ? 4.0 : a;
   casts = 0.0;
   norm_bytes = 2.0 * resid;

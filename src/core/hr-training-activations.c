@@ -23,7 +23,7 @@ hr_training_act_shape (const HrModel    *model,
   double tp = (double) t->tensor_parallel;
   double cp = (double) t->context_parallel;
   double kv = (double) hr_training_kv_heads (model);
-  bool autocast = t->fp32_residual && hr_training_is_mixed (t);
+  bool autocast = hr_training_autocast (t);
 
   a->batch = (double) t->micro_batch;
   a->s_k = (double) t->seq_len;
@@ -269,7 +269,7 @@ layer_bytes (const HrModel    *model,
         bytes += a->tokens * a->heads * (a->d_qk + a->d_v) * a->compute;
       if (!(rerun & HR_RECOMPUTE_CORE_ATTN))
         {
-          bool autocast = t->fp32_residual && hr_training_is_mixed (t);
+          bool autocast = hr_training_autocast (t);
 
           bytes += probs * (autocast ? 4 + a->compute : a->compute);
           if (t->dropout)

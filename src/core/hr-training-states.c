@@ -286,7 +286,7 @@ hr_training_state_bytes (const HrTraining *t,
       break;
     }
   /* Autocast trains the fp32 parameters themselves: their gradients are fp32. */
-  if (hr_training_is_mixed (t) && (t->fp32_gradients || t->fp32_residual))
+  if (hr_training_is_mixed (t) && (t->fp32_gradients || hr_training_autocast (t)))
     b->gradients = 4;
 }
 
@@ -401,7 +401,7 @@ hr_training_model_states (const HrTraining     *training,
   if (training->fsdp != HR_FSDP_NONE && zero >= 3 && b.master > 0
       && (training->precision == HR_PRECISION_BF16_MIXED
           || training->precision == HR_PRECISION_FP16_MIXED)
-      && !training->fp32_residual)
+      && !hr_training_autocast (training))
     memory->weights = 0;
   memory->master_weights = bytes_for (rank, &g, b.master, zero >= 1);
   memory->gradients = hr_training_gradient_bytes (training, rank);

@@ -223,6 +223,7 @@ hr_training_init (HrTraining *training)
   training->mfu = 0;
   training->price_per_gpu_hour = 0;
   training->fp32_residual = false;
+  training->sharding_16bit_params = false;
   training->fp32_accumulation_buffer = true;
   /* Today's frameworks overlap by default (docs/planner.md, "Overlap"). */
   training->overlap = true;

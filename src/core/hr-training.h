@@ -167,6 +167,11 @@ typedef struct
    * input to 16 bits. false: a 16-bit model with fp32 master weights in the
    * optimizer (Megatron, DeepSpeed, FSDP MixedPrecision). */
   bool    fp32_residual;
+  /* The framework holds 16-bit parameters whenever it shards them, autocast
+   * or not (the Hugging Face Trainer: accelerate's FSDP plugin sets
+   * MixedPrecision(param_dtype=bf16), DeepSpeed runs bf16): fp32_residual
+   * then applies to replicated data parallelism only (hr_training_autocast). */
+  bool    sharding_16bit_params;
 
   /* Fine-tuning: what is trained, frozen or quantised (hr-finetune.h) */
   HrFinetune finetune;

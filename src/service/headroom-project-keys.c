@@ -292,6 +292,13 @@ static const HeadroomKeyInfo keys[] = {
                           "AdamW."))),
   CHOICE ("training.precision", precision, "bf16-mixed", N_("Precision"),
           GROUP ("workload/numerics"), APPLY (headroom_project_apply_precision)),
+  BOOL ("training.sharding_16bit_params", "false", N_("16-bit parameters when sharded"),
+        GROUP ("workload/numerics"), TRAIN (sharding_16bit_params),
+        VISIBLE_WHEN ("training.precision", "bf16-autocast|fp16-autocast"),
+        DESCRIPTION (N_("The framework holds 16-bit parameters once FSDP or ZeRO shards them, "
+                        "autocast or not (the Hugging Face Trainer: accelerate’s FSDP plugin, "
+                        "DeepSpeed’s bf16), so autocast over fp32 parameters applies to "
+                        "replicated data parallelism only"))),
   BOOL ("training.fp8_params", "false", N_("FP8 parameters"),
         GROUP ("workload/numerics"), TRAIN (fp8_params),
         VISIBLE_WHEN ("training.precision", "fp8-mixed"),
@@ -914,6 +921,10 @@ static const struct
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },
+  /* accelerate's FullyShardedDataParallelPlugin.set_mixed_precision:
+   * MixedPrecision(param_dtype=bf16, reduce_dtype=bf16, buffer_dtype=bf16);
+   * DeepSpeedPlugin.set_mixed_precision: bf16.enabled. */
+  { "hf", "training.sharding_16bit_params", "true" },
   { "hf", "training.norm_kernel", "eager" },
   { "hf", "training.rope_kernel", "rotate-half" },
   { "hf", "training.glu_kernel", "eager" },

@@ -533,6 +533,37 @@ test_low_precision_norm (void)
   g_assert_cmpfloat (low.per_layer, ==, fused.per_layer);
 }
 
+/* The Hugging Face Trainer's --bf16 is autocast over fp32 parameters under
+ * DDP, but under FSDP or DeepSpeed the parameters are 16-bit
+ * (sharding_16bit_params): sharded, the tiny Llama saves what bf16-mixed
+ * saves; replicated, what autocast saves (the fp32 stream and each
+ * projection's cast: more). */
+static void
+test_sharding_16bit_params (void)
+{
+  HrTrainingActivations mixed, autocast, trainer;
+  HrModel model;
+  HrTraining t;
+
+  tiny_llama (&model, &t);
+  t.precision = HR_PRECISION_BF16_MIXED;
+  t.fsdp = HR_FSDP_FULL;
+  activations_ok (&model, &t, &mixed);
+  t.fp32_residual = true;
+  activations_ok (&model, &t, &autocast);
+  g_assert_cmpfloat (autocast.per_layer, >, mixed.per_layer);
+  t.sharding_16bit_params = true;
+  activations_ok (&model, &t, &trainer);
+  g_assert_cmpfloat (trainer.per_layer, ==, mixed.per_layer);
+  t.fsdp = HR_FSDP_NONE;
+  t.zero_stage = 2;
+  activations_ok (&model, &t, &trainer);
+  g_assert_cmpfloat (trainer.per_layer, ==, mixed.per_layer);
+  t.zero_stage = 0;
+  activations_ok (&model, &t, &trainer);
+  g_assert_cmpfloat (trainer.per_layer, ==, autocast.per_layer);
+}
+
 /* A fused SwiGLU (Megatron's bias_swiglu_impl, Transformer Engine's
  * LayerNormMLP, Liger) saves gate and up and recomputes silu(gate) in the
  * backward: the tiny Llama's 62,208 less T·128·2 = 8,192, 54,016 a layer. */
@@ -1271,6 +1302,7 @@ main (int   argc,
   g_test_add_func ("/training/recipes/glu-kernel", test_glu_kernel);
   g_test_add_func ("/training/recipes/expand-kv", test_expand_kv);
   g_test_add_func ("/training/recipes/low-precision-norm", test_low_precision_norm);
+  g_test_add_func ("/training/recipes/sharding-16bit-params", test_sharding_16bit_params);
   g_test_add_func ("/training/recipes/recompute-policies", test_recompute_policies);
   g_test_add_func ("/training/recipes/recompute-modules", test_recompute_modules);
   g_test_add_func ("/training/recipes/peak-phases", test_peak_phases);

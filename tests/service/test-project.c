@@ -287,6 +287,8 @@ test_framework_defaults (void)
   headroom_project_get_training (project, &t);
   g_assert_cmpint (t.precision, ==, HR_PRECISION_BF16_MIXED);
   g_assert_true (t.fp32_residual);
+  /* accelerate's FSDP plugin and DeepSpeed hold 16-bit parameters. */
+  g_assert_true (t.sharding_16bit_params);
   /* The Trainer runs DDP, DeepSpeed ZeRO 0 and Megatron-LM no distributed
    * optimizer unless told: the table's ZeRO 1 is none of theirs. */
   g_assert_cmpint (t.zero_stage, ==, 0);
