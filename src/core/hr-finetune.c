@@ -23,7 +23,6 @@
 #include "hr-flops.h"
 #include "hr-internal.h"
 
-
 /* [QLoRA] §2: 4-bit values in blocks of 64 with one absmax each (32 bits,
  * or 8 bits once double-quantised, with one 32-bit constant per 256 of
  * those 8-bit absmaxes). */
@@ -728,6 +727,16 @@ hr_finetune_layer_activations (const HrModel              *model,
   return delta;
 }
 
+/* LitGPT quantises the head too (quant_scope all, an untied head), and
+ * bitsandbytes before 0.43.2 keeps its input (quant_saves_input). */
+static bool
+head_keeps_input (const HrFinetune *f,
+                  const HrModel    *model)
+{
+  return quantized (f) && quant_saves_input (f) && f->quant_scope == HR_QUANT_SCOPE_ALL
+         && !model->tied_embeddings;
+}
+
 double
 hr_finetune_head_activations (const HrFinetune *f,
                               const HrModel    *model,
@@ -742,9 +751,7 @@ hr_finetune_head_activations (const HrFinetune *f,
 
   if (trained)
     return tokens * h * input_bytes;
-  /* LitGPT quantises the head: bitsandbytes before 0.43.2 kept its input. */
-  if (quantized (f) && quant_saves_input (f) && f->quant_scope == HR_QUANT_SCOPE_ALL
-      && !model->tied_embeddings && !(f->targets & HR_TARGET_LM_HEAD))
+  if (head_keeps_input (f, model) && !(f->targets & HR_TARGET_LM_HEAD))
     return tokens * h * input_bytes;
   if (!hr_finetune_is_adapter (f) || !(f->targets & HR_TARGET_LM_HEAD))
     return 0;
@@ -804,10 +811,7 @@ hr_finetune_head_held_input (const HrFinetune *f,
                              double            h,
                              double            input_bytes)
 {
-  if (quantized (f) && quant_saves_input (f) && f->quant_scope == HR_QUANT_SCOPE_ALL
-      && !model->tied_embeddings)
-    return tokens * h * input_bytes;
-  return 0;
+  return head_keeps_input (f, model) ? tokens * h * input_bytes : 0;
 }
 
 /* FLOPs */

@@ -1202,7 +1202,8 @@ evaluate_rank (const HrPlanContext    *ctx,
     /* the collectives' time that crosses nodes behind the compute, and the
      * cards each of their rings drives from a node */
     double hidden_across = 0;
-    int64_t cards = ring_cards (tr->tensor_parallel, tr->context_parallel * dp, gpn);
+    int64_t cards = tr->fsdp == HR_FSDP_HYBRID
+                    ? 0 : ring_cards (tr->tensor_parallel, tr->context_parallel * dp, gpn);
     int zero = tr->fsdp == HR_FSDP_FULL || tr->fsdp == HR_FSDP_HYBRID ? 3
                : tr->fsdp == HR_FSDP_GRAD_OP ? 2 : tr->zero_stage;
 
@@ -1244,7 +1245,7 @@ evaluate_rank (const HrPlanContext    *ctx,
           }
         else
           dp_exposed = dp_time;
-        cards = n > inside ? 1 : 0;
+        cards = n > inside ? 1 : 0;   /* one rank a node in each cross-node ring */
       }
     else if (zero >= 3)
       {
@@ -1294,7 +1295,7 @@ evaluate_rank (const HrPlanContext    *ctx,
           dp_exposed = dp_time;
       }
     if (tr->fsdp != HR_FSDP_HYBRID && cards > 0)
-      hidden_across = dp_time - dp_exposed;
+      hidden_across = dp_time - dp_exposed;   /* the whole group crosses nodes */
 
     /* NCCL's kernels hold their SMs for as long as they move data: one CTA
      * a channel. Across nodes two channels a ring, for it finds one ring per
