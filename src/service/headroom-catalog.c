@@ -672,8 +672,13 @@ headroom_catalog_lookup_gpu (HeadroomCatalog  *self,
   info = headroom_catalog_find_gpu (self, id);
   if (info == NULL)
     {
-      g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND,
-                   "no GPU “%s”", id);
+      /* The id may be missing because the user's catalog file did not load. */
+      if (self->load_error != NULL)
+        g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND,
+                     "no GPU “%s”; %s", id, self->load_error->message);
+      else
+        g_set_error (error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_NOT_FOUND,
+                     "no GPU “%s”", id);
       return FALSE;
     }
 

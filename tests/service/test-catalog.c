@@ -550,7 +550,8 @@ test_add_user_model (void)
   remove_user_dir (dir);
 }
 
-/* A broken user file is reported; the built-in entries still load. */
+/* A broken user file is reported; the built-in entries still load, and
+ * looking up a GPU the file would have held says why it is missing. */
 static void
 test_user_file_malformed (void)
 {
@@ -559,8 +560,11 @@ test_user_file_malformed (void)
     "{ \"gpus\": {} }",
     "{ \"gpus\": [ { \"id\": \"x\", \"memory_bytes\": -1, \"memory_bandwidth\": 1, \"peak_flops\": {} } ] }",
     "{ \"gpus\": [ { \"id\": \"x\", \"memory_bytes\": \"80\", \"memory_bandwidth\": 1, \"peak_flops\": {} } ] }",
+    "{ \"gpus\": [ { \"id\": \"x\", \"memory_bytes\": 1, \"memory_bandwidth\": 1, \"peak_flops\": {}, \"nvlink_nccl_channels\": 2.5 } ] }",
   };
-  static const char * const needles[] = { "gpus.json", "gpus", "memory_bytes", "memory_bytes" };
+  static const char * const needles[] = {
+    "gpus.json", "gpus", "memory_bytes", "memory_bytes", "nvlink_nccl_channels",
+  };
 
   for (guint i = 0; i < G_N_ELEMENTS (contents); i++)
     {
@@ -568,13 +572,18 @@ test_user_file_malformed (void)
       g_autofree char *path = g_build_filename (dir, "gpus.json", NULL);
       g_autoptr(HeadroomCatalog) builtin = headroom_catalog_new_for_user_dir ("/nonexistent");
       g_autoptr(HeadroomCatalog) catalog = NULL;
+      g_autoptr(GError) lookup_error = NULL;
       const GError *error;
+      HrGpu gpu;
 
       g_assert_true (g_file_set_contents (path, contents[i], -1, NULL));
       catalog = headroom_catalog_new_for_user_dir (dir);
       error = headroom_catalog_get_load_error (catalog);
       g_assert_error ((GError *) error, HEADROOM_CATALOG_ERROR, HEADROOM_CATALOG_ERROR_PARSE);
       g_assert_nonnull (strstr (error->message, needles[i]));
+      g_assert_false (headroom_catalog_lookup_gpu (catalog, "x", &gpu, &lookup_error));
+      g_assert_true (g_str_has_prefix (lookup_error->message, "no GPU “x”; "));
+      g_assert_nonnull (strstr (lookup_error->message, needles[i]));
       g_assert_cmpuint (g_list_model_get_n_items (headroom_catalog_get_models (catalog)), ==,
                         g_list_model_get_n_items (headroom_catalog_get_models (builtin)));
 
