@@ -114,7 +114,22 @@ explain_memory (HeadroomEstimator *self,
   const char *source = NULL;
   gboolean training = headroom_estimator_get_workload (self) == HEADROOM_WORKLOAD_TRAINING;
 
-  if (training && g_str_equal (name, "weights"))
+  if (training && g_str_equal (name, "weights") && value == 0 && m->master_weights > 0
+      && g_strcmp0 (headroom_project_get_string (project, "training.fsdp"), "none") != 0
+      && effective_zero (project) == 3 && !headroom_project_get_boolean (project, "training.offload_params"))
+    {
+      g_autofree char *result = headroom_format_gib (value);
+
+      /* TRANSLATORS: e.g. "Weights = 0.00 GiB kept between layers: …" */
+      line = g_strdup_printf (_("%s = %s kept between layers: FSDP casts each layer’s fp32 "
+                                "shard to 16 bits as it gathers it, and frees the copy after "
+                                "the layer runs (in Temporary buffers)"), label, result);
+      assumption = _("FSDP’s mixed precision keeps only the sharded fp32 parameters, counted "
+                     "as master weights.");
+      source = _("PyTorch FSDP2 FSDPParam.all_gather_inputs; FSDP1 FlatParamHandle’s "
+                 "_mp_shard");
+    }
+  else if (training && g_str_equal (name, "weights"))
     {
       line = state_line (self, label, value, 3);
       assumption = _("The working copy in the compute precision; TP and PP split the "
@@ -162,6 +177,16 @@ explain_memory (HeadroomEstimator *self,
                      "no_sync keeps them whole. The root unit (embeddings, head) stays frozen.");
       source = _("PyTorch FullyShardedDataParallel documentation (“equivalent to not freezing "
                  "those parameters”); Lightning Fabric FSDPStrategy (use_orig_params=True)");
+    }
+  else if (training && g_str_equal (name, "grad_accumulation_buffer") && value == 0)
+    {
+      g_autofree char *result = headroom_format_gib (value);
+
+      /* TRANSLATORS: e.g. "Gradient accumulation = 0.00 GiB: no separate buffer …" */
+      line = g_strdup_printf (_("%s = %s: no separate buffer; one is kept only when 16-bit "
+                                "gradients are summed over several micro-batches with the "
+                                "fp32 accumulation buffer set"), label, result);
+      source = _("DeepSpeed bf16 optimizer (fp32 gradient accumulation)");
     }
   else if (training && g_str_equal (name, "grad_accumulation_buffer"))
     {
@@ -371,10 +396,10 @@ explain_summary (HeadroomEstimator *self,
 
   if (line == NULL)
     {
-      g_autofree char *value = headroom_format_count (headroom_quantity_get_value (q));
+      g_autofree char *value = headroom_format_quantity (headroom_quantity_get_value (q),
+                                                         headroom_quantity_get_unit (q));
 
-      line = g_strdup_printf ("%s = %s %s", label, value,
-                              headroom_quantity_get_unit (q) ? headroom_quantity_get_unit (q) : "");
+      line = g_strdup_printf ("%s = %s", label, value);
     }
   return g_strdup_printf ("%s\n%s%s%s%s", line,
                           assumption ? _("Assumes: ") : "", assumption ? assumption : "",
@@ -417,8 +442,9 @@ explain_flops (HeadroomEstimator *self,
  *   or "summary.<quantity>" (a time, cost or limit tile's name)
  *
  * Returns: (transfer full) (nullable): the derivation, the assumption and
- *   the source, one per line, translated; NULL for an unknown id or
- *   before any result.
+ *   the source, one per line, translated; NULL for an unknown id, before
+ *   any result, and while the settings are in error (the figures shown
+ *   then are of earlier settings, which the text would mix with these).
  */
 char *
 headroom_estimator_dup_explanation (HeadroomEstimator *self,
@@ -429,7 +455,7 @@ headroom_estimator_dup_explanation (HeadroomEstimator *self,
   g_return_val_if_fail (HEADROOM_IS_ESTIMATOR (self), NULL);
   g_return_val_if_fail (id != NULL, NULL);
 
-  if (!headroom_estimator_get_has_result (self))
+  if (!headroom_estimator_get_has_result (self) || headroom_estimator_get_error (self) != NULL)
     return NULL;
   if (g_str_has_prefix (id, "memory."))
     {

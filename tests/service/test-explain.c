@@ -57,6 +57,31 @@ test_memory (void)
   g_clear_pointer (&weights, g_free);
   weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
   assert_contains (weights, "Weights = 0.00 GiB on this GPU: offloaded to host memory");
+
+  /* FSDP with bf16 mixed precision keeps no 16-bit shard (FSDP2
+   * all_gather_inputs casts the fp32 shard as it gathers): 0 B, said so,
+   * not "0 B × 4.02 B parameters". Without the fp32 accumulation buffer
+   * set, none is kept, and the line says when one would be. */
+  g_assert_true (headroom_project_set_boolean (project, "training.offload_params", FALSE, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.fsdp", "full", NULL));
+  headroom_estimator_recompute_now (estimator);
+  /* ZeRO-3 and FSDP together are refused: the figures in view are of the
+   * last valid settings, and no derivation mixes them with these. */
+  g_assert_nonnull (headroom_estimator_get_error (estimator));
+  g_assert_true (headroom_estimator_get_has_result (estimator));
+  g_assert_null (headroom_estimator_dup_explanation (estimator, "memory.weights"));
+  g_assert_true (headroom_project_set_int (project, "training.zero_stage", 0, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_clear_pointer (&weights, g_free);
+  weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
+  assert_contains (weights, "Weights = 0.00 GiB kept between layers: FSDP casts each layer’s "
+                            "fp32 shard to 16 bits");
+  g_assert_true (headroom_project_set_boolean (project, "training.fp32_accumulation_buffer", FALSE,
+                                               NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_clear_pointer (&weights, g_free);
+  weights = headroom_estimator_dup_explanation (estimator, "memory.grad_accumulation_buffer");
+  assert_contains (weights, "Gradient accumulation = 0.00 GiB: no separate buffer");
 }
 
 static void

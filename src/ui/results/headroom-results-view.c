@@ -269,9 +269,12 @@ show_explanation (HeadroomResultsView *self,
 {
   g_autofree char *text = headroom_estimator_dup_explanation (self->estimator, id);
 
-  if (text == NULL)
-    return;
-  headroom_explanation_popup (anchor, text);
+  if (text == NULL && headroom_estimator_get_error (self->estimator) != NULL)
+    headroom_explanation_popup (anchor, _("This figure is of the last valid settings: its "
+                                          "derivation shows again once the setting in error "
+                                          "is changed."));
+  else if (text != NULL)
+    headroom_explanation_popup (anchor, text);
 }
 
 static void
