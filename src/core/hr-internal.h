@@ -223,6 +223,14 @@ hr_training_is_mixed (const HrTraining *training)
          || training->precision == HR_PRECISION_FP8_MIXED;
 }
 
+/* fp8-mixed with torchao's float8 linear layers (hr-training.h, HrFp8Recipe). */
+static inline bool
+hr_training_torchao_fp8 (const HrTraining *training)
+{
+  return training->precision == HR_PRECISION_FP8_MIXED
+         && training->fp8_recipe == HR_FP8_RECIPE_TORCHAO;
+}
+
 /* Autocast over fp32 parameters: fp32_residual under a mixed precision, but
  * for a framework that holds 16-bit parameters once it shards them
  * (sharding_16bit_params under FSDP or ZeRO). */

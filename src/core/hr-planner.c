@@ -894,7 +894,12 @@ evaluate_rank (const HrPlanContext    *ctx,
    * the input and the weight in the forward, the output gradient in the
    * backward; the backward also needs the fp8 transposes of the input and
    * weight (read 1, write 1), since Hopper's fp8 products take only the TN
-   * layout (TE's cast_transpose kernels). */
+   * layout (TE's cast_transpose kernels). torchao's dynamic tensorwise
+   * float8 takes each operand's amax in a pass of its own (tensor_to_amax,
+   * read a) before the scaled cast (read a, write 1): 2a + 1 a cast, the
+   * input and the weight in the forward and, from the 16-bit tensors it
+   * saved, again in the backward, with the output gradient cast twice
+   * there, row- and column-major (matmul_with_hp_or_float8_args). */
   if (dtype == HR_DTYPE_FP8)
     {
       double held = moe ? (double) model->n_experts / e : 1.0;   /* experts on this rank */
@@ -906,8 +911,16 @@ evaluate_rank (const HrPlanContext    *ctx,
       double w = h * qkv + q * h + held * (h * ffn_in + ffn_out * h);
       double dy = tokens * (qkv + h) + expert_tokens * held * (ffn_in + h);
 
-      cast_fwd = layers * (a + 1.0) * (x + w) / bw;
-      cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
+      if (hr_training_torchao_fp8 (tr))
+        {
+          cast_fwd = layers * (2.0 * a + 1.0) * (x + w) / bw;
+          cast_bwd = layers * (2.0 * a + 1.0) * (2.0 * dy + x + w) / bw;
+        }
+      else
+        {
+          cast_fwd = layers * (a + 1.0) * (x + w) / bw;
+          cast_bwd = layers * ((a + 1.0) * dy + 2.0 * (x + w)) / bw;
+        }
     }
   mem_rec = full * (layers * (mem_layer + kv_copy) / bw + cast_fwd + weight_casts);
   /* torchtitan's op-level SAC, eager: the backward replays each layer's

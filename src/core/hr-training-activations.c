@@ -46,11 +46,13 @@ hr_training_act_shape (const HrModel    *model,
 
   /* dtypes: fp32 everywhere in fp32; 16-bit otherwise, except that autocast
    * keeps the residual stream and norms in fp32 and casts each projection's
-   * input; Transformer Engine saves fp8 casts of the projection inputs. */
+   * input; Transformer Engine saves fp8 casts of the projection inputs,
+   * torchao the 16-bit inputs (matmul_with_hp_or_float8_args). */
   a->compute = t->precision == HR_PRECISION_FP32 ? 4 : 2;
   a->residual = (t->precision == HR_PRECISION_FP32 || autocast) ? 4 : 2;
   a->norm_input = a->residual;
-  a->input = t->precision == HR_PRECISION_FP8_MIXED ? 1 : a->compute;
+  a->input = t->precision == HR_PRECISION_FP8_MIXED && !hr_training_torchao_fp8 (t)
+             ? 1 : a->compute;
   a->mask = t->dropout ? (double) t->dropout_mask_bytes : 0;
 
   /* Under autocast q, k and v (separate modules, as in the HF Llama family)

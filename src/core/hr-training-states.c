@@ -277,6 +277,10 @@ hr_training_state_bytes (const HrTraining *t,
        * and its transpose (MXFP8: row-wise and column-wise copies): 1 + 1;
        * the distributed optimizer's fp32 master is the only other copy. */
       *b = (HrStateBytes) { t->fp8_params ? 2 : 4, 4, 2, 4 };
+      /* torchao's Float8Linear keeps the 16-bit weight only: its fp8 casts
+       * live within one product (matmul_with_hp_or_float8_args). */
+      if (hr_training_torchao_fp8 (t))
+        b->weights = 2;
       break;
     case HR_PRECISION_BF16_MIXED:
     case HR_PRECISION_FP16_MIXED:
@@ -400,7 +404,8 @@ hr_training_model_states (const HrTraining     *training,
    * copies are the temporary buffers (stage_states). */
   if (training->fsdp != HR_FSDP_NONE && zero >= 3 && b.master > 0
       && (training->precision == HR_PRECISION_BF16_MIXED
-          || training->precision == HR_PRECISION_FP16_MIXED)
+          || training->precision == HR_PRECISION_FP16_MIXED
+          || hr_training_torchao_fp8 (training))
       && !hr_training_autocast (training))
     memory->weights = 0;
   memory->master_weights = bytes_for (rank, &g, b.master, zero >= 1);

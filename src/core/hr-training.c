@@ -26,6 +26,11 @@ static const char * const precision_names[] = {
   [HR_PRECISION_FP8_MIXED] = "fp8-mixed",
 };
 
+static const char * const fp8_recipe_names[] = {
+  [HR_FP8_RECIPE_TRANSFORMER_ENGINE] = "transformer-engine",
+  [HR_FP8_RECIPE_TORCHAO] = "torchao",
+};
+
 static const char * const optimizer_names[] = {
   [HR_OPTIMIZER_ADAMW] = "adamw",
   [HR_OPTIMIZER_ADAMW_8BIT] = "adamw-8bit",
@@ -128,6 +133,7 @@ DEFINE_NAMES (hr_fsdp, HrFsdp, fsdp_names)
 DEFINE_NAMES (hr_training_attention, HrAttentionImpl, attention_names)
 DEFINE_NAMES (hr_flash_kernel, HrFlashKernel, flash_kernel_names)
 DEFINE_NAMES (hr_training_recompute, HrRecompute, recompute_names)
+DEFINE_NAMES (hr_fp8_recipe, HrFp8Recipe, fp8_recipe_names)
 DEFINE_NAMES (hr_norm_kernel, HrNormKernel, norm_kernel_names)
 DEFINE_NAMES (hr_rope_kernel, HrRopeKernel, rope_kernel_names)
 DEFINE_NAMES (hr_glu_kernel, HrGluKernel, glu_kernel_names)
@@ -203,6 +209,7 @@ hr_training_init (HrTraining *training)
   training->seq_len = 4096;
   training->tokens = 0;
   training->precision = HR_PRECISION_BF16_MIXED;
+  training->fp8_recipe = HR_FP8_RECIPE_TRANSFORMER_ENGINE;
   training->fp8_params = false;
   training->optimizer = HR_OPTIMIZER_ADAMW;
   training->attention = HR_ATTENTION_FLASH;
@@ -375,6 +382,12 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "recompute_modules", 0, 0,
                          "an empty item or a name other than core_attn, layernorm, moe_act, mlp, moe, "
                          "shared_experts and mla_up_proj");
+  if ((unsigned) t->fp8_recipe >= N_ELEMENTS (fp8_recipe_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fp8_recipe", t->fp8_recipe, 0, NULL);
+  if (hr_training_torchao_fp8 (t) && t->fp8_params)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp8_params", 1, 0,
+                         "FP8 parameters are Transformer Engine’s; torchao’s float8 all-gather "
+                         "is not modelled");
   if ((unsigned) t->norm_kernel >= N_ELEMENTS (norm_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
   if ((unsigned) t->rope_kernel >= N_ELEMENTS (rope_kernel_names))

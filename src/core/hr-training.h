@@ -42,8 +42,19 @@ typedef enum
   HR_PRECISION_BF16_MIXED,  /* fp32 master weights, bf16 working copy and compute */
   HR_PRECISION_FP16_MIXED,  /* as bf16-mixed, fp16 (with loss scaling) */
   HR_PRECISION_BF16,        /* pure bf16: weights, gradients and optimizer states in bf16 */
-  HR_PRECISION_FP8_MIXED,   /* Transformer Engine: fp8 matrix products, bf16 elsewhere */
+  HR_PRECISION_FP8_MIXED,   /* fp8 matrix products, bf16 elsewhere (HrFp8Recipe says whose) */
 } HrPrecision;
+
+/* Whose fp8 linear layers fp8-mixed runs (docs/training.md, "Precision
+ * recipes"): Transformer Engine's delayed scaling, which saves fp8 casts
+ * and caches the fp8 weight and its transpose, or torchao's dynamic
+ * tensorwise float8 (torchtitan), which saves the 16-bit operands and
+ * casts each again in the backward. */
+typedef enum
+{
+  HR_FP8_RECIPE_TRANSFORMER_ENGINE,
+  HR_FP8_RECIPE_TORCHAO,
+} HrFp8Recipe;
 
 typedef enum
 {
@@ -133,6 +144,7 @@ typedef struct
 
   /* Recipe */
   HrPrecision precision;
+  HrFp8Recipe fp8_recipe;         /* fp8-mixed: Transformer Engine's or torchao's */
   bool    fp8_params;             /* fp8-mixed: the parameters are Transformer Engine fp8
                                    * tensors (Megatron's --fp8-param-gather): no 16-bit
                                    * copy, gathered in fp8; no effect in other precisions */
@@ -515,6 +527,9 @@ bool        hr_fsdp_from_name               (const char         *name,
 const char *hr_training_attention_name      (HrAttentionImpl     attention);
 bool        hr_training_attention_from_name (const char         *name,
                                              HrAttentionImpl    *attention);
+const char *hr_fp8_recipe_name              (HrFp8Recipe         recipe);
+bool        hr_fp8_recipe_from_name         (const char         *name,
+                                             HrFp8Recipe        *recipe);
 const char *hr_norm_kernel_name             (HrNormKernel        kernel);
 bool        hr_norm_kernel_from_name        (const char         *name,
                                              HrNormKernel       *kernel);

@@ -30,6 +30,9 @@ static const char * const framework_choices[] = {
 static const char * const framework_labels[] = {
   N_("None"), N_("Megatron-LM"), N_("DeepSpeed"), N_("PyTorch FSDP"), N_("torchtitan"),
   N_("Hugging Face Trainer"), N_("torchtune"), NULL };
+static const char * const fp8_recipe_choices[] = { "transformer-engine", "torchao", NULL };
+static const char * const fp8_recipe_labels[] = {
+  N_("Transformer Engine"), N_("torchao float8"), NULL };
 static const char * const overlap_choices[] = { "on", "off", NULL };
 static const char * const overlap_labels[] = { N_("On"), N_("Off"), NULL };
 static const char * const norm_kernel_choices[] = { "fused", "eager", "low-precision", NULL };
@@ -299,6 +302,14 @@ static const HeadroomKeyInfo keys[] = {
                         "autocast or not (the Hugging Face Trainer: accelerate’s FSDP plugin, "
                         "DeepSpeed’s bf16), so autocast over fp32 parameters applies to "
                         "replicated data parallelism only"))),
+  CHOICE ("training.fp8_recipe", fp8_recipe, "transformer-engine", N_("FP8 implementation"),
+          GROUP ("workload/numerics"), TRAIN (fp8_recipe), ENUM (hr_fp8_recipe_from_name),
+          VISIBLE_WHEN ("training.precision", "fp8-mixed"),
+          DESCRIPTION (N_("Whose fp8 linear layers: Transformer Engine’s save fp8 casts of their "
+                          "inputs and keep the fp8 weight and its transpose; torchao’s float8 "
+                          "(torchtitan) saves the 16-bit inputs and weights, as BF16 mixed "
+                          "precision does, and casts each operand again in the backward, an "
+                          "amax pass before every cast"))),
   BOOL ("training.fp8_params", "false", N_("FP8 parameters"),
         GROUP ("workload/numerics"), TRAIN (fp8_params),
         VISIBLE_WHEN ("training.precision", "fp8-mixed"),
@@ -918,6 +929,9 @@ static const struct
   /* models/llama/model.py, Attention.forward: repeat_kv(xk), repeat_kv(xv)
    * (expand, then reshape: a copy) before F.scaled_dot_product_attention. */
   { "torchtitan", "training.expand_kv", "true" },
+  /* float8.py: convert_to_float8_training (torchao.float8), dynamic
+   * tensorwise scaling. */
+  { "torchtitan", "training.fp8_recipe", "torchao" },
   /* Hugging Face Trainer --bf16: autocast over fp32 parameters, eager
    * LlamaRMSNorm, full logits, no gradient checkpointing by default. */
   { "hf", "training.precision", "bf16-autocast" },

@@ -631,7 +631,9 @@ test_fp8_saved (void)
    * once for flash (T·64·2) and once in fp8 for the output projection
    * (T·64·1 = 2,048), the MLP's product in fp8: 32·128·(3·2 + 1) = 28,672.
    * Norms 8,448, q 4,096, k and v 4,096, log-sum-exp 512: 56,064 a layer.
-   * The output layer stays 16-bit: T·h·2 = 4,096. */
+   * The output layer stays 16-bit: T·h·2 = 4,096. torchao's float8
+   * (matmul_with_hp_or_float8_args) saves the 16-bit input: bf16-mixed's
+   * 62,208 a layer, the 4,096 + 2,048 bytes above in 16 bits. */
   HrTrainingActivations act;
   HrModel model;
   HrTraining t;
@@ -641,6 +643,9 @@ test_fp8_saved (void)
   activations_ok (&model, &t, &act);
   g_assert_cmpfloat (act.per_layer, ==, 56064);
   g_assert_cmpfloat (act.lm_head, ==, 4096);
+  t.fp8_recipe = HR_FP8_RECIPE_TORCHAO;
+  activations_ok (&model, &t, &act);
+  g_assert_cmpfloat (act.per_layer, ==, 62208);
 }
 
 static void

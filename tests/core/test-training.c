@@ -117,6 +117,8 @@ test_precisions (void)
   };
   HrTrainingRank rank = { .params = 1000000000 };
   HrTrainingMemory m = { 0 };
+  HrError err = { 0 };
+  HrModel model;
   HrTraining t;
 
   one_gpu (&t);
@@ -140,6 +142,26 @@ test_precisions (void)
   g_assert_cmpfloat (m.master_weights, ==, 4e9);
   g_assert_cmpfloat (m.gradients, ==, 2e9);
   t.fp8_params = false;
+
+  /* torchao's float8 (torchtitan) keeps the bf16 weight alone, its fp8
+   * casts made within each product: 2/4/2/8 as bf16-mixed. Under FSDP it
+   * keeps only the fp32 shard, as bf16-mixed does: 4e9 ÷ 8 of master
+   * weights and no weights. torchao with fp8 parameters is refused. */
+  t.fp8_recipe = HR_FP8_RECIPE_TORCHAO;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 2e9);
+  g_assert_cmpfloat (m.master_weights, ==, 4e9);
+  t.gpus_per_node = 8;
+  t.fsdp = HR_FSDP_FULL;
+  hr_training_model_states (&t, &rank, &m);
+  g_assert_cmpfloat (m.weights, ==, 0);
+  g_assert_cmpfloat (m.master_weights, ==, 0.5e9);
+  llama_like (&model, 2, 64, 4, 4, 128, 256);
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_OK);
+  t.fp8_params = true;
+  g_assert_cmpint (hr_training_validate (&t, &model, &err), ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "fp8_params");
+  one_gpu (&t);
   t.precision = HR_PRECISION_BF16_MIXED;
 
   t.fp32_gradients = true;

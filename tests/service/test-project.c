@@ -159,6 +159,7 @@ test_key_table (void)
           HrFlashKernel flash_kernel;
           HrGluKernel glu_kernel;
           HrLoss loss;
+          HrFp8Recipe fp8_recipe;
 
           /* The autocast recipes are the mixed ones with the fp32 residual
            * stream (headroom_project_get_training). */
@@ -176,6 +177,8 @@ test_key_table (void)
             g_assert_true (hr_glu_kernel_from_name (name, &glu_kernel));
           else if (strcmp (keys[i].key, "training.loss") == 0)
             g_assert_true (hr_loss_from_name (name, &loss));
+          else if (strcmp (keys[i].key, "training.fp8_recipe") == 0)
+            g_assert_true (hr_fp8_recipe_from_name (name, &fp8_recipe));
           else if (strcmp (keys[i].key, "training.optimizer") == 0)
             g_assert_true (hr_optimizer_from_name (name, &optimizer));
           else if (strcmp (keys[i].key, "training.pipeline_schedule") == 0)
@@ -308,6 +311,8 @@ test_framework_defaults (void)
   g_assert_cmpint (t.zero_stage, ==, 0);
   g_assert_true (t.fp32_gradients);
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);  /* set above */
+  /* torchtitan's float8 is torchao's (float8.py, convert_to_float8_training). */
+  g_assert_cmpint (t.fp8_recipe, ==, HR_FP8_RECIPE_TORCHAO);
 
   g_assert_true (t.overlap);
 
@@ -315,8 +320,10 @@ test_framework_defaults (void)
   g_assert_true (headroom_project_set_string (project, "training.framework", "megatron", NULL));
   headroom_project_get_training (project, &t);
   g_assert_false (t.overlap);
-  /* Megatron's own loss, tensor_parallel.vocab_parallel_cross_entropy. */
+  /* Megatron's own loss, tensor_parallel.vocab_parallel_cross_entropy;
+   * its fp8 is Transformer Engine's. */
   g_assert_cmpint (t.loss, ==, HR_LOSS_VOCAB_PARALLEL);
+  g_assert_cmpint (t.fp8_recipe, ==, HR_FP8_RECIPE_TRANSFORMER_ENGINE);
   g_assert_true (headroom_project_set_string (project, "training.overlap", "on", NULL));
   headroom_project_get_training (project, &t);
   g_assert_true (t.overlap);
