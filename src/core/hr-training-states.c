@@ -353,6 +353,13 @@ hr_training_shard_groups (const HrTraining *t,
     }
 }
 
+static HrShard
+shard_of (const HrShardGroups *g,
+          bool                 sharded)
+{
+  return sharded ? (HrShard) { g->dense, g->expert } : (HrShard) { 1, 1 };
+}
+
 static double
 bytes_for (const HrTrainingRank *rank,
            const HrShardGroups  *g,
@@ -365,6 +372,16 @@ bytes_for (const HrTrainingRank *rank,
                             + (double) rank->expert_params / g->expert);
 }
 
+/* ZeRO-2 and up shard the gradients, but for FSDP under a pipeline and
+ * FSDP's unsharded accumulation. */
+static bool
+gradients_sharded (const HrTraining *training)
+{
+  return hr_training_effective_zero_stage (training) >= 2
+         && !hr_training_fsdp_pipeline (training)
+         && !hr_training_unsharded_accumulation (training);
+}
+
 double
 hr_training_gradient_bytes (const HrTraining     *training,
                             const HrTrainingRank *rank)
@@ -374,10 +391,7 @@ hr_training_gradient_bytes (const HrTraining     *training,
 
   hr_training_state_bytes (training, &b);
   hr_training_shard_groups (training, &g);
-  return bytes_for (rank, &g, b.gradients,
-                    hr_training_effective_zero_stage (training) >= 2
-                    && !hr_training_fsdp_pipeline (training)
-                    && !hr_training_unsharded_accumulation (training));
+  return bytes_for (rank, &g, b.gradients, gradients_sharded (training));
 }
 
 void
@@ -413,6 +427,11 @@ hr_training_model_states (const HrTraining     *training,
   memory->optimizer = bytes_for (rank, &g, optimizer_per_param, zero >= 1);
   if (hr_training_fsdp_pipeline (training))
     memory->weights = bytes_for (rank, &g, b.weights, false);
+  memory->weights_shard = shard_of (&g, zero >= 3 && !hr_training_fsdp_pipeline (training));
+  memory->master_shard = shard_of (&g, zero >= 1);
+  memory->gradients_shard = shard_of (&g, gradients_sharded (training));
+  memory->accumulation_shard = shard_of (&g, zero >= 2);
+  memory->optimizer_shard = memory->master_shard;
 
   /* 16-bit gradients accumulated over several micro-batches go into an fp32
    * buffer (DeepSpeed's bf16 optimizer, fp32 accumulation); Megatron adds

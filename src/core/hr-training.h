@@ -285,6 +285,12 @@ typedef struct
 
 typedef struct
 {
+  double dense;   /* ranks a dense parameter's state is split over; 1 when whole */
+  double expert;  /* the same for a routed expert's */
+} HrShard;
+
+typedef struct
+{
   /* The rank reported: of the first pipeline stage (embedding, most
    * micro-batches in flight) and the last (LM head, fp32 logits and loss),
    * the one with the larger total; with pp = 1 they are the same rank. */
@@ -309,6 +315,11 @@ typedef struct
                                    * (1 for full training) */
   double grad_accumulation_buffer;/* separate fp32 accumulation buffer, where kept */
   double optimizer;               /* optimizer states on the GPU */
+  /* What each of the five states above is split over: the ranks a dense
+   * parameter's share and a routed expert's divide by, 1 each where the
+   * state is whole (FSDP under a pipeline keeps weights and gradients
+   * gathered, HYBRID_SHARD shards within a node). */
+  HrShard weights_shard, master_shard, gradients_shard, accumulation_shard, optimizer_shard;
   double activations;             /* per_layer × layers × in flight, + outside-layer tensors */
   double activations_per_layer;   /* one layer of one micro-batch */
   double temporary;               /* gathered layers, comm buckets, fp32 logits and loss */

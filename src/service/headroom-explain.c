@@ -50,24 +50,27 @@ find_quantity (GListModel *model,
   return NULL;
 }
 
-/* "8 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-1 over 4 data-parallel ranks) = 7.48 GiB" */
+/* "8 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-1 over 4 data-parallel ranks) = 7.48 GiB",
+ * with what the core split the state over (HrTrainingMemory's shards). */
 static char *
 state_line (HeadroomEstimator *self,
             const char        *label,
             double             value,
+            const HrShard     *shard,
             int                from_stage)
 {
   HeadroomProject *project = headroom_estimator_get_project (self);
   const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
-  double params = (double) m->rank.params + (double) m->rank.expert_params;
+  double dense = (double) m->rank.params;
+  double experts = (double) m->rank.expert_params;
   int zero = effective_zero (project);
-  double shard = (double) m->data_parallel * (double) headroom_project_get_int (project, "training.context_parallel");
-  gboolean sharded = zero >= from_stage && shard > 1;
-  g_autofree char *count = headroom_format_count (params);
+  g_autofree char *count = headroom_format_count (dense + experts);
   g_autofree char *result = headroom_format_gib (value);
+  double held = shard->dense >= 1 && shard->expert >= 1
+                ? dense / shard->dense + experts / shard->expert : 0;
   double per_param;
 
-  if (params <= 0)
+  if (held <= 0)
     return g_strdup_printf ("%s = %s", label, result);
   /* Offloaded parameters take every state off the GPU, ZeRO-Offload the
    * ZeRO-1 ones (master copy and optimizer states). */
@@ -76,13 +79,40 @@ state_line (HeadroomEstimator *self,
           || (from_stage == 1 && headroom_project_get_boolean (project, "training.offload_optimizer"))))
     /* TRANSLATORS: e.g. "Weights = 0.00 GiB on this GPU: offloaded to host memory" */
     return g_strdup_printf (_("%s = %s on this GPU: offloaded to host memory"), label, result);
-  per_param = value * (sharded ? shard : 1) / params;
-  if (sharded)
+  per_param = value / held;
+  if (experts > 0 && shard->expert != shard->dense)
+    {
+      g_autofree char *dense_count = headroom_format_count (dense);
+      g_autofree char *expert_count = headroom_format_count (experts);
+
+      /* TRANSLATORS: e.g. "Optimizer states = 8 B × (1.2 B dense parameters ÷ 64 + 30 B expert
+       * parameters ÷ 8) on this GPU = 30.1 GiB" */
+      return g_strdup_printf (_("%s = %.3g B × (%s dense parameters ÷ %.0f + %s expert parameters "
+                                "÷ %.0f) on this GPU = %s"),
+                              label, per_param, dense_count, shard->dense, expert_count,
+                              shard->expert, result);
+    }
+  if (shard->dense > 1)
     /* TRANSLATORS: e.g. "Optimizer states = 8 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-1 over
      * 4 data-parallel ranks) = 7.48 GiB" */
     return g_strdup_printf (_("%s = %.3g B × %s parameters on this GPU ÷ %.0f (ZeRO-%d over %.0f "
                               "data-parallel ranks) = %s"),
-                            label, per_param, count, shard, zero, shard, result);
+                            label, per_param, count, shard->dense, zero, shard->dense, result);
+  if (zero >= from_stage && m->data_parallel > 1
+      && headroom_project_get_int (project, "training.pipeline_parallel") > 1
+      && g_strcmp0 (headroom_project_get_string (project, "training.fsdp"), "none") != 0)
+    /* TRANSLATORS: e.g. "Weights = 2 B × 6.38 B parameters on this GPU = 11.9 GiB, whole: …" */
+    return g_strdup_printf (_("%s = %.3g B × %s parameters on this GPU = %s, whole: FSDP keeps a "
+                              "pipeline stage’s parameters gathered, and its gradients unsharded, "
+                              "through the step"),
+                            label, per_param, count, result);
+  if (zero >= from_stage && from_stage == 2 && m->data_parallel > 1 && m->grad_accumulation > 1
+      && headroom_project_get_boolean (project, "training.no_sync"))
+    /* TRANSLATORS: e.g. "Gradients = 2 B × 8.03 B parameters on this GPU = 15.0 GiB, whole: …" */
+    return g_strdup_printf (_("%s = %.3g B × %s parameters on this GPU = %s, whole: no_sync() "
+                              "sums them unsharded over the micro-batches, reduce-scattered "
+                              "after the last"),
+                            label, per_param, count, result);
   /* TRANSLATORS: e.g. "Weights = 2 B × 4.02 B parameters on this GPU = 7.48 GiB" */
   return g_strdup_printf (_("%s = %.3g B × %s parameters on this GPU = %s"),
                           label, per_param, count, result);
@@ -131,14 +161,14 @@ explain_memory (HeadroomEstimator *self,
     }
   else if (training && g_str_equal (name, "weights"))
     {
-      line = state_line (self, label, value, 3);
+      line = state_line (self, label, value, &m->weights_shard, 3);
       assumption = _("The working copy in the compute precision; TP and PP split the "
                      "parameters, ZeRO-3 and FSDP shard them over data parallelism.");
       source = _("Rajbhandari et al. 2020 (ZeRO), §3.1 and §5");
     }
   else if (training && g_str_equal (name, "master_weights"))
     {
-      line = state_line (self, label, value, 1);
+      line = state_line (self, label, value, &m->master_shard, 1);
       assumption = g_strcmp0 (precision, "bf16-mixed") == 0 || g_strcmp0 (precision, "fp16-mixed") == 0
                    ? _("Mixed precision keeps an fp32 copy of the weights for the update, "
                        "4 bytes a parameter.")
@@ -149,7 +179,7 @@ explain_memory (HeadroomEstimator *self,
     {
       g_autofree char *held = headroom_format_gib (value);
 
-      line = state_line (self, label, m->gradients, 2);
+      line = state_line (self, label, m->gradients, &m->gradients_shard, 2);
       if (fabs (m->gradients - value) > 0.5)
         {
           g_autofree char *joined = g_strdup_printf (_("%s; %s held at the step’s peak"), line, held);
@@ -190,14 +220,14 @@ explain_memory (HeadroomEstimator *self,
     }
   else if (training && g_str_equal (name, "grad_accumulation_buffer"))
     {
-      line = state_line (self, label, value, 2);
+      line = state_line (self, label, value, &m->accumulation_shard, 2);
       assumption = _("16-bit gradients summed over several micro-batches go into an fp32 "
                      "buffer, 4 bytes a parameter.");
       source = _("DeepSpeed bf16 optimizer (fp32 gradient accumulation)");
     }
   else if (training && g_str_equal (name, "optimizer"))
     {
-      line = state_line (self, label, value, 1);
+      line = state_line (self, label, value, &m->optimizer_shard, 1);
       if (g_strcmp0 (optimizer, "adamw") == 0)
         assumption = _("AdamW keeps two moments (m and v) a parameter in the state type "
                        "(fp32 in mixed precision: 8 bytes); the master copy is counted apart.");

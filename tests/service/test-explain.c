@@ -84,6 +84,57 @@ test_memory (void)
   assert_contains (weights, "Gradient accumulation = 0.00 GiB: no separate buffer");
 }
 
+/* What each state is split over comes from the core, not from dp × cp:
+ * - FSDP under PP 2 (TP 2 on 8 GPUs, DP 2) keeps the stage's parameters
+ *   gathered and its gradients whole: 8.03e9 ÷ 4 = 2.01e9 parameters a rank,
+ *   2 B each = 3.74 GiB, "whole"; the fp32 master still ÷ 2.
+ * - HYBRID_SHARD on 2 nodes of 8 with TP 2 (DP 8) shards within the node
+ *   only, over 8 ÷ 2 = 4 ranks: 4 B × 4.02e9 ÷ 4 = 3.74 GiB.
+ * - Qwen3-30B-A3B with EP 8 on 16 GPUs and ZeRO-1: dense parameters shard
+ *   over the 16 data-parallel ranks, routed experts over 16 ÷ 8 = 2. */
+static void
+test_shards (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  g_autofree char *weights = NULL;
+  g_autofree char *master = NULL;
+  g_autofree char *optimizer = NULL;
+
+  g_assert_true (headroom_project_set_int (project, "training.zero_stage", 0, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.fsdp", "full", NULL));
+  g_assert_true (headroom_project_set_int (project, "training.pipeline_parallel", 2, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
+  assert_contains (weights, "Weights = 2 B × 2.01 B parameters on this GPU = 3.74 GiB, whole: "
+                            "FSDP keeps a pipeline stage’s parameters gathered");
+  master = headroom_estimator_dup_explanation (estimator, "memory.master_weights");
+  assert_contains (master, "4 B × 2.01 B parameters on this GPU ÷ 2 (ZeRO-3 over 2 "
+                           "data-parallel ranks) = 3.74 GiB");
+
+  g_assert_true (headroom_project_set_int (project, "training.pipeline_parallel", 1, NULL));
+  g_assert_true (headroom_project_set_string (project, "training.fsdp", "hybrid", NULL));
+  g_assert_true (headroom_project_set_int (project, "hardware.nodes", 2, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  g_clear_pointer (&master, g_free);
+  master = headroom_estimator_dup_explanation (estimator, "memory.master_weights");
+  assert_contains (master, "4 B × 4.02 B parameters on this GPU ÷ 4 (ZeRO-3 over 4 "
+                           "data-parallel ranks) = 3.74 GiB");
+
+  g_assert_true (headroom_project_set_string (project, "model.preset", "qwen3-30b-a3b", NULL));
+  g_assert_true (headroom_project_set_string (project, "training.fsdp", "none", NULL));
+  g_assert_true (headroom_project_set_int (project, "training.zero_stage", 1, NULL));
+  g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
+  g_assert_true (headroom_project_set_int (project, "training.expert_parallel", 8, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
+  optimizer = headroom_estimator_dup_explanation (estimator, "memory.optimizer");
+  assert_contains (optimizer, "dense parameters ÷ 16 + ");
+  assert_contains (optimizer, "expert parameters ÷ 2) on this GPU");
+}
+
 static void
 test_time_and_cost (void)
 {
@@ -148,6 +199,7 @@ main (int   argc,
   setlocale (LC_ALL, "C.UTF-8");
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/explain/memory", test_memory);
+  g_test_add_func ("/explain/shards", test_shards);
   g_test_add_func ("/explain/time-and-cost", test_time_and_cost);
   g_test_add_func ("/explain/kv-split", test_kv_split);
   return g_test_run ();
