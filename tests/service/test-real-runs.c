@@ -578,6 +578,67 @@ test_torchtune_readme (void)
     }
 }
 
+/* The rows of torchtune's "Optimization flags" table (README at
+ * 1814feb17a90) that real-runs.json leaves out: Llama 3.2 3B on one A100,
+ * batch 2 packed to 4,096 tokens, compiled, chunked cross-entropy, full AC,
+ * each row adding its technique to the one above: "+ Fuse optimizer step
+ * into backward" (23.1 GiB peak active, 7,309 tokens/s) and "+ Activation
+ * Offloading" (21.8, 7,301), both with torch AdamW in pure bf16; "QLoRA"
+ * (4.6, 8,035), the LoRA row's settings with an NF4 base (the README: LoRA
+ * and QLoRA use neither optimizer_in_bwd nor 8-bit AdamW). Memory is held
+ * to 10 % and throughput to 15 %, the issue's targets. */
+static void
+test_torchtune_flags (void)
+{
+  static const struct
+  {
+    const char *id, *method;
+    gboolean    in_backward, offload;
+    double      gib, tokens;
+  } rows[] = {
+    { "+ optimizer step in backward", "full", TRUE, FALSE, 23.1, 7309 },
+    { "+ activation offloading", "full", TRUE, TRUE, 21.8, 7301 },
+    { "QLoRA", "qlora", FALSE, TRUE, 4.6, 8035 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    {
+      g_autoptr(HeadroomProject) project = headroom_project_new ();
+      g_autoptr(HeadroomEstimator) estimator = NULL;
+      double predicted, tps;
+
+      set (project, "model.preset", "llama-3.2-3b");
+      set (project, "workload", "training");
+      set (project, "hardware.gpu", "a100-80gb-sxm");
+      set (project, "hardware.nodes", "1");
+      set (project, "hardware.gpus_per_node", "1");
+      set (project, "training.framework", "torchtune");
+      set (project, "training.micro_batch", "2");
+      set (project, "training.global_batch", "2");
+      set (project, "training.seq_len", "4096");
+      set (project, "training.causal", "true");
+      set (project, "training.compile", "true");
+      set (project, "training.recompute", "full");
+      set (project, "training.loss", "chunked");
+      set (project, "training.optimizer", "adamw");
+      set (project, "training.optimizer_in_backward", rows[i].in_backward ? "true" : "false");
+      set (project, "training.offload_activations", rows[i].offload ? "true" : "false");
+      set (project, "training.method", rows[i].method);
+      set (project, "training.lora_rank", "64");
+      set (project, "training.lora_targets", "q,v,o,gate,up,down");
+      estimator = headroom_estimator_new (project);
+      predicted = estimate (estimator, rows[i].id)->allocated_peak / GiB;
+      tps = headroom_estimator_get_training_time (estimator)->tokens_per_second;
+      g_test_message ("%-30s measured %5.1f GiB, predicted %5.2f (%+.1f %%); %5.0f tokens/s, "
+                      "predicted %5.0f (%.3f)", rows[i].id, rows[i].gib, predicted,
+                      100 * (predicted / rows[i].gib - 1), rows[i].tokens, tps,
+                      tps / rows[i].tokens);
+      g_assert_cmpfloat (fabs (predicted / rows[i].gib - 1), <=, 0.10);
+      g_assert_cmpfloat (fabs (tps / rows[i].tokens - 1), <=, 0.15);
+      assert_within_stated_band (project, rows[i].id, tps, rows[i].tokens);
+    }
+}
+
 /* A project of LitGPT's finetune/lora.py at 8641822 for `model` (a preset,
  * or a config under tests/data/litgpt) on A100-SXM4-40GB: bf16-true, its
  * eager RMSNorm, SDPA (flash), LoRA r 8 on q and v with dropout 0.05,
@@ -840,6 +901,7 @@ main (int   argc,
   g_test_add_func ("/real-runs/torchtitan-h200", test_torchtitan_h200);
   g_test_add_func ("/real-runs/torchtitan-asynctp", test_torchtitan_asynctp);
   g_test_add_func ("/real-runs/torchtune-readme", test_torchtune_readme);
+  g_test_add_func ("/real-runs/torchtune-flags", test_torchtune_flags);
   g_test_add_func ("/real-runs/litgpt-fsdp", test_litgpt_fsdp);
   g_test_add_func ("/real-runs/litgpt-one-gpu", test_litgpt_one_gpu);
   g_test_add_func ("/real-runs/litgpt-config-hub", test_litgpt_config_hub);
