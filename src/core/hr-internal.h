@@ -223,6 +223,10 @@ hr_training_is_mixed (const HrTraining *training)
          || training->precision == HR_PRECISION_FP8_MIXED;
 }
 
+/* The memory model and the planner refuse a precision the GPU has no rate
+ * for with the same words. */
+#define HR_NO_PEAK_DETAIL "the GPU has no peak rate for this precision's compute dtype"
+
 /* fp8-mixed with torchao's float8 linear layers (hr-training.h, HrFp8Recipe). */
 static inline bool
 hr_training_torchao_fp8 (const HrTraining *training)

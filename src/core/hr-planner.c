@@ -513,7 +513,7 @@ hr_plan_check_setting (const HrPlanContext *ctx,
                          "the step-time model does not cover a CPU optimizer step");
   if (!(ctx->gpu->peak_flops[hr_training_compute_dtype (training)] > 0.0))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", (int64_t) training->precision, 0,
-                         "the GPU has no peak FLOP/s for this precision");
+                         HR_NO_PEAK_DETAIL);
 
   if (intra && !(ctx->gpu->intra_node_bandwidth > 0.0))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "intra_node_bandwidth", 0, 0,

@@ -39,7 +39,7 @@ hr_training_check_gpu (const HrTraining *training,
 
       if (!isfinite (peak) || peak <= 0)
         return hr_error_set (err, HR_ERROR_UNSUPPORTED, "precision", training->precision, 0,
-                             "the GPU has no peak rate for this precision's compute dtype");
+                             HR_NO_PEAK_DETAIL);
     }
   return HR_OK;
 }
