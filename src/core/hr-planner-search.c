@@ -41,6 +41,9 @@ typedef struct
   int64_t             *divisors;
   size_t               n_divisors;
   size_t               divisors_size;
+  /* The first layout the core refused, and why: when it refuses them all,
+   * the search fails with that reason, as `train` would for any of them. */
+  HrError              refused;
 } Search;
 
 /* The batch the search takes (a replica's share is walked by its divisors,
@@ -191,9 +194,14 @@ try_layout (Search     *search,
   HrPlanLayout layout;
   HrTrainingMemory memory;
   HrPlanStep step;
+  HrError err = { 0 };
 
-  if (hr_training_memory (search->ctx.model, training, search->ctx.gpu, &memory, NULL) != HR_OK)
-    return true;
+  if (hr_training_memory (search->ctx.model, training, search->ctx.gpu, &memory, &err) != HR_OK)
+    {
+      if (search->refused.status == HR_OK)
+        search->refused = err;
+      return true;
+    }
   search->result->searched++;
   if (!memory.fits)
     return false;
@@ -421,6 +429,11 @@ check_request (const HrPlanRequest *request,
                          "the planner needs the sequences per step");
   if (tr->seq_len <= 0)
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "seq_len", tr->seq_len, 0, NULL);
+  /* As hr_training_validate() refuses them for one layout. */
+  if (request->zero_stage != HR_PLAN_FREE && request->zero_stage != 0
+      && request->fsdp != HR_PLAN_FREE && request->fsdp != HR_FSDP_NONE)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "zero_stage", request->zero_stage, 0,
+                         "choose either a ZeRO stage or an FSDP mode");
   if (request->tensor_parallel < 0)
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "tensor_parallel", request->tensor_parallel, 0,
                          "0 searches it");
@@ -511,6 +524,7 @@ hr_plan_search (const HrModel       *model,
   search.divisors_of = 0;
   search.divisors = NULL;
   search.n_divisors = search.divisors_size = 0;
+  memset (&search.refused, 0, sizeof search.refused);
 
   tr = request->training;
   if (tr.global_batch > PLAN_MAX_GLOBAL_BATCH)
@@ -609,5 +623,11 @@ hr_plan_search (const HrModel       *model,
         }
     }
   free (search.divisors);
+  if (result->searched == 0 && search.refused.status != HR_OK)
+    {
+      if (err != NULL)
+        *err = search.refused;
+      return search.refused.status;
+    }
   return HR_OK;
 }

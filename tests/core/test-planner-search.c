@@ -433,7 +433,31 @@ test_search_errors (void)
                    ==, HR_ERROR_OUT_OF_RANGE);
   g_assert_cmpstr (err.field, ==, "zero_stage");
 
+  /* Both pinned: refused as hr_training_validate() refuses them. */
+  request.zero_stage = 3;
+  request.fsdp = HR_FSDP_FULL;
+  g_assert_cmpint (hr_plan_search (&model, &gpu, &request, best, 2, NULL, 0, &result, &err),
+                   ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "zero_stage");
+  request.fsdp = HR_PLAN_FREE;
+
+  /* A setting the core refuses in every layout fails the search with the
+   * core's reason, not "no layout suits the model": torchao's fp8 with
+   * fp8 parameters. */
   request.zero_stage = HR_PLAN_FREE;
+  gpu.peak_flops[HR_DTYPE_FP8] = 2 * gpu.peak_flops[HR_DTYPE_BF16];
+  request.training.precision = HR_PRECISION_FP8_MIXED;
+  request.training.fp8_recipe = HR_FP8_RECIPE_TORCHAO;
+  request.training.fp8_params = true;
+  g_assert_cmpint (hr_plan_search (&model, &gpu, &request, best, 2, NULL, 0, &result, &err),
+                   ==, HR_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (err.field, ==, "fp8_params");
+  g_assert_cmpint (result.searched, ==, 0);
+  request.training.fp8_params = false;
+  search_ok (&model, &gpu, &request, best, G_N_ELEMENTS (best), NULL, 0, &result);
+  g_assert_cmpint (result.searched, >, 0);
+  request.training.precision = HR_PRECISION_BF16_MIXED;
+
   request.training.gpus_per_node = 8;
   request.training.nodes = 2;
   gpu.inter_node_bandwidth = 0;
