@@ -386,8 +386,8 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "fp8_recipe", t->fp8_recipe, 0, NULL);
   if (hr_training_torchao_fp8 (t) && t->fp8_params)
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp8_params", 1, 0,
-                         "FP8 parameters are Transformer Engine’s; torchao’s float8 all-gather "
-                         "is not modelled");
+                         "not with torchao’s float8, whose fp8 all-gather is not modelled "
+                         "(Transformer Engine only)");
   if ((unsigned) t->norm_kernel >= N_ELEMENTS (norm_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
   if ((unsigned) t->rope_kernel >= N_ELEMENTS (rope_kernel_names))
