@@ -315,7 +315,8 @@ static const HeadroomKeyInfo keys[] = {
         VISIBLE_WHEN ("training.precision", "fp8-mixed"),
         DESCRIPTION (N_("The parameters are Transformer Engine fp8 tensors, their data and "
                         "transpose, with no 16-bit copy, and are all-gathered in fp8 (Megatron’s "
-                        "--fp8-param-gather, which Megatron-Bridge’s fp8 recipes set)."))),
+                        "--fp8-param-gather, which Megatron-Bridge’s fp8 recipes set); not with "
+                        "torchao’s float8, whose fp8 all-gather is not modelled."))),
   BOOL ("training.fp32_gradients", "false", N_("fp32 gradients"),
         GROUP ("workload/numerics"), TRAIN (fp32_gradients),
         DESCRIPTION (N_("Mixed precision keeps and reduces the gradients in fp32 (Megatron’s "
