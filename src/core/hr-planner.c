@@ -896,10 +896,15 @@ evaluate_rank (const HrPlanContext    *ctx,
    * weight (read 1, write 1), since Hopper's fp8 products take only the TN
    * layout (TE's cast_transpose kernels). torchao's dynamic tensorwise
    * float8 takes each operand's amax in a pass of its own (tensor_to_amax,
-   * read a) before the scaled cast (read a, write 1): 2a + 1 a cast, the
-   * input and the weight in the forward and, from the 16-bit tensors it
-   * saved, again in the backward, with the output gradient cast twice
-   * there, row- and column-major (matmul_with_hp_or_float8_args). */
+   * read a) before the scaled cast (read a, write 1). Eager, that is 2a + 1
+   * a cast: the input and the weight in the forward and, from the 16-bit
+   * tensors it saved, again in the backward, with the output gradient cast
+   * twice there, row- and column-major (matmul_with_hp_or_float8_args).
+   * Compiled, one kernel writes both layouts of the input and of the output
+   * gradient, and the weight's two casts share its amax: input 2a + 2,
+   * weight 3a + 2, output gradient 2a + 2 (torchao's own roofline of its
+   * compiled casts, roofline_utils.py get_tensor_memory_traffic_ovhd_s,
+   * "tensorwise", amax not fused with the producer). */
   if (dtype == HR_DTYPE_FP8)
     {
       double held = moe ? (double) model->n_experts / e : 1.0;   /* experts on this rank */
@@ -911,7 +916,12 @@ evaluate_rank (const HrPlanContext    *ctx,
       double w = h * qkv + q * h + held * (h * ffn_in + ffn_out * h);
       double dy = tokens * (qkv + h) + expert_tokens * held * (ffn_in + h);
 
-      if (hr_training_torchao_fp8 (tr))
+      if (hr_training_torchao_fp8 (tr) && tr->compile)
+        {
+          cast_fwd = layers * ((2.0 * a + 2.0) * x + (2.0 * a + 1.0) * w) / bw;
+          cast_bwd = layers * ((a + 1.0) * w + (2.0 * a + 2.0) * dy) / bw;
+        }
+      else if (hr_training_torchao_fp8 (tr))
         {
           cast_fwd = layers * (2.0 * a + 1.0) * (x + w) / bw;
           cast_bwd = layers * (2.0 * a + 1.0) * (2.0 * dy + x + w) / bw;
