@@ -659,7 +659,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
-  double norm_bytes, act_bytes, mem_layer, mem_softmax, kv_copy, mem_loss, mem_fwd, mem_bwd, mem_rec;
+  double norm_bytes, act_bytes, mem_layer, mem_softmax, kv_copy, mem_fwd, mem_bwd, mem_rec;
+  double logits_local, loss_fwd, loss_bwd;
   double resid, casts, weight_casts;
   bool autocast;
   double cast_fwd = 0, cast_bwd = 0;
@@ -855,18 +856,35 @@ evaluate_rank (const HrPlanContext    *ctx,
   if ((tr->attention == HR_ATTENTION_EAGER || tr->expand_kv) && !hr_model_uses_mla (model)
       && (double) ctx->q_dim / t > kv_local)
     kv_copy = tokens * 2.0 * ((double) ctx->q_dim / t + kv_local) * a;
-  /* Cross-entropy over fp32 logits on the last rank: three passes of 4 bytes. */
-  /* A cross-entropy kernel on the 16-bit logits (flash-attn's, Transformer
-   * Engine's: a row of a 128K vocabulary is 256 KiB, its second pass served
-   * by the L2 cache) reads them once (and, in the backward, reads them and
-   * writes their gradient); so does a compiled loss that upcasts them itself
-   * (one fused kernel a pass, hr-training-activations.c). */
-  mem_loss = head ? tokens * (double) model->vocab_size / t
-                    * (tr->loss == HR_LOSS_KERNEL || tr->loss == HR_LOSS_TE
-                       || hr_training_loss_on_16bit_logits (tr) ? a : 3.0 * 4.0)
-                  : 0.0;
-  mem_fwd = (layers * mem_layer + mem_loss) / bw;
-  mem_bwd = 2.0 * mem_fwd;
+  /* The cross-entropy on the last rank, bytes per logit forward and
+   * backward. Eager over fp32 logits: three passes of 4 bytes forward, twice
+   * that backward. A cross-entropy kernel on the 16-bit logits (flash-attn's,
+   * Transformer Engine's: a row of a 128K vocabulary is 256 KiB, its second
+   * pass served by the L2 cache) reads them once, and in the backward reads
+   * them and writes their gradient; so does a compiled loss that upcasts
+   * them itself (one fused kernel a pass, hr-training-activations.c):
+   * torchtitan's cross_entropy(pred.float()), and torchtune's chunked loss,
+   * whose compute_cross_entropy(chunk.float()) compile_loss compiles. A
+   * compiled loss on fp32 logits the model upcast (torchtune's
+   * TransformerDecoder: output(h).float()) reads them once forward after the
+   * eager upcast (a + 4 + 4) and writes their fp32 gradient, which the
+   * upcast's backward casts back (4 + 4 + 4 + a). */
+  loss_fwd = 3.0 * 4.0;
+  loss_bwd = 2.0 * loss_fwd;
+  if (tr->loss == HR_LOSS_KERNEL || tr->loss == HR_LOSS_TE || hr_training_loss_on_16bit_logits (tr)
+      || (tr->loss == HR_LOSS_CHUNKED && tr->compile && tr->compile_loss))
+    {
+      loss_fwd = a;
+      loss_bwd = 2.0 * a;
+    }
+  else if (tr->loss == HR_LOSS_FULL && tr->compile && tr->compile_loss)
+    {
+      loss_fwd = a + 8.0;
+      loss_bwd = 12.0 + a;
+    }
+  logits_local = head ? tokens * (double) model->vocab_size / t : 0.0;
+  mem_fwd = (layers * mem_layer + logits_local * loss_fwd) / bw;
+  mem_bwd = (2.0 * layers * mem_layer + logits_local * loss_bwd) / bw;
   mem_fwd += layers * kv_copy / bw;
   mem_bwd += layers * kv_copy / bw;
   /* Autocast casts each fp32 weight to 16 bits in every forward (read 4,
@@ -1171,7 +1189,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   /* An average rank, without the LM head and loss of the last one, sets
    * the fill and drain (Narayanan et al. 2021 §2.2: (p − 1)/m for 1F1B
    * and GPipe, (p − 1)/(v·m) interleaved). */
-  per_mb_avg = per_mb - (1.0 - 1.0 / p) * (lm_fwd + lm_bwd + 3.0 * mem_loss / bw);
+  per_mb_avg = per_mb - (1.0 - 1.0 / p) * (lm_fwd + lm_bwd
+                                            + logits_local * (loss_fwd + loss_bwd) / bw);
   /* ZB-H1 (Qi et al. 2024, Zero Bubble Pipeline Parallelism, §2.1) splits
    * the backward into B (input gradients) and W (weight gradients) and
    * moves the W passes of the warm-up into the drain: its bubble is

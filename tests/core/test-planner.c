@@ -620,9 +620,24 @@ test_loss_passes (void)
   t.compile_loss = true;
   step_ok (&model, &t, &gpu, NULL, &other);
   assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
+  /* The model upcasts (torchtune): the eager upcast, a + 4, and the fused
+   * kernel's read of the fp32 logits, 4, forward; the fused kernel's read
+   * and fp32 gradient, 8, and the upcast's backward, 4 + a, backward: 24
+   * bytes a logit against the eager loss's 36. */
   t.model_upcasts_logits = true;
   step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (full.split.memory_bound - other.split.memory_bound,
+                1024.0 * 32768 * (36 - 24) / 0.8e12, 1e-9);
+  /* torchtune's chunked loss, compiled per chunk: the 16-bit passes
+   * whatever the model would do with whole logits; eager, the full loss's. */
+  t.loss = HR_LOSS_CHUNKED;
+  step_ok (&model, &t, &gpu, NULL, &other);
+  assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
+  t.compile_loss = false;
+  step_ok (&model, &t, &gpu, NULL, &other);
   assert_close (other.split.memory_bound, full.split.memory_bound, 1e-12);
+  t.compile_loss = true;
+  t.loss = HR_LOSS_FULL;
   t.model_upcasts_logits = false;
   /* torchtitan's ChunkedLossWrapper runs each chunk's loss as the full one
    * (compiled here: the 16-bit passes) and adds its fp32 buffer of the
