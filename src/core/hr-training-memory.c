@@ -575,6 +575,22 @@ stage_finish (const HrModel        *model,
                  + memory->activation.embedding + memory->activation.stage_output;
       peak.inputs = stage > 0 ? memory->micro_batches_in_flight : 0;
     }
+  /* torch's context_parallel() with the all-gather rotation (torchtitan's):
+   * a layer's backward gathers every rank's K and V block again, c blocks of
+   * the rank's tokens × the K/V heads SDPA gets (every query head after
+   * repeat_kv) × the head dims, and sums dq, dk and dv into fp32 buffers
+   * (torch/distributed/tensor/experimental/_attention.py,
+   * _templated_ring_attention_backward; docs/planner.md, "Context parallel
+   * in PyTorch"). */
+  if (training->torch_context_parallel && training->context_parallel > 1
+      && training->attention == HR_ATTENTION_FLASH && memory->activation.layers > 0)
+    {
+      double kv = training->expand_kv ? a->heads : a->kv_heads;
+      double block = a->tokens * kv * (a->d_qk + a->d_v) * a->compute;
+      double grads = a->tokens * (a->heads * a->d_qk + kv * (a->d_qk + a->d_v)) * 4;
+
+      backward += (double) training->context_parallel * block + grads;
+    }
   /* The layer being recomputed holds the tensors its forward rebuilds during
    * its backward, beside what it saved. */
   if (training->recompute != HR_RECOMPUTE_NONE && memory->activation.layers > 0)

@@ -258,10 +258,11 @@ test_rows (void)
  * as the model stands; throughput is printed, not held (docs/planner.md). */
 static const Bounds torchtitan_misses[] = {
   /* 405B on TP 8 × PP 8: the first stage's peak, in a layer's backward with
-   * eight micro-batches in flight, is not yet derived (docs/training.md) */
+   * eight micro-batches in flight, is not yet derived (docs/training.md);
+   * CP 2 is held to 10 % since the ring's gathered K/V and fp32 gradient
+   * buffers are counted in that backward. */
   { "t5-405b-512gpu-1f1b", 0.80, 0.85 },
   { "t5-405b-512gpu-interleaved", 0.85, 0.95 },
-  { "t6-405b-512gpu-cp2", 0.75, 0.90 },
   { "t6-405b-512gpu-cp4", 0.75, 0.90 },
   { "t6-405b-512gpu-cp8", 0.75, 0.90 },
 };
@@ -380,7 +381,7 @@ test_torchtitan_h100 (void)
         }
     }
   g_test_message ("memory within 10 %%: %u of %u", within, checked);
-  g_assert_cmpuint (within, ==, 13);
+  g_assert_cmpuint (within, ==, 14);
 }
 
 /* torchtitan as its 2025 benchmarks ran it: compiled with the loss, on
