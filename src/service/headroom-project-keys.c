@@ -307,7 +307,7 @@ static const HeadroomKeyInfo keys[] = {
           VISIBLE_WHEN ("training.precision", "fp8-mixed"),
           DESCRIPTION (N_("Whose fp8 linear layers: Transformer Engine’s save fp8 casts of their "
                           "inputs and keep the fp8 weight and its transpose; torchao’s float8 "
-                          "(torchtitan) saves the 16-bit inputs and weights, as BF16 mixed "
+                          "(torchtitan, torchtune) saves the 16-bit inputs and weights, as BF16 mixed "
                           "precision does, and casts each operand again in the backward, an "
                           "amax pass before every cast"))),
   BOOL ("training.fp8_params", "false", N_("FP8 parameters"),
@@ -973,6 +973,10 @@ static const struct
   /* modules/attention.py, MultiHeadAttention.forward: k and v expanded to
    * every query head and flattened (a copy) before the SDPA call. */
   { "torchtune", "training.expand_kv", "true" },
+  /* full_finetune_distributed.py, enable_fp8_training:
+   * training/quantization.py convert_to_float8_training, torchao's
+   * Float8Linear (tensorwise; its fp8 all-gather is not modelled). */
+  { "torchtune", "training.fp8_recipe", "torchao" },
   { "torchtune", "training.recompute", "full" },
   { "torchtune", "training.optimizer_in_backward", "true" },
   { "torchtune", "training.optimizer", "adamw-8bit" },

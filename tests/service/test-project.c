@@ -256,6 +256,8 @@ test_framework_defaults (void)
   g_assert_cmpint (t.optimizer, ==, HR_OPTIMIZER_ADAMW_8BIT);
   g_assert_true (t.optimizer_in_backward);
   g_assert_false (t.finetune.dora_base_rerun);  /* DoRALinear reuses the base output */
+  /* enable_fp8_training: torchao's Float8Linear (training/quantization.py). */
+  g_assert_cmpint (t.fp8_recipe, ==, HR_FP8_RECIPE_TORCHAO);
   /* The step in the backward needs one micro-batch per step. */
   g_assert_cmpint (t.global_batch, ==, 0);
 
