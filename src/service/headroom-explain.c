@@ -118,6 +118,22 @@ state_line (HeadroomEstimator *self,
                           label, per_param, count, result);
 }
 
+/* The phase of the step whose live tensors peak (hr-training-memory.c, phases()). */
+static const char *
+peak_phase (const HrTrainingMemory *m)
+{
+  double peak = fmax (fmax (m->peak_forward, m->peak_loss_backward),
+                      fmax (m->peak_layer_backward, m->peak_optimizer));
+
+  if (peak == m->peak_loss_backward)
+    return _("the loss’s backward");
+  if (peak == m->peak_layer_backward)
+    return _("a layer’s backward");
+  if (peak == m->peak_optimizer)
+    return _("the optimizer step");
+  return _("the end of the forward");
+}
+
 /* The parts of a sum in the sum's unit: MiB below a GiB, so that they add up on screen. */
 static char *
 kv_size (double bytes,
@@ -271,6 +287,37 @@ explain_memory (HeadroomEstimator *self,
           source = _("bitsandbytes autograd/_functions.py (MatMul8bitLt; MatMul4Bit before "
                      "0.43.2, pull request 1270); Korthikanti et al. 2022, §4");
         }
+    }
+  else if (training && g_str_equal (name, "temporary"))
+    {
+      g_autofree char *result = headroom_format_gib (value);
+
+      /* TRANSLATORS: e.g. "Temporary buffers = 3.96 GiB live in the step's peak phase, the loss's
+       * backward" */
+      line = g_strdup_printf (_("%s = %s live in the step’s peak phase, %s"), label, result,
+                              peak_phase (m));
+      assumption = _("Gathered layers (ZeRO-3, FSDP), communication buckets, the loss’s buffers "
+                     "and a dequantised weight, as the phase holds them; the step’s peak is the "
+                     "largest phase, not the sum of each part’s largest.");
+      source = _("docs/training.md, “What users measure”");
+    }
+  else if (training && g_str_equal (name, "allocator"))
+    {
+      g_autofree char *result = headroom_format_gib (value);
+      g_autofree char *rounding = headroom_format_gib (fmax (value - m->cached_free, 0));
+      g_autofree char *cached = headroom_format_gib (m->cached_free);
+
+      /* TRANSLATORS: e.g. "Allocator rounding and cache = rounding of the large blocks 0.30 GiB
+       * + freed blocks the peak cannot use 0.12 GiB = 0.42 GiB: what PyTorch reserves beyond
+       * its live tensors" */
+      line = g_strdup_printf (_("%s = rounding of the large blocks %s + freed blocks the peak "
+                                "cannot use %s = %s: what PyTorch reserves beyond its live "
+                                "tensors"), label, rounding, cached, result);
+      assumption = _("Blocks of 10 MiB or more are rounded up to 2 MiB, half a rounding lost on "
+                     "average; a freed block is reused only by its own stream and only by a "
+                     "tensor it can hold (FSDP’s stream pools, the 16-bit logits’ block, tensor "
+                     "parallelism’s full-width blocks).");
+      source = _("PyTorch c10/cuda/CUDACachingAllocator.cpp (kMinLargeAlloc, kRoundLarge)");
     }
   else if (!training && g_str_equal (name, "kv_cache"))
     {

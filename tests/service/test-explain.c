@@ -46,6 +46,22 @@ test_memory (void)
   weights = headroom_estimator_dup_explanation (estimator, "memory.weights");
   assert_contains (weights, "Weights = 2 B × 4.02 B parameters on this GPU = 7.48 GiB");
   g_assert_null (headroom_estimator_dup_explanation (estimator, "memory.no_such_segment"));
+  /* The buffers are the peak phase's, named; the allocator's share splits
+   * into the large blocks' rounding and the freed blocks kept. */
+  {
+    const HrTrainingMemory *m = headroom_estimator_get_training_memory (estimator);
+    g_autofree char *temporary = headroom_estimator_dup_explanation (estimator, "memory.temporary");
+    g_autofree char *allocator = headroom_estimator_dup_explanation (estimator, "memory.allocator");
+    g_autofree char *cached = g_strdup_printf ("+ freed blocks the peak cannot use %.2f GiB",
+                                               m->cached_free / (1024.0 * 1024 * 1024));
+
+    /* The default project peaks in the loss's backward (the fp32 logits'
+     * buffers beside every layer's saved tensors). */
+    g_assert_cmpfloat (m->peak_loss_backward, ==, m->allocated_peak);
+    assert_contains (temporary, "live in the step’s peak phase, the loss’s backward");
+    assert_contains (allocator, "Allocator rounding and cache = rounding of the large blocks ");
+    assert_contains (allocator, cached);
+  }
 
   /* Offloaded parameters (ZeRO-3, a measured utilisation for the time):
    * the states are 0 on the GPU because they are in host memory, not
