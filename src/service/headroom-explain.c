@@ -460,6 +460,17 @@ explain_summary (HeadroomEstimator *self,
       line = g_strdup_printf (_("%s = %s GPU-hours × %s per GPU-hour = %s"), label, hours, price, result);
       assumption = _("The price per GPU-hour set (Hardware ▸ Cluster); no storage, network or idle time.");
     }
+  else if (training && g_str_equal (name, "hfu"))
+    {
+      g_autofree char *flops = headroom_format_flops (t->hardware_flops_per_step);
+      g_autofree char *peak = headroom_format_flops (t->peak_flops);
+      g_autofree char *step = headroom_format_duration (t->step_seconds);
+
+      line = g_strdup_printf (_("%s = %s hardware FLOPs (model FLOPs and recomputation) ÷ (%"
+                                G_GINT64_FORMAT " GPUs × %s/s × %s) = %.1f %%"),
+                              label, flops, gpus, peak, step, 100 * t->hfu);
+      source = _("Chowdhery et al. 2022 (PaLM), App. B");
+    }
   else if (training && g_str_equal (name, "mfu"))
     {
       g_autofree char *flops = headroom_format_flops (t->model_flops_per_step);
