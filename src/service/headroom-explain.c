@@ -288,6 +288,19 @@ explain_memory (HeadroomEstimator *self,
                      "0.43.2, pull request 1270); Korthikanti et al. 2022, §4");
         }
     }
+  else if (training && g_str_equal (name, "overhead"))
+    {
+      g_autofree char *result = headroom_format_gib (value);
+      gboolean set = headroom_project_get_double (project, "hardware.overhead") >= 0;
+
+      /* TRANSLATORS: e.g. "Overhead = 1.00 GiB, the default allowance" */
+      line = g_strdup_printf (set ? _("%s = %s, as set (Framework memory per GPU)")
+                                  : _("%s = %s, the default allowance"), label, result);
+      assumption = _("The CUDA context (287 MB measured with lazy module loading, 667 MB "
+                     "without), cuBLAS workspaces and NCCL buffers: a round allowance above the "
+                     "context alone, not a measurement; set it from nvidia-smi on your stack.");
+      source = _("pytorch/pytorch pull request 86509 (CUDA lazy module loading)");
+    }
   else if (training && g_str_equal (name, "temporary"))
     {
       g_autofree char *result = headroom_format_gib (value);

@@ -62,6 +62,20 @@ test_memory (void)
     assert_contains (allocator, "Allocator rounding and cache = rounding of the large blocks ");
     assert_contains (allocator, cached);
   }
+  /* The overhead says whether it is the default allowance or the setting:
+   * 2e9 B = 1.86 GiB. */
+  {
+    g_autofree char *overhead = headroom_estimator_dup_explanation (estimator, "memory.overhead");
+
+    assert_contains (overhead, "Overhead = 1.00 GiB, the default allowance");
+    g_assert_true (headroom_project_set_double (project, "hardware.overhead", 2e9, NULL));
+    headroom_estimator_recompute_now (estimator);
+    g_clear_pointer (&overhead, g_free);
+    overhead = headroom_estimator_dup_explanation (estimator, "memory.overhead");
+    assert_contains (overhead, "Overhead = 1.86 GiB, as set");
+    g_assert_true (headroom_project_set_double (project, "hardware.overhead", -1, NULL));
+    headroom_estimator_recompute_now (estimator);
+  }
 
   /* Offloaded parameters (ZeRO-3, a measured utilisation for the time):
    * the states are 0 on the GPU because they are in host memory, not
