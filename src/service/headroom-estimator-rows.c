@@ -421,7 +421,8 @@ headroom_estimator_fill_summary (const HeadroomEstimatorResult *r,
             t->hfu, utilization, TRUE },
           { "bubble_fraction", _("Pipeline bubble"), "ratio",
             _("idle time over the ideal: (pp − 1) ÷ micro-batches for 1F1B, ÷ (virtual stages × "
-              "micro-batches) interleaved (Narayanan et al. 2021, §2.2)"),
+              "micro-batches) interleaved, ÷ (3 × micro-batches) ZB-H1 (Narayanan et al. 2021, "
+              "§2.2; Qi et al. 2024, §2.1)"),
             t->bubble_fraction, NULL, TRUE },
           /* The run's length needs a token budget. No energy tile where the
            * board power is unpublished, rather than a false 0 kWh. */

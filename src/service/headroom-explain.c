@@ -473,6 +473,22 @@ explain_summary (HeadroomEstimator *self,
       line = g_strdup_printf (_("%s = %s GPU-hours × %s per GPU-hour = %s"), label, hours, price, result);
       assumption = _("The price per GPU-hour set (Hardware ▸ Cluster); no storage, network or idle time.");
     }
+  else if (training && g_str_equal (name, "bubble_fraction"))
+    {
+      const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
+      const char *schedule = headroom_project_get_string (project, "training.pipeline_schedule");
+      gint64 pp = headroom_project_get_int (project, "training.pipeline_parallel");
+      gint64 vpp = headroom_project_get_int (project, "training.virtual_stages");
+      gint64 shrink = g_strcmp0 (schedule, "interleaved") == 0 ? vpp
+                      : g_strcmp0 (schedule, "zb-h1") == 0 ? 3 : 1;
+
+      /* TRANSLATORS: e.g. "Pipeline bubble = (4 − 1) ÷ (2 × 32 micro-batches) = 4.7 % of the
+       * ideal step" */
+      line = g_strdup_printf (_("%s = (%" G_GINT64_FORMAT " − 1) ÷ (%" G_GINT64_FORMAT " × %"
+                                G_GINT64_FORMAT " micro-batches) = %.1f %% of the ideal step"),
+                              label, pp, shrink, m->grad_accumulation, 100 * t->bubble_fraction);
+      source = _("Narayanan et al. 2021, §2.2; Qi et al. 2024 (zero bubble), §2.1");
+    }
   else if (training && g_str_equal (name, "hfu"))
     {
       g_autofree char *flops = headroom_format_flops (t->hardware_flops_per_step);

@@ -189,6 +189,27 @@ test_time_and_cost (void)
   cost = headroom_estimator_dup_explanation (estimator, "summary.cost");
   assert_contains (cost, "Cost: needs Training tokens, which is not set");
   g_assert_null (strstr (cost, "$"));
+
+  /* TP 2 × PP 2 on 8 GPUs leaves DP 2: 64 sequences a step of one each are
+   * 32 micro-batches a rank, and 1F1B idles (2 − 1) ÷ 32 = 3.1 % of the
+   * ideal step (Narayanan et al. 2021, §2.2); ZB-H1 a third of it. */
+  {
+    g_autofree char *bubble = NULL;
+
+    g_assert_true (headroom_project_set_int (project, "training.pipeline_parallel", 2, NULL));
+    g_assert_true (headroom_project_set_int (project, "training.micro_batch", 1, NULL));
+    g_assert_true (headroom_project_set_int (project, "training.global_batch", 64, NULL));
+    headroom_estimator_recompute_now (estimator);
+    g_assert_null (headroom_estimator_get_error (estimator));
+    bubble = headroom_estimator_dup_explanation (estimator, "summary.bubble_fraction");
+    assert_contains (bubble, "Pipeline bubble = (2 − 1) ÷ (1 × 32 micro-batches) = 3.1 % of the "
+                             "ideal step");
+    g_assert_true (headroom_project_set_string (project, "training.pipeline_schedule", "zb-h1", NULL));
+    headroom_estimator_recompute_now (estimator);
+    g_clear_pointer (&bubble, g_free);
+    bubble = headroom_estimator_dup_explanation (estimator, "summary.bubble_fraction");
+    assert_contains (bubble, "Pipeline bubble = (2 − 1) ÷ (3 × 32 micro-batches) = 1.0 %");
+  }
 }
 
 /* Gemma 3 1B serving a 1,024-token prompt and 256 generated tokens (the
