@@ -473,6 +473,60 @@ explain_summary (HeadroomEstimator *self,
       line = g_strdup_printf (_("%s = %s GPU-hours × %s per GPU-hour = %s"), label, hours, price, result);
       assumption = _("The price per GPU-hour set (Hardware ▸ Cluster); no storage, network or idle time.");
     }
+  else if (training && g_str_equal (name, "data_parallel"))
+    {
+      const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
+
+      /* TRANSLATORS: e.g. "Data parallel = 8 GPUs ÷ (2 × 2 × 1) = 2 GPUs" */
+      line = g_strdup_printf (_("%s = %" G_GINT64_FORMAT " GPUs ÷ (%" G_GINT64_FORMAT " × %"
+                                G_GINT64_FORMAT " × %" G_GINT64_FORMAT ") = %" G_GINT64_FORMAT),
+                              label, gpus,
+                              headroom_project_get_int (project, "training.tensor_parallel"),
+                              headroom_project_get_int (project, "training.pipeline_parallel"),
+                              headroom_project_get_int (project, "training.context_parallel"),
+                              m->data_parallel);
+    }
+  else if (training && g_str_equal (name, "grad_accumulation"))
+    {
+      const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
+      double seq = (double) headroom_project_get_int (project, "training.seq_len");
+
+      /* TRANSLATORS: e.g. "Gradient accumulation = 64 sequences ÷ (1 × 2) = 32 micro-batches a
+       * rank" */
+      line = g_strdup_printf (_("%s = %.0f sequences ÷ (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
+                                ") = %" G_GINT64_FORMAT " micro-batches a rank"),
+                              label, seq > 0 ? t->tokens_per_step / seq : 0.0,
+                              headroom_project_get_int (project, "training.micro_batch"),
+                              m->data_parallel, m->grad_accumulation);
+    }
+  else if (training && g_str_equal (name, "tokens_per_step"))
+    {
+      gint64 seq = headroom_project_get_int (project, "training.seq_len");
+      g_autofree char *result = headroom_format_count_unit (t->tokens_per_step, "tokens");
+
+      /* TRANSLATORS: e.g. "Tokens per optimizer step = 64 sequences × 8192 tokens = 524 k tokens" */
+      line = g_strdup_printf (_("%s = %.0f sequences × %" G_GINT64_FORMAT " tokens = %s"), label,
+                              seq > 0 ? t->tokens_per_step / (double) seq : 0.0, seq, result);
+    }
+  else if (training && g_str_equal (name, "tokens_per_second") && t->step_seconds > 0)
+    {
+      g_autofree char *tokens = headroom_format_count_unit (t->tokens_per_step, "tokens");
+      g_autofree char *step = headroom_format_duration (t->step_seconds);
+      g_autofree char *result = headroom_format_count_unit (t->tokens_per_second, "tokens/s");
+
+      /* TRANSLATORS: e.g. "Throughput = 524 k tokens ÷ 1.23 s = 426 k tokens/s" */
+      line = g_strdup_printf (_("%s = %s ÷ %s = %s"), label, tokens, step, result);
+    }
+  else if (training && g_str_equal (name, "tokens_per_second_per_gpu") && gpus > 0)
+    {
+      g_autofree char *total = headroom_format_count_unit (t->tokens_per_second, "tokens/s");
+      g_autofree char *result = headroom_format_count_unit (t->tokens_per_second_per_gpu,
+                                                            "tokens/s");
+
+      /* TRANSLATORS: e.g. "Throughput per GPU = 426 k tokens/s ÷ 8 GPUs = 53.3 k tokens/s" */
+      line = g_strdup_printf (_("%s = %s ÷ %" G_GINT64_FORMAT " GPUs = %s"), label, total, gpus,
+                              result);
+    }
   else if (training && g_str_equal (name, "bubble_fraction"))
     {
       const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);

@@ -204,6 +204,14 @@ test_time_and_cost (void)
     bubble = headroom_estimator_dup_explanation (estimator, "summary.bubble_fraction");
     assert_contains (bubble, "Pipeline bubble = (2 − 1) ÷ (1 × 32 micro-batches) = 3.1 % of the "
                              "ideal step");
+    {
+      g_autofree char *dp = headroom_estimator_dup_explanation (estimator, "summary.data_parallel");
+      g_autofree char *ga = headroom_estimator_dup_explanation (estimator,
+                                                                "summary.grad_accumulation");
+
+      assert_contains (dp, "Data parallel = 8 GPUs ÷ (2 × 2 × 1) = 2");
+      assert_contains (ga, "Gradient accumulation = 64 sequences ÷ (1 × 2) = 32 micro-batches a rank");
+    }
     g_assert_true (headroom_project_set_string (project, "training.pipeline_schedule", "zb-h1", NULL));
     headroom_estimator_recompute_now (estimator);
     g_clear_pointer (&bubble, g_free);
