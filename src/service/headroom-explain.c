@@ -490,14 +490,16 @@ explain_summary (HeadroomEstimator *self,
     {
       const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
       double seq = (double) headroom_project_get_int (project, "training.seq_len");
+      g_autofree char *result = headroom_format_count_unit ((double) m->grad_accumulation,
+                                                            "micro-batches");
 
       /* TRANSLATORS: e.g. "Gradient accumulation = 64 sequences ÷ (1 × 2) = 32 micro-batches a
        * rank" */
       line = g_strdup_printf (_("%s = %.0f sequences ÷ (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
-                                ") = %" G_GINT64_FORMAT " micro-batches a rank"),
+                                ") = %s a rank"),
                               label, seq > 0 ? t->tokens_per_step / seq : 0.0,
                               headroom_project_get_int (project, "training.micro_batch"),
-                              m->data_parallel, m->grad_accumulation);
+                              m->data_parallel, result);
     }
   else if (training && g_str_equal (name, "tokens_per_step"))
     {
