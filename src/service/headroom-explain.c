@@ -118,6 +118,19 @@ state_line (HeadroomEstimator *self,
                           label, per_param, count, result);
 }
 
+/* The global batch, "64 sequences", exact: the explanations' arithmetic
+ * shows whole numbers. */
+static char *
+global_batch_text (HeadroomProject      *project,
+                   const HrTrainingTime *t)
+{
+  gint64 seq = headroom_project_get_int (project, "training.seq_len");
+  gint64 n = seq > 0 ? (gint64) round (t->tokens_per_step / (double) seq) : 0;
+
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GINT64_FORMAT " sequence",
+                                       "%" G_GINT64_FORMAT " sequences", (gulong) n), n);
+}
+
 /* The phase of the step whose live tensors peak (hr-training-memory.c, phases()). */
 static const char *
 peak_phase (const HrTrainingMemory *m)
@@ -489,15 +502,18 @@ explain_summary (HeadroomEstimator *self,
   else if (training && g_str_equal (name, "grad_accumulation"))
     {
       const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
-      double seq = (double) headroom_project_get_int (project, "training.seq_len");
-      g_autofree char *result = headroom_format_count_unit ((double) m->grad_accumulation,
-                                                            "micro-batches");
+      g_autofree char *result = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                              "%" G_GINT64_FORMAT " micro-batch",
+                                                              "%" G_GINT64_FORMAT " micro-batches",
+                                                              (gulong) m->grad_accumulation),
+                                                 m->grad_accumulation);
+      g_autofree char *batch = global_batch_text (project, t);
 
       /* TRANSLATORS: e.g. "Gradient accumulation = 64 sequences ÷ (1 × 2) = 32 micro-batches a
        * rank" */
-      line = g_strdup_printf (_("%s = %.0f sequences ÷ (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
+      line = g_strdup_printf (_("%s = %s ÷ (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT
                                 ") = %s a rank"),
-                              label, seq > 0 ? t->tokens_per_step / seq : 0.0,
+                              label, batch,
                               headroom_project_get_int (project, "training.micro_batch"),
                               m->data_parallel, result);
     }
@@ -505,10 +521,11 @@ explain_summary (HeadroomEstimator *self,
     {
       gint64 seq = headroom_project_get_int (project, "training.seq_len");
       g_autofree char *result = headroom_format_count_unit (t->tokens_per_step, "tokens");
+      g_autofree char *batch = global_batch_text (project, t);
 
       /* TRANSLATORS: e.g. "Tokens per optimizer step = 64 sequences × 8192 tokens = 524 k tokens" */
-      line = g_strdup_printf (_("%s = %.0f sequences × %" G_GINT64_FORMAT " tokens = %s"), label,
-                              seq > 0 ? t->tokens_per_step / (double) seq : 0.0, seq, result);
+      line = g_strdup_printf (_("%s = %s × %" G_GINT64_FORMAT " tokens = %s"), label, batch, seq,
+                              result);
     }
   else if (training && g_str_equal (name, "tokens_per_second") && t->step_seconds > 0)
     {
