@@ -486,6 +486,77 @@ explain_summary (HeadroomEstimator *self,
       line = g_strdup_printf (_("%s = %s GPU-hours × %s per GPU-hour = %s"), label, hours, price, result);
       assumption = _("The price per GPU-hour set (Hardware ▸ Cluster); no storage, network or idle time.");
     }
+  else if (!training && g_str_equal (name, "kv_capacity_tokens")
+           && headroom_estimator_get_serving_plan (self) != NULL)
+    {
+      const HrServingPlan *plan = headroom_estimator_get_serving_plan (self);
+      const char *engine = headroom_project_get_string (project, "inference.engine");
+      g_autofree char *kv = headroom_format_gib (plan->kv_cache);
+      g_autofree char *total = headroom_format_gib (plan->total);
+      g_autofree char *usable = headroom_format_gib (plan->usable);
+      g_autofree char *weights = headroom_format_gib (plan->weights);
+      g_autofree char *activations = headroom_format_gib (plan->activations);
+      g_autofree char *non_torch = headroom_format_gib (plan->non_torch);
+      g_autofree char *bytes = NULL;
+      g_autofree char *tokens = NULL;
+
+      /* The cache's bytes as the engine's plan sizes them (hr-serving.c,
+       * hr_serving_plan), then its blocks. */
+      if (g_strcmp0 (engine, "llamacpp") == 0)
+        /* TRANSLATORS: e.g. "the context llama.cpp sizes its cache for, 0.16 GiB" */
+        bytes = g_strdup_printf (_("the context llama.cpp sizes its cache for, %s"), kv);
+      else if (g_strcmp0 (engine, "sglang") == 0)
+        /* TRANSLATORS: e.g. "69.5 GiB usable (mem_fraction_static of 79.2 GiB less 0.20 GiB the
+         * engine holds) − 15.0 GiB of weights = 54.6 GiB" */
+        bytes = g_strdup_printf (_("%s usable (mem_fraction_static of %s less %s the engine "
+                                   "holds) − %s of weights = %s"),
+                                 usable, total, non_torch, weights, kv);
+      else if (g_strcmp0 (engine, "trtllm") == 0)
+        {
+          double free = plan->total - plan->weights - plan->activations - plan->non_torch;
+
+          /* TRANSLATORS: e.g. "free_gpu_memory_fraction 0.90 × (79.2 GiB − 15.0 GiB of weights −
+           * 0.20 GiB of activations − 0.20 GiB the engine holds) = 57.5 GiB" */
+          bytes = g_strdup_printf (_("free_gpu_memory_fraction %.2f × (%s − %s of weights − %s of "
+                                     "activations − %s the engine holds) = %s"),
+                                   free > 0 ? plan->kv_cache / free : 0.0, total, weights,
+                                   activations, non_torch, kv);
+        }
+      else if (g_strcmp0 (engine, "hf") == 0)
+        /* TRANSLATORS: e.g. "79.2 GiB − 15.0 GiB of weights − 0.20 GiB profiled peak − 2.00 GiB
+         * framework overhead = 62.1 GiB" */
+        bytes = g_strdup_printf (_("%s − %s of weights − %s profiled peak − %s framework "
+                                   "overhead = %s"),
+                                 total, weights, activations, non_torch, kv);
+      else
+        /* TRANSLATORS: e.g. "71.3 GiB usable − 15.0 GiB of weights − 0.10 GiB profiled peak −
+         * 0.90 GiB outside PyTorch = 55.3 GiB" */
+        bytes = g_strdup_printf (_("%s usable − %s of weights − %s profiled peak − %s outside "
+                                   "PyTorch = %s"),
+                                 usable, weights, activations, non_torch, kv);
+      if (plan->block_size > 1)
+        tokens = g_strdup_printf (_("%" G_GINT64_FORMAT " blocks × %" G_GINT64_FORMAT " tokens = %"
+                                    G_GINT64_FORMAT " tokens"),
+                                  plan->kv_blocks, plan->block_size, plan->kv_capacity_tokens);
+      else
+        tokens = g_strdup_printf (_("%" G_GINT64_FORMAT " tokens"), plan->kv_capacity_tokens);
+      /* TRANSLATORS: e.g. "KV cache capacity = 28336 blocks × 16 tokens = 453376 tokens in 71.3 GiB
+       * usable − …" */
+      line = g_strdup_printf (_("%s = %s in %s"), label, tokens, bytes);
+    }
+  else if (!training && g_str_equal (name, "max_concurrency")
+           && headroom_estimator_get_serving_plan (self) != NULL
+           && headroom_estimator_get_serving_plan (self)->max_model_len > 0)
+    {
+      const HrServingPlan *plan = headroom_estimator_get_serving_plan (self);
+
+      /* TRANSLATORS: e.g. "Requests at once = 453,376 tokens ÷ 1,280 tokens (the longest request
+       * the engine admits) = 354.2" */
+      line = g_strdup_printf (_("%s = %" G_GINT64_FORMAT " tokens ÷ %" G_GINT64_FORMAT " tokens "
+                                "(the longest request the engine admits) = %.1f"),
+                              label, plan->kv_capacity_tokens, plan->max_model_len,
+                              plan->max_concurrency);
+    }
   else if (training && g_str_equal (name, "data_parallel"))
     {
       const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);

@@ -251,6 +251,40 @@ test_kv_split (void)
   assert_contains (llama, "every layer global (the whole context)");
 }
 
+/* The KV cache's tokens as each engine's plan sizes its bytes: vLLM from
+ * what gpu_memory_utilization leaves, SGLang from mem_fraction_static of
+ * what it found free, TensorRT-LLM a fraction (0.90 by default) of what is
+ * free once loaded, llama.cpp for its context. Llama 3.1 8B on one H100. */
+static void
+test_kv_capacity (void)
+{
+  g_autoptr(HeadroomProject) project = headroom_project_new_default ();
+  g_autoptr(HeadroomEstimator) estimator = headroom_estimator_new (project);
+  static const struct
+  {
+    const char *engine, *part;
+  } engines[] = {
+    { "vllm", " usable − " },
+    { "sglang", " usable (mem_fraction_static of " },
+    { "trtllm", "free_gpu_memory_fraction 0.90 × (" },
+    { "llamacpp", "the context llama.cpp sizes its cache for" },
+  };
+
+  g_assert_true (headroom_project_set_string (project, "workload", "inference", NULL));
+  for (gsize i = 0; i < G_N_ELEMENTS (engines); i++)
+    {
+      g_autofree char *capacity = NULL;
+
+      g_assert_true (headroom_project_set_string (project, "inference.engine", engines[i].engine,
+                                                  NULL));
+      headroom_estimator_recompute_now (estimator);
+      g_assert_null (headroom_estimator_get_error (estimator));
+      capacity = headroom_estimator_dup_explanation (estimator, "summary.kv_capacity_tokens");
+      assert_contains (capacity, "KV cache capacity = ");
+      assert_contains (capacity, engines[i].part);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -261,5 +295,6 @@ main (int   argc,
   g_test_add_func ("/explain/shards", test_shards);
   g_test_add_func ("/explain/time-and-cost", test_time_and_cost);
   g_test_add_func ("/explain/kv-split", test_kv_split);
+  g_test_add_func ("/explain/kv-capacity", test_kv_capacity);
   return g_test_run ();
 }
