@@ -138,13 +138,14 @@ peak_phase (const HrTrainingMemory *m)
   double peak = fmax (fmax (m->peak_forward, m->peak_loss_backward),
                       fmax (m->peak_layer_backward, m->peak_optimizer));
 
+  /* The first of the largest, in the order phases() takes them. */
+  if (peak == m->peak_forward)
+    return _("the end of the forward");
   if (peak == m->peak_loss_backward)
     return _("the loss’s backward");
   if (peak == m->peak_layer_backward)
     return _("a layer’s backward");
-  if (peak == m->peak_optimizer)
-    return _("the optimizer step");
-  return _("the end of the forward");
+  return _("the optimizer step");
 }
 
 /* The parts of a sum in the sum's unit: MiB below a GiB, so that they add up on screen. */
