@@ -1423,19 +1423,29 @@ evaluate_rank (const HrPlanContext    *ctx,
    * paged_out a step, with nothing to hide behind. Offloaded activations
    * leave in each micro-batch's forward and return in its backward on a
    * side stream (torchtune OffloadActivations, use_streams): only what
-   * outlasts the pass is exposed. */
+   * outlasts the pass is exposed. Each copy back is issued when the
+   * backward unpacks its tensor (unpack_tensor_with_streams), so it hides
+   * only while the CPU runs ahead of the GPU. bitsandbytes' optimizers
+   * synchronise the device after every parameter's update
+   * (Optimizer8bit.step: torch.cuda.synchronize(), sync_gpu since 0.47);
+   * stepped inside the backward, they leave every copy back to start on
+   * an idle GPU, all of it exposed. */
   {
     double host = ctx->gpu->host_bandwidth;
     double paging = 2.0 * memory->paged_out;
     double one_way = host > 0 ? memory->offloaded_activations / host : 0;
+    double backward = gemm_bwd + mem_bwd + gemm_rec + mem_rec;
 
+    step->host_after_sync = memory->offloaded_activations > 0 && tr->optimizer_in_backward
+                            && (tr->optimizer == HR_OPTIMIZER_ADAMW_8BIT || tr->paged_optimizer);
     step->host.bytes = paging + 2.0 * m * memory->offloaded_activations;
     if (host > 0)
       {
         step->host.seconds = step->host.bytes / host;
         step->host.exposed = paging / host
                              + m * (max2 (0, one_way - (gemm_fwd + mem_fwd))
-                                    + max2 (0, one_way - (gemm_bwd + mem_bwd + gemm_rec + mem_rec)));
+                                    + (step->host_after_sync ? one_way
+                                                             : max2 (0, one_way - backward)));
       }
     step->split.host_transfer = step->host.exposed;
   }

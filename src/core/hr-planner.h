@@ -90,6 +90,9 @@ typedef struct
   double  nccl_sms;           /* of split.communication: the compute that waits while
                                * hidden cross-node collectives hold SMs */
   double  nccl_sm_share;      /* the share of the SMs they hold (0: none counted) */
+  bool    host_after_sync;    /* the offloaded activations come back on an idle GPU:
+                               * bitsandbytes synchronises after each parameter's
+                               * update inside the backward (optimizer_in_backward) */
   bool    attention_as_gemm;  /* flash attention on a GPU with no rate for the kernel
                                * (HrGpu's attention tables): its core priced as products
                                * at the GEMM rate, an optimistic assumption */

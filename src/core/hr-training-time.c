@@ -175,6 +175,7 @@ hr_training_time_of (const HrModel          *model,
       time->step_seconds = step.step_seconds;
       time->host_bytes = step.host.bytes;
       time->host_seconds = step.split.host_transfer;
+      time->host_after_sync = step.host_after_sync;
       time->predicted = true;
       time->attention_as_gemm = step.attention_as_gemm;
     }

@@ -406,6 +406,8 @@ typedef struct
   double  host_bytes;             /* over the host link per GPU per step: paged-out optimizer
                                    * states out and back, offloaded activations (predicted) */
   double  host_seconds;           /* of it, the time on the critical path, inside step_seconds */
+  bool    host_after_sync;        /* the offloaded activations come back exposed, after
+                                   * bitsandbytes' synchronisations (HrPlanStep) */
 
   /* Information, already inside the utilisation (not added to step_seconds) */
   double  bubble_fraction;        /* (p − 1)/m, or /(v·m) interleaved: idle over ideal time */

@@ -118,6 +118,26 @@ state_line (HeadroomEstimator *self,
                           label, per_param, count, result);
 }
 
+/* Why a precision keeps no fp32 copy of the weights beside them; NULL for
+ * those that keep one. */
+static const char *
+no_master_copy (const char *precision)
+{
+  if (g_strcmp0 (precision, "fp32") == 0)
+    return _("the fp32 weights are updated directly, with no second copy");
+  if (g_strcmp0 (precision, "bf16") == 0)
+    return _("pure bf16 training updates the 16-bit weights in place, with no fp32 copy");
+  return NULL;
+}
+
+/* "1 GPU", "8 GPUs" */
+static char *
+gpus_text (gint64 n)
+{
+  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GINT64_FORMAT " GPU",
+                                       "%" G_GINT64_FORMAT " GPUs", (gulong) n), n);
+}
+
 /* The global batch, "64 sequences", exact: the explanations' arithmetic
  * shows whole numbers. */
 static char *
@@ -195,6 +215,18 @@ explain_memory (HeadroomEstimator *self,
       assumption = _("The working copy in the compute precision; TP and PP split the "
                      "parameters, ZeRO-3 and FSDP shard them over data parallelism.");
       source = _("Rajbhandari et al. 2020 (ZeRO), §3.1 and §5");
+    }
+  else if (training && g_str_equal (name, "master_weights") && value == 0
+           && !headroom_project_get_boolean (project, "training.offload_params")
+           && !headroom_project_get_boolean (project, "training.offload_optimizer")
+           && no_master_copy (precision) != NULL)
+    {
+      g_autofree char *result = headroom_format_gib (value);
+
+      /* TRANSLATORS: e.g. "Master weights = 0.00 GiB: none; pure bf16 training updates the
+       * 16-bit weights in place" */
+      line = g_strdup_printf (_("%s = %s: none; %s"), label, result, no_master_copy (precision));
+      source = _("Micikevicius et al. 2018 (mixed precision); Rajbhandari et al. 2020, §3.1");
     }
   else if (training && g_str_equal (name, "master_weights"))
     {
@@ -388,6 +420,7 @@ explain_summary (HeadroomEstimator *self,
   const HrTrainingTime *t = headroom_estimator_get_training_time (self);
   const char *label = headroom_quantity_get_label (q);
   gint64 gpus = headroom_project_get_n_gpus (project);
+  g_autofree char *gpu_count = gpus_text (gpus);
   g_autofree char *line = NULL;
   const char *assumption = headroom_quantity_get_formula (q);
   const char *source = NULL;
@@ -410,9 +443,9 @@ explain_summary (HeadroomEstimator *self,
         {
           /* TRANSLATORS: e.g. "Step time = 27.6 s (2.09 PFLOP hardware FLOPs … : 58 % of peak)" */
           line = g_strdup_printf (_("%s = %s predicted from the hardware (%s hardware FLOPs per "
-                                    "optimizer step on %" G_GINT64_FORMAT " GPUs of %s/s: %.0f %% "
+                                    "optimizer step on %s of %s/s: %.0f %% "
                                     "of peak)"),
-                                  label, result, flops, gpus, peak, 100 * t->hfu);
+                                  label, result, flops, gpu_count, peak, 100 * t->hfu);
           if (t->attention_as_gemm)
             assumption = _("The planner’s step model: matrix products at a shape-dependent share "
                            "of peak; no published rate times the Attention kernel set on this "
@@ -430,14 +463,13 @@ explain_summary (HeadroomEstimator *self,
         }
       /* TRANSLATORS: e.g. "Step time = 2.09 PFLOP ÷ (8 GPUs × 989 TFLOP/s × 40 %) = 660 ms" */
       else if (gpus > 0 && t->peak_flops > 0 && t->hfu > 0 && fabs (check - t->step_seconds) <= 1e-6 * t->step_seconds)
-        line = g_strdup_printf (_("%s = %s hardware FLOPs per optimizer step ÷ (%" G_GINT64_FORMAT
-                                " GPUs × %s/s × %.0f %%) = %s"),
-                              label, flops, gpus, peak, 100 * t->hfu, result);
+        line = g_strdup_printf (_("%s = %s hardware FLOPs per optimizer step ÷ (%s × %s/s × %.0f %%) = %s"),
+                              label, flops, gpu_count, peak, 100 * t->hfu, result);
       else
         /* The set utilisation plus the QLoRA dequantisation the FLOPs alone do not give. */
-        line = g_strdup_printf (_("%s = %s (%s hardware FLOPs per optimizer step on %" G_GINT64_FORMAT
-                                  " GPUs of %s/s: %.0f %% of peak)"),
-                                label, result, flops, gpus, peak, 100 * t->hfu);
+        line = g_strdup_printf (_("%s = %s (%s hardware FLOPs per optimizer step on %s of %s/s: "
+                                  "%.0f %% of peak)"),
+                                label, result, flops, gpu_count, peak, 100 * t->hfu);
       if (!t->predicted)
         assumption = _("Every FLOP executed, recomputation included, runs at the measured "
                        "utilisation set (Training ▸ Throughput), not at the hardware prediction.");
@@ -450,7 +482,10 @@ explain_summary (HeadroomEstimator *self,
           const char *what = paged && offloaded
                              ? _("paged-out optimizer states out and back, offloaded activations")
                              : paged ? _("paged-out optimizer states out and back")
-                                     : _("offloaded activations out and back, on a side stream");
+                             : t->host_after_sync
+                             ? _("offloaded activations out on a side stream, back after "
+                                 "bitsandbytes’ synchronisation of each update in the backward")
+                             : _("offloaded activations out and back, on a side stream");
           char *with_host;
 
           /* TRANSLATORS: appended to the step time, e.g. ", of which 0.43 s on the host link
@@ -475,8 +510,8 @@ explain_summary (HeadroomEstimator *self,
       g_autofree char *hours = headroom_format_count (t->total_seconds / 3600);
       g_autofree char *result = headroom_format_count (t->gpu_hours);
 
-      line = g_strdup_printf (_("%s = %" G_GINT64_FORMAT " GPUs × %s hours = %s GPU-hours"),
-                              label, gpus, hours, result);
+      line = g_strdup_printf (_("%s = %s × %s hours = %s GPU-hours"),
+                              label, gpu_count, hours, result);
     }
   else if (training && g_str_equal (name, "cost"))
     {
@@ -563,9 +598,9 @@ explain_summary (HeadroomEstimator *self,
       const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
 
       /* TRANSLATORS: e.g. "Data parallel = 8 GPUs ÷ (2 × 2 × 1) = 2 GPUs" */
-      line = g_strdup_printf (_("%s = %" G_GINT64_FORMAT " GPUs ÷ (%" G_GINT64_FORMAT " × %"
-                                G_GINT64_FORMAT " × %" G_GINT64_FORMAT ") = %" G_GINT64_FORMAT),
-                              label, gpus,
+      line = g_strdup_printf (_("%s = %s ÷ (%" G_GINT64_FORMAT " × %" G_GINT64_FORMAT " × %"
+                                G_GINT64_FORMAT ") = %" G_GINT64_FORMAT),
+                              label, gpu_count,
                               headroom_project_get_int (project, "training.tensor_parallel"),
                               headroom_project_get_int (project, "training.pipeline_parallel"),
                               headroom_project_get_int (project, "training.context_parallel"),
@@ -615,7 +650,7 @@ explain_summary (HeadroomEstimator *self,
                                                             "tokens/s");
 
       /* TRANSLATORS: e.g. "Throughput per GPU = 426 k tokens/s ÷ 8 GPUs = 53.3 k tokens/s" */
-      line = g_strdup_printf (_("%s = %s ÷ %" G_GINT64_FORMAT " GPUs = %s"), label, total, gpus,
+      line = g_strdup_printf (_("%s = %s ÷ %s = %s"), label, total, gpu_count,
                               result);
     }
   else if (training && g_str_equal (name, "bubble_fraction"))
@@ -640,9 +675,9 @@ explain_summary (HeadroomEstimator *self,
       g_autofree char *peak = headroom_format_flops (t->peak_flops);
       g_autofree char *step = headroom_format_duration (t->step_seconds);
 
-      line = g_strdup_printf (_("%s = %s hardware FLOPs (model FLOPs and recomputation) ÷ (%"
-                                G_GINT64_FORMAT " GPUs × %s/s × %s) = %.1f %%"),
-                              label, flops, gpus, peak, step, 100 * t->hfu);
+      line = g_strdup_printf (_("%s = %s hardware FLOPs (model FLOPs and recomputation) ÷ (%s × "
+                                "%s/s × %s) = %.1f %%"),
+                              label, flops, gpu_count, peak, step, 100 * t->hfu);
       source = _("Chowdhery et al. 2022 (PaLM), App. B");
     }
   else if (training && g_str_equal (name, "mfu"))
@@ -651,8 +686,8 @@ explain_summary (HeadroomEstimator *self,
       g_autofree char *peak = headroom_format_flops (t->peak_flops);
       g_autofree char *step = headroom_format_duration (t->step_seconds);
 
-      line = g_strdup_printf (_("%s = %s model FLOPs ÷ (%" G_GINT64_FORMAT " GPUs × %s/s × %s) = %.1f %%"),
-                              label, flops, gpus, peak, step, 100 * t->mfu);
+      line = g_strdup_printf (_("%s = %s model FLOPs ÷ (%s × %s/s × %s) = %.1f %%"),
+                              label, flops, gpu_count, peak, step, 100 * t->mfu);
       source = _("Chowdhery et al. 2022 (PaLM), App. B");
     }
 

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "headroom-estimator.h"
@@ -23,6 +24,24 @@ assert_contains (const char *text,
 {
   if (text == NULL || strstr (text, part) == NULL)
     g_error ("“%s” does not contain “%s”", text ? text : "(null)", part);
+}
+
+/* Sets integer keys, NULL-terminated pairs of key and value,
+ * and recomputes: the settings must be valid. */
+static void
+set_ints (HeadroomEstimator *estimator,
+          const char        *key,
+          ...)
+{
+  HeadroomProject *project = headroom_estimator_get_project (estimator);
+  va_list args;
+
+  va_start (args, key);
+  for (; key != NULL; key = va_arg (args, const char *))
+    g_assert_true (headroom_project_set_int (project, key, va_arg (args, gint64), NULL));
+  va_end (args);
+  headroom_estimator_recompute_now (estimator);
+  g_assert_null (headroom_estimator_get_error (estimator));
 }
 
 static void
@@ -112,6 +131,14 @@ test_memory (void)
   g_clear_pointer (&weights, g_free);
   weights = headroom_estimator_dup_explanation (estimator, "memory.grad_accumulation_buffer");
   assert_contains (weights, "Gradient accumulation = 0.00 GiB: no separate buffer");
+
+  /* Pure bf16 keeps no fp32 copy: said so, not "0 B × 4.02 B parameters". */
+  g_assert_true (headroom_project_set_string (project, "training.precision", "bf16", NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_clear_pointer (&weights, g_free);
+  weights = headroom_estimator_dup_explanation (estimator, "memory.master_weights");
+  assert_contains (weights, "Master weights = 0.00 GiB: none; pure bf16 training updates the "
+                            "16-bit weights in place");
 }
 
 /* What each state is split over comes from the core, not from dp × cp:
@@ -196,11 +223,8 @@ test_time_and_cost (void)
   {
     g_autofree char *bubble = NULL;
 
-    g_assert_true (headroom_project_set_int (project, "training.pipeline_parallel", 2, NULL));
-    g_assert_true (headroom_project_set_int (project, "training.micro_batch", 1, NULL));
-    g_assert_true (headroom_project_set_int (project, "training.global_batch", 64, NULL));
-    headroom_estimator_recompute_now (estimator);
-    g_assert_null (headroom_estimator_get_error (estimator));
+    set_ints (estimator, "training.pipeline_parallel", (gint64) 2, "training.micro_batch",
+              (gint64) 1, "training.global_batch", (gint64) 64, NULL);
     bubble = headroom_estimator_dup_explanation (estimator, "summary.bubble_fraction");
     assert_contains (bubble, "Pipeline bubble = (2 − 1) ÷ (1 × 32 micro-batches) = 3.1 % of the "
                              "ideal step");
@@ -217,6 +241,19 @@ test_time_and_cost (void)
     g_clear_pointer (&bubble, g_free);
     bubble = headroom_estimator_dup_explanation (estimator, "summary.bubble_fraction");
     assert_contains (bubble, "Pipeline bubble = (2 − 1) ÷ (3 × 32 micro-batches) = 1.0 %");
+  }
+
+  /* One GPU is singular wherever a count of GPUs is shown. */
+  {
+    g_autofree char *dp = NULL;
+    g_autofree char *per_gpu = NULL;
+
+    set_ints (estimator, "training.pipeline_parallel", (gint64) 1, "training.tensor_parallel",
+              (gint64) 1, "hardware.gpus_per_node", (gint64) 1, NULL);
+    dp = headroom_estimator_dup_explanation (estimator, "summary.data_parallel");
+    per_gpu = headroom_estimator_dup_explanation (estimator, "summary.tokens_per_second_per_gpu");
+    assert_contains (dp, "Data parallel = 1 GPU ÷ (1 × 1 × 1) = 1");
+    assert_contains (per_gpu, " ÷ 1 GPU = ");
   }
 }
 
