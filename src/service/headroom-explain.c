@@ -130,14 +130,6 @@ no_master_copy (const char *precision)
   return NULL;
 }
 
-/* "1 GPU", "8 GPUs" */
-static char *
-gpus_text (gint64 n)
-{
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GINT64_FORMAT " GPU",
-                                       "%" G_GINT64_FORMAT " GPUs", (gulong) n), n);
-}
-
 /* The global batch, "64 sequences", exact: the explanations' arithmetic
  * shows whole numbers. */
 static char *
@@ -420,7 +412,7 @@ explain_summary (HeadroomEstimator *self,
   const HrTrainingTime *t = headroom_estimator_get_training_time (self);
   const char *label = headroom_quantity_get_label (q);
   gint64 gpus = headroom_project_get_n_gpus (project);
-  g_autofree char *gpu_count = gpus_text (gpus);
+  g_autofree char *gpu_count = headroom_format_count_unit ((double) gpus, "GPUs");
   g_autofree char *line = NULL;
   const char *assumption = headroom_quantity_get_formula (q);
   const char *source = NULL;

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "headroom-format.h"
 #include "headroom-framework.h"
 #include "headroom-hf-config.h"
 #include "headroom-project-private.h"
@@ -468,17 +469,21 @@ headroom_project_validate_and_get (HeadroomProject  *self,
                        * training->context_parallel;
       if (n_gpus % training->tensor_parallel != 0)
         {
+          g_autofree char *count = headroom_format_count_unit ((double) n_gpus, "GPUs");
+
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel",
-                                        _("%" G_GINT64_FORMAT " does not divide %"
-                                          G_GINT64_FORMAT " GPUs"), training->tensor_parallel, n_gpus);
+                                        _("%" G_GINT64_FORMAT " does not divide %s"),
+                                        training->tensor_parallel, count);
           return FALSE;
         }
       if (n_gpus % model_parallel != 0)
         {
+          g_autofree char *count = headroom_format_count_unit ((double) n_gpus, "GPUs");
+
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.pipeline_parallel",
                                         _("tensor × pipeline × context parallel (%"
-                                          G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
-                                        model_parallel, n_gpus);
+                                          G_GINT64_FORMAT ") does not divide %s"),
+                                        model_parallel, count);
           return FALSE;
         }
       /* The core's check says only which number fails to divide which;
@@ -515,10 +520,12 @@ headroom_project_validate_and_get (HeadroomProject  *self,
       headroom_project_get_inference (self, inference);
       if (n_gpus % inference->gpus != 0)
         {
+          g_autofree char *count = headroom_format_count_unit ((double) n_gpus, "GPUs");
+
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "inference.tensor_parallel",
                                         _("tensor × pipeline parallel (%"
-                                          G_GINT64_FORMAT ") does not divide %" G_GINT64_FORMAT " GPUs"),
-                                        inference->gpus, n_gpus);
+                                          G_GINT64_FORMAT ") does not divide %s"),
+                                        inference->gpus, count);
           return FALSE;
         }
       if (hr_inference_validate (model, inference, &err) != HR_OK)

@@ -607,6 +607,8 @@ test_bad_input (void)
     /* Issue 13: the setting's label, as the window says it, and the option. */
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "8", "--tp", "3" },
       "headroom-cli: Tensor parallel (--tp): 3 does not divide 8 GPUs\n" },
+    { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus", "1", "--tp", "2" },
+      "headroom-cli: Tensor parallel (--tp): 2 does not divide 1 GPU\n" },
     /* 8 GPUs at TP 2: data parallel 4, so a step takes a multiple of 3 × 4. */
     { { "train", "--model", LLAMA_CONFIG, "--gpu", "test-gpu", "--gpus=8", "--tp=2",
         "--micro-batch=3", "--global-batch=20" },
