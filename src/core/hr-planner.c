@@ -661,7 +661,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
   double norm_bytes, act_bytes, mem_layer, mem_softmax, kv_copy, mem_fwd, mem_bwd, mem_rec;
   double logits_local, loss_fwd, loss_bwd;
-  double resid, casts, weight_casts;
+  double resid, casts, weight_casts, bias_grads;
   bool autocast;
   double cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
@@ -887,6 +887,31 @@ evaluate_rank (const HrPlanContext    *ctx,
   mem_bwd = (2.0 * layers * mem_layer + logits_local * loss_bwd) / bw;
   mem_fwd += layers * kv_copy / bw;
   mem_bwd += layers * kv_copy / bw;
+  /* Bias gradients. nn.Linear runs addmm, whose gradient for the bias is
+   * the output gradient itself (derivatives.yaml: `self: grad`), which the
+   * autograd engine sums over the tokens to the bias's shape (sum_to): a
+   * read of T × out per trained biased product, backward. Transformer
+   * Engine's linears (Megatron's) compute it in the weight-gradient GEMM
+   * (training.fused_bias_grad). Row-parallel outputs (attention output,
+   * MLP down) are h wide, split by SP like the other h-sized terms. Adapter
+   * methods train no base bias; freezing leaves the first layers' alone. */
+  bias_grads = 0.0;
+  if (!tr->fused_bias_grad && !hr_finetune_is_adapter (&tr->finetune))
+    {
+      double trained = tr->finetune.method == HR_FINETUNE_FREEZE
+                       ? 1.0 - (double) tr->finetune.freeze_layers / (double) model->n_layers
+                       : 1.0;
+      double routed = moe ? tokens * (double) model->experts_per_token : tokens;
+      double ffn_out = (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
+                       * (model->ffn_kind == HR_FFN_GATED ? 2.0 : 1.0);
+      double per_layer = (model->qkv_bias ? tokens * ((double) ctx->q_dim / t + 2.0 * kv_local) : 0.0)
+                         + (model->out_bias ? tokens * h * shard : 0.0)
+                         + (model->mlp_bias ? routed * ffn_out + (moe ? routed * h : tokens * h * shard)
+                                            : 0.0);
+
+      bias_grads = (trained * layers * per_layer + (model->lm_head_bias ? logits_local : 0.0)) * a / bw;
+      mem_bwd += bias_grads;
+    }
   /* Autocast casts each fp32 weight to 16 bits in every forward (read 4,
    * write 2; its cache lasts one autocast region), and the backward casts
    * each trained weight's 16-bit gradient back to fp32 (read 2, write 4);
@@ -1454,6 +1479,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   step->split.compute = m * compute_mb;
   step->split.memory_bound = m * memory_mb + fsdp_copies;
   step->fsdp_copies = fsdp_copies;
+  step->bias_grads = m * bias_grads;
   /* QLoRA dequantises the rank's frozen weights in each forward and
    * backward (and recomputed forward): memory-bound (hr-finetune.h). */
   step->split.memory_bound += m * (2.0 + full)

@@ -239,6 +239,7 @@ hr_training_init (HrTraining *training)
   training->norm_kernel = HR_NORM_KERNEL_FUSED;
   training->rope_kernel = HR_ROPE_KERNEL_FUSED;
   training->glu_kernel = HR_GLU_KERNEL_FUSED;
+  training->fused_bias_grad = true;
   training->compile = false;
   training->compile_loss = true;
   training->loss = HR_LOSS_FULL;

@@ -193,6 +193,9 @@ typedef struct
   HrNormKernel norm_kernel;
   HrRopeKernel rope_kernel;
   HrGluKernel glu_kernel;
+  bool    fused_bias_grad;        /* bias gradients computed in the weight-gradient GEMM
+                                   * (Transformer Engine); off: nn.Linear sums the output
+                                   * gradient over the tokens in a pass of its own */
   bool    compile;                /* torch.compile of each layer (and of the loss, below) */
   bool    compile_loss;           /* with compile, the loss is compiled too (torchtune;
                                    * torchtitan at the checked commit leaves it eager) */

@@ -784,7 +784,7 @@ typedef enum
 {
   RUNS_PYTORCH,   /* test-real-runs.c, test-published-runs.c: torchtitan, torchtune,
                    * llm-foundry, fms-fsdp; 0.530 (torchtitan's June 2025 async TP
-                   * benchmark on 500 W H100s, Llama 3.1 8B, bf16, plain TP 8) to 1.252
+                   * benchmark on 500 W H100s, Llama 3.1 8B, bf16, plain TP 8) to 1.254
                    * (llm-foundry H100, MPT-1B at 65,536 tokens, at the Triton kernel's
                    * rate of 16,384) */
   RUNS_MEGATRON,  /* test-megatron-bridge-runs.c, dense Llama rows: 0.662 (GB200, 405B,

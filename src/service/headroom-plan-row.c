@@ -413,6 +413,23 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
           break;
         }
       line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
+      if (step->bias_grads > 0)
+        {
+          g_autofree char *sums = headroom_format_duration (step->bias_grads);
+          /* TRANSLATORS: e.g. "Memory-bound = 60.0 ms, of which 9.5 ms sum the bias gradients" */
+          char *with_sums = g_strdup_printf (_("%s, of which %s sum the bias gradients"), line, sums);
+
+          g_free (line);
+          line = with_sums;
+          assumption = _("Norms, activation functions, rotary embeddings, residual adds and the "
+                         "loss read and write their tensors at memory bandwidth, the backward "
+                         "twice the forward; copies of grouped keys and values once each way; "
+                         "nn.Linear sums each trained bias’s gradient over the tokens, one more "
+                         "read of that product’s output gradient.");
+          source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2; PyTorch "
+                     "derivatives.yaml (addmm)");
+          break;
+        }
       assumption = _("Norms, activation functions, rotary embeddings, residual adds and the loss "
                      "read and write their tensors at memory bandwidth, the backward twice the "
                      "forward; copies of grouped keys and values once each way; QLoRA also "

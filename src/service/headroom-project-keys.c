@@ -383,6 +383,15 @@ static const HeadroomKeyInfo keys[] = {
           DESCRIPTION (N_("SwiGLU’s silu and product in one kernel, which saves its two inputs "
                           "only, or as eager passes over the MLP’s intermediate, which also save "
                           "silu’s output; torch.compile fuses the passes"))),
+  /* nn.Linear by default (addmm: the bias's gradient is a sum over the
+   * tokens of its own); --framework megatron runs Transformer Engine's
+   * linears, which compute it in the weight-gradient GEMM. */
+  BOOL ("training.fused_bias_grad", "false", N_("Bias gradients in the GEMM"),
+        GROUP ("workload/numerics"), TRAIN (fused_bias_grad),
+        DESCRIPTION (N_("Transformer Engine computes a linear’s bias gradient in its "
+                        "weight-gradient GEMM; PyTorch’s nn.Linear sums the output gradient "
+                        "over the tokens in a pass of its own. Only models with biases (GPT-2, "
+                        "MPT, Qwen2’s q, k and v …) are affected."))),
   BOOL ("training.expand_kv", "false", N_("K/V copied to every query head"),
         GROUP ("workload/numerics"), TRAIN (expand_kv), VISIBLE_WHEN ("training.attention", "flash"),
         DESCRIPTION (N_("The model copies grouped keys and values to every query head before "
@@ -858,6 +867,9 @@ static const struct
    * (bias_swiglu_fusion) unless --no-rope-fusion / --no-bias-swiglu-fusion. */
   { "megatron", "training.rope_kernel", "fused" },
   { "megatron", "training.glu_kernel", "fused" },
+  /* Transformer Engine's Linear: the bias gradient in the GEMM's epilogue
+   * (cuBLASLt BGRADB) or its fp8 cast kernel (cast_transpose_dbias). */
+  { "megatron", "training.fused_bias_grad", "true" },
   /* tensor_parallel.vocab_parallel_cross_entropy unless --cross-entropy-loss-fusion. */
   { "megatron", "training.loss", "vocab-parallel" },
   { "megatron", "training.recompute", "none" },

@@ -489,6 +489,42 @@ test_expand_kv (void)
   assert_close (copied.split.recompute - grouped.split.recompute, 2 * 5242880.0 / 0.8e12, 1e-9);
 }
 
+/* Bias gradients (training.fused_bias_grad off): nn.Linear's addmm passes
+ * the output gradient to the bias, which the autograd engine sums over the
+ * tokens, one read of each biased product's output. The toy with biases on
+ * q, k, v, the output projection and both MLP matrices has 3,072 + 1,024 +
+ * 4,096 + 1,024 = 9,216 outputs a token, T = 1,024 tokens in bf16:
+ * 18,874,368 bytes a layer, backward only, two layers at 0.8 × 1 TB/s.
+ * Freezing the first layer halves it; LoRA trains no base bias;
+ * Transformer Engine's GEMM epilogue computes it (fused). */
+static void
+test_bias_grads (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep fused, summed;
+
+  toy_model (&model);
+  model.qkv_bias = model.out_bias = model.mlp_bias = true;
+  memory_toy (&gpu, &t);
+  step_ok (&model, &t, &gpu, NULL, &fused);
+  g_assert_cmpfloat (fused.bias_grads, ==, 0);
+  t.fused_bias_grad = false;
+  step_ok (&model, &t, &gpu, NULL, &summed);
+  assert_close (summed.bias_grads, 2 * 18874368.0 / 0.8e12, 1e-9);
+  assert_close (summed.split.memory_bound - fused.split.memory_bound, summed.bias_grads, 1e-9);
+
+  t.finetune.method = HR_FINETUNE_FREEZE;
+  t.finetune.freeze_layers = 1;
+  step_ok (&model, &t, &gpu, NULL, &summed);
+  assert_close (summed.bias_grads, 18874368.0 / 0.8e12, 1e-9);
+
+  t.finetune.method = HR_FINETUNE_LORA;
+  step_ok (&model, &t, &gpu, NULL, &summed);
+  g_assert_cmpfloat (summed.bias_grads, ==, 0);
+}
+
 /* Autocast over fp32 parameters (fp32_residual): the toy's residual stream
  * and LayerNorms in fp32 (r = 4), each projection casting its fp32 input to
  * bf16 (a = 2): per element of T·h a layer, the norms 2 · 2r = 16 and the
@@ -958,6 +994,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/eager-norm", test_eager_norm);
   g_test_add_func ("/planner/step/op-selective-replay", test_op_selective_replay);
   g_test_add_func ("/planner/step/expand-kv", test_expand_kv);
+  g_test_add_func ("/planner/step/bias-grads", test_bias_grads);
   g_test_add_func ("/planner/step/autocast-passes", test_autocast_passes);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
   g_test_add_func ("/planner/step/loss-passes", test_loss_passes);

@@ -315,6 +315,7 @@ test_framework_defaults (void)
   g_assert_cmpint (t.recompute, ==, HR_RECOMPUTE_NONE);  /* set above */
   /* torchtitan's float8 is torchao's (float8.py, convert_to_float8_training). */
   g_assert_cmpint (t.fp8_recipe, ==, HR_FP8_RECIPE_TORCHAO);
+  g_assert_false (t.fused_bias_grad);
 
   g_assert_true (t.overlap);
 
@@ -326,6 +327,9 @@ test_framework_defaults (void)
    * its fp8 is Transformer Engine's. */
   g_assert_cmpint (t.loss, ==, HR_LOSS_VOCAB_PARALLEL);
   g_assert_cmpint (t.fp8_recipe, ==, HR_FP8_RECIPE_TRANSFORMER_ENGINE);
+  /* Transformer Engine's linears compute the bias gradient in the GEMM;
+   * the others run nn.Linear's separate sum. */
+  g_assert_true (t.fused_bias_grad);
   g_assert_true (headroom_project_set_string (project, "training.overlap", "on", NULL));
   headroom_project_get_training (project, &t);
   g_assert_true (t.overlap);
