@@ -672,7 +672,7 @@ evaluate_rank (const HrPlanContext    *ctx,
   double ep_time = 0, ep_bytes = 0;
   double pp_time = 0, pp_bytes = 0;
   double dp_time = 0, dp_exposed = 0, dp_bytes = 0;
-  double fsdp_copies = 0;                    /* FSDP2's copies a step, seconds */
+  double fsdp_copies = 0;                    /* FSDP's copies a step, seconds */
   double fwd_gathers, bwd_gathers;           /* whole-parameter gathers a step (fsdp_gathers) */
   double compute_mb, memory_mb, recompute_mb, comm_mb, per_mb, per_mb_avg;
   double ideal, losses[4];
@@ -1439,6 +1439,22 @@ evaluate_rank (const HrPlanContext    *ctx,
       else
         summed = m * trained * (grad + reduce);
       fsdp_copies = (2.0 * weight_bytes (tr) * gathered + summed) / bw;
+    }
+  /* FSDP1's flat parameters: a unit's parameters are views of its gathered
+   * flat buffer (FlatParamHandle._get_unflat_views: torch.split, then view),
+   * so their gradients reach the flat parameter through
+   * split_with_sizes_backward, an at::cat: each trained parameter's
+   * gradient read and written once a micro-batch, on the compute stream.
+   * Under no_sync or a pipeline the flat gradient is kept and the next
+   * micro-batches' are added to it (AccumulateGrad: two reads, a write). */
+  else if (tr->fsdp != HR_FSDP_NONE && d * c > 1.0)
+    {
+      double trained = (double) memory->params_on_gpu * memory->gradient_share;
+      double grad = working_bytes (tr);
+      double kept = hr_training_fsdp_pipeline (tr) || hr_training_unsharded_accumulation (tr)
+                    ? (m - 1.0) * 3.0 * grad : 0.0;
+
+      fsdp_copies = trained * (m * 2.0 * grad + kept) / bw;
     }
 
   /* The host link (docs/training.md, "Paged optimizers" and "Time on the

@@ -86,7 +86,8 @@ typedef struct
   double  tokens_per_second;
   double  tokens_per_second_per_gpu; /* ÷ every GPU of the run: what frameworks log per rank */
   double  gemm_efficiency;    /* achieved fraction of peak over the step's matrix products */
-  double  fsdp_copies;        /* of split.memory_bound: FSDP2's copies (training.fsdp2) */
+  double  fsdp_copies;        /* of split.memory_bound: FSDP2's copies (training.fsdp2),
+                               * or FSDP1's concatenation of the gradients */
   double  bias_grads;         /* of split.memory_bound: the sums of bias gradients over
                                * the tokens (training.fused_bias_grad off) */
   double  nccl_sms;           /* of split.communication: the compute that waits while

@@ -371,6 +371,8 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
   const HrTraining *tr;
   g_autofree char *line = NULL;
   g_autofree char *total = NULL;
+  g_autofree char *owned_assumption = NULL;
+  g_autofree char *owned_source = NULL;
   const char *assumption = NULL;
   const char *source = NULL;
 
@@ -395,47 +397,60 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
         break;
       }
     case HEADROOM_PLAN_PART_MEMORY_BOUND:
-      if (step->fsdp_copies > 0)
-        {
-          g_autofree char *kernels = per_micro_batch (step, _("Memory-bound"),
-                                                      step->split.memory_bound - step->fsdp_copies);
-          g_autofree char *copies = headroom_format_duration (step->fsdp_copies);
+      {
+        GString *what = g_string_new (_("Norms, activation functions, rotary embeddings, residual "
+                                        "adds and the loss read and write their tensors at "
+                                        "memory bandwidth, the backward twice the forward; copies "
+                                        "of grouped keys and values once each way"));
+        GString *from = g_string_new (_("Williams et al. 2009 (Roofline); Korthikanti et al. "
+                                        "2022, §4.2.2"));
 
-          /* TRANSLATORS: e.g. "Memory-bound = 120.3 ms + FSDP2’s copies 66.0 ms = 186.3 ms" */
-          line = g_strdup_printf (_("%s + FSDP2’s copies %s = %s"), kernels, copies, total);
-          assumption = _("Norms, activation functions, rotary embeddings, residual adds and the "
-                         "loss read and write their tensors at memory bandwidth, the backward "
-                         "twice the forward; copies of grouped keys and values once each way; "
-                         "FSDP2 copies each gathered parameter out and each gradient into the "
-                         "reduce-scatter’s buffer, on the compute stream.");
-          source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2; PyTorch "
-                     "fully_shard (_fsdp_collectives.py)");
-          break;
-        }
-      line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
-      if (step->bias_grads > 0)
-        {
-          g_autofree char *sums = headroom_format_duration (step->bias_grads);
-          /* TRANSLATORS: e.g. "Memory-bound = 60.0 ms, of which 9.5 ms sum the bias gradients" */
-          char *with_sums = g_strdup_printf (_("%s, of which %s sum the bias gradients"), line, sums);
+        if (step->fsdp_copies > 0)
+          {
+            g_autofree char *kernels = per_micro_batch (step, _("Memory-bound"),
+                                                        step->split.memory_bound
+                                                        - step->fsdp_copies);
+            g_autofree char *copies = headroom_format_duration (step->fsdp_copies);
 
-          g_free (line);
-          line = with_sums;
-          assumption = _("Norms, activation functions, rotary embeddings, residual adds and the "
-                         "loss read and write their tensors at memory bandwidth, the backward "
-                         "twice the forward; copies of grouped keys and values once each way; "
-                         "nn.Linear sums each trained bias’s gradient over the tokens, one more "
-                         "read of that product’s output gradient.");
-          source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2; PyTorch "
-                     "derivatives.yaml (addmm)");
-          break;
-        }
-      assumption = _("Norms, activation functions, rotary embeddings, residual adds and the loss "
-                     "read and write their tensors at memory bandwidth, the backward twice the "
-                     "forward; copies of grouped keys and values once each way; QLoRA also "
-                     "dequantises the frozen weights.");
-      source = _("Williams et al. 2009 (Roofline); Korthikanti et al. 2022, §4.2.2");
-      break;
+            /* TRANSLATORS: e.g. "Memory-bound = 120.3 ms + FSDP2’s copies 66.0 ms = 186.3 ms" */
+            line = g_strdup_printf (tr->fsdp2 ? _("%s + FSDP2’s copies %s = %s")
+                                              : _("%s + FSDP1’s gradient concatenation %s = %s"),
+                                    kernels, copies, total);
+            g_string_append (what, tr->fsdp2
+                             ? _("; FSDP2 copies each gathered parameter out and each gradient "
+                                 "into the reduce-scatter’s buffer, on the compute stream")
+                             : _("; FSDP1’s parameters are views of each unit’s flat buffer, so "
+                                 "the backward concatenates their gradients into the flat "
+                                 "parameter’s, on the compute stream"));
+            g_string_append (from, tr->fsdp2
+                             ? _("; PyTorch fully_shard (_fsdp_collectives.py)")
+                             : _("; PyTorch FlatParamHandle._get_unflat_views, "
+                                 "split_with_sizes_backward"));
+          }
+        else
+          line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
+        if (step->bias_grads > 0)
+          {
+            g_autofree char *sums = headroom_format_duration (step->bias_grads);
+            /* TRANSLATORS: e.g. "Memory-bound = 60.0 ms, of which 9.5 ms sum the bias gradients" */
+            char *with_sums = g_strdup_printf (_("%s, of which %s sum the bias gradients"), line,
+                                               sums);
+
+            g_free (line);
+            line = with_sums;
+            g_string_append (what, _("; nn.Linear sums each trained bias’s gradient over the "
+                                     "tokens, one more read of that product’s output gradient"));
+            g_string_append (from, _("; PyTorch derivatives.yaml (addmm)"));
+          }
+        if (tr->finetune.method == HR_FINETUNE_QLORA)
+          g_string_append (what, _("; QLoRA also dequantises the frozen weights"));
+        g_string_append_c (what, '.');
+        owned_assumption = g_string_free (what, FALSE);
+        owned_source = g_string_free (from, FALSE);
+        assumption = owned_assumption;
+        source = owned_source;
+        break;
+      }
     case HEADROOM_PLAN_PART_RECOMPUTE:
       line = per_micro_batch (step, _("Recomputation"), step->split.recompute);
       switch (tr->recompute)

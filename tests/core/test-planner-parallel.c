@@ -554,33 +554,36 @@ test_torch_context_parallel (void)
   g_assert_cmpfloat (torch.step_seconds, ==, megatron.step_seconds);
 }
 
-/* FSDP2's copies on the compute stream (docs/planner.md, "FSDP2's
- * copies"), FULL_SHARD over 2 GPUs, bf16 working copies, fp32 reduce, one
- * micro-batch, at 1 TB/s × 0.8: the rank's P parameters are gathered in the
- * forward and again in the backward but for the last block and the root,
- * G = 2P − layer − outside, each gathered element read and written in bf16
- * (4 bytes); every gradient read in bf16 and written in fp32 into the
- * reduce-scatter buffer (6 bytes). SHARD_GRAD_OP gathers P once. Two
- * micro-batches under no_sync: 2G gathered, and each gradient cast once (6),
- * added once (2 + 8) and copied in once (8), 24 bytes. FSDP1 (fsdp2 off) and
- * one data-parallel rank copy nothing. */
-/* What fsdp2 adds to the step's memory-bound time under `t`. */
+/* FSDP's copies on the compute stream (docs/planner.md, "FSDP2's copies"),
+ * FULL_SHARD over 2 GPUs, bf16 working copies, fp32 reduce, one
+ * micro-batch, at 1 TB/s × 0.8.
+ * - FSDP2: the rank's P parameters are gathered in the forward and again in
+ *   the backward but for the last block and the root, G = 2P − layer −
+ *   outside, each gathered element read and written in bf16 (4 bytes);
+ *   every gradient read in bf16 and written in fp32 into the
+ *   reduce-scatter buffer (6 bytes). SHARD_GRAD_OP gathers P once. Two
+ *   micro-batches under no_sync: 2G gathered, and each gradient cast once
+ *   (6), added once (2 + 8) and copied in once (8), 24 bytes.
+ * - FSDP1: the backward concatenates the views' bf16 gradients into the
+ *   flat parameter's, read and written: 4 bytes a micro-batch, whatever the
+ *   sharding. Under no_sync the second micro-batch's is added to the kept
+ *   one (2 + 2 read, 2 written): 4 + 4 + 6 = 14 bytes.
+ * One data-parallel rank copies nothing. */
 static double
-fsdp2_seconds (const HrModel *model,
-               HrTraining    *t,
-               const HrGpu   *gpu)
+fsdp_copies (const HrModel *model,
+             HrTraining    *t,
+             const HrGpu   *gpu,
+             bool           fsdp2)
 {
-  HrPlanStep fsdp1, fsdp2;
+  HrPlanStep step;
 
-  t->fsdp2 = false;
-  step_ok (model, t, gpu, NULL, &fsdp1);
-  t->fsdp2 = true;
-  step_ok (model, t, gpu, NULL, &fsdp2);
-  return fsdp2.split.memory_bound - fsdp1.split.memory_bound;
+  t->fsdp2 = fsdp2;
+  step_ok (model, t, gpu, NULL, &step);
+  return step.fsdp_copies;
 }
 
 static void
-test_fsdp2_copies (void)
+test_fsdp_copies (void)
 {
   HrModel model;
   HrGpu gpu;
@@ -601,17 +604,21 @@ test_fsdp2_copies (void)
   P = (double) rank.params;
   G = 2 * P - (double) rank.largest_layer - (double) rank.outside_layers;
 
-  assert_close (fsdp2_seconds (&model, &t, &gpu), (4 * G + 6 * P) / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, true), (4 * G + 6 * P) / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 4 * P / 0.8e12, 1e-9);
   t.fsdp = HR_FSDP_GRAD_OP;
-  assert_close (fsdp2_seconds (&model, &t, &gpu), (4 * P + 6 * P) / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, true), (4 * P + 6 * P) / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 4 * P / 0.8e12, 1e-9);
   t.fsdp = HR_FSDP_FULL;
   t.global_batch = 4;
   t.no_sync = true;
-  assert_close (fsdp2_seconds (&model, &t, &gpu), (2 * 4 * G + 24 * P) / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, true), (2 * 4 * G + 24 * P) / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 14 * P / 0.8e12, 1e-9);
   t.gpus_per_node = 1;
   t.global_batch = 1;
   t.no_sync = false;
-  g_assert_cmpfloat (fsdp2_seconds (&model, &t, &gpu), ==, 0);
+  g_assert_cmpfloat (fsdp_copies (&model, &t, &gpu, true), ==, 0);
+  g_assert_cmpfloat (fsdp_copies (&model, &t, &gpu, false), ==, 0);
 }
 
 /* NCCL holds two SMs a network card while a collective crosses nodes
@@ -705,7 +712,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/attention-context-parallel", test_attention_context_parallel);
   g_test_add_func ("/planner/step/network-cards", test_network_cards);
   g_test_add_func ("/planner/step/torch-context-parallel", test_torch_context_parallel);
-  g_test_add_func ("/planner/step/fsdp2-copies", test_fsdp2_copies);
+  g_test_add_func ("/planner/step/fsdp-copies", test_fsdp_copies);
   g_test_add_func ("/planner/step/nccl-sms", test_nccl_sms);
   g_test_add_func ("/planner/step/uneven-stages", test_uneven_stages);
   g_test_add_func ("/planner/step/expert-parallel", test_expert_parallel);
