@@ -132,6 +132,7 @@ typedef struct
    * layers' adapted matrices and their forward FLOPs per token */
   HrFinetuneAdapterWidths adapters;
   double            adapter_flops[HR_FLOPS_N_COMPONENTS];
+  HrFinetuneGrad    finetune_grad[HR_FLOPS_N_COMPONENTS];  /* what each component trains */
   bool              have_adapters;
   int64_t           head_dim;
   int64_t           q_dim;     /* query heads × head_dim */

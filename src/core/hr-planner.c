@@ -480,11 +480,9 @@ hr_plan_context_flops (HrPlanContext    *ctx,
 
   if (!ctx->have_adapters)
     {
-      HrFinetuneGrad grad[HR_FLOPS_N_COMPONENTS];
-
       hr_finetune_adapter_widths (ctx->model, &training->finetune, &ctx->adapters);
-      hr_finetune_flops (ctx->model, &training->finetune, 1.0, HR_FLOPS_N_COMPONENTS, grad,
-                         ctx->adapter_flops);
+      hr_finetune_flops (ctx->model, &training->finetune, 1.0, HR_FLOPS_N_COMPONENTS,
+                         ctx->finetune_grad, ctx->adapter_flops);
       ctx->have_adapters = true;
     }
   if (ctx->have_flops[recompute])
@@ -888,28 +886,31 @@ evaluate_rank (const HrPlanContext    *ctx,
   mem_fwd += layers * kv_copy / bw;
   mem_bwd += layers * kv_copy / bw;
   /* Bias gradients. nn.Linear runs addmm, whose gradient for the bias is
-   * the output gradient itself (derivatives.yaml: `self: grad`), which the
-   * autograd engine sums over the tokens to the bias's shape (sum_to): a
-   * read of T × out per trained biased product, backward. Transformer
-   * Engine's linears (Megatron's) compute it in the weight-gradient GEMM
-   * (training.fused_bias_grad). Row-parallel outputs (attention output,
-   * MLP down) are h wide, split by SP like the other h-sized terms. Adapter
-   * methods train no base bias; freezing leaves the first layers' alone. */
+   * the output gradient itself (derivatives.yaml, addmm: `self:
+   * maybe_multiply(grad, beta)`), which the autograd engine sums over the
+   * tokens to the bias's shape (sum_to): a read of T × out per biased
+   * product, backward, in the share of it that trains (hr_finetune_flops:
+   * none for an adapter's frozen base, the layers above a frozen bottom).
+   * Transformer Engine's linears (Megatron's) compute it in the
+   * weight-gradient GEMM (training.fused_bias_grad). Row-parallel outputs
+   * (attention output, MLP down) are h wide, split by SP like the other
+   * h-sized terms. */
   bias_grads = 0.0;
-  if (!tr->fused_bias_grad && !hr_finetune_is_adapter (&tr->finetune))
+  if (!tr->fused_bias_grad)
     {
-      double trained = tr->finetune.method == HR_FINETUNE_FREEZE
-                       ? 1.0 - (double) tr->finetune.freeze_layers / (double) model->n_layers
-                       : 1.0;
+      const HrFinetuneGrad *trains = ctx->finetune_grad;
       double routed = moe ? tokens * (double) model->experts_per_token : tokens;
       double ffn_out = (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
                        * (model->ffn_kind == HR_FFN_GATED ? 2.0 : 1.0);
-      double per_layer = (model->qkv_bias ? tokens * ((double) ctx->q_dim / t + 2.0 * kv_local) : 0.0)
-                         + (model->out_bias ? tokens * h * shard : 0.0)
-                         + (model->mlp_bias ? routed * ffn_out + (moe ? routed * h : tokens * h * shard)
-                                            : 0.0);
+      double qkv = model->qkv_bias ? tokens * ((double) ctx->q_dim / t + 2.0 * kv_local) : 0.0;
+      double out = model->out_bias ? tokens * h * shard : 0.0;
+      double mlp = model->mlp_bias ? routed * ffn_out + (moe ? routed * h : tokens * h * shard) : 0.0;
 
-      bias_grads = (trained * layers * per_layer + (model->lm_head_bias ? logits_local : 0.0)) * a / bw;
+      bias_grads = (layers * (trains[HR_FLOPS_ATTN_PROJ].weight_grad * qkv
+                              + trains[HR_FLOPS_ATTN_OUT].weight_grad * out
+                              + trains[HR_FLOPS_MLP].weight_grad * mlp)
+                    + (model->lm_head_bias ? trains[HR_FLOPS_LM_HEAD].weight_grad * logits_local : 0.0))
+                   * a / bw;
       mem_bwd += bias_grads;
     }
   /* Autocast casts each fp32 weight to 16 bits in every forward (read 4,

@@ -137,10 +137,9 @@ global_batch_text (HeadroomProject      *project,
                    const HrTrainingTime *t)
 {
   gint64 seq = headroom_project_get_int (project, "training.seq_len");
-  gint64 n = seq > 0 ? (gint64) round (t->tokens_per_step / (double) seq) : 0;
 
-  return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%" G_GINT64_FORMAT " sequence",
-                                       "%" G_GINT64_FORMAT " sequences", (gulong) n), n);
+  return headroom_format_integer_unit (seq > 0 ? round (t->tokens_per_step / (double) seq) : 0,
+                                       "sequences");
 }
 
 /* The phase of the step whose live tensors peak (hr-training-memory.c, phases()). */
@@ -412,7 +411,7 @@ explain_summary (HeadroomEstimator *self,
   const HrTrainingTime *t = headroom_estimator_get_training_time (self);
   const char *label = headroom_quantity_get_label (q);
   gint64 gpus = headroom_project_get_n_gpus (project);
-  g_autofree char *gpu_count = headroom_format_count_unit ((double) gpus, "GPUs");
+  g_autofree char *gpu_count = headroom_format_integer_unit ((double) gpus, "GPUs");
   g_autofree char *line = NULL;
   const char *assumption = headroom_quantity_get_formula (q);
   const char *source = NULL;
@@ -601,11 +600,8 @@ explain_summary (HeadroomEstimator *self,
   else if (training && g_str_equal (name, "grad_accumulation"))
     {
       const HrTrainingMemory *m = headroom_estimator_get_training_memory (self);
-      g_autofree char *result = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                              "%" G_GINT64_FORMAT " micro-batch",
-                                                              "%" G_GINT64_FORMAT " micro-batches",
-                                                              (gulong) m->grad_accumulation),
-                                                 m->grad_accumulation);
+      g_autofree char *result = headroom_format_integer_unit ((double) m->grad_accumulation,
+                                                              "micro-batches");
       g_autofree char *batch = global_batch_text (project, t);
 
       /* TRANSLATORS: e.g. "Gradient accumulation = 64 sequences ÷ (1 × 2) = 32 micro-batches a

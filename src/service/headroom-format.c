@@ -146,29 +146,45 @@ headroom_format_money (double dollars)
   return g_strdup_printf (_("$%s"), whole);
 }
 
-char *
-headroom_format_count_unit (double      count,
-                            const char *unit)
+/* `number` (the figure shown for `count`) with its unit in the singular or plural. */
+static char *
+with_unit (char       *number,
+           double      count,
+           const char *unit)
 {
-  g_autofree char *number = headroom_format_count (count);
+  g_autofree char *owned = number;
   /* The plural form follows the whole number shown; a scaled "1.5 k" counts as 1500. */
   gulong n = isfinite (count) ? (gulong) MIN (fabs (round (count)), (double) G_MAXULONG) : 0;
 
   if (g_strcmp0 (unit, "GPUs") == 0)
-    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s GPU", "%s GPUs", n), number);
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s GPU", "%s GPUs", n), owned);
   if (g_strcmp0 (unit, "tokens") == 0)
-    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s token", "%s tokens", n), number);
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s token", "%s tokens", n), owned);
   if (g_strcmp0 (unit, "sequences") == 0)
     return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s sequence", "%s sequences", n),
-                            number);
+                            owned);
   if (g_strcmp0 (unit, "micro-batches") == 0)
     return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s micro-batch", "%s micro-batches", n),
-                            number);
+                            owned);
   if (g_strcmp0 (unit, "steps") == 0)
-    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s step", "%s steps", n), number);
+    return g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s step", "%s steps", n), owned);
   if (unit == NULL)
-    return g_steal_pointer (&number);
-  return g_strdup_printf ("%s %s", number, unit);
+    return g_steal_pointer (&owned);
+  return g_strdup_printf ("%s %s", owned, unit);
+}
+
+char *
+headroom_format_count_unit (double      count,
+                            const char *unit)
+{
+  return with_unit (headroom_format_count (count), count, unit);
+}
+
+char *
+headroom_format_integer_unit (double      count,
+                              const char *unit)
+{
+  return with_unit (headroom_format_integer (count), count, unit);
 }
 
 char *

@@ -30,6 +30,10 @@ char *headroom_format_integer  (double value) G_GNUC_WARN_UNUSED_RESULT;
  * the number as they are. */
 char *headroom_format_count_unit (double      count,
                                   const char *unit) G_GNUC_WARN_UNUSED_RESULT;
+/* The same with the whole number (headroom_format_integer): "1,024 GPUs", as
+ * an explanation's arithmetic shows it. */
+char *headroom_format_integer_unit (double      count,
+                                    const char *unit) G_GNUC_WARN_UNUSED_RESULT;
 /* A figure by its unit as the estimator names them: "bytes" in GiB, "FLOP",
  * "s" as a duration, "USD", "ratio" and "%" as percentages, "parameters",
  * else headroom_format_count_unit(); NULL: four significant digits. */

@@ -469,7 +469,7 @@ headroom_project_validate_and_get (HeadroomProject  *self,
                        * training->context_parallel;
       if (n_gpus % training->tensor_parallel != 0)
         {
-          g_autofree char *count = headroom_format_count_unit ((double) n_gpus, "GPUs");
+          g_autofree char *count = headroom_format_integer_unit ((double) n_gpus, "GPUs");
 
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.tensor_parallel",
                                         _("%" G_GINT64_FORMAT " does not divide %s"),
@@ -478,7 +478,7 @@ headroom_project_validate_and_get (HeadroomProject  *self,
         }
       if (n_gpus % model_parallel != 0)
         {
-          g_autofree char *count = headroom_format_count_unit ((double) n_gpus, "GPUs");
+          g_autofree char *count = headroom_format_integer_unit ((double) n_gpus, "GPUs");
 
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "training.pipeline_parallel",
                                         _("tensor × pipeline × context parallel (%"
@@ -520,7 +520,7 @@ headroom_project_validate_and_get (HeadroomProject  *self,
       headroom_project_get_inference (self, inference);
       if (n_gpus % inference->gpus != 0)
         {
-          g_autofree char *count = headroom_format_count_unit ((double) n_gpus, "GPUs");
+          g_autofree char *count = headroom_format_integer_unit ((double) n_gpus, "GPUs");
 
           headroom_project_set_key_error (error, HEADROOM_PROJECT_ERROR_INVALID, "inference.tensor_parallel",
                                         _("tensor × pipeline parallel (%"

@@ -254,6 +254,13 @@ test_time_and_cost (void)
     per_gpu = headroom_estimator_dup_explanation (estimator, "summary.tokens_per_second_per_gpu");
     assert_contains (dp, "Data parallel = 1 GPU ÷ (1 × 1 × 1) = 1");
     assert_contains (per_gpu, " ÷ 1 GPU = ");
+
+    /* and a count in an explanation's arithmetic is exact, not "1.02 k". */
+    set_ints (estimator, "hardware.nodes", (gint64) 128, "hardware.gpus_per_node", (gint64) 8,
+              "training.global_batch", (gint64) 1024, NULL);
+    g_clear_pointer (&dp, g_free);
+    dp = headroom_estimator_dup_explanation (estimator, "summary.data_parallel");
+    assert_contains (dp, "Data parallel = 1,024 GPUs ÷ (1 × 1 × 1) = 1024");
   }
 }
 
