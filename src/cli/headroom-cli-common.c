@@ -360,6 +360,42 @@ headroom_cli_parse_options (GOptionContext  *context,
   return TRUE;
 }
 
+gboolean
+headroom_cli_parse_model_options (GOptionContext  *context,
+                                  int             *argc,
+                                  char          ***argv,
+                                  char           **model,
+                                  GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &local_error))
+    {
+      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                           local_error->message);
+      return FALSE;
+    }
+
+  if (*argc > 2)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("unexpected argument “%s”"), (*argv)[2]);
+      return FALSE;
+    }
+  if (*argc == 2)
+    {
+      if (*model != NULL)
+        {
+          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                       _("MODEL given twice: --model %s and “%s”"), *model, (*argv)[1]);
+          return FALSE;
+        }
+      *model = g_strdup ((*argv)[1]);
+    }
+
+  return TRUE;
+}
+
 int
 headroom_cli_report_error (const GError *error)
 {

@@ -398,7 +398,7 @@ headroom_cli_infer (int    argc,
   g_option_context_set_summary (context, _("Estimate the memory per GPU, latency and cost of serving a model."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   options = headroom_cli_key_options_new (context, "inference");
-  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_model_options (context, &argc, &argv, &args.model, &error)
       || !headroom_cli_resolve_model (args.model, options, &model, &error))
     return headroom_cli_report_error (error);
 

@@ -88,7 +88,7 @@ headroom_cli_params (int    argc,
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   key_options = headroom_cli_key_options_new (context, NULL);
-  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_model_options (context, &argc, &argv, &model_text, &error)
       || !headroom_cli_resolve_model (model_text, key_options, &model, &error))
     return headroom_cli_report_error (error);
 
@@ -218,7 +218,7 @@ headroom_cli_flops (int    argc,
   /* The step of train: every training.* option, the key table's defaults. */
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   key_options = headroom_cli_key_options_new (context, "training");
-  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_model_options (context, &argc, &argv, &model_text, &error)
       || !headroom_cli_resolve_model (model_text, key_options, &model, &error))
     return headroom_cli_report_error (error);
 

@@ -616,7 +616,7 @@ headroom_cli_train (int    argc,
 
   g_option_context_set_summary (context, _("Estimate the memory per GPU, time and cost of a training run."));
   options = add_entries (context, &args, FALSE);
-  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_model_options (context, &argc, &argv, &args.model, &error)
       || !headroom_cli_resolve_model (args.model, options, &model, &error)
       || (project = make_project (&model, options, &args, &error)) == NULL)
     return headroom_cli_report_error (error);
@@ -856,7 +856,7 @@ headroom_cli_plan (int    argc,
 
   g_option_context_set_summary (context, _("Search the parallel layouts of a training run and rank those that fit."));
   options = add_entries (context, &args, TRUE);
-  if (!headroom_cli_parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_model_options (context, &argc, &argv, &args.model, &error)
       || !headroom_cli_resolve_model (args.model, options, &model, &error))
     return headroom_cli_report_error (error);
 

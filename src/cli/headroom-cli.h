@@ -97,6 +97,14 @@ gboolean headroom_cli_parse_options (GOptionContext  *context,
                                      char          ***argv,
                                      GError         **error);
 
+/* As above, for the commands that read a model: one argument left over is
+ * MODEL, as if given with --model (given both ways, it is an error). */
+gboolean headroom_cli_parse_model_options (GOptionContext  *context,
+                                           int             *argc,
+                                           char          ***argv,
+                                           char           **model,
+                                           GError         **error);
+
 /* Prints "headroom-cli: MESSAGE" as one line and returns the exit status. */
 int      headroom_cli_report_error  (const GError *error);
 

@@ -91,6 +91,18 @@ test_params_preset (void)
   check_llama_2_7b (out);
 }
 
+/* MODEL may be the one argument instead of --model: the same counts. */
+static void
+test_params_positional (void)
+{
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) out = NULL;
+
+  run_cli (&run, "params", "llama-2-7b", "--json", NULL);
+  out = parse_output (&run);
+  check_llama_2_7b (out);
+}
+
 static void
 test_params_table (void)
 {
@@ -595,7 +607,9 @@ test_bad_input (void)
     { { "params" }, "--model" },
     { { "frobnicate" }, "unknown command" },
     { { "params", "--model", "llama-2-7b", "--frobnicate" }, "--frobnicate" },
-    { { "params", "--model", "llama-2-7b", "extra" }, "extra" },
+    { { "params", "--model", "llama-2-7b", "extra" },
+      "headroom-cli: MODEL given twice: --model llama-2-7b and “extra”\n" },
+    { { "train", "llama-2-7b", "extra" }, "headroom-cli: unexpected argument “extra”\n" },
     /* option values */
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8x" }, "--seq" },
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "0" }, "--seq" },
@@ -778,6 +792,7 @@ main (int   argc,
   g_test_add_func ("/cli/assume-architecture", test_assume_architecture_option);
   g_test_add_func ("/cli/text-only", test_text_only);
   g_test_add_func ("/cli/params/preset", test_params_preset);
+  g_test_add_func ("/cli/params/positional", test_params_positional);
   g_test_add_func ("/cli/params/table", test_params_table);
   g_test_add_func ("/cli/params/warning", test_params_warning);
   g_test_add_func ("/cli/flops/tiny", test_flops_tiny);
