@@ -389,7 +389,7 @@ headroom_cli_infer (int    argc,
       N_("Explain each figure: its formula with these values, assumption and source"), NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(GOptionContext) context = g_option_context_new (_("[MODEL]"));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autoptr(HeadroomCliKeyOptions) options = NULL;

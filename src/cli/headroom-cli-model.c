@@ -78,7 +78,7 @@ headroom_cli_params (int    argc,
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print one JSON object"), NULL },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = command_context ("", _("Count the parameters of a model."));
+  g_autoptr(GOptionContext) context = command_context (_("[MODEL]"), _("Count the parameters of a model."));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autoptr(HeadroomProject) project = NULL;
@@ -206,7 +206,7 @@ headroom_cli_flops (int    argc,
     { NULL }
   };
   g_autoptr(GOptionContext) context =
-    command_context ("", _("Count the FLOPs of one training step."));
+    command_context (_("[MODEL]"), _("Count the FLOPs of one training step."));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autoptr(HeadroomCliKeyOptions) key_options = NULL;

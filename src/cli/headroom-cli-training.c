@@ -608,7 +608,7 @@ headroom_cli_train (int    argc,
                     char **argv)
 {
   g_auto(TrainArgs) args = { 0 };
-  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(GOptionContext) context = g_option_context_new (_("[MODEL]"));
   g_autoptr(GError) error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
   g_autoptr(HeadroomCliKeyOptions) options = NULL;
@@ -836,7 +836,7 @@ headroom_cli_plan (int    argc,
                    char **argv)
 {
   g_auto(TrainArgs) args = { 0 };
-  g_autoptr(GOptionContext) context = g_option_context_new ("");
+  g_autoptr(GOptionContext) context = g_option_context_new (_("[MODEL]"));
   g_autoptr(GError) error = NULL;
   g_autoptr(GError) project_error = NULL;
   g_auto(HeadroomCliModel) model = { 0 };
