@@ -683,6 +683,35 @@ test_window_fit_advice_while_hidden (void)
   window_destroy (window);
 }
 
+/* The memory plot says which micro-batches it leaves out and why. The
+ * default project runs data parallel 4; a global batch of 8 sequences takes
+ * micro-batches 1 and 2 (8 = 1 × 4 × 2 = 2 × 4 × 1) and no larger power of
+ * two, and the sweep runs 1 to 512. */
+static void
+test_window_plot_left_out (void)
+{
+  HeadroomWindow *window = window_new ();
+
+  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Not shown:"));
+  set_spin (window, "training.global_batch", 8);
+  g_assert_true (wait_for_label (window, "Not shown: 4, 8, 16, 32, 64, 128, 256, 512 (Global batch: "
+                                 "8 sequences is not a multiple of the micro-batch × data parallel "
+                                 "(4 × 4 = 16))"));
+  /* Every value taken again: the note goes. */
+  set_spin (window, "training.global_batch", 512);
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    GtkLabel *note;
+
+    while ((note = find_label_prefix (GTK_WIDGET (window), "Not shown:")) != NULL
+           && g_get_monotonic_time () < deadline)
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
+    g_assert_null (note);
+  }
+  window_destroy (window);
+}
+
 /* A phone or half a laptop screen is 360 px wide: with a project open
  * (scenarios to compare, a LoRA run's extra rows) the window narrows to it,
  * and no view asks for more. Xvfb has no settings daemon: the title bars
@@ -753,6 +782,7 @@ main (int   argc,
   g_test_add_func ("/window/missing-figures", test_window_missing_figures);
   g_test_add_func ("/window/narrow", test_window_narrow);
   g_test_add_func ("/window/fit-advice-while-hidden", test_window_fit_advice_while_hidden);
+  g_test_add_func ("/window/plot-left-out", test_window_plot_left_out);
 
   status = g_test_run ();
   window_tests_finish ();

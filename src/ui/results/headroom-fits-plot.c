@@ -123,8 +123,12 @@ headroom_fits_plot_snapshot (GtkWidget   *widget,
     return;
   x0 = log2 (g_array_index (self->x, double, 0));
   x1 = log2 (g_array_index (self->x, double, n - 1));
+  /* A lone point stands in the middle, an octave from either end. */
   if (x1 <= x0)
-    x1 = x0 + 1;
+    {
+      x0 -= 1;
+      x1 = x0 + 2;
+    }
 
 #define PX(v) (self->margin_left + plot_w * (log2 (v) - x0) / (x1 - x0))
 #define PY(b) (MARGIN_TOP + plot_h * (1.0 - (b) / top))

@@ -39,6 +39,7 @@ struct _HeadroomResultsView
   GtkFlowBox        *summary_box;
   GtkFlowBox        *limits_box;
   GtkLabel          *plot_caption;
+  GtkLabel          *plot_note;
   GtkWidget         *fit_box;
   GtkListBox        *fit_list;
   guint              fit_source;
@@ -655,7 +656,8 @@ refresh_summary (HeadroomResultsView *self)
 }
 
 static void
-sweep_finish (HeadroomResultsView *self)
+sweep_finish (HeadroomResultsView *self,
+              const char          *left_out)
 {
   gboolean training = headroom_estimator_get_workload (self->estimator) == HEADROOM_WORKLOAD_TRAINING;
   g_autofree char *caption = NULL;
@@ -684,6 +686,57 @@ sweep_finish (HeadroomResultsView *self)
   headroom_fits_plot_set_capacity (self->fits_plot,
                                    headroom_estimator_get_memory_capacity (self->estimator));
   gtk_label_set_label (self->plot_caption, caption);
+  gtk_label_set_label (self->plot_note, left_out);
+  gtk_widget_set_visible (GTK_WIDGET (self->plot_note), left_out != NULL);
+}
+
+/* "Not shown: 1 (REASON); 4, 8 (REASON)": the values the project refuses,
+ * grouped by the setting that refuses them (the label that starts the
+ * service's message), each group with its first value's message. NULL when
+ * none is refused. */
+static char *
+describe_left_out (HeadroomSweeper *sweeper,
+                   guint            n_considered)
+{
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < n_considered; i++)
+    {
+      const HeadroomSweepPoint *point = headroom_sweeper_get_point (sweeper, i);
+      const char *colon;
+      g_autofree char *setting = NULL;
+      gboolean first = TRUE;
+
+      if (point->error == NULL)
+        continue;
+      colon = strchr (point->error, ':');
+      setting = colon != NULL ? g_strndup (point->error, colon - point->error) : g_strdup (point->error);
+      if (g_ptr_array_find_with_equal_func (done, setting, g_str_equal, NULL))
+        continue;
+
+      if (text == NULL)
+        /* TRANSLATORS: starts the list of the plot's values that the project refuses */
+        text = g_string_new (_("Not shown: "));
+      else
+        g_string_append (text, "; ");
+      for (guint j = i; j < n_considered; j++)
+        {
+          const HeadroomSweepPoint *other = headroom_sweeper_get_point (sweeper, j);
+          g_autofree char *number = NULL;
+
+          if (other->error == NULL || !g_str_has_prefix (other->error, setting))
+            continue;
+          number = headroom_format_integer ((double) other->value);
+          if (!first)
+            g_string_append (text, ", ");
+          g_string_append (text, number);
+          first = FALSE;
+        }
+      g_string_append_printf (text, " (%s)", point->error);
+      g_ptr_array_add (done, g_steal_pointer (&setting));
+    }
+  return text != NULL ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
 }
 
 /* The service's sweep (HeadroomSweeper) finished in its worker thread:
@@ -699,12 +752,14 @@ sweep_done_cb (GObject      *source,
   g_autoptr(HeadroomResultsView) self = user_data;
   HeadroomSweeper *sweeper = HEADROOM_SWEEPER (source);
   g_autoptr(GError) error = NULL;
+  g_autofree char *left_out = NULL;
+  guint i;
 
   if (!headroom_sweeper_compute_finish (sweeper, result, &error) || self->estimator == NULL)
     return;
   self->sweep_n = 0;
-  for (guint i = 0; i < headroom_sweeper_get_n_points (sweeper)
-                    && self->sweep_n < G_N_ELEMENTS (self->sweep_x); i++)
+  for (i = 0; i < headroom_sweeper_get_n_points (sweeper)
+              && self->sweep_n < G_N_ELEMENTS (self->sweep_x); i++)
     {
       const HeadroomSweepPoint *point = headroom_sweeper_get_point (sweeper, i);
 
@@ -714,9 +769,13 @@ sweep_done_cb (GObject      *source,
       self->sweep_memory[self->sweep_n] = point->memory;
       self->sweep_n++;
       if (point->memory > 2 * point->capacity)
-        break;
+        {
+          i++;
+          break;
+        }
     }
-  sweep_finish (self);
+  left_out = describe_left_out (sweeper, i);
+  sweep_finish (self, left_out);
 }
 
 /* Starts the sweep once a burst of changes is over, off the main thread. */
@@ -995,6 +1054,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, summary_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, limits_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, plot_caption);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, plot_note);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_box);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_list);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fits_plot);
