@@ -100,7 +100,7 @@ headroom_cli_resolve_model (const char             *text,
   if (text == NULL || *text == '\0')
     {
       g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           _("--model: missing (a preset id, a config.json or a project file)"));
+                           _("--model: missing (a preset id, a config.json or a project file, as --model MODEL or the one argument)"));
       return FALSE;
     }
 
