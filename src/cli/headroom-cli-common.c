@@ -336,7 +336,7 @@ headroom_cli_parse_optional_choice (const char         *option,
 }
 
 gboolean
-headroom_cli_parse_options (GOptionContext  *context,
+headroom_cli_parse_context (GOptionContext  *context,
                             int             *argc,
                             char          ***argv,
                             GError         **error)
@@ -349,40 +349,28 @@ headroom_cli_parse_options (GOptionContext  *context,
                            local_error->message);
       return FALSE;
     }
-
-  if (*argc > 1)
-    {
-      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("unexpected argument “%s”"), (*argv)[1]);
-      return FALSE;
-    }
-
   return TRUE;
 }
 
-gboolean
-headroom_cli_parse_model_options (GOptionContext  *context,
-                                  int             *argc,
-                                  char          ***argv,
-                                  char           **model,
-                                  GError         **error)
+/* Parses; `model`, when not NULL, takes one argument left over. */
+static gboolean
+parse_arguments (GOptionContext  *context,
+                 int             *argc,
+                 char          ***argv,
+                 char           **model,
+                 GError         **error)
 {
-  g_autoptr(GError) local_error = NULL;
+  int allowed = model != NULL ? 2 : 1;
 
-  if (!g_option_context_parse (context, argc, argv, &local_error))
-    {
-      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           local_error->message);
-      return FALSE;
-    }
-
-  if (*argc > 2)
+  if (!headroom_cli_parse_context (context, argc, argv, error))
+    return FALSE;
+  if (*argc > allowed)
     {
       g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("unexpected argument “%s”"), (*argv)[2]);
+                   _("unexpected argument “%s”"), (*argv)[allowed]);
       return FALSE;
     }
-  if (*argc == 2)
+  if (*argc == 2 && model != NULL)
     {
       if (*model != NULL)
         {
@@ -392,8 +380,26 @@ headroom_cli_parse_model_options (GOptionContext  *context,
         }
       *model = g_strdup ((*argv)[1]);
     }
-
   return TRUE;
+}
+
+gboolean
+headroom_cli_parse_options (GOptionContext  *context,
+                            int             *argc,
+                            char          ***argv,
+                            GError         **error)
+{
+  return parse_arguments (context, argc, argv, NULL, error);
+}
+
+gboolean
+headroom_cli_parse_model_options (GOptionContext  *context,
+                                  int             *argc,
+                                  char          ***argv,
+                                  char           **model,
+                                  GError         **error)
+{
+  return parse_arguments (context, argc, argv, model, error);
 }
 
 int

@@ -40,24 +40,6 @@ take_argument (int          argc,
   return TRUE;
 }
 
-static gboolean
-parse_options (GOptionContext  *context,
-               int             *argc,
-               char          ***argv,
-               GError         **error)
-{
-  g_autoptr(GError) local_error = NULL;
-
-  if (!g_option_context_parse (context, argc, argv, &local_error))
-    {
-      g_set_error_literal (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                           local_error->message);
-      return FALSE;
-    }
-
-  return TRUE;
-}
-
 /* The project's estimate as CSV, or the project's error with its key. */
 static char *
 project_csv (HeadroomProject  *project,
@@ -158,7 +140,7 @@ headroom_cli_report (int    argc,
   g_option_context_set_summary (context, _("Print the estimate of a project file, "
                                            "or a sweep of one of its settings."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
-  if (!parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_context (context, &argc, &argv, &error)
       || !take_argument (argc, argv, _("PROJECT"), &path, &error))
     return headroom_cli_report_error (error);
 
@@ -320,7 +302,7 @@ headroom_cli_import (int    argc,
                                            "local or from the Hub ($HF_ENDPOINT, $HF_TOKEN)."));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   key_options = headroom_cli_key_options_new (context, NULL);
-  if (!parse_options (context, &argc, &argv, &error)
+  if (!headroom_cli_parse_context (context, &argc, &argv, &error)
       || !take_argument (argc, argv, _("CONFIG"), &source, &error)
       || !headroom_cli_key_options_check (key_options, "model.assume_architecture", &error))
     return headroom_cli_report_error (error);

@@ -91,6 +91,12 @@ gboolean headroom_cli_parse_choice  (const char         *option,
                                      int                *out,
                                      GError            **error);
 
+/* g_option_context_parse(), its error a USAGE one; arguments are left in argv. */
+gboolean headroom_cli_parse_context (GOptionContext  *context,
+                                     int             *argc,
+                                     char          ***argv,
+                                     GError         **error);
+
 /* Parses argv with `context`; a non-option argument left over is an error. */
 gboolean headroom_cli_parse_options (GOptionContext  *context,
                                      int             *argc,
