@@ -712,6 +712,24 @@ test_window_plot_left_out (void)
   window_destroy (window);
 }
 
+/* When no single change makes a run fit, What Fits says so and points at
+ * the Plan view. Sequences of 1,048,576 tokens on the default 4 GPUs: the
+ * 16-bit input of one layer alone is 2^20 × 4,096 × 2 B = 8 GiB, the fp32
+ * logits 2^20 × 128,256 × 4 B = 501 GiB, so neither recomputation, sharding,
+ * TP 4 nor more GPUs (the global batch of 4 sequences allows no more data
+ * parallelism) brings it under 80 GiB. */
+static void
+test_window_no_single_change (void)
+{
+  HeadroomWindow *window = window_new ();
+
+  set_spin (window, "training.global_batch", 4);
+  set_spin (window, "training.seq_len", 1048576);
+  g_assert_true (wait_for_label (window, "No single change makes the run fit"));
+  g_assert_null (find_label_prefix (GTK_WIDGET (window), "Any one of these changes"));
+  window_destroy (window);
+}
+
 /* A phone or half a laptop screen is 360 px wide: with a project open
  * (scenarios to compare, a LoRA run's extra rows) the window narrows to it,
  * and no view asks for more. Xvfb has no settings daemon: the title bars
@@ -783,6 +801,7 @@ main (int   argc,
   g_test_add_func ("/window/narrow", test_window_narrow);
   g_test_add_func ("/window/fit-advice-while-hidden", test_window_fit_advice_while_hidden);
   g_test_add_func ("/window/plot-left-out", test_window_plot_left_out);
+  g_test_add_func ("/window/no-single-change", test_window_no_single_change);
 
   status = g_test_run ();
   window_tests_finish ();

@@ -41,6 +41,7 @@ struct _HeadroomResultsView
   GtkLabel          *plot_caption;
   GtkLabel          *plot_note;
   GtkWidget         *fit_box;
+  GtkLabel          *fit_heading;
   GtkListBox        *fit_list;
   guint              fit_source;
   GCancellable      *fit_cancellable;
@@ -899,7 +900,15 @@ fit_advice_done_cb (GObject      *source,
     }
   while ((extra = gtk_list_box_get_row_at_index (self->fit_list, (int) n)) != NULL)
     gtk_list_box_remove (self->fit_list, GTK_WIDGET (extra));
-  gtk_widget_set_visible (self->fit_box, n > 0);
+  /* No single change is enough: say so, and point at the search that
+   * combines them, rather than leave the run without a way forward. */
+  gtk_label_set_label (self->fit_heading,
+                       n > 0 ? _("Any one of these changes makes the run fit:")
+                             : _("No single change makes the run fit: not a smaller micro-batch, "
+                                 "recomputation, sharding, tensor parallelism or more GPUs alone. "
+                                 "The Plan view searches them together."));
+  gtk_widget_set_visible (GTK_WIDGET (self->fit_list), n > 0);
+  gtk_widget_set_visible (self->fit_box, TRUE);
 }
 
 static gboolean
@@ -1056,6 +1065,7 @@ headroom_results_view_class_init (HeadroomResultsViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, plot_caption);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, plot_note);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_box);
+  gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_heading);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fit_list);
   gtk_widget_class_bind_template_child (widget_class, HeadroomResultsView, fits_plot);
 }
