@@ -11,6 +11,7 @@
 
 #include "headroom-cli.h"
 #include "headroom-estimator.h"
+#include "headroom-fit-advice.h"
 #include "headroom-plan-row.h"
 #include "headroom-planner.h"
 #include "headroom-quantity.h"
@@ -184,7 +185,20 @@ typedef struct
   char            *time_basis;    /* where the times come from, as the window says it */
   GListModel      *segments;      /* the estimator's memory segments, as the window's bar shows them */
   HeadroomPlanRow *step;          /* the predicted step's split; NULL with a utilisation set */
+  GListModel      *fit_advice;    /* what makes a run that does not fit, fit (the window's
+                                   * What Fits); NULL when it fits */
 } TrainResult;
+
+static void
+train_result_clear (TrainResult *result)
+{
+  g_clear_pointer (&result->explanations, g_ptr_array_unref);
+  g_clear_pointer (&result->trainable_share, g_free);
+  g_clear_pointer (&result->time_basis, g_free);
+  g_clear_object (&result->segments);
+  g_clear_object (&result->step);
+  g_clear_object (&result->fit_advice);
+}
 
 /* The estimator's share of the parameters a fine-tuning trains, "0.04 %";
  * NULL when every parameter is trained. */
@@ -254,6 +268,8 @@ compute_training (HeadroomProject        *project,
     result->step = g_object_ref (headroom_estimator_get_step_row (estimator));
   if (args->explain)
     result->explanations = headroom_cli_dup_explanations (estimator);
+  if (!result->memory.fits)
+    result->fit_advice = headroom_fit_advice_search (project);
 
   /* MFU and HFU of a measured throughput, when one is given. */
   if (args->measured_tokens_per_second != NULL && args->measured_step_seconds != NULL)
@@ -409,6 +425,21 @@ print_train_json (HeadroomProject   *project,
   headroom_cli_json_int (builder, "max_seq", r->limits.max_seq_len);
   headroom_cli_json_int (builder, "min_gpus", r->limits.min_gpus);
   json_builder_end_object (builder);
+  json_builder_set_member_name (builder, "fit_advice");
+  json_builder_begin_array (builder);
+  for (guint i = 0; r->fit_advice != NULL && i < g_list_model_get_n_items (r->fit_advice); i++)
+    {
+      g_autoptr(HeadroomFitAdvice) advice = g_list_model_get_item (r->fit_advice, i);
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "key");
+      json_builder_add_string_value (builder, headroom_fit_advice_get_key (advice));
+      json_builder_set_member_name (builder, "value");
+      json_builder_add_string_value (builder, headroom_fit_advice_get_value (advice));
+      headroom_cli_json_int (builder, "memory", (gint64) headroom_fit_advice_get_memory (advice));
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
   headroom_cli_json_explanations (builder, r->explanations);
   json_builder_end_object (builder);
 
@@ -556,6 +587,23 @@ print_train_table (const char       *name,
   headroom_cli_table_take (table, g_strdup (_("Fewest GPUs at this layout")),
                            headroom_cli_format_limit (r->limits.min_gpus), NULL);
   headroom_cli_table_print (table);
+  if (r->fit_advice != NULL)
+    {
+      guint n = g_list_model_get_n_items (r->fit_advice);
+
+      printf ("\n%s\n", n > 0 ? _("To fit, any one of")
+                              : _("To fit: no single change makes the run fit (a smaller micro-batch, "
+                                  "recomputation, sharding, tensor parallelism or more GPUs alone); "
+                                  "“headroom-cli plan” searches layouts that combine them"));
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(HeadroomFitAdvice) advice = g_list_model_get_item (r->fit_advice, i);
+          g_autofree char *gib = headroom_cli_format_gib (headroom_fit_advice_get_memory (advice));
+          g_autofree char *line = headroom_fit_advice_dup_text_with (advice, gib);
+
+          printf ("  %s\n", line);
+        }
+    }
   headroom_cli_print_explanations (r->explanations);
 }
 
@@ -578,11 +626,7 @@ run_train (HeadroomCliModel       *model,
     }
   if (!compute_training (project, options, model, args, &result, &error))
     {
-      g_clear_pointer (&result.explanations, g_ptr_array_unref);
-      g_clear_pointer (&result.trainable_share, g_free);
-      g_clear_pointer (&result.time_basis, g_free);
-      g_clear_object (&result.segments);
-      g_clear_object (&result.step);
+      train_result_clear (&result);
       return headroom_cli_report_error (error);
     }
 
@@ -594,11 +638,7 @@ run_train (HeadroomCliModel       *model,
       print_train_table (model->name, &training, &result);
       headroom_cli_print_assumed (project);
     }
-  g_clear_pointer (&result.explanations, g_ptr_array_unref);
-  g_clear_pointer (&result.trainable_share, g_free);
-  g_clear_pointer (&result.time_basis, g_free);
-  g_clear_object (&result.segments);
-  g_clear_object (&result.step);
+  train_result_clear (&result);
 
   return HEADROOM_CLI_EXIT_OK;
 }

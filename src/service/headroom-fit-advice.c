@@ -17,7 +17,8 @@ struct _HeadroomFitAdvice
 
   char    *key;
   char    *value;
-  char    *text;
+  char    *from;
+  char    *text;    /* made when first asked for */
   double   memory;
 };
 
@@ -30,6 +31,7 @@ headroom_fit_advice_finalize (GObject *object)
 
   g_free (self->key);
   g_free (self->value);
+  g_free (self->from);
   g_free (self->text);
 
   G_OBJECT_CLASS (headroom_fit_advice_parent_class)->finalize (object);
@@ -52,7 +54,7 @@ typedef struct
 {
   char   *key;
   char   *value;
-  char   *text;
+  char   *from;
   double  memory;
 } Change;
 
@@ -61,7 +63,7 @@ change_clear (Change *change)
 {
   g_free (change->key);
   g_free (change->value);
-  g_free (change->text);
+  g_free (change->from);
 }
 
 /* What the search reads, taken on the calling thread and owned by the
@@ -141,15 +143,11 @@ add (GArray     *changes,
      const char *from,
      double      memory)
 {
-  const HeadroomKeyInfo *info = headroom_project_find_key (key);
-  g_autofree char *gib = headroom_format_gib (memory);
   Change change = {
     .key = g_strdup (key),
     .value = g_strdup (value),
+    .from = g_strdup (from),
     .memory = memory,
-    /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch: 2 (now 8), 71.2 GiB per GPU" */
-    .text = g_strdup_printf (_("%s: %s (now %s), %s per GPU"), _(info->label),
-                             value_text (info, value), value_text (info, from), gib),
   };
 
   g_array_append_val (changes, change);
@@ -312,7 +310,7 @@ store_new (GArray *changes)
 
       advice->key = g_steal_pointer (&change->key);
       advice->value = g_steal_pointer (&change->value);
-      advice->text = g_steal_pointer (&change->text);
+      advice->from = g_steal_pointer (&change->from);
       advice->memory = change->memory;
       g_list_store_append (store, advice);
       g_object_unref (advice);
@@ -410,10 +408,29 @@ headroom_fit_advice_get_value (HeadroomFitAdvice *self)
   return self->value;
 }
 
+char *
+headroom_fit_advice_dup_text_with (HeadroomFitAdvice *self,
+                                   const char        *memory_text)
+{
+  const HeadroomKeyInfo *info;
+
+  g_return_val_if_fail (HEADROOM_IS_FIT_ADVICE (self), NULL);
+  info = headroom_project_find_key (self->key);
+  /* TRANSLATORS: a change that makes the run fit, e.g. "Micro-batch: 2 (now 8), 71.2 GiB per GPU" */
+  return g_strdup_printf (_("%s: %s (now %s), %s per GPU"), _(info->label),
+                          value_text (info, self->value), value_text (info, self->from), memory_text);
+}
+
 const char *
 headroom_fit_advice_get_text (HeadroomFitAdvice *self)
 {
   g_return_val_if_fail (HEADROOM_IS_FIT_ADVICE (self), NULL);
+  if (self->text == NULL)
+    {
+      g_autofree char *gib = headroom_format_gib (self->memory);
+
+      self->text = headroom_fit_advice_dup_text_with (self, gib);
+    }
   return self->text;
 }
 

@@ -51,6 +51,9 @@ const char *headroom_fit_advice_get_key     (HeadroomFitAdvice *self);
 const char *headroom_fit_advice_get_value   (HeadroomFitAdvice *self);
 /* One line for people, translated: "Micro-batch: 2 (now 8), 71.2 GiB per GPU". */
 const char *headroom_fit_advice_get_text    (HeadroomFitAdvice *self);
+/* The same line with the memory as the caller writes it ("71.2 GiB"). */
+char       *headroom_fit_advice_dup_text_with (HeadroomFitAdvice *self,
+                                               const char        *memory_text) G_GNUC_WARN_UNUSED_RESULT;
 /* Memory per GPU with the change, bytes. */
 double      headroom_fit_advice_get_memory  (HeadroomFitAdvice *self);
 /* Applies the change to `project` (whose values the search started from). */

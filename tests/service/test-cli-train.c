@@ -712,6 +712,45 @@ test_train_table_adds_up (void)
     }
 }
 
+/* A run that does not fit gets the window's What Fits changes, each with the
+ * memory that train gives the changed run. Llama 3.1 8B on 4 H100s at
+ * micro-batch 2 (the key table's defaults otherwise) fits by one change
+ * only, TP 4: a smaller micro-batch does not exist and the others are short.
+ * That change's memory is train's with --tp 4 and --sequence-parallel off
+ * (the default): the same figure, one answer. */
+static void
+test_train_fit_advice (void)
+{
+  g_auto(Run) run = { 0 };
+  g_auto(Run) json_run = { 0 };
+  g_auto(Run) changed = { 0 };
+  g_autoptr(JsonObject) json = NULL;
+  g_autoptr(JsonObject) changed_json = NULL;
+  JsonArray *advice;
+  JsonObject *first;
+
+  run_cli (&run, "train", "llama-3.1-8b", "--gpus", "4", "--micro-batch", "2", NULL);
+  run_cli (&json_run, "train", "llama-3.1-8b", "--gpus", "4", "--micro-batch", "2", "--json", NULL);
+  run_cli (&changed, "train", "llama-3.1-8b", "--gpus", "4", "--micro-batch", "2", "--tp", "4",
+           "--json", NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  json = parse_output (&json_run);
+  changed_json = parse_output (&changed);
+  g_assert_false (json_node_get_boolean (member (json, "memory.fits")));
+  advice = json_node_get_array (member (json, "fit_advice"));
+  g_assert_cmpuint (json_array_get_length (advice), ==, 1);
+  first = json_array_get_object_element (advice, 0);
+  g_assert_cmpstr (json_object_get_string_member (first, "key"), ==, "training.tensor_parallel");
+  g_assert_cmpstr (json_object_get_string_member (first, "value"), ==, "4");
+  g_assert_cmpint (json_object_get_int_member (first, "memory"), ==,
+                   member_int (changed_json, "memory.total"));
+  g_assert_true (json_node_get_boolean (member (changed_json, "memory.fits")));
+  g_assert_nonnull (strstr (run.out, "\nTo fit, any one of\n  Tensor parallel: 4 (now 1), "));
+  /* A run that fits has none. */
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (member (changed_json, "fit_advice"))),
+                    ==, 0);
+}
+
 /* QLoRA of Llama 3.1 70B on one L40S with paged 8-bit AdamW does not fit
  * even with every paged state in host memory: the overflow is what is over
  * beyond them, total − pageable − capacity, and the table says so. */
@@ -902,6 +941,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/table-stage", test_train_table_stage);
   g_test_add_func ("/cli/train/table-adds-up", test_train_table_adds_up);
   g_test_add_func ("/cli/train/table-paged-overflow", test_train_table_paged_overflow);
+  g_test_add_func ("/cli/train/fit-advice", test_train_fit_advice);
   g_test_add_func ("/cli/train/no-inf-nan-negative-zero", test_no_inf_nan_negative_zero);
   g_test_add_func ("/cli/train/measured", test_train_measured);
   g_test_add_func ("/cli/train/unknown-power", test_train_unknown_power);
