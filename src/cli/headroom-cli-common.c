@@ -402,6 +402,48 @@ headroom_cli_parse_model_options (GOptionContext  *context,
   return parse_arguments (context, argc, argv, model, error);
 }
 
+gboolean
+headroom_cli_set_gpu_count (HeadroomProject  *project,
+                            gint64            gpus,
+                            gboolean          per_node_given,
+                            GError          **error)
+{
+  gint64 per_node = headroom_project_get_int (project, "hardware.gpus_per_node");
+  const HeadroomKeyInfo *nodes = headroom_project_find_key ("hardware.nodes");
+  const HeadroomKeyInfo *node_size = headroom_project_find_key ("hardware.gpus_per_node");
+  gint64 max_nodes = (gint64) nodes->maximum;
+  gint64 max_per_node = (gint64) node_size->maximum;
+
+  if (gpus >= per_node && gpus % per_node == 0)
+    {
+      if (gpus / per_node > max_nodes)
+        {
+          g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                       _("--gpus: %" G_GINT64_FORMAT " is out of range: at most %" G_GINT64_FORMAT
+                         " nodes of %" G_GINT64_FORMAT " GPUs"), gpus, max_nodes, per_node);
+          return FALSE;
+        }
+      return headroom_project_set_int (project, "hardware.nodes", gpus / per_node, error);
+    }
+  if (per_node_given)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--gpus: %" G_GINT64_FORMAT " is not a multiple of --gpus-per-node %" G_GINT64_FORMAT),
+                   gpus, per_node);
+      return FALSE;
+    }
+  if (gpus > max_per_node)
+    {
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("--gpus: %" G_GINT64_FORMAT " is not whole nodes of %" G_GINT64_FORMAT
+                     " GPUs, nor one node of at most %" G_GINT64_FORMAT " (give --gpus-per-node)"),
+                   gpus, per_node, max_per_node);
+      return FALSE;
+    }
+  return headroom_project_set_int (project, "hardware.nodes", 1, error)
+         && headroom_project_set_int (project, "hardware.gpus_per_node", gpus, error);
+}
+
 int
 headroom_cli_report_error (const GError *error)
 {

@@ -47,14 +47,18 @@ apply_gpu_count (HeadroomProject        *project,
 {
   gboolean tp_given = headroom_cli_key_options_get (options, "inference.tensor_parallel") != NULL;
   gboolean pp_given = headroom_cli_key_options_get (options, "inference.pipeline_parallel") != NULL;
-  gint64 gpus = 0, per_node, model_parallel;
+  gint64 gpus = 0, model_parallel;
 
   if (args->gpus == NULL)
     return TRUE;
   if (!headroom_cli_parse_int ("--gpus", args->gpus, 1, &gpus, error))
     return FALSE;
-  if (!tp_given && !pp_given)
-    headroom_project_set_int (project, "inference.tensor_parallel", gpus, NULL);
+  if (!tp_given && !pp_given
+      && !headroom_project_set_int (project, "inference.tensor_parallel", gpus, error))
+    {
+      g_prefix_error (error, "--gpus: ");
+      return FALSE;
+    }
   model_parallel = headroom_project_get_int (project, "inference.tensor_parallel")
                    * headroom_project_get_int (project, "inference.pipeline_parallel");
   if (model_parallel != gpus)
@@ -64,11 +68,9 @@ apply_gpu_count (HeadroomProject        *project,
                    gpus, model_parallel);
       return FALSE;
     }
-  per_node = headroom_project_get_int (project, "hardware.gpus_per_node");
-  if (gpus >= per_node && gpus % per_node == 0)
-    return headroom_project_set_int (project, "hardware.nodes", gpus / per_node, error);
-  return headroom_project_set_int (project, "hardware.nodes", 1, error)
-         && headroom_project_set_int (project, "hardware.gpus_per_node", gpus, error);
+  return headroom_cli_set_gpu_count (project, gpus,
+                                     headroom_cli_key_options_get (options, "hardware.gpus_per_node") != NULL,
+                                     error);
 }
 
 typedef struct

@@ -91,7 +91,6 @@ apply_gpu_count (HeadroomProject        *project,
                  GError                **error)
 {
   gint64 gpus = 0;
-  gint64 per_node = headroom_project_get_int (project, "hardware.gpus_per_node");
 
   if (args->gpus == NULL)
     return TRUE;
@@ -104,22 +103,9 @@ apply_gpu_count (HeadroomProject        *project,
       return FALSE;
     }
 
-  if (gpus >= per_node && gpus % per_node == 0)
-    headroom_project_set_int (project, "hardware.nodes", gpus / per_node, NULL);
-  else if (headroom_cli_key_options_get (options, "hardware.gpus_per_node") != NULL)
-    {
-      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                   _("--gpus: %" G_GINT64_FORMAT " is not a multiple of --gpus-per-node %" G_GINT64_FORMAT),
-                   gpus, per_node);
-      return FALSE;
-    }
-  else if (!headroom_project_set_int (project, "hardware.nodes", 1, error)
-           || !headroom_project_set_int (project, "hardware.gpus_per_node", gpus, error))
-    {
-      g_prefix_error (error, "--gpus: ");
-      return FALSE;
-    }
-  return TRUE;
+  return headroom_cli_set_gpu_count (project, gpus,
+                                     headroom_cli_key_options_get (options, "hardware.gpus_per_node") != NULL,
+                                     error);
 }
 
 /* The project of a train or plan run: MODEL's, with the options over it. */

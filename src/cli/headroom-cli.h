@@ -111,6 +111,14 @@ gboolean headroom_cli_parse_model_options (GOptionContext  *context,
                                            char           **model,
                                            GError         **error);
 
+/* --gpus N on `project`: whole nodes of its GPUs per node when N is a
+ * multiple of it, else one node of N GPUs (an error when the node size was
+ * given); an error naming --gpus when N is past the keys' ranges. */
+gboolean headroom_cli_set_gpu_count (HeadroomProject  *project,
+                                     gint64            gpus,
+                                     gboolean          per_node_given,
+                                     GError          **error);
+
 /* Prints "headroom-cli: MESSAGE" as one line and returns the exit status. */
 int      headroom_cli_report_error  (const GError *error);
 

@@ -610,6 +610,15 @@ test_bad_input (void)
     { { "params", "--model", "llama-2-7b", "extra" },
       "headroom-cli: MODEL given twice: --model llama-2-7b and “extra”\n" },
     { { "train", "llama-2-7b", "extra" }, "headroom-cli: unexpected argument “extra”\n" },
+    /* A GPU count past the keys' ranges (at most 1e6 nodes of 1,024) is
+     * refused, not left at the default. */
+    { { "train", "llama-2-7b", "--gpus", "1000000000" },
+      "headroom-cli: --gpus: 1000000000 is out of range: at most 1000000 nodes of 8 GPUs\n" },
+    { { "plan", "llama-2-7b", "--gpus", "99999999999" },
+      "headroom-cli: --gpus: 99999999999 is not whole nodes of 8 GPUs, nor one node of at most 1024 "
+      "(give --gpus-per-node)\n" },
+    { { "infer", "llama-2-7b", "--gpus", "1000000000" },
+      "headroom-cli: --gpus: Tensor parallel: 1000000000 is out of range (1 to 1000000)\n" },
     /* option values */
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "8x" }, "--seq" },
     { { "flops", "--model", CLI_DATA "/tiny-llama.json", "--seq", "0" }, "--seq" },
