@@ -233,6 +233,72 @@ headroom_cli_set_file_error (GError       **error,
                  file_error->message);
 }
 
+/* "LoRA, QLoRA or DoRA": the values under which `info` applies, as the
+ * window says them. */
+static char *
+dup_condition_values (const HeadroomKeyInfo *info,
+                      const HeadroomKeyInfo *condition)
+{
+  g_auto(GStrv) values = g_strsplit (strchr (info->visible_when, '=') + 1, "|", -1);
+  guint n = g_strv_length (values);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const char *value = values[i];
+
+      if (i > 0)
+        /* TRANSLATORS: separators of a list of values: "LoRA, QLoRA or DoRA" */
+        g_string_append (text, i + 1 == n ? _(" or ") : ", ");
+      if (condition != NULL && condition->type == HEADROOM_KEY_CHOICE)
+        value = _(headroom_key_info_get_choice_label (condition, value));
+      else if (condition != NULL && condition->type == HEADROOM_KEY_BOOLEAN)
+        value = g_str_equal (value, "true") ? _("on") : _("off");
+      g_string_append (text, value);
+    }
+  return g_string_free (text, FALSE);
+}
+
+/* An option given where the project's other settings leave its key out
+ * (the key table's visible_when: --lora-rank without a LoRA method) would
+ * change nothing: refused, naming what it needs, rather than ignored. A
+ * switch given as false asks for nothing and is let through. */
+static gboolean
+check_applies (HeadroomCliKeyOptions  *self,
+               HeadroomProject        *project,
+               GError                **error)
+{
+  for (guint i = 0; i < self->infos->len; i++)
+    {
+      const HeadroomKeyInfo *info = self->infos->pdata[i];
+      g_autofree char *condition_key = NULL;
+      g_autofree char *values = NULL;
+      const HeadroomKeyInfo *condition;
+
+      if (self->values[i] == NULL || info->visible_when == NULL
+          || (info->type == HEADROOM_KEY_BOOLEAN && g_str_equal (self->values[i], "false"))
+          || headroom_project_key_applies (project, info->key))
+        continue;
+      condition_key = headroom_key_info_dup_condition_key (info);
+      condition = headroom_project_find_key (condition_key);
+      values = dup_condition_values (info, condition);
+      if (condition != NULL && !g_str_equal (condition_key, "workload"))
+        g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                     _("%s (--%s): applies only when %s (--%s) is %s"),
+                     headroom_project_get_key_label (info->key), headroom_key_info_get_option (info),
+                     headroom_project_get_key_label (condition_key),
+                     headroom_key_info_get_option (condition), values);
+      else
+        g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                     _("%s (--%s): applies only to %s"),
+                     headroom_project_get_key_label (info->key), headroom_key_info_get_option (info),
+                     g_str_has_suffix (info->visible_when, "=training") ? _("training (train, plan)")
+                                                                       : _("serving (infer)"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
                                 HeadroomProject        *project,
@@ -252,5 +318,5 @@ headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
           return FALSE;
         }
     }
-  return TRUE;
+  return check_applies (self, project, error);
 }

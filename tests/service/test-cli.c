@@ -610,6 +610,17 @@ test_bad_input (void)
     { { "params", "--model", "llama-2-7b", "extra" },
       "headroom-cli: MODEL given twice: --model llama-2-7b and “extra”\n" },
     { { "train", "llama-2-7b", "extra" }, "headroom-cli: unexpected argument “extra”\n" },
+    /* An option the other settings leave out would change nothing: refused,
+     * naming what it needs (the window hides its row). */
+    { { "train", "llama-2-7b", "--lora-rank", "16" },
+      "headroom-cli: LoRA rank (--lora-rank): applies only when Fine-tuning method (--method) is "
+      "LoRA, QLoRA or DoRA\n" },
+    { { "plan", "llama-2-7b", "--gpus", "8", "--loss-chunks", "4" },
+      "headroom-cli: Loss chunks (--loss-chunks): applies only when Loss (--loss) is Chunked or "
+      "Chunked with the head\n" },
+    { { "infer", "llama-2-7b", "--host-bandwidth", "32" },
+      "headroom-cli: Host link bandwidth per GPU (--host-bandwidth): applies only to training "
+      "(train, plan)\n" },
     /* A GPU count past the keys' ranges (at most 1e6 nodes of 1,024) is
      * refused, not left at the default. */
     { { "train", "llama-2-7b", "--gpus", "1000000000" },
