@@ -25,6 +25,7 @@ struct _HeadroomCliKeyOptions
   char     **values;    /* the text given, NULL when not given */
   GOptionEntry *entries;
   GPtrArray *owned;     /* argument descriptions */
+  const char * const *searched;  /* keys the command varies itself; NULL: none */
 };
 
 /* The options whose flags a callback is filling: GOption gives a main
@@ -280,6 +281,10 @@ check_applies (HeadroomCliKeyOptions  *self,
           || headroom_project_key_applies (project, info->key))
         continue;
       condition_key = headroom_key_info_dup_condition_key (info);
+      /* The command tries the condition's values itself (plan's layouts). */
+      if (self->searched != NULL && g_strv_contains (self->searched, condition_key)
+          && headroom_cli_key_options_get (self, condition_key) == NULL)
+        continue;
       condition = headroom_project_find_key (condition_key);
       values = dup_condition_values (info, condition);
       if (condition != NULL && !g_str_equal (condition_key, "workload"))
@@ -297,6 +302,13 @@ check_applies (HeadroomCliKeyOptions  *self,
       return FALSE;
     }
   return TRUE;
+}
+
+void
+headroom_cli_key_options_set_searched (HeadroomCliKeyOptions *self,
+                                       const char * const    *keys)
+{
+  self->searched = keys;
 }
 
 gboolean

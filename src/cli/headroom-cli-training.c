@@ -850,6 +850,14 @@ print_plan_table (HeadroomProject     *project,
 
 
 /* An option given pins the planner's dimension to the project's value. */
+/* The keys plan searches unless an option pins them. */
+static const char * const layout_keys_pinnable[] = {
+  "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
+  "training.context_parallel", "training.expert_parallel", "training.micro_batch",
+  "training.zero_stage", "training.fsdp", "training.recompute", "training.sequence_parallel",
+  NULL
+};
+
 static gboolean
 pinned (HeadroomCliKeyOptions *options,
         const char            *key)
@@ -882,6 +890,7 @@ headroom_cli_plan (int    argc,
 
   g_option_context_set_summary (context, _("Search the parallel layouts of a training run and rank those that fit."));
   options = add_entries (context, &args, TRUE);
+  headroom_cli_key_options_set_searched (options, layout_keys_pinnable);
   if (!headroom_cli_parse_model_options (context, &argc, &argv, &args.model, &error)
       || !headroom_cli_resolve_model (args.model, options, &model, &error))
     return headroom_cli_report_error (error);
@@ -910,16 +919,11 @@ headroom_cli_plan (int    argc,
 
   /* The window's planner, with the layout options given pinned. */
   {
-    static const char * const layout_keys_pinnable[] = {
-      "training.tensor_parallel", "training.pipeline_parallel", "training.virtual_stages",
-      "training.context_parallel", "training.expert_parallel", "training.micro_batch",
-      "training.zero_stage", "training.fsdp", "training.recompute", "training.sequence_parallel",
-    };
     g_autoptr(GPtrArray) pins = g_ptr_array_new ();
     g_autoptr(HeadroomPlanner) planner = NULL;
     GListModel *best_rows, *pareto_rows;
 
-    for (gsize i = 0; i < G_N_ELEMENTS (layout_keys_pinnable); i++)
+    for (gsize i = 0; layout_keys_pinnable[i] != NULL; i++)
       if (pinned (options, layout_keys_pinnable[i]))
         g_ptr_array_add (pins, (gpointer) layout_keys_pinnable[i]);
     g_ptr_array_add (pins, NULL);

@@ -219,10 +219,16 @@ const char            *headroom_cli_key_options_get   (HeadroomCliKeyOptions *se
 gboolean               headroom_cli_key_options_check (HeadroomCliKeyOptions  *self,
                                                        const char             *key,
                                                        GError                **error);
-/* Sets every value given on `project`; an error names the option. */
+/* Sets every value given on `project`; an error names the option. An
+ * option that the project's other settings leave out (the key table's
+ * visible_when) is an error too, but for a condition on a key of
+ * `searched` that was not given (set_searched). */
 gboolean               headroom_cli_key_options_apply (HeadroomCliKeyOptions *self,
                                                        HeadroomProject       *project,
                                                        GError               **error);
+/* The NULL-terminated keys the command varies itself (plan's layout keys). */
+void                   headroom_cli_key_options_set_searched (HeadroomCliKeyOptions *self,
+                                                              const char * const    *keys);
 /* How a file and an option name the core's enum `value` of the choice `key`
  * ("training.fsdp"): the key table's choice, not the core's own name. */
 const char            *headroom_cli_choice_name       (const char            *key,

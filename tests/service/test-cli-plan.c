@@ -120,6 +120,33 @@ test_plan_framework (void)
   g_assert_nonnull (strstr (refused.err, "Context parallel (--cp): DeepSpeed has no ring-attention"));
 }
 
+/* plan searches recomputation itself: --recompute-modules, which applies
+ * under selective recomputation only, passes while --recompute is free, and
+ * is refused, naming what it needs, once --recompute pins another mode
+ * (train refuses it under the default none). */
+static void
+test_plan_searched_condition (void)
+{
+  g_auto(Run) free_run = { 0 };
+  g_auto(Run) pinned_run = { 0 };
+  g_auto(Run) train_run = { 0 };
+  static const char message[] = "headroom-cli: Recomputed modules (--recompute-modules): applies only "
+                                "when Recomputation (--recompute) is Selective\n";
+
+  run_cli (&free_run, "plan", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--recompute-modules", "core_attn,mlp", "--seq", "2048", "--global-batch", "64", NULL);
+  g_assert_cmpint (free_run.status, ==, 0);
+  run_cli (&pinned_run, "plan", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--recompute", "full", "--recompute-modules", "core_attn,mlp", "--seq", "2048",
+           "--global-batch", "64", NULL);
+  g_assert_cmpint (pinned_run.status, ==, 2);
+  g_assert_cmpstr (pinned_run.err, ==, message);
+  run_cli (&train_run, "train", "--model", LLAMA_CONFIG, "--gpu", "a100-80gb-sxm", "--gpus", "8",
+           "--recompute-modules", "core_attn,mlp", "--seq", "2048", "--global-batch", "64", NULL);
+  g_assert_cmpint (train_run.status, ==, 2);
+  g_assert_cmpstr (train_run.err, ==, message);
+}
+
 /* --async-tp reaches the step model through `train` and `plan` alike: with
  * TP 8, sequence parallel and --compile, `plan`'s layout and `train` of it
  * predict the same step, shorter than without (tests/core/test-planner.c
@@ -378,6 +405,7 @@ main (int   argc,
   g_test_add_func ("/cli/plan/async-tp", test_async_tp);
   g_test_add_func ("/cli/plan/optimizer-in-backward", test_plan_optimizer_in_backward);
   g_test_add_func ("/cli/plan/framework", test_plan_framework);
+  g_test_add_func ("/cli/plan/searched-condition", test_plan_searched_condition);
   g_test_add_func ("/cli/plan/pareto", test_plan_pareto);
   g_test_add_func ("/cli/plan/nothing-fits", test_plan_nothing_fits);
 
