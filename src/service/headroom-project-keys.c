@@ -240,7 +240,7 @@ static const HeadroomKeyInfo keys[] = {
                         "overlapped with the projection it feeds or follows"))),
   /* docs/planner.md, "FSDP2's copies" */
   BOOL ("training.fsdp2", "false", N_("FSDP2"),
-        GROUP ("workload/parallelism"), TRAIN (fsdp2),
+        GROUP ("workload/parallelism"), TRAIN (fsdp2), VISIBLE_WHEN ("training.fsdp", "full|grad-op|hybrid"),
         DESCRIPTION (N_("FSDP by PyTorch’s fully_shard (torchtitan, torchtune): each "
                         "all-gather is copied out to the parameters and each reduce-scatter "
                         "copies the gradients in, memory-bound passes on the compute stream "
@@ -358,9 +358,11 @@ static const HeadroomKeyInfo keys[] = {
                        "moe_act, mlp, moe, shared_experts, mla_up_proj. Its default is core_attn, "
                        "the attention core; empty recomputes nothing."))),
   INT ("training.recompute_layers", 0, 1e6, "0", "layers", N_("Recomputed layers per stage"),
-       GROUP ("workload/numerics"), PLACEHOLDER (N_("All layers")), TRAIN (recompute_layers)),
+       GROUP ("workload/numerics"), PLACEHOLDER (N_("All layers")), TRAIN (recompute_layers),
+       VISIBLE_WHEN ("training.recompute", "selective|op-selective|full")),
   INT ("training.recompute_every", 0, 1e6, "0", NULL, N_("Recompute every k-th layer"),
-       GROUP ("workload/numerics"), PLACEHOLDER (N_("Every layer")), TRAIN (recompute_every)),
+       GROUP ("workload/numerics"), PLACEHOLDER (N_("Every layer")), TRAIN (recompute_every),
+       VISIBLE_WHEN ("training.recompute", "selective|op-selective|full")),
   BOOL ("training.offload_activations", "false", N_("Offload activations"),
         GROUP ("workload/numerics"), TRAIN (offload_activations)),
   INT ("training.offload_layers", 0, 1e6, "0", "layers", N_("Offloaded layers per stage"),
