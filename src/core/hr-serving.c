@@ -246,6 +246,12 @@ hr_serving_plan (const HrModel     *model,
   if ((status = validate (serving, err)) != HR_OK ||
       (status = hr_inference_validate (model, inference, err)) != HR_OK)
     return status;
+  /* An engine refuses a request longer than its max_model_len (vLLM's
+   * "maximum context length is … However, you requested …"). */
+  if (serving->max_model_len > 0 && serving->max_model_len < inference->prompt + inference->generate)
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "max_model_len", serving->max_model_len,
+                         inference->prompt + inference->generate,
+                         "a request's prompt and generated tokens are longer");
   if (!(gpu->memory_bytes > 0.0 && isfinite (gpu->memory_bytes)))
     return hr_error_set (err, HR_ERROR_NOT_POSITIVE, "memory_bytes",
                          hr_error_value (gpu->memory_bytes), 0, NULL);

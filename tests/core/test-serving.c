@@ -649,6 +649,19 @@ test_invalid (void)
   g_assert_cmpint (hr_serving_plan (&model, &inf, &serving, &gpu, &p, &err), ==,
                    HR_ERROR_OUT_OF_RANGE);
   g_assert_cmpstr (err.field, ==, "gpu_memory_utilization");
+
+  /* A max_model_len under one request's prompt + generated tokens (the
+   * defaults' 1,024 + 256 = 1,280) is refused: the engine would reject
+   * every request, not serve it in a smaller cache. 1,280 itself is fine. */
+  serving.gpu_memory_utilization = 0.9;
+  serving.max_model_len = 1279;
+  g_assert_cmpint (hr_serving_plan (&model, &inf, &serving, &gpu, &p, &err), ==,
+                   HR_ERROR_OUT_OF_RANGE);
+  g_assert_cmpstr (err.field, ==, "max_model_len");
+  g_assert_cmpint (err.value, ==, 1279);
+  g_assert_cmpint (err.other, ==, 1280);
+  serving.max_model_len = 1280;
+  g_assert_cmpint (hr_serving_plan (&model, &inf, &serving, &gpu, &p, &err), ==, HR_OK);
 }
 
 int

@@ -621,6 +621,9 @@ test_bad_input (void)
     { { "infer", "llama-2-7b", "--host-bandwidth", "32" },
       "headroom-cli: Host link bandwidth per GPU (--host-bandwidth): applies only to training "
       "(train, plan)\n" },
+    { { "infer", "llama-2-7b", "--max-model-len", "1000" },
+      "headroom-cli: Longest request (--max-model-len): 1000 is out of range; a request's prompt "
+      "and generated tokens are longer\n" },
     /* A GPU count past the keys' ranges (at most 1e6 nodes of 1,024) is
      * refused, not left at the default. */
     { { "train", "llama-2-7b", "--gpus", "1000000000" },
