@@ -239,6 +239,22 @@ test_window_workload (void)
   g_assert_cmpint (headroom_project_get_workload (project), ==, HEADROOM_WORKLOAD_INFERENCE);
   g_assert_false (gtk_widget_get_visible (training));
   g_assert_true (gtk_widget_get_visible (inference));
+  /* Serving's rows in the sections both workloads share (numerics,
+   * parallelism, throughput) are shown, training's are not. */
+  {
+    static const char * const shared[] = {
+      "inference.weights", "inference.tensor_parallel", "inference.compute_efficiency",
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (shared); i++)
+      {
+        GtkWidget *row = headroom_window_get_row (window, shared[i]);
+
+        g_assert_true (gtk_widget_get_visible (row));
+        g_assert_true (gtk_widget_get_visible (gtk_widget_get_ancestor (row, ADW_TYPE_PREFERENCES_GROUP)));
+      }
+    g_assert_false (gtk_widget_get_visible (headroom_window_get_row (window, "training.precision")));
+  }
   summary = headroom_estimator_get_summary (headroom_window_get_estimator (window));
   for (guint i = 0; i < g_list_model_get_n_items (summary); i++)
     {

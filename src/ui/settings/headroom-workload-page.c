@@ -50,10 +50,13 @@ refresh_sections (HeadroomWorkloadPage *self)
 {
   gboolean training = headroom_project_get_workload (self->project) == HEADROOM_WORKLOAD_TRAINING;
 
-  for (Section s = SECTION_BATCH; s <= SECTION_THROUGHPUT; s++)
-    gtk_widget_set_visible (self->sections[s], training);
-  for (Section s = SECTION_REQUESTS; s <= SECTION_SERVING; s++)
-    gtk_widget_set_visible (self->sections[s], !training);
+  /* Batch and fine-tuning are training's, requests and serving serving's;
+   * numerics, parallelism and throughput hold rows of both, each row shown
+   * under its own workload (headroom_project_key_applies). */
+  gtk_widget_set_visible (self->sections[SECTION_BATCH], training);
+  gtk_widget_set_visible (self->sections[SECTION_FINETUNE], training);
+  gtk_widget_set_visible (self->sections[SECTION_REQUESTS], !training);
+  gtk_widget_set_visible (self->sections[SECTION_SERVING], !training);
 }
 
 static void
