@@ -6,6 +6,8 @@
 
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n.h>
 
 #include "headroom-estimator-private.h"
@@ -495,9 +497,11 @@ headroom_estimator_fill_summary (const HeadroomEstimatorResult *r,
                     (double) r->serving_plan.kv_capacity_tokens, "tokens", NULL,
                     _("tokens the engine’s KV cache holds once weights, activations and its "
                       "reserve are paid"));
+      /* Whole requests: vLLM logs the quotient ("93.35x"), of which 93
+       * full-length requests fit at once. */
       add_quantity (items, "max_concurrency", _("Requests at once"),
-                    r->serving_plan.max_concurrency, "sequences", NULL,
-                    _("KV cache capacity ÷ longest request"));
+                    floor (r->serving_plan.max_concurrency), "sequences", NULL,
+                    _("KV cache capacity ÷ longest request, in whole requests"));
       if (r->has_serving_latency)
         {
           add_quantity (items, "running_requests", _("Requests in flight"),

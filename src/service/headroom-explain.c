@@ -578,11 +578,11 @@ explain_summary (HeadroomEstimator *self,
       const HrServingPlan *plan = headroom_estimator_get_serving_plan (self);
 
       /* TRANSLATORS: e.g. "Requests at once = 453,376 tokens ÷ 1,280 tokens (the longest request
-       * the engine admits) = 354.2" */
+       * the engine admits) = 354.2: 354 whole requests" */
       line = g_strdup_printf (_("%s = %" G_GINT64_FORMAT " tokens ÷ %" G_GINT64_FORMAT " tokens "
-                                "(the longest request the engine admits) = %.1f"),
+                                "(the longest request the engine admits) = %.1f: %.0f whole requests"),
                               label, plan->kv_capacity_tokens, plan->max_model_len,
-                              plan->max_concurrency);
+                              plan->max_concurrency, floor (plan->max_concurrency));
     }
   else if (training && g_str_equal (name, "data_parallel"))
     {
