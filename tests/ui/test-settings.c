@@ -381,6 +381,14 @@ test_lazy_pages (void)
   field = gtk_editable_get_delegate (GTK_EDITABLE (headroom_spin_row_get_spin_button (
     HEADROOM_SPIN_ROW (headroom_window_get_row (window, "hardware.inter_node_bandwidth")))));
   g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "Default (50 GB/s)");
+  /* A custom GPU has no network figure: the field says one is needed, not
+   * "Default (0 GB/s)". */
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "custom", NULL));
+  drain_main_loop ();
+  g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "Needed across nodes");
+  g_assert_true (headroom_project_set_string (project, "hardware.gpu", "h100-sxm", NULL));
+  drain_main_loop ();
+  g_assert_cmpstr (gtk_text_get_placeholder_text (GTK_TEXT (field)), ==, "Default (50 GB/s)");
   /* Tab reaches them: the first is the GPU chooser. */
   g_assert_true (gtk_widget_child_focus (hardware, GTK_DIR_TAB_FORWARD));
   {

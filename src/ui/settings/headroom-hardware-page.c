@@ -223,7 +223,10 @@ refresh_figures (HeadroomHardwarePage *self)
     g_autofree char *text = NULL;
 
     /* TRANSLATORS: placeholder of a setting left at the catalog's figure */
-    text = g_strdup_printf (_("Default (%.0f GB/s)"), gpu.inter_node_bandwidth / 1e9);
+    text = gpu.inter_node_bandwidth > 0
+           ? g_strdup_printf (_("Default (%.0f GB/s)"), gpu.inter_node_bandwidth / 1e9)
+           /* A custom GPU has no network figure: runs across nodes need one. */
+           : g_strdup (_("Needed across nodes"));
     if (HEADROOM_IS_SPIN_ROW (row)
         && headroom_project_get_double (self->project, "hardware.inter_node_bandwidth") == 0)
       headroom_spin_row_set_zero_text (HEADROOM_SPIN_ROW (row), text);
