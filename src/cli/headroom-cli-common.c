@@ -375,7 +375,7 @@ parse_arguments (GOptionContext  *context,
       if (*model != NULL)
         {
           g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                       _("MODEL given twice: --model %s and “%s”"), *model, (*argv)[1]);
+                       _("MODEL given twice: “%s” (--model) and “%s”"), *model, (*argv)[1]);
           return FALSE;
         }
       *model = g_strdup ((*argv)[1]);

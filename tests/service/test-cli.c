@@ -608,7 +608,7 @@ test_bad_input (void)
     { { "frobnicate" }, "unknown command" },
     { { "params", "--model", "llama-2-7b", "--frobnicate" }, "--frobnicate" },
     { { "params", "--model", "llama-2-7b", "extra" },
-      "headroom-cli: MODEL given twice: --model llama-2-7b and “extra”\n" },
+      "headroom-cli: MODEL given twice: “llama-2-7b” (--model) and “extra”\n" },
     { { "train", "llama-2-7b", "extra" }, "headroom-cli: unexpected argument “extra”\n" },
     /* An option the other settings leave out would change nothing: refused,
      * naming what it needs (the window hides its row). */
