@@ -305,11 +305,23 @@ static void
 set_project_error (GError                **error,
                    HeadroomCliKeyOptions  *options,
                    HeadroomCliModel       *model,
+                   const char             *gpus,
                    const GError           *project_error)
 {
   const char *key = headroom_project_error_get_key (project_error);
 
-  if (key != NULL && !g_str_has_prefix (key, "model.")
+  /* --gpus alone sets the TP degree: say so, and what to give instead. */
+  if (g_strcmp0 (key, "inference.tensor_parallel") == 0 && gpus != NULL
+      && headroom_cli_key_options_get (options, key) == NULL)
+    {
+      g_autoptr(GError) key_error = NULL;
+
+      headroom_cli_set_key_error (&key_error, project_error);
+      g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
+                   _("%s (tensor parallel over --gpus %s; give --tp and --pp whose product is %s)"),
+                   key_error->message, gpus, gpus);
+    }
+  else if (key != NULL && !g_str_has_prefix (key, "model.")
       && (model->project == NULL || headroom_cli_key_options_get (options, key) != NULL))
     headroom_cli_set_key_error (error, project_error);
   else if (model->project != NULL)
@@ -336,14 +348,15 @@ run_infer (HeadroomCliModel       *model,
 
   if (!headroom_project_validate (project, &project_error))
     {
-      set_project_error (&error, options, model, project_error);
+      set_project_error (&error, options, model, args->gpus, project_error);
       return headroom_cli_report_error (error);
     }
   estimator = headroom_estimator_new (project);
   headroom_estimator_recompute_now (estimator);
   if (headroom_estimator_get_error_detail (estimator) != NULL)
     {
-      set_project_error (&error, options, model, headroom_estimator_get_error_detail (estimator));
+      set_project_error (&error, options, model, args->gpus,
+                         headroom_estimator_get_error_detail (estimator));
       return headroom_cli_report_error (error);
     }
 

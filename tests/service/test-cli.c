@@ -621,6 +621,10 @@ test_bad_input (void)
     { { "infer", "llama-2-7b", "--host-bandwidth", "32" },
       "headroom-cli: Host link bandwidth per GPU (--host-bandwidth): applies only to training "
       "(train, plan)\n" },
+    /* --gpus alone is the TP degree; one that the heads refuse says so. */
+    { { "infer", "llama-2-7b", "--gpus", "3" },
+      "headroom-cli: Tensor parallel (--tp): 3 does not divide 32 num_attention_heads (tensor "
+      "parallel over --gpus 3; give --tp and --pp whose product is 3)\n" },
     { { "infer", "llama-2-7b", "--max-model-len", "1000" },
       "headroom-cli: Longest request (--max-model-len): 1000 is out of range; a request's prompt "
       "and generated tokens are longer\n" },
