@@ -96,7 +96,22 @@ apply_options (HeadroomProject        *project,
       headroom_cli_set_key_error (error, local_error);
       return FALSE;
     }
-  return headroom_cli_key_options_apply (options, project, error);
+  return headroom_cli_key_options_set (options, project, error);
+}
+
+/* An option that no column uses would change nothing: refused, as the
+ * other commands refuse it for their one project. */
+static gboolean
+check_options_apply (HeadroomComparison     *comparison,
+                     HeadroomCliKeyOptions  *options,
+                     GError                **error)
+{
+  guint n = headroom_comparison_get_n_columns (comparison);
+  g_autofree HeadroomProject **projects = g_new (HeadroomProject *, MAX (n, 1));
+
+  for (guint c = 0; c < n; c++)
+    projects[c] = headroom_comparison_get_project (comparison, c);
+  return headroom_cli_key_options_check_applies (options, projects, n, error);
 }
 
 /* The columns: PROJECT's scenarios, or one per file. */
@@ -468,6 +483,7 @@ headroom_cli_compare (int    argc,
     }
   if (!headroom_cli_parse_optional_int ("--baseline", args.baseline, 1, &baseline, &error)
       || !fill (comparison, argc, argv, options, &args, &error)
+      || !check_options_apply (comparison, options, &error)
       || !check_columns (comparison, &error))
     return headroom_cli_report_error (error);
   if (baseline > headroom_comparison_get_n_columns (comparison))

@@ -260,14 +260,23 @@ dup_condition_values (const HeadroomKeyInfo *info,
   return g_string_free (text, FALSE);
 }
 
-/* An option given where the project's other settings leave its key out
- * (the key table's visible_when: --lora-rank without a LoRA method) would
- * change nothing: refused, naming what it needs, rather than ignored. A
- * switch given as false asks for nothing and is let through. */
+/* Whether `key` applies in one of `projects` at least. */
 static gboolean
-check_applies (HeadroomCliKeyOptions  *self,
-               HeadroomProject        *project,
-               GError                **error)
+applies_in_any (HeadroomProject * const *projects,
+                guint                    n_projects,
+                const char              *key)
+{
+  for (guint p = 0; p < n_projects; p++)
+    if (headroom_project_key_applies (projects[p], key))
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+headroom_cli_key_options_check_applies (HeadroomCliKeyOptions   *self,
+                                        HeadroomProject * const *projects,
+                                        guint                    n_projects,
+                                        GError                 **error)
 {
   for (guint i = 0; i < self->infos->len; i++)
     {
@@ -278,7 +287,7 @@ check_applies (HeadroomCliKeyOptions  *self,
 
       if (self->values[i] == NULL || info->visible_when == NULL
           || (info->type == HEADROOM_KEY_BOOLEAN && g_str_equal (self->values[i], "false"))
-          || headroom_project_key_applies (project, info->key))
+          || applies_in_any (projects, n_projects, info->key))
         continue;
       condition_key = headroom_key_info_dup_condition_key (info);
       /* The command tries the condition's values itself (plan's layouts). */
@@ -312,9 +321,9 @@ headroom_cli_key_options_set_searched (HeadroomCliKeyOptions *self,
 }
 
 gboolean
-headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
-                                HeadroomProject        *project,
-                                GError                **error)
+headroom_cli_key_options_set (HeadroomCliKeyOptions  *self,
+                              HeadroomProject        *project,
+                              GError                **error)
 {
   for (guint i = 0; i < self->infos->len; i++)
     {
@@ -330,5 +339,14 @@ headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
           return FALSE;
         }
     }
-  return check_applies (self, project, error);
+  return TRUE;
+}
+
+gboolean
+headroom_cli_key_options_apply (HeadroomCliKeyOptions  *self,
+                                HeadroomProject        *project,
+                                GError                **error)
+{
+  return headroom_cli_key_options_set (self, project, error)
+         && headroom_cli_key_options_check_applies (self, &project, 1, error);
 }

@@ -226,6 +226,16 @@ gboolean               headroom_cli_key_options_check (HeadroomCliKeyOptions  *s
 gboolean               headroom_cli_key_options_apply (HeadroomCliKeyOptions *self,
                                                        HeadroomProject       *project,
                                                        GError               **error);
+/* The two halves of apply: set every value given; then refuse an option
+ * that applies in none of `projects` (compare's columns: one that a column
+ * uses is fine). */
+gboolean               headroom_cli_key_options_set   (HeadroomCliKeyOptions *self,
+                                                       HeadroomProject       *project,
+                                                       GError               **error);
+gboolean               headroom_cli_key_options_check_applies (HeadroomCliKeyOptions   *self,
+                                                               HeadroomProject * const *projects,
+                                                               guint                    n_projects,
+                                                               GError                 **error);
 /* The NULL-terminated keys the command varies itself (plan's layout keys). */
 void                   headroom_cli_key_options_set_searched (HeadroomCliKeyOptions *self,
                                                               const char * const    *keys);

@@ -485,6 +485,17 @@ test_compare (void)
   run_clear (&bad);
   run_cli (&bad, "compare", project, "--json", "--csv", "-", NULL);
   assert_bad_input (&bad, "--csv");
+  run_clear (&bad);
+  /* An option that no column uses is refused; one that a column uses (the
+   * LoRA scenario's rank) is set: r 16 on q and v of 32 layers, 16 ×
+   * (4,096 + 4,096) + 16 × (4,096 + 1,024) = 212,992 a layer, 6,815,744. */
+  run_cli (&bad, "compare", project, "--loss-chunks", "4", NULL);
+  assert_bad_input (&bad, "Loss chunks (--loss-chunks): applies only when Loss (--loss) is Chunked");
+  run_clear (&files);
+  run_cli (&files, "compare", project, "--lora-rank", "16", "--json", NULL);
+  g_clear_pointer (&out, json_object_unref);
+  out = parse_output (&files);
+  g_assert_cmpint (member_int (compare_column (out, 2), "figures.trainable_parameters"), ==, 6815744);
 }
 
 int
