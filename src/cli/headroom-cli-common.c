@@ -419,8 +419,13 @@ headroom_cli_set_gpu_count (HeadroomProject  *project,
       if (gpus / per_node > max_nodes)
         {
           g_set_error (error, HEADROOM_CLI_ERROR, HEADROOM_CLI_ERROR_USAGE,
-                       _("--gpus: %" G_GINT64_FORMAT " is out of range: at most %" G_GINT64_FORMAT
-                         " nodes of %" G_GINT64_FORMAT " GPUs"), gpus, max_nodes, per_node);
+                       g_dngettext (GETTEXT_PACKAGE,
+                                    "--gpus: %" G_GINT64_FORMAT " is out of range: at most %"
+                                    G_GINT64_FORMAT " nodes of %" G_GINT64_FORMAT " GPU",
+                                    "--gpus: %" G_GINT64_FORMAT " is out of range: at most %"
+                                    G_GINT64_FORMAT " nodes of %" G_GINT64_FORMAT " GPUs",
+                                    (gulong) per_node),
+                       gpus, max_nodes, per_node);
           return FALSE;
         }
       return headroom_project_set_int (project, "hardware.nodes", gpus / per_node, error);

@@ -632,6 +632,8 @@ test_bad_input (void)
      * refused, not left at the default. */
     { { "train", "llama-2-7b", "--gpus", "1000000000" },
       "headroom-cli: --gpus: 1000000000 is out of range: at most 1000000 nodes of 8 GPUs\n" },
+    { { "train", "llama-2-7b", "--gpus", "1000001", "--gpus-per-node", "1" },
+      "headroom-cli: --gpus: 1000001 is out of range: at most 1000000 nodes of 1 GPU\n" },
     { { "plan", "llama-2-7b", "--gpus", "99999999999" },
       "headroom-cli: --gpus: 99999999999 is not whole nodes of 8 GPUs, nor one node of at most 1024 "
       "(give --gpus-per-node)\n" },
