@@ -144,24 +144,28 @@ compute_points (GBytes          *snapshot,
     {
       g_autoptr(GError) local_error = NULL;
       HeadroomSweepPoint point = { .value = values[v] };
-      const char *problem = NULL;
+      const GError *problem = NULL;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
         return NULL;
       if (!apply_value (copy, axis, values[v], gpus_per_node, &local_error))
-        problem = local_error->message;
+        problem = local_error;
       else
         {
           headroom_estimator_recompute_now (estimator);
-          problem = headroom_estimator_get_error (estimator);
+          problem = headroom_estimator_get_error_detail (estimator);
         }
 
       if (problem != NULL)
         {
-          char *owned = g_strdup (problem);
+          char *message = g_strdup (problem->message);
+          char *key = g_strdup (headroom_project_error_get_key (problem));
 
-          g_ptr_array_add (p->owned, owned);
-          point.error = owned;
+          g_ptr_array_add (p->owned, message);
+          point.error = message;
+          if (key != NULL)
+            g_ptr_array_add (p->owned, key);
+          point.error_key = key;
         }
       else
         {

@@ -34,6 +34,8 @@ typedef struct
 {
   gint64      value;
   const char *error;              /* NULL when the figures are valid */
+  const char *error_key;          /* the key whose setting refuses the value; NULL when
+                                   * the message names none */
   double      memory;             /* bytes on the most loaded GPU (what the GPU must hold:
                                    * a paged optimizer's evicted states left out) */
   double      capacity;           /* bytes of one GPU */

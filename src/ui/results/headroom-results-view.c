@@ -692,28 +692,35 @@ sweep_finish (HeadroomResultsView *self,
 }
 
 /* "Not shown: 1 (REASON); 4, 8 (REASON)": the values the project refuses,
- * grouped by the setting that refuses them (the label that starts the
- * service's message), each group with its first value's message. NULL when
- * none is refused. */
+ * grouped by the setting that refuses them (the sweep point's key, else
+ * its message), each group with its first value's message. NULL when none
+ * is refused. */
+static gboolean
+same_refusal (const HeadroomSweepPoint *a,
+              const HeadroomSweepPoint *b)
+{
+  return b->error != NULL
+         && (a->error_key != NULL ? g_strcmp0 (a->error_key, b->error_key) == 0
+                                  : b->error_key == NULL && g_str_equal (a->error, b->error));
+}
+
 static char *
 describe_left_out (HeadroomSweeper *sweeper,
                    guint            n_considered)
 {
   g_autoptr(GString) text = NULL;
-  g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < n_considered; i++)
     {
       const HeadroomSweepPoint *point = headroom_sweeper_get_point (sweeper, i);
-      const char *colon;
-      g_autofree char *setting = NULL;
-      gboolean first = TRUE;
+      gboolean listed = FALSE;
 
       if (point->error == NULL)
         continue;
-      colon = strchr (point->error, ':');
-      setting = colon != NULL ? g_strndup (point->error, colon - point->error) : g_strdup (point->error);
-      if (g_ptr_array_find_with_equal_func (done, setting, g_str_equal, NULL))
+      /* Its group was listed with the first value of it. */
+      for (guint j = 0; j < i && !listed; j++)
+        listed = same_refusal (point, headroom_sweeper_get_point (sweeper, j));
+      if (listed)
         continue;
 
       if (text == NULL)
@@ -726,16 +733,14 @@ describe_left_out (HeadroomSweeper *sweeper,
           const HeadroomSweepPoint *other = headroom_sweeper_get_point (sweeper, j);
           g_autofree char *number = NULL;
 
-          if (other->error == NULL || !g_str_has_prefix (other->error, setting))
+          if (!same_refusal (point, other))
             continue;
           number = headroom_format_integer ((double) other->value);
-          if (!first)
+          if (j > i)
             g_string_append (text, ", ");
           g_string_append (text, number);
-          first = FALSE;
         }
       g_string_append_printf (text, " (%s)", point->error);
-      g_ptr_array_add (done, g_steal_pointer (&setting));
     }
   return text != NULL ? g_string_free (g_steal_pointer (&text), FALSE) : NULL;
 }
