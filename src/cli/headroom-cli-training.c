@@ -577,10 +577,12 @@ print_train_table (const char       *name,
     {
       guint n = g_list_model_get_n_items (r->fit_advice);
 
-      printf ("\n%s\n", n > 0 ? _("To fit, any one of")
-                              : _("To fit: no single change makes the run fit (a smaller micro-batch, "
-                                  "recomputation, sharding, tensor parallelism or more GPUs alone); "
-                                  "“headroom-cli plan” searches layouts that combine them"));
+      if (n > 0)
+        printf ("\n%s\n", _("To fit, any one of"));
+      else
+        /* TRANSLATORS: %s lists the changes tried: "a smaller micro-batch, recomputation, …" */
+        printf (_("\nTo fit: no single change makes the run fit (%s alone); “headroom-cli plan” "
+                  "searches layouts that combine them\n"), headroom_fit_advice_get_remedies ());
       for (guint i = 0; i < n; i++)
         {
           g_autoptr(HeadroomFitAdvice) advice = g_list_model_get_item (r->fit_advice, i);

@@ -408,6 +408,13 @@ headroom_fit_advice_get_value (HeadroomFitAdvice *self)
   return self->value;
 }
 
+const char *
+headroom_fit_advice_get_remedies (void)
+{
+  /* The changes search_changes() tries, in its order. */
+  return _("a smaller micro-batch, recomputation, sharding, tensor parallelism or more GPUs");
+}
+
 char *
 headroom_fit_advice_dup_text_with (HeadroomFitAdvice *self,
                                    const char        *memory_text)

@@ -46,6 +46,11 @@ void        headroom_fit_advice_search_async  (HeadroomProject     *project,
 GListModel *headroom_fit_advice_search_finish (GAsyncResult        *result,
                                                GError             **error) G_GNUC_WARN_UNUSED_RESULT;
 
+/* What the search tries, translated, for a sentence that none is enough:
+ * "a smaller micro-batch, recomputation, sharding, tensor parallelism or
+ * more GPUs". */
+const char *headroom_fit_advice_get_remedies (void);
+
 /* The key to change and its new value as a file writes it ("training.zero_stage", "3"). */
 const char *headroom_fit_advice_get_key     (HeadroomFitAdvice *self);
 const char *headroom_fit_advice_get_value   (HeadroomFitAdvice *self);

@@ -907,11 +907,17 @@ fit_advice_done_cb (GObject      *source,
     gtk_list_box_remove (self->fit_list, GTK_WIDGET (extra));
   /* No single change is enough: say so, and point at the search that
    * combines them, rather than leave the run without a way forward. */
-  gtk_label_set_label (self->fit_heading,
-                       n > 0 ? _("Any one of these changes makes the run fit:")
-                             : _("No single change makes the run fit: not a smaller micro-batch, "
-                                 "recomputation, sharding, tensor parallelism or more GPUs alone. "
-                                 "The Plan view searches them together."));
+  if (n > 0)
+    gtk_label_set_label (self->fit_heading, _("Any one of these changes makes the run fit:"));
+  else
+    {
+      /* TRANSLATORS: %s lists the changes tried: "a smaller micro-batch, recomputation, …" */
+      g_autofree char *none = g_strdup_printf (_("No single change makes the run fit: not %s "
+                                                 "alone. The Plan view searches them together."),
+                                               headroom_fit_advice_get_remedies ());
+
+      gtk_label_set_label (self->fit_heading, none);
+    }
   gtk_widget_set_visible (GTK_WIDGET (self->fit_list), n > 0);
   gtk_widget_set_visible (self->fit_box, TRUE);
 }
