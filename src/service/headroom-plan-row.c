@@ -568,17 +568,19 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
         /* TRANSLATORS: e.g. "Host link = 12.7 GiB a step in 0.43 s, exposed 0.43 s" */
         line = g_strdup_printf (_("%s = %s a step in %s, exposed %s"), _("Host link"), bytes,
                                 link, total);
-        assumption = step->host_after_sync
-                     ? _("Paged optimizer states the GPU has no room for leave during the forward "
-                         "and backward and come back for the update, at the link’s raw rate, not "
-                         "hidden; offloaded activations leave on a side stream behind the "
-                         "forward, but come back exposed: bitsandbytes synchronises the GPU after "
-                         "each parameter’s update, so inside the backward every copy back starts "
-                         "on an idle GPU.")
-                     : _("Paged optimizer states the GPU has no room for leave during the forward "
-                         "and backward and come back for the update, at the link’s raw rate, not "
-                         "hidden; offloaded activations move on a side stream and show only where "
-                         "they outlast the pass.");
+        owned_assumption = g_strconcat (_("Paged optimizer states the GPU has no room for "
+                                          "leave during the forward and backward and come back "
+                                          "for the update, at the link’s raw rate, not hidden; "),
+                                        step->host_after_sync
+                                        ? _("offloaded activations leave on a side stream behind "
+                                            "the forward, but come back exposed: bitsandbytes "
+                                            "synchronises the GPU after each parameter’s update, "
+                                            "so inside the backward every copy back starts on an "
+                                            "idle GPU.")
+                                        : _("offloaded activations move on a side stream and show "
+                                            "only where they outlast the pass."),
+                                        NULL);
+        assumption = owned_assumption;
         source = step->host_after_sync
                  ? _("Dettmers et al. 2023 (QLoRA), §2; bitsandbytes prefetch_state and "
                      "Optimizer8bit.step; torchtune OffloadActivations")
