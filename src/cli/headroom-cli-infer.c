@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include <glib/gi18n.h>
@@ -275,8 +276,16 @@ print_infer_table (const char        *name,
   headroom_cli_table_add_gib (table, _("KV cache"), r->plan.kv_cache);
   headroom_cli_table_take (table, g_strdup (_("KV cache capacity (tokens)")),
                            headroom_cli_format_count ((double) r->plan.kv_capacity_tokens), NULL);
-  headroom_cli_table_take (table, g_strdup (_("Requests of the longest length at once")),
-                           headroom_cli_format_number (r->plan.max_concurrency, 4), NULL);
+  {
+    g_autofree char *quotient = headroom_cli_format_number (r->plan.max_concurrency, 4);
+
+    /* Whole requests, as the window says it, then the engine's quotient. */
+    headroom_cli_table_take (table, g_strdup (_("Requests of the longest length at once")),
+                             /* TRANSLATORS: e.g. "93 (capacity ÷ longest request = 93.35)" */
+                             g_strdup_printf (_("%.0f (capacity ÷ longest request = %s)"),
+                                              floor (r->plan.max_concurrency), quotient),
+                             NULL);
+  }
   if (r->has_serving_latency)
     {
       headroom_cli_table_take (table, g_strdup (_("Requests in flight")),
