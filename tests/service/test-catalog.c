@@ -296,10 +296,12 @@ test_sustained_rates (void)
   /* The architecture whitepapers' SM counts: 108 on the A100, 132 on the
    * H100 SXM5 and 114 on the H100 PCIe. */
   g_assert_cmpfloat (a100.sm_count, ==, 108);
-  /* NCCL's rings within a DGX A100 node: 240 GB/s of NVLink at 40 a ring,
-   * 6, doubled twice (resources/gpus.json); not derived for the H100. */
+  /* NCCL's rings within a node (resources/gpus.json), 6 doubled twice:
+   * DGX A100, 240 GB/s of NVLink at 40 a ring; DGX H100, 360 at 60. The
+   * H100 PCIe's NVLink bridges join pairs, not a node: none counted. */
   g_assert_cmpfloat (a100.nvlink_nccl_channels, ==, 24);
-  g_assert_cmpfloat (h100.nvlink_nccl_channels, ==, 0);
+  g_assert_cmpfloat (h100.nvlink_nccl_channels, ==, 24);
+  g_assert_cmpfloat (pcie.nvlink_nccl_channels, ==, 0);
   g_assert_cmpfloat (h100.sm_count, ==, 132);
   g_assert_cmpfloat (pcie.sm_count, ==, 114);
   remove_user_dir (dir);

@@ -44,7 +44,6 @@ find_bounds (const Bounds *table,
  * a training step (docs/planner.md, "Check against measured runs"). */
 static const Bounds misses[] = {
   { "torchtune-a100-l32-3b-full-packed", 1.15, 1.45 },
-  { "llmfoundry-h100-mpt-1b-2k-8gpu", 1.15, 1.30 },
   { "llmfoundry-h100-mpt-7b-2k-8gpu", 1.15, 1.35 },
 };
 
