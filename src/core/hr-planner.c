@@ -141,6 +141,21 @@ gradient_bytes (const HrTraining *training)
   return working_bytes (training);
 }
 
+/* FSDP1's split of the gradient average over `ranks` (PyTorch
+ * DefaultState._get_gradient_predivide_factor, which _init_process_group_state
+ * takes for the whole data-parallel group): the largest power of two that
+ * divides `ranks` and is below its square root, doubled once more while
+ * ranks / factor > factor. The postdivide factor is the rest. */
+static double
+gradient_predivide_factor (double ranks)
+{
+  double factor = 1.0;
+
+  while (fmod (ranks, factor) == 0.0 && ranks / factor > factor)
+    factor *= 2.0;
+  return factor;
+}
+
 /* The rate large products sustain in `dtype` (hr-rates.h). */
 static double
 gemm_rate (const HrPlanContext *ctx,
@@ -1403,8 +1418,12 @@ evaluate_rank (const HrPlanContext    *ctx,
      * (p, m, s → p): 4 bytes of p, 14 of the states' dtype and 3 of the
      * gradient's per parameter, where the fused step moves 2p + 4s + g. The
      * updated p is the fp32 master where there is one, which then writes
-     * the working copy as above. */
-    if (tr->optimizer == HR_OPTIMIZER_ADAMW && tr->optimizer_foreach && owned > 0)
+     * the working copy as above. A loop over the tensors in unfused ops
+     * (Composer's DecoupledAdamW, optimizer_loop) is counted the same: it
+     * scales m and adds g to it where foreach lerps (two more accesses of
+     * m) and skips the decay pass at weight decay 0 (two fewer of p). */
+    if (tr->optimizer == HR_OPTIMIZER_ADAMW && (tr->optimizer_foreach || tr->optimizer_loop)
+        && owned > 0)
       {
         double state = memory->optimizer / (2.0 * owned);
         double master = memory->master_weights / owned;
@@ -1447,15 +1466,27 @@ evaluate_rank (const HrPlanContext    *ctx,
    * split_with_sizes_backward, an at::cat: each trained parameter's
    * gradient read and written once a micro-batch, on the compute stream.
    * Under no_sync or a pipeline the flat gradient is kept and the next
-   * micro-batches' are added to it (AccumulateGrad: two reads, a write). */
-  else if (tr->fsdp != HR_FSDP_NONE && d * c > 1.0)
+   * micro-batches' are added to it (AccumulateGrad: two reads, a write).
+   * Each reduction then makes passes of its own on the post-backward stream
+   * (torch/distributed/fsdp/_runtime_utils.py, _post_backward_hook and
+   * _reduce_grad): the unsharded gradient cast to the reduce dtype when it
+   * differs, divided in place by the predivide factor before the
+   * reduce-scatter and the shard by the postdivide factor after it; with a
+   * reduction every micro-batch the shards are summed (_saved_grad_shard
+   * += new_sharded_grad). */
+  else if (tr->fsdp != HR_FSDP_NONE && !tr->megatron_fsdp && d * c > 1.0)
     {
       double trained = (double) memory->params_on_gpu * memory->gradient_share;
-      double grad = working_bytes (tr);
-      double kept = hr_training_fsdp_pipeline (tr) || hr_training_unsharded_accumulation (tr)
-                    ? (m - 1.0) * 3.0 * grad : 0.0;
+      double grad = hr_training_autocast (tr) ? 4.0 : working_bytes (tr);
+      double reduce = gradient_bytes (tr);
+      double ranks = d * c, pre = gradient_predivide_factor (ranks), post = ranks / pre;
+      bool once = hr_training_fsdp_pipeline (tr) || hr_training_unsharded_accumulation (tr);
+      double kept = once ? (m - 1.0) * 3.0 * grad : 0.0;
+      double passes = (reduce != grad ? grad + reduce : 0.0) + (pre > 1.0 ? 2.0 * reduce : 0.0)
+                      + (post > 1.0 ? 2.0 * reduce / ranks : 0.0);
+      double sums = once ? 0.0 : (m - 1.0) * 3.0 * reduce / ranks;
 
-      fsdp_copies = trained * (m * 2.0 * grad + kept) / bw;
+      fsdp_copies = trained * (m * 2.0 * grad + kept + (once ? 1.0 : m) * passes + sums) / bw;
     }
 
   /* The host link (docs/training.md, "Paged optimizers" and "Time on the

@@ -202,6 +202,23 @@ layer_tensors (const HrModel *model)
   return n;
 }
 
+/* The largest matrix of the stage on one GPU, in elements: the embedding
+ * or LM head where the stage holds one, else an MLP matrix. */
+static double
+largest_matrix (const HrModel          *model,
+                const HrTraining       *training,
+                const HrTrainingMemory *memory)
+{
+  double rows = ceil ((double) model->vocab_size / (double) training->tensor_parallel);
+  double largest = (double) model->ffn_size / (double) training->tensor_parallel
+                   * (double) model->hidden_size;
+
+  if ((memory->pipeline_stage == 0 || memory->pipeline_stage == training->pipeline_parallel - 1)
+      && rows * (double) model->hidden_size > largest)
+    largest = rows * (double) model->hidden_size;
+  return largest;
+}
+
 /* The peak of a step is the largest of its phases, not the sum of each
  * part's maximum (docs/training.md, "What users measure"):
  *  - end of the forward: the model states, the gradients where they persist
@@ -239,14 +256,7 @@ phases (const HrModel        *model,
    * holds one, else an MLP matrix. */
   if (training->optimizer_in_backward)
     {
-      double rows = ceil ((double) model->vocab_size / (double) training->tensor_parallel);
-      double largest = (double) model->ffn_size / (double) training->tensor_parallel
-                       * (double) model->hidden_size;
-
-      if ((memory->pipeline_stage == 0 || memory->pipeline_stage == training->pipeline_parallel - 1)
-          && rows * (double) model->hidden_size > largest)
-        largest = rows * (double) model->hidden_size;
-      grads = largest * b.gradients;
+      grads = largest_matrix (model, training, memory) * b.gradients;
       if (grads > memory->gradients)
         grads = memory->gradients;
       memory->gradients = grads;
@@ -265,6 +275,20 @@ phases (const HrModel        *model,
   if (training->optimizer_foreach && training->optimizer == HR_OPTIMIZER_ADAMW
       && !training->optimizer_in_backward)
     step_temp = memory->optimizer / 2;
+  /* A loop over the tensors (Composer's DecoupledAdamW) makes
+   * exp_avg_sq.sqrt() / √bc₂ one tensor at a time: two of the largest
+   * matrix's state-sized tensors live at once, a shard of it where the
+   * states are sharded. */
+  if (training->optimizer_loop && training->optimizer == HR_OPTIMIZER_ADAMW
+      && !training->optimizer_in_backward)
+    {
+      HrShardGroups groups;
+      bool sharded = training->zero_stage >= 1 || training->fsdp != HR_FSDP_NONE;
+
+      hr_training_shard_groups (training, &groups);
+      step_temp = 2.0 * largest_matrix (model, training, memory) * b.state
+                  / (sharded ? groups.dense : 1.0);
+    }
   /* Chunked, the LM head's weight gradient is allocated at the first
    * chunk's backward and summed into over the others: it is live beside the
    * chunk's buffers (full: the fp32 buffers are gone by the time it is made;

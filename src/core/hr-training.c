@@ -252,6 +252,8 @@ hr_training_init (HrTraining *training)
   training->dtensor_tp = false;
   training->async_tp = false;
   training->fsdp2 = false;
+  training->megatron_fsdp = false;
+  training->optimizer_loop = false;
   training->torch_pipelining = false;
   training->torch_context_parallel = false;
   training->recompute_layers = 0;
@@ -477,6 +479,12 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "async_tp", 1, 0,
                          "needs tensor parallel over 2 or more GPUs with sequence "
                          "parallel and torch.compile");
+  if (t->optimizer_loop && t->optimizer_foreach)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "optimizer_loop", 1, 0,
+                         "not with the foreach step: they are two implementations of the update");
+  if (t->megatron_fsdp && t->fsdp2)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "megatron_fsdp", 1, 0,
+                         "not with FSDP2: they are two implementations of FSDP");
   if (t->fp32_residual && !hr_training_is_mixed (t))
     return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fp32_residual", 1, 0,
                          "autocast applies to the mixed-precision recipes only");

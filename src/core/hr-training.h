@@ -222,6 +222,9 @@ typedef struct
                                    * each all-gather copied out to the parameters and each
                                    * reduce-scatter's input a copy of the gradients, on the
                                    * compute stream (docs/planner.md) */
+  bool    megatron_fsdp;          /* FSDP by Megatron-Core's own implementation: parameters
+                                   * and gradients in its contiguous buffers, so neither
+                                   * FSDP1's flat-parameter passes nor FSDP2's copies */
   bool    torch_pipelining;       /* pipeline stages run by torch.distributed.pipelining
                                    * (torchtitan): each micro-batch's stage output kept to
                                    * its backward, a receive buffer per micro-batch */
@@ -238,6 +241,9 @@ typedef struct
                                    * cpu_offloading_num_layers); 0 = all but the last */
   bool    optimizer_in_backward;  /* step fused into the backward: no full gradient buffer */
   bool    optimizer_foreach;      /* torch.optim's foreach step: a state-sized temporary */
+  bool    optimizer_loop;         /* AdamW one tensor at a time in unfused ops (Composer's
+                                   * DecoupledAdamW): the foreach step's passes, one
+                                   * tensor's temporaries */
   bool    paged_optimizer;        /* bitsandbytes paged optimizer: states in CUDA unified
                                    * memory, evicted to the host under memory pressure */
   bool    overlap;                /* data-parallel communication overlapped with compute

@@ -245,6 +245,13 @@ static const HeadroomKeyInfo keys[] = {
                         "all-gather is copied out to the parameters and each reduce-scatter "
                         "copies the gradients in, memory-bound passes on the compute stream "
                         "that FSDP1’s flat parameters and DeepSpeed do not make"))),
+  BOOL ("training.megatron_fsdp", "false", N_("Megatron FSDP"),
+        GROUP ("workload/parallelism"), TRAIN (megatron_fsdp),
+        VISIBLE_WHEN ("training.fsdp", "full|grad-op|hybrid"),
+        DESCRIPTION (N_("FSDP by Megatron-Core’s own implementation, on with the Megatron "
+                        "framework: parameters and gradients live in its contiguous buffers, "
+                        "so it makes neither FSDP1’s passes over each gradient nor FSDP2’s "
+                        "copies"))),
   BOOL ("training.torch_pipelining", "false", N_("PyTorch pipelining"),
         GROUP ("workload/parallelism"), TRAIN (torch_pipelining),
         DESCRIPTION (N_("Stages run by torch.distributed.pipelining (torchtitan), as torch "
@@ -432,6 +439,12 @@ static const HeadroomKeyInfo keys[] = {
         GROUP ("workload/numerics"), TRAIN (optimizer_foreach),
         DESCRIPTION (N_("torch.optim.AdamW’s default foreach step, which holds one more "
                         "state-sized buffer; off: a fused step in place."))),
+  BOOL ("training.optimizer_loop", "false", N_("Optimizer step one tensor at a time"),
+        GROUP ("workload/numerics"), TRAIN (optimizer_loop),
+        VISIBLE_WHEN ("training.optimizer", "adamw"),
+        DESCRIPTION (N_("AdamW as a Python loop of unfused ops over each tensor (Composer’s "
+                        "DecoupledAdamW, llm-foundry’s optimizer): the passes of the foreach "
+                        "step, with one tensor’s temporaries at a time."))),
   BOOL ("training.dropout", "false", N_("Dropout"), GROUP ("workload/numerics"), TRAIN (dropout)),
   /* docs/planner.md, "Overlap" */
   CHOICE ("training.overlap", overlap, "on", N_("Overlap communication"),
@@ -887,6 +900,9 @@ static const struct
   { "megatron", "training.overlap", "off" },
   /* --use-distributed-optimizer is opt-in too (action='store_true'). */
   { "megatron", "training.zero_stage", "0" },
+  /* Sharded by FSDP, Megatron runs its own (--use-megatron-fsdp;
+   * megatron/core/distributed/fsdp): gradients go into its buffers. */
+  { "megatron", "training.megatron_fsdp", "true" },
   /* DeepSpeed runs Hugging Face models: their eager RMSNorm, bf16 weights
    * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
   { "deepspeed", "training.precision", "bf16-mixed" },

@@ -566,8 +566,16 @@ test_torch_context_parallel (void)
  *   (6), added once (2 + 8) and copied in once (8), 24 bytes.
  * - FSDP1: the backward concatenates the views' bf16 gradients into the
  *   flat parameter's, read and written: 4 bytes a micro-batch, whatever the
- *   sharding. Under no_sync the second micro-batch's is added to the kept
- *   one (2 + 2 read, 2 written): 4 + 4 + 6 = 14 bytes.
+ *   sharding. Each reduction then casts the bf16 gradient to fp32 (2 + 4)
+ *   and divides it by the predivide factor in place (4 + 4); over 2 ranks
+ *   that factor is 2 and the postdivide 1, so no second division: 4 + 14 =
+ *   18 bytes. Under no_sync the second micro-batch's is added to the kept
+ *   one (2 + 2 read, 2 written) and the sum reduced once: 4 + 4 + 6 + 14 =
+ *   28 bytes. Over 8 ranks the factors are 4 and 2: the shard, an eighth,
+ *   is divided too (8 / 8), and with a reduction in each of two
+ *   micro-batches the second shard is added to the first (3 · 4 / 8):
+ *   2 · 4 + 2 · 15 + 1.5 = 39.5 bytes.
+ * - Megatron FSDP keeps its gradients in its own buffers: no FSDP1 passes.
  * One data-parallel rank copies nothing. */
 static double
 fsdp_copies (const HrModel *model,
@@ -605,15 +613,31 @@ test_fsdp_copies (void)
   G = 2 * P - (double) rank.largest_layer - (double) rank.outside_layers;
 
   assert_close (fsdp_copies (&model, &t, &gpu, true), (4 * G + 6 * P) / 0.8e12, 1e-9);
-  assert_close (fsdp_copies (&model, &t, &gpu, false), 4 * P / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 18 * P / 0.8e12, 1e-9);
+  t.megatron_fsdp = true;
+  g_assert_cmpfloat (fsdp_copies (&model, &t, &gpu, false), ==, 0);
+  {
+    HrTrainingMemory refused;
+
+    t.fsdp2 = true;
+    g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &refused, &err), ==,
+                     HR_ERROR_UNSUPPORTED);
+    g_assert_cmpstr (err.field, ==, "megatron_fsdp");
+    t.fsdp2 = false;
+  }
+  t.megatron_fsdp = false;
   t.fsdp = HR_FSDP_GRAD_OP;
   assert_close (fsdp_copies (&model, &t, &gpu, true), (4 * P + 6 * P) / 0.8e12, 1e-9);
-  assert_close (fsdp_copies (&model, &t, &gpu, false), 4 * P / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 18 * P / 0.8e12, 1e-9);
   t.fsdp = HR_FSDP_FULL;
   t.global_batch = 4;
   t.no_sync = true;
   assert_close (fsdp_copies (&model, &t, &gpu, true), (2 * 4 * G + 24 * P) / 0.8e12, 1e-9);
-  assert_close (fsdp_copies (&model, &t, &gpu, false), 14 * P / 0.8e12, 1e-9);
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 28 * P / 0.8e12, 1e-9);
+  t.gpus_per_node = 8;
+  t.global_batch = 16;
+  t.no_sync = false;
+  assert_close (fsdp_copies (&model, &t, &gpu, false), 39.5 * P / 0.8e12, 1e-9);
   t.gpus_per_node = 1;
   t.global_batch = 1;
   t.no_sync = false;

@@ -971,6 +971,11 @@ test_foreach_adamw (void)
   step_ok (&model, &t, &gpu, NULL, &foreach);
   assert_close (fused.split.optimizer, 28 * P / 0.8e12, 1e-9);
   assert_close (foreach.split.optimizer, 80 * P / 0.8e12, 1e-9);
+  /* A loop over the tensors in unfused ops is counted as the same passes. */
+  t.optimizer_foreach = false;
+  t.optimizer_loop = true;
+  step_ok (&model, &t, &gpu, NULL, &foreach);
+  assert_close (foreach.split.optimizer, 80 * P / 0.8e12, 1e-9);
 }
 
 int

@@ -949,6 +949,26 @@ test_peak_phases (void)
   g_assert_cmpfloat (m.allocated_peak, ==, 1068160);
   t.optimizer_foreach = false;
 
+  /* A loop over the tensors (Composer's DecoupledAdamW) holds sqrt(v) and
+   * its quotient for one tensor at a time, the largest: the LM head's
+   * 256 · 64 elements in the states' bf16, twice, 65,536. The step,
+   * 920,064, passes the first layer's backward (916,992) as the peak. Both
+   * implementations at once are refused. */
+  t.optimizer_loop = true;
+  memory_ok (&model, &t, &gpu, &m);
+  g_assert_cmpfloat (m.peak_optimizer, ==, 854528 + 65536);
+  g_assert_cmpfloat (m.allocated_peak, ==, 920064);
+  {
+    HrTrainingMemory refused;
+    HrError err = { 0 };
+
+    t.optimizer_foreach = true;
+    g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &refused, &err), ==, HR_ERROR_UNSUPPORTED);
+    g_assert_cmpstr (err.field, ==, "optimizer_loop");
+    t.optimizer_foreach = false;
+  }
+  t.optimizer_loop = false;
+
   /* The optimizer step in the backward (torchtune optimizer_in_bwd) holds
    * one gradient at a time, the largest: the LM head's 256·64·2 = 32,768.
    * First layer's backward 640,896 + 32,768 + 62,464 = 736,128; the loss's

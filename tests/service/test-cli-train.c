@@ -184,7 +184,10 @@ memory_bound_dropped_by (const char * const *args,
  * read and written in bf16, and P gradients read in bf16 and written in
  * fp32: 4 · 14,791,733,248 + 6 · 8,030,261,248 = 107,348,500,480 bytes at
  * 2.039e12 × 0.8 B/s, 65.8 ms. --fsdp2=false leaves FSDP1's concatenation
- * of the bf16 gradients, 4P = 32,121,044,992 bytes: 75,227,455,488 less. */
+ * of the bf16 gradients (4P) and its reduction's passes: the cast to fp32
+ * (2 + 4 bytes), the division by the predivide factor, 8 over 64 ranks
+ * (4 + 4), and the shard's by the postdivide, 8 (8 bytes over 64): 18.125P
+ * = 145,548,485,120 bytes, 38,199,984,640 more. */
 static void
 test_train_fsdp2 (void)
 {
@@ -195,7 +198,7 @@ test_train_fsdp2 (void)
   };
 
   assert_close (memory_bound_dropped_by (args, " + FSDP2’s copies 65.8 ms = ", "--fsdp2=false"),
-                75227455488.0 / (2.039e12 * 0.8));
+                -38199984640.0 / (2.039e12 * 0.8));
 }
 
 /* GPT-2 XL (h 1,600, 48 layers, biases on c_attn, c_proj, c_fc and the

@@ -111,6 +111,9 @@ set_row (HeadroomProject *project,
       set (project, "training.flash_kernel",
            g_str_has_prefix (json_object_get_string_member (settings, "attention"), "attn_impl triton")
            ? "triton" : "fa2");
+      /* decoupled_adamw (the yamls): Composer's DecoupledAdamW, a loop over
+       * the parameters of unfused in-place ops, as test-real-runs.c sets it. */
+      set (project, "training.optimizer_loop", "true");
     }
   else
     {
