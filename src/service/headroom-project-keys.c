@@ -900,9 +900,6 @@ static const struct
   { "megatron", "training.overlap", "off" },
   /* --use-distributed-optimizer is opt-in too (action='store_true'). */
   { "megatron", "training.zero_stage", "0" },
-  /* Sharded by FSDP, Megatron runs its own (--use-megatron-fsdp;
-   * megatron/core/distributed/fsdp): gradients go into its buffers. */
-  { "megatron", "training.megatron_fsdp", "true" },
   /* DeepSpeed runs Hugging Face models: their eager RMSNorm, bf16 weights
    * with an fp32 master copy (bf16.enabled, BF16_Optimizer). */
   { "deepspeed", "training.precision", "bf16-mixed" },
@@ -1065,6 +1062,11 @@ framework_default (HeadroomProject       *self,
       return model_parallel > 0 && headroom_project_get_n_gpus (self) / model_parallel > 1
              ? "full" : NULL;
     }
+  /* Sharded by FSDP, Megatron runs its own (--use-megatron-fsdp;
+   * megatron/core/distributed/fsdp), unless told to run PyTorch's
+   * (--use-torch-fsdp2, training.fsdp2). */
+  if (strcmp (framework, "megatron") == 0 && strcmp (info->key, "training.megatron_fsdp") == 0)
+    return headroom_project_get_boolean (self, "training.fsdp2") ? "false" : "true";
   for (guint i = 0; i < G_N_ELEMENTS (framework_defaults); i++)
     if (strcmp (framework_defaults[i].framework, framework) == 0
         && strcmp (framework_defaults[i].key, info->key) == 0)

@@ -201,6 +201,35 @@ test_train_fsdp2 (void)
                 -38199984640.0 / (2.039e12 * 0.8));
 }
 
+/* Under --framework megatron an FSDP run is Megatron's own FSDP, without
+ * FSDP1's or FSDP2's passes; --fsdp2 (Megatron's --use-torch-fsdp2) turns it
+ * off instead of conflicting with it, and prices FSDP2's copies, 65.8 ms on
+ * the run above; both spelled out are refused. */
+static void
+test_train_megatron_fsdp (void)
+{
+  g_auto(Run) own = { 0 };
+  g_auto(Run) torch_fsdp2 = { 0 };
+  g_auto(Run) both = { 0 };
+
+  run_cli (&own, "train", "--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--nodes", "8",
+           "--gpus-per-node", "8", "--framework", "megatron", "--fsdp", "full", "--micro-batch",
+           "1", "--global-batch", "64", "--seq", "8192", "--explain", NULL);
+  run_cli (&torch_fsdp2, "train", "--model", "llama-3-8b", "--gpu", "a100-80gb-sxm", "--nodes",
+           "8", "--gpus-per-node", "8", "--framework", "megatron", "--fsdp", "full", "--fsdp2",
+           "--micro-batch", "1", "--global-batch", "64", "--seq", "8192", "--explain", NULL);
+  run_cli (&both, "train", "--model", "llama-3-8b", "--gpus", "8", "--fsdp", "full", "--fsdp2",
+           "--megatron-fsdp", NULL);
+  g_assert_cmpint (own.status, ==, 0);
+  g_assert_null (strstr (own.out, "FSDP1’s gradient concatenation"));
+  g_assert_null (strstr (own.out, "FSDP2’s copies"));
+  g_assert_cmpint (torch_fsdp2.status, ==, 0);
+  g_assert_nonnull (strstr (torch_fsdp2.out, " + FSDP2’s copies 65.8 ms = "));
+  g_assert_cmpint (both.status, ==, 2);
+  g_assert_cmpstr (both.err, ==, "headroom-cli: Megatron FSDP (--megatron-fsdp): unsupported: not "
+                                 "with FSDP2: they are two implementations of FSDP\n");
+}
+
 /* GPT-2 XL (h 1,600, 48 layers, biases on c_attn, c_proj, c_fc and the
  * MLP's c_proj) on one A100 SXM, one sequence of 1,024: nn.Linear sums
  * each bias's gradient over the tokens, a read of 3 · 1,600 + 1,600 +
@@ -932,6 +961,7 @@ main (int   argc,
   g_test_add_func ("/cli/train/framework", test_train_framework);
   g_test_add_func ("/cli/train/flash-kernel", test_train_flash_kernel);
   g_test_add_func ("/cli/train/fsdp2", test_train_fsdp2);
+  g_test_add_func ("/cli/train/megatron-fsdp", test_train_megatron_fsdp);
   g_test_add_func ("/cli/train/bias-grads", test_train_bias_grads);
   g_test_add_func ("/cli/train", test_train);
   g_test_add_func ("/cli/train/options", test_train_options);
