@@ -143,9 +143,9 @@ gradient_bytes (const HrTraining *training)
 
 /* FSDP1's split of the gradient average over `ranks` (PyTorch
  * DefaultState._get_gradient_predivide_factor, which _init_process_group_state
- * takes for the whole data-parallel group): the largest power of two that
- * divides `ranks` and is below its square root, doubled once more while
- * ranks / factor > factor. The postdivide factor is the rest. */
+ * takes for the whole data-parallel group): from 1, doubled while it divides
+ * `ranks` and ranks / factor exceeds it (8 ranks: 4). The postdivide factor
+ * is the rest (8 ranks: 2). */
 static double
 gradient_predivide_factor (double ranks)
 {

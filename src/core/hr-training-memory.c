@@ -283,11 +283,10 @@ phases (const HrModel        *model,
       && !training->optimizer_in_backward)
     {
       HrShardGroups groups;
-      bool sharded = training->zero_stage >= 1 || training->fsdp != HR_FSDP_NONE;
 
       hr_training_shard_groups (training, &groups);
       step_temp = 2.0 * largest_matrix (model, training, memory) * b.state
-                  / (sharded ? groups.dense : 1.0);
+                  / (hr_training_effective_zero_stage (training) >= 1 ? groups.dense : 1.0);
     }
   /* Chunked, the LM head's weight gradient is allocated at the first
    * chunk's backward and summed into over the others: it is live beside the
