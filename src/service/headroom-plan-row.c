@@ -414,18 +414,21 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
 
             /* TRANSLATORS: e.g. "Memory-bound = 120.3 ms + FSDP2’s copies 66.0 ms = 186.3 ms" */
             line = g_strdup_printf (tr->fsdp2 ? _("%s + FSDP2’s copies %s = %s")
-                                              : _("%s + FSDP1’s gradient concatenation %s = %s"),
+                                              : _("%s + FSDP1’s gradient passes %s = %s"),
                                     kernels, copies, total);
             g_string_append (what, tr->fsdp2
                              ? _("; FSDP2 copies each gathered parameter out and each gradient "
                                  "into the reduce-scatter’s buffer, on the compute stream")
                              : _("; FSDP1’s parameters are views of each unit’s flat buffer, so "
                                  "the backward concatenates their gradients into the flat "
-                                 "parameter’s, on the compute stream"));
+                                 "parameter’s, on the compute stream, and each reduction casts "
+                                 "that gradient to the reduce dtype and divides it before and "
+                                 "after the reduce-scatter"));
             g_string_append (from, tr->fsdp2
                              ? _("; PyTorch fully_shard (_fsdp_collectives.py)")
                              : _("; PyTorch FlatParamHandle._get_unflat_views, "
-                                 "split_with_sizes_backward"));
+                                 "split_with_sizes_backward; FSDP1 _post_backward_hook, "
+                                 "_reduce_grad"));
           }
         else
           line = per_micro_batch (step, _("Memory-bound"), step->split.memory_bound);
