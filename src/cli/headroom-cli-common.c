@@ -606,12 +606,21 @@ headroom_cli_print_model_json (JsonBuilder     *builder,
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) root = json_builder_get_root (builder);
   const char *assumed = headroom_project_get_assumed_architecture (project);
+  const char * const *unknown = headroom_project_get_unknown_keys (project);
   g_autofree char *text = NULL;
 
   if (assumed != NULL)
     json_object_set_string_member (json_node_get_object (root), "assumed_architecture", assumed);
   if (headroom_project_get_text_only (project))
     json_object_set_boolean_member (json_node_get_object (root), "text_only", TRUE);
+  if (unknown[0] != NULL)
+    {
+      JsonArray *keys = json_array_new ();
+
+      for (guint i = 0; unknown[i] != NULL; i++)
+        json_array_add_string_element (keys, unknown[i]);
+      json_object_set_array_member (json_node_get_object (root), "unknown_keys", keys);
+    }
   json_generator_set_root (generator, root);
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);
@@ -623,11 +632,14 @@ headroom_cli_print_assumed (HeadroomProject *project)
 {
   g_autofree char *note = headroom_project_dup_assumed_note (project);
   g_autofree char *text_only = headroom_project_dup_text_only_note (project);
+  g_autofree char *unknown = headroom_project_dup_unknown_keys_note (project);
 
   if (note != NULL)
     printf ("\n%s\n", note);
   if (text_only != NULL)
     printf ("\n%s\n", text_only);
+  if (unknown != NULL)
+    printf ("\n%s\n", unknown);
 }
 
 /* What a figure too large for a double (or undefined) prints as: never

@@ -348,11 +348,14 @@ print_table (HeadroomComparison *comparison)
       HeadroomProject *project = headroom_comparison_get_project (comparison, c);
       g_autofree char *note = headroom_project_dup_assumed_note (project);
       g_autofree char *text_only = headroom_project_dup_text_only_note (project);
+      g_autofree char *unknown = headroom_project_dup_unknown_keys_note (project);
 
       if (note != NULL)
         printf ("\n%s: %s\n", headroom_comparison_get_name (comparison, c), note);
       if (text_only != NULL)
         printf ("\n%s: %s\n", headroom_comparison_get_name (comparison, c), text_only);
+      if (unknown != NULL)
+        printf ("\n%s: %s\n", headroom_comparison_get_name (comparison, c), unknown);
     }
 }
 
@@ -379,6 +382,18 @@ print_json (HeadroomComparison *comparison)
         headroom_cli_json_string (builder, "assumed_architecture", assumed);
       if (headroom_project_get_text_only (headroom_comparison_get_project (comparison, c)))
         headroom_cli_json_bool (builder, "text_only", TRUE);
+      {
+        const char * const *unknown = headroom_project_get_unknown_keys (headroom_comparison_get_project (comparison, c));
+
+        if (unknown[0] != NULL)
+          {
+            json_builder_set_member_name (builder, "unknown_keys");
+            json_builder_begin_array (builder);
+            for (guint k = 0; unknown[k] != NULL; k++)
+              json_builder_add_string_value (builder, unknown[k]);
+            json_builder_end_array (builder);
+          }
+      }
       headroom_cli_json_string (builder, "workload",
                                 headroom_comparison_get_workload (comparison, c)
                                 == HEADROOM_WORKLOAD_TRAINING ? "training" : "inference");

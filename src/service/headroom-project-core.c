@@ -69,6 +69,19 @@ headroom_project_dup_text_only_note (HeadroomProject *self)
   return g_strdup (_("Language model only: the vision tower and its projector are not counted"));
 }
 
+char *
+headroom_project_dup_unknown_keys_note (HeadroomProject *self)
+{
+  const char * const *unknown = headroom_project_get_unknown_keys (self);
+  g_autofree char *keys = NULL;
+
+  if (unknown[0] == NULL)
+    return NULL;
+  keys = g_strjoinv (", ", (char **) unknown);
+  /* TRANSLATORS: followed by the file's member names, e.g. "training.tensor_paralel" */
+  return g_strdup_printf (_("Not read, no such setting: %s"), keys);
+}
+
 gboolean
 headroom_project_get_model (HeadroomProject  *self,
                             HrModel          *model,

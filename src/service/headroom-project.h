@@ -310,6 +310,9 @@ char       *headroom_project_dup_assumed_note (HeadroomProject *self) G_GNUC_WAR
 gboolean    headroom_project_get_text_only (HeadroomProject *self);
 /* One translated sentence saying so (report, CLI, window), or NULL. */
 char       *headroom_project_dup_text_only_note (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
+/* "Not read, no such setting: training.tensor_paralel": the file's members
+ * that no key has (kept on save, never read); NULL when there are none. */
+char       *headroom_project_dup_unknown_keys_note (HeadroomProject *self) G_GNUC_WARN_UNUSED_RESULT;
 
 /* The model and GPU the estimates use (catalog look-ups included). */
 gboolean    headroom_project_get_model      (HeadroomProject  *self,

@@ -147,16 +147,23 @@ refresh_error (HeadroomWindow *self)
 }
 
 /* Figures of a model read as an assumed architecture, or of a
- * vision-language model's language model alone, say so. */
+ * vision-language model's language model alone, say so; so does a project
+ * file whose settings name keys that no setting has. */
 static void
 refresh_assumed (HeadroomWindow *self)
 {
+  g_autofree char *model_note = NULL;
+  g_autofree char *unknown = headroom_project_dup_unknown_keys_note (self->project);
   g_autofree char *note = NULL;
 
   if (headroom_estimator_get_assumed_architecture (self->estimator) != NULL)
-    note = headroom_project_dup_assumed_note (self->project);
+    model_note = headroom_project_dup_assumed_note (self->project);
   else if (headroom_estimator_get_text_only (self->estimator))
-    note = headroom_project_dup_text_only_note (self->project);
+    model_note = headroom_project_dup_text_only_note (self->project);
+  if (model_note != NULL && unknown != NULL)
+    note = g_strjoin ("\n", model_note, unknown, NULL);
+  else
+    note = g_strdup (model_note != NULL ? model_note : unknown);
   gtk_label_set_label (self->assumed_label, note != NULL ? note : "");
   gtk_revealer_set_reveal_child (self->assumed_revealer, note != NULL);
 }

@@ -49,6 +49,25 @@ test_project_model (void)
   run_cli (&zero_run, "train", "--model", CLI_DATA "/tiny-train.headroom.json", "--zero", "0", "--json", NULL);
   zero = parse_output (&zero_run);
   g_assert_cmpint (member_int (zero, "memory.weights"), ==, 190080);
+
+  /* A typo (training.tensor_paralel) is not read, so the figures are the
+   * project's without it, and both outputs say which key was left. */
+  {
+    g_auto(Run) typo_run = { 0 };
+    g_auto(Run) typo_table = { 0 };
+    g_autoptr(JsonObject) typo = NULL;
+    JsonArray *unknown;
+
+    run_cli (&typo_run, "train", "--model", CLI_DATA "/typo-key.headroom.json", "--json", NULL);
+    typo = parse_output (&typo_run);
+    g_assert_cmpint (member_int (typo, "memory.weights"), ==, 23760);
+    unknown = json_object_get_array_member (typo, "unknown_keys");
+    g_assert_cmpuint (json_array_get_length (unknown), ==, 1);
+    g_assert_cmpstr (json_array_get_string_element (unknown, 0), ==, "training.tensor_paralel");
+    g_assert_null (json_object_get_member (train, "unknown_keys"));
+    run_cli (&typo_table, "train", "--model", CLI_DATA "/typo-key.headroom.json", NULL);
+    g_assert_nonnull (strstr (typo_table.out, "\nNot read, no such setting: training.tensor_paralel\n"));
+  }
 }
 
 /* report follows the project's workload: the training report is what train
@@ -472,6 +491,20 @@ test_compare (void)
   g_assert_cmpint (member_int (compare_column (out, 1), "figures.gpus"), ==, 16);
   g_assert_cmpstr (json_node_get_string (member (compare_column (out, 1), "name")), ==,
                    "gemma-3-1b.json");
+
+  /* A column's file with a key no setting has says so, in that column only. */
+  {
+    g_auto(Run) typo = { 0 };
+    g_autoptr(JsonObject) typo_out = NULL;
+    JsonArray *unknown;
+
+    run_cli (&typo, "compare", CLI_DATA "/typo-key.headroom.json",
+             CLI_DATA "/tiny-train.headroom.json", "--json", NULL);
+    typo_out = parse_output (&typo);
+    unknown = json_object_get_array_member (compare_column (typo_out, 0), "unknown_keys");
+    g_assert_cmpstr (json_array_get_string_element (unknown, 0), ==, "training.tensor_paralel");
+    g_assert_false (json_object_has_member (compare_column (typo_out, 1), "unknown_keys"));
+  }
 
   run_cli (&bad, "compare", CLI_DATA "/llama-2-7b-config.json", CLI_DATA "/gemma-3-1b.json",
            "--tp", "3", NULL);

@@ -80,6 +80,13 @@ test_unknown_keys_kept (void)
   g_assert_cmpuint (g_strv_length ((char **) unknown), ==, 2);
   g_assert_cmpstr (unknown[0], ==, "author");
   g_assert_cmpstr (unknown[1], ==, "training.warmup");
+  {
+    g_autofree char *note = headroom_project_dup_unknown_keys_note (loaded);
+    g_autofree char *none = headroom_project_dup_unknown_keys_note (project);
+
+    g_assert_cmpstr (note, ==, "Not read, no such setting: author, training.warmup");
+    g_assert_null (none);
+  }
 
   saved = to_string (loaded);
   g_assert_nonnull (strstr (saved, "\"author\": \"me\""));

@@ -306,6 +306,30 @@ test_window_text_only (void)
   g_unlink (path);
 }
 
+/* A project file naming a key no setting has (a typo) opens, and the banner
+ * says which key was not read; a file without one clears it. */
+static void
+test_window_unknown_key (void)
+{
+  HeadroomWindow *window = window_new ();
+  g_autofree char *typo_path = g_build_filename (TEST_DATA_DIR, "cli", "typo-key.headroom.json", NULL);
+  g_autofree char *clean_path = g_build_filename (TEST_DATA_DIR, "cli", "tiny-train.headroom.json", NULL);
+  g_autoptr(GFile) typo = g_file_new_for_path (typo_path);
+  g_autoptr(GFile) clean = g_file_new_for_path (clean_path);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (headroom_window_load_file (window, typo, &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+  g_assert_cmpstr (headroom_window_get_assumed_text (window), ==,
+                   "Not read, no such setting: training.tensor_paralel");
+  g_assert_true (headroom_window_load_file (window, clean, &error));
+  g_assert_no_error (error);
+  drain_main_loop ();
+  g_assert_null (headroom_window_get_assumed_text (window));
+  window_destroy (window);
+}
+
 /* Serves tests/data/hub/ORG/NAME/config.json at /ORG/NAME/resolve/main/config.json. */
 static void
 serve_hub (SoupServer        *server,
@@ -626,6 +650,7 @@ main (int   argc,
   g_test_add_func ("/window/load-config", test_window_load_config);
   g_test_add_func ("/window/unknown-model", test_window_unknown_model);
   g_test_add_func ("/window/text-only", test_window_text_only);
+  g_test_add_func ("/window/unknown-key", test_window_unknown_key);
   g_test_add_func ("/window/import-hub", test_window_import_hub);
   g_test_add_func ("/window/save-gpu", test_window_save_gpu);
   g_test_add_func ("/window/save-preset", test_window_save_preset);
