@@ -691,10 +691,8 @@ sweep_finish (HeadroomResultsView *self,
   gtk_widget_set_visible (GTK_WIDGET (self->plot_note), left_out != NULL);
 }
 
-/* "Not shown: 1 (REASON); 4, 8 (REASON)": the values the project refuses,
- * grouped by the setting that refuses them (the sweep point's key, else
- * its message), each group with its first value's message. NULL when none
- * is refused. */
+/* Whether `b` is refused for the same reason as `a`: by the same setting
+ * (the sweep point's key), else with the same message. */
 static gboolean
 same_refusal (const HeadroomSweepPoint *a,
               const HeadroomSweepPoint *b)
@@ -704,6 +702,9 @@ same_refusal (const HeadroomSweepPoint *a,
                                   : b->error_key == NULL && g_str_equal (a->error, b->error));
 }
 
+/* "Not shown: 1 (REASON); 4, 8 (REASON)": the values the project refuses,
+ * grouped by same_refusal(), each group with its first value's message.
+ * NULL when none is refused. */
 static char *
 describe_left_out (HeadroomSweeper *sweeper,
                    guint            n_considered)
