@@ -254,6 +254,23 @@ compute (HeadroomProject          *project,
   return compute_inference (project, &gpu, r, error);
 }
 
+/* Under an error the parameter counts are still the project's model's when
+ * the model reads (they need no GPU or layout), never the last result's;
+ * otherwise there are none. A zeroed result is a full fine-tune: the
+ * counts alone. */
+static void
+fill_params_of_model (HeadroomEstimator *self)
+{
+  HeadroomEstimatorResult counts = { 0 };
+  HrError err = { 0 };
+
+  if (self->project != NULL && headroom_project_get_model (self->project, &counts.model, NULL)
+      && hr_model_params (&counts.model, &counts.params, &err) == HR_OK)
+    headroom_estimator_fill_params_rows (&counts, self->params_rows);
+  else
+    g_list_store_remove_all (self->params_rows);
+}
+
 static void
 set_error (HeadroomEstimator *self,
            const char        *message)
@@ -288,12 +305,14 @@ headroom_estimator_recompute_now (HeadroomEstimator *self)
   if (self->project == NULL)
     {
       g_clear_error (&self->error_detail);
+      fill_params_of_model (self);
       set_error (self, _("No project"));
     }
   else if (!compute (self->project, &result, &error))
     {
       g_clear_error (&self->error_detail);
       self->error_detail = g_error_copy (error);
+      fill_params_of_model (self);
       set_error (self, error->message);
     }
   else

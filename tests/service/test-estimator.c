@@ -696,6 +696,21 @@ test_error_keeps_last_result (void)
   g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_memory_segments (estimator)),
                     ==, segments_before);
 
+  /* The parameter rows are the project's model's even so, never the last
+   * result's: 40 layers of 41,943,040 attention parameters (see
+   * test_params_in_place) while tensor parallelism is still at fault. */
+  g_assert_true (headroom_project_set_int (project, "model.num_hidden_layers", 40, NULL));
+  headroom_estimator_recompute_now (estimator);
+  g_assert_nonnull (headroom_estimator_get_error (estimator));
+  {
+    g_autoptr(HeadroomQuantity) attention =
+      g_list_model_get_item (headroom_estimator_get_params_rows (estimator), 2);
+
+    g_assert_cmpstr (headroom_quantity_get_name (attention), ==, "attention");
+    g_assert_cmpfloat (headroom_quantity_get_value (attention), ==, 1677721600.0);
+  }
+  headroom_project_unset (project, "model.num_hidden_layers");
+
   /* A model key at fault is named with its config key. */
   g_assert_true (headroom_project_set_int (project, "training.tensor_parallel", 1, NULL));
   /* 5 KV heads cannot share 32 query heads evenly. */
@@ -705,6 +720,8 @@ test_error_keeps_last_result (void)
   g_assert_true (g_str_has_prefix (headroom_estimator_get_error (estimator),
                                    "Key/value heads: 5"));
   g_assert_cmpfloat (headroom_estimator_get_total_params (estimator), ==, params_before);
+  /* A model that does not read has no parameter rows. */
+  g_assert_cmpuint (g_list_model_get_n_items (headroom_estimator_get_params_rows (estimator)), ==, 0);
 
   /* Fixed again: the error clears and a new result comes. */
   headroom_project_unset (project, "model.num_key_value_heads");

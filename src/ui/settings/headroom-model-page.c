@@ -268,6 +268,17 @@ refilter (GtkFilter *filter)
   gtk_filter_changed (filter, GTK_FILTER_CHANGE_DIFFERENT);
 }
 
+/* A model that does not read has no counts: no empty list then. */
+static void
+on_params_changed (GListModel *rows,
+                   guint       position,
+                   guint       removed,
+                   guint       added,
+                   GtkWidget  *list)
+{
+  gtk_widget_set_visible (list, g_list_model_get_n_items (rows) > 0);
+}
+
 /* How the estimate read the config: the parts config.json only implies
  * through model_type and hidden_act (Hugging Face modeling_<family>.py). */
 static void
@@ -401,6 +412,8 @@ headroom_model_page_set_estimator (HeadroomModelPage *self,
   nonzero = gtk_filter_list_model_new (g_object_ref (headroom_estimator_get_params_rows (estimator)),
                                        filter);
   gtk_list_box_bind_model (self->params_list, G_LIST_MODEL (nonzero), create_params_row, NULL, NULL);
+  g_signal_connect_object (nonzero, "items-changed", G_CALLBACK (on_params_changed),
+                           self->params_list, 0);
   g_signal_connect_object (estimator, "updated", G_CALLBACK (refilter), filter, G_CONNECT_SWAPPED);
   g_signal_connect_object (estimator, "updated", G_CALLBACK (refresh_interpretation),
                            self, G_CONNECT_SWAPPED);
