@@ -538,54 +538,84 @@ hr_plan_check_setting (const HrPlanContext *ctx,
 }
 
 /* Bytes a gated or plain activation function reads and writes per element
- * of the MLP's intermediate, forward. Fused: read a, write a (gated: read
- * both halves). Eager SwiGLU, silu(gate(x)) * up(x) in transformers',
- * torchtitan's and torchtune's MLPs: silu reads and writes a, the product
- * reads 2a and writes a. torch.compile fuses it. */
+ * of the MLP's intermediate, forward, or in the backward. Fused: read a,
+ * write a (gated: read both halves), the backward counted as twice that.
+ * Eager SwiGLU, silu(gate(x)) * up(x) in transformers', torchtitan's and
+ * torchtune's MLPs: silu reads and writes a, the product reads 2a and writes
+ * a; backward, the product's two gradients (grad · up, grad · silu: 3a
+ * each) and silu_backward (grad and gate in, 3a). torch.compile fuses it. */
 static double
 glu_bytes (const HrTraining *tr,
            const HrModel    *model,
-           double            a)
+           double            a,
+           bool              backward)
 {
-  if (model->ffn_kind != HR_FFN_GATED)
-    return 2.0 * a;
-  if (tr->glu_kernel == HR_GLU_KERNEL_EAGER && !tr->compile)
-    return 5.0 * a;
-  return 3.0 * a;
+  double fused = model->ffn_kind == HR_FFN_GATED ? 3.0 * a : 2.0 * a;
+
+  if (model->ffn_kind == HR_FFN_GATED && tr->glu_kernel == HR_GLU_KERNEL_EAGER && !tr->compile)
+    return backward ? 9.0 * a : 5.0 * a;
+  return backward ? 2.0 * fused : fused;
 }
 
 /* Bytes the rotary embedding reads and writes per element of q and k,
- * forward (docs/planner.md, "Memory-bound kernels"); the cos/sin tables
- * are per token and negligible. A fused kernel reads and writes each
- * element once. Eager, op by op:
- * - rotate-half (transformers' apply_rotary_pos_emb):
- *   q·cos 2a, −x2 a (half the elements), cat 2a, ·sin 2a, add 3a = 10a;
+ * forward or backward (docs/planner.md, "Memory-bound kernels"); the
+ * cos/sin tables are per token and negligible. A fused kernel reads and
+ * writes each element once, its backward counted as twice that. Eager, op
+ * by op, and the ops' derivatives (tools/autograd/derivatives.yaml):
+ * - rotate-half (transformers' apply_rotary_pos_emb): forward q·cos 2a,
+ *   −x2 a (half the elements), cat 2a, ·sin 2a, add 3a = 10a; backward
+ *   grad·cos 2a, grad·sin 2a, the negation a, each half's slice_backward
+ *   (zeros, then the half copied in: 2a, twice), q's three gradients
+ *   summed (3a, twice) = 15a;
  * - complex (torchtitan): float() a + 4, complex multiply 4 + 4,
- *   type_as 4 + a;
- * - interleaved (torchtune): float() a + 4, four products of half the
- *   elements 4 × (2 + 2), a difference and a sum 2 × (4 + 2), stack 4 + 4,
- *   type_as 4 + a.
+ *   type_as 4 + a, the same backward (the gradient times the conjugate);
+ * - interleaved (torchtune): forward float() a + 4, four products of half
+ *   the elements 4 × (2 + 2), a difference and a sum 2 × (4 + 2), stack
+ *   4 + 4, type_as 4 + a; backward type_as a + 4, the difference's
+ *   negation 2 + 2, the four products 4 × (2 + 2), each of the four
+ *   halves' select_backward (zeros 4, the half copied in 2 + 2: 8), their
+ *   four gradients summed (3 × 12), float() 4 + a.
  * In fp32 the casts copy nothing. torch.compile fuses the ops. */
 static double
 rope_bytes (const HrTraining *tr,
-            double            a)
+            double            a,
+            bool              backward)
 {
   double casts = a < 4.0 ? 2.0 * (a + 4.0) : 0.0;
+  double fused = backward ? 4.0 * a : 2.0 * a;
 
   if (tr->compile)
-    return 2.0 * a;
+    return fused;
   switch (tr->rope_kernel)
     {
     case HR_ROPE_KERNEL_ROTATE_HALF:
-      return 10.0 * a;
+      return backward ? 15.0 * a : 10.0 * a;
     case HR_ROPE_KERNEL_COMPLEX:
       return casts + 8.0;
     case HR_ROPE_KERNEL_INTERLEAVED:
-      return casts + 16.0 + 12.0 + 8.0;
+      return casts + (backward ? 4.0 + 16.0 + 4.0 * 8.0 + 3.0 * 12.0 : 16.0 + 12.0 + 8.0);
     case HR_ROPE_KERNEL_FUSED:
     default:
-      return 2.0 * a;
+      return fused;
     }
+}
+
+/* Bytes an eager RMSNorm (transformers' LlamaRMSNorm, torchtune's,
+ * torch.nn.RMSNorm) moves per element of an input of d bytes, its ops run
+ * one by one in fp32: to(fp32) d + 4, pow 4 + 4, mean 4, × rsqrt 4 + 4,
+ * to(dtype) 4 + d, × weight d + d. Backward, their derivatives: × weight
+ * grad·w (2d) and grad·x̂ summed over the tokens for w (3d + d); to(dtype)
+ * d + 4; × rsqrt grad·r (8) and grad·x summed over the row for r (12 + 4);
+ * mean, the expanded gradient divided (4); pow(2), x.pow(1) copied, doubled
+ * and times the gradient (8 + 8 + 12); the fp32 copy's two gradients summed
+ * (12); to(fp32) 4 + d. In fp32 the casts copy nothing. */
+static double
+eager_rmsnorm_bytes (double d,
+                     bool   backward)
+{
+  double casts = d < 4.0 ? 2.0 * (d + 4.0) : 0.0;
+
+  return casts + (backward ? 6.0 * d + 24.0 + 4.0 + 28.0 + 12.0 : 20.0 + 2.0 * d);
 }
 
 /* Whole-parameter gathers of a ZeRO-3 or FSDP rank in a step of m
@@ -672,10 +702,10 @@ evaluate_rank (const HrPlanContext    *ctx,
   double scale = b / (t * c);                /* FLOPs of the model for one sequence → this GPU */
   double gemm_fwd = 0, gemm_bwd = 0, gemm_rec = 0, flops_gpu = 0;
   double lm_fwd, lm_bwd, core_fwd, core_bwd;
-  double norm_bytes, act_bytes, mem_layer, mem_softmax, kv_copy, mem_fwd, mem_bwd, mem_rec;
+  double norm_bytes, act_bytes, mem_layer, mem_layer_bwd, mem_softmax, kv_copy, mem_fwd, mem_bwd, mem_rec;
   double logits_local, loss_fwd, loss_bwd;
-  double resid, casts, weight_casts, bias_grads;
-  bool autocast;
+  double resid, casts, weight_casts, bias_grads, ffn_elements, rope_elements;
+  bool autocast, eager_norm;
   double cast_fwd = 0, cast_bwd = 0;
   double tp_fwd = 0, tp_bwd = 0, tp_rec = 0, tp_rec_exposed = 0, tp_exposed = 0, tp_bytes = 0;
   double cp_time = 0, cp_exposed = 0, cp_bytes = 0;
@@ -808,15 +838,12 @@ evaluate_rank (const HrPlanContext    *ctx,
              * scale / L;
 
   /* Memory-bound kernels of one layer's forward, bytes read and written;
-   * the backward pass moves twice as much (input and gradient in, gradient
-   * out). Sequence parallel shards the hidden-sized ones over TP
-   * (Korthikanti et al. 2022 §4.2.2). */
+   * the backward's follow (mem_layer_bwd). Sequence parallel shards the
+   * hidden-sized ones over TP (Korthikanti et al. 2022 §4.2.2). */
   mask = tr->dropout ? (double) tr->dropout_mask_bytes : 0.0;
-  /* A norm kernel reads and writes each element once: 2a bytes. Eager
-   * RMSNorm (Hugging Face's LlamaRMSNorm, torchtune's, torch.nn.RMSNorm) runs
-   * its ops one by one: to(fp32) a + 4, pow 4 + 4, mean 4, × rsqrt 4 + 4,
-   * to(dtype) 4 + a, × weight a + a (no casts in fp32); torch.compile fuses
-   * them back into one kernel. LayerNorm is one kernel either way. */
+  /* A norm kernel reads and writes each element once: 2a bytes. An eager
+   * RMSNorm runs its ops one by one (eager_rmsnorm_bytes); torch.compile
+   * fuses them back into one kernel. LayerNorm is one kernel either way. */
   /* Autocast over fp32 parameters (training.fp32_residual: the Hugging Face
    * Trainer's --bf16, Lightning's bf16-mixed) keeps the residual stream in
    * fp32, `resid` = 4 bytes an element: a sum promotes to its widest input,
@@ -829,9 +856,8 @@ evaluate_rank (const HrPlanContext    *ctx,
   autocast = hr_training_autocast (tr) && a < 4.0;
   resid = autocast && !tr->compile ? 4.0 : a;
   casts = 0.0;
-  norm_bytes = 2.0 * resid;
-  if (tr->norm_kernel == HR_NORM_KERNEL_EAGER && !tr->compile && model->norm_kind == HR_NORM_RMSNORM)
-    norm_bytes = (resid < 4.0 ? 2.0 * (resid + 4.0) : 0.0) + 20.0 + 2.0 * resid;
+  eager_norm = tr->norm_kernel == HR_NORM_KERNEL_EAGER && model->norm_kind == HR_NORM_RMSNORM;
+  norm_bytes = eager_norm && !tr->compile ? eager_rmsnorm_bytes (resid, false) : 2.0 * resid;
   if (resid > a)
     {
       HrActShape shape;
@@ -846,12 +872,13 @@ evaluate_rank (const HrPlanContext    *ctx,
                                     + casts                                   /* into 16 bits */
                                     + 2.0 * (2.0 * resid + a)                 /* residual adds */
                                     + (tr->dropout ? 2.0 * (2.0 * a + mask) : 0.0));
-  act_bytes = (moe ? tokens * (double) model->experts_per_token : tokens)
-              * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t
-              * glu_bytes (tr, model, a);   /* activation function */
+  ffn_elements = (moe ? tokens * (double) model->experts_per_token : tokens)
+                 * (double) (moe ? model->expert_ffn_size : model->ffn_size) / t;
+  act_bytes = ffn_elements * glu_bytes (tr, model, a, false);   /* activation function */
   mem_layer += act_bytes;
-  if (model->positions == HR_POSITIONS_ROTARY)
-    mem_layer += tokens * ((double) ctx->q_dim / t + kv_local) * rope_bytes (tr, a);
+  rope_elements = model->positions == HR_POSITIONS_ROTARY
+                  ? tokens * ((double) ctx->q_dim / t + kv_local) : 0.0;
+  mem_layer += rope_elements * rope_bytes (tr, a, false);
   mem_softmax = 0.0;
   if (tr->attention == HR_ATTENTION_EAGER)
     {
@@ -896,8 +923,72 @@ evaluate_rank (const HrPlanContext    *ctx,
       loss_bwd = 12.0 + a;
     }
   logits_local = head ? tokens * (double) model->vocab_size / t : 0.0;
+  /* Uncompiled, PyTorch's cross_entropy on the logits upcast from the
+   * head's 16-bit output (torchtune's output(h).float() or its chunked
+   * loss's chunk.float(), torchtitan's pred.float(), transformers'
+   * logits.float(): a + 4 each way): log_softmax reads each row three times
+   * and writes it once (cunn_SoftMaxForward: the maximum, the sum of
+   * exponentials, the output; a 128K-vocabulary row of 512 KiB does not stay
+   * in cache), 16 bytes a logit; backward, nll_loss_backward's zeroed fp32
+   * gradient (4) and log_softmax's backward, which reads the gradient for
+   * its row sum, then the gradient and the output, and writes (16).
+   * DTensor's loss_parallel keeps the passes above. */
+  if ((tr->loss == HR_LOSS_FULL || tr->loss == HR_LOSS_CHUNKED || tr->loss == HR_LOSS_CHUNKED_HEAD)
+      && !(tr->compile && tr->compile_loss) && !(tr->loss_parallel && t > 1))
+    {
+      double upcast = a < 4.0 ? a + 4.0 : 0.0;
+
+      loss_fwd = 16.0 + upcast;
+      loss_bwd = 4.0 + 16.0 + upcast;
+    }
+  /* The backward of the layer's kernels. A fused kernel's, and
+   * torch.compile's, is counted as twice its forward: it reads its input and
+   * the incoming gradient and writes the gradient. Uncompiled, the eager ops
+   * run their ATen derivatives (tools/autograd/derivatives.yaml): RMSNorm's
+   * (eager_rmsnorm_bytes), the rotary embedding's, SwiGLU's and each
+   * autocast cast's, once its forward (a + r). An add passes its gradient
+   * through, and the autograd engine sums the gradients of a tensor that
+   * two ops read (torch/csrc/autograd/input_buffer.cpp, InputBuffer::add:
+   * read both, write one, 3 bytes of its type): where the residual stream
+   * branches into a norm and the next add, twice a layer, compiled or not;
+   * and uncompiled, where separate q, k and v (two sums; MLA's q and kv
+   * down-projections, one) and a dense gated MLP's gate and up (one) read
+   * the same normalised input (training.projections separate), in fp32
+   * after autocast's casts back. One product split into views (split)
+   * has split_backward concatenate the views' gradients instead (torch.cat:
+   * read and write q + 2kv, and 2·ffn for a gated MLP's gate and up);
+   * compiled, these passes join their neighbours' kernels. Under autocast
+   * a residual add promotes to fp32, and its backward casts the gradient
+   * back for the 16-bit operand (r + a). */
+  {
+    double norm_bwd = eager_norm && !tr->compile ? eager_rmsnorm_bytes (resid, true) : 2.0 * norm_bytes;
+    bool gated = model->ffn_kind == HR_FFN_GATED && !moe;
+    double sums = 0.0, split = 0.0;
+
+    if (tr->projections == HR_PROJECTIONS_SEPARATE && !tr->compile)
+      sums = (hr_model_uses_mla (model) ? 1.0 : 2.0) + (gated ? 1.0 : 0.0);
+    if (tr->projections == HR_PROJECTIONS_SPLIT && !tr->compile && !hr_model_uses_mla (model))
+      split = 2.0 * a * (tokens * ((double) ctx->q_dim / t + 2.0 * kv_local) + (gated ? ffn_elements * 2.0 : 0.0));
+
+    mem_layer_bwd = tokens * h * shard * ((double) model->norms_per_layer * norm_bwd
+                                          + casts
+                                          + 2.0 * (3.0 * resid + (resid > a ? resid + a : 0.0))
+                                          + (tr->dropout ? 4.0 * (2.0 * a + mask) : 0.0))
+                    + tokens * h * sums * 3.0 * (casts > 0 ? resid : a)
+                    + ffn_elements * glu_bytes (tr, model, a, true)
+                    + rope_elements * rope_bytes (tr, a, true)
+                    + split
+                    + 2.0 * mem_softmax;
+  }
   mem_fwd = (layers * mem_layer + logits_local * loss_fwd) / bw;
-  mem_bwd = (2.0 * layers * mem_layer + logits_local * loss_bwd) / bw;
+  mem_bwd = (layers * mem_layer_bwd + logits_local * loss_bwd) / bw;
+  /* The final norm, on the last rank. torchtune and torchtitan compile each
+   * layer, not it, so an eager RMSNorm stays eager there. */
+  if (head)
+    {
+      mem_fwd += tokens * h * shard * (eager_norm ? eager_rmsnorm_bytes (resid, false) : norm_bytes) / bw;
+      mem_bwd += tokens * h * shard * (eager_norm ? eager_rmsnorm_bytes (resid, true) : 2.0 * norm_bytes) / bw;
+    }
   mem_fwd += layers * kv_copy / bw;
   mem_bwd += layers * kv_copy / bw;
   /* Bias gradients. nn.Linear runs addmm, whose gradient for the bias is
@@ -1401,7 +1492,9 @@ evaluate_rank (const HrPlanContext    *ctx,
   }
 
   /* Optimizer: reads and writes its states and master weights, reads the
-   * gradient shard and writes the working weights, at memory bandwidth. */
+   * gradient shard and writes the working weights, at memory bandwidth;
+   * without a master copy it updates the weights in place, read and written
+   * (torch's _fused_adamw_, bitsandbytes' optimizer_update_8bit_blockwise). */
   {
     bool sharded = tr->zero_stage >= 1 || tr->fsdp != HR_FSDP_NONE;
     double owned = (double) memory->params_on_gpu / (sharded ? d * c : 1.0);
@@ -1409,7 +1502,9 @@ evaluate_rank (const HrPlanContext    *ctx,
     if (memory->trainable_params > 0)
       owned *= (double) memory->trainable_params / (double) ctx->params.total;
     step->split.optimizer = (2.0 * (memory->optimizer + memory->master_weights)
-                             + owned * (gradient_bytes (tr) + weight_bytes (tr))) / bw;
+                             + owned * (gradient_bytes (tr)
+                                        + (memory->master_weights > 0 ? 1.0 : 2.0) * weight_bytes (tr)))
+                            / bw;
     /* torch.optim.AdamW's foreach step (torch/optim/adam.py,
      * _multi_tensor_adam, not capturable) runs one pass per op over every
      * parameter: p ·= 1 − lr·wd (read and write p), lerp m toward g (m, g →

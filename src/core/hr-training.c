@@ -84,6 +84,12 @@ static const char * const rope_kernel_names[] = {
   [HR_ROPE_KERNEL_INTERLEAVED] = "interleaved",
 };
 
+static const char * const projections_names[] = {
+  [HR_PROJECTIONS_FUSED] = "fused",
+  [HR_PROJECTIONS_SPLIT] = "split",
+  [HR_PROJECTIONS_SEPARATE] = "separate",
+};
+
 static const char * const glu_kernel_names[] = {
   [HR_GLU_KERNEL_FUSED] = "fused",
   [HR_GLU_KERNEL_EAGER] = "eager",
@@ -136,6 +142,7 @@ DEFINE_NAMES (hr_training_recompute, HrRecompute, recompute_names)
 DEFINE_NAMES (hr_fp8_recipe, HrFp8Recipe, fp8_recipe_names)
 DEFINE_NAMES (hr_norm_kernel, HrNormKernel, norm_kernel_names)
 DEFINE_NAMES (hr_rope_kernel, HrRopeKernel, rope_kernel_names)
+DEFINE_NAMES (hr_projections, HrProjections, projections_names)
 DEFINE_NAMES (hr_glu_kernel, HrGluKernel, glu_kernel_names)
 DEFINE_NAMES (hr_loss, HrLoss, loss_names)
 
@@ -244,6 +251,7 @@ hr_training_init (HrTraining *training)
   training->compile_loss = true;
   training->loss = HR_LOSS_FULL;
   training->expand_kv = false;
+  training->projections = HR_PROJECTIONS_FUSED;
   training->model_upcasts_logits = false;
   /* CEWithChunkedOutputLoss(num_output_chunks=8), pytorch/torchtune
    * torchtune/modules/loss/ce_chunked_output_loss.py */
@@ -395,6 +403,8 @@ hr_training_validate_settings (const HrTraining *t,
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "norm_kernel", t->norm_kernel, 0, NULL);
   if ((unsigned) t->rope_kernel >= N_ELEMENTS (rope_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "rope_kernel", t->rope_kernel, 0, NULL);
+  if ((unsigned) t->projections >= N_ELEMENTS (projections_names))
+    return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "projections", t->projections, 0, NULL);
   if ((unsigned) t->glu_kernel >= N_ELEMENTS (glu_kernel_names))
     return hr_error_set (err, HR_ERROR_OUT_OF_RANGE, "glu_kernel", t->glu_kernel, 0, NULL);
   if ((unsigned) t->loss >= N_ELEMENTS (loss_names))

@@ -90,6 +90,20 @@ typedef enum
   HR_ROPE_KERNEL_INTERLEAVED,  /* torchtune's RotaryPositionalEmbeddings: fp32 pairs, stack */
 } HrRopeKernel;
 
+/* How q, k and v (and a gated MLP's gate and up) are multiplied, which sets
+ * what the uncompiled backward adds (docs/planner.md, "Memory-bound
+ * kernels"): one product whose outputs the attention reads in place
+ * (Megatron with Transformer Engine), one product split into views, whose
+ * backward concatenates the gradients (llm-foundry's MPT Wqkv, transformers'
+ * GPT-2), or separate linears, whose input gradients are summed (torchtune,
+ * torchtitan, transformers' Llama family). */
+typedef enum
+{
+  HR_PROJECTIONS_FUSED,
+  HR_PROJECTIONS_SPLIT,
+  HR_PROJECTIONS_SEPARATE,
+} HrProjections;
+
 /* How a gated MLP's activation and product run: one fused kernel
  * (Megatron's bias_swiglu, Liger, torch.compile), or the eager silu and
  * multiply. */
@@ -204,6 +218,7 @@ typedef struct
                                    * fused attention kernel (torchtitan's repeat_kv,
                                    * torchtune's expand and flatten); eager attention
                                    * always expands them */
+  HrProjections projections;
   bool    model_upcasts_logits;   /* the model returns fp32 logits (torchtune's
                                    * TransformerDecoder: output(h).float()), so a
                                    * compiled full loss gets them already upcast */
@@ -561,6 +576,9 @@ bool        hr_flash_kernel_from_name       (const char         *name,
 const char *hr_rope_kernel_name             (HrRopeKernel        kernel);
 bool        hr_rope_kernel_from_name        (const char         *name,
                                              HrRopeKernel       *kernel);
+const char *hr_projections_name             (HrProjections       projections);
+bool        hr_projections_from_name        (const char         *name,
+                                             HrProjections      *projections);
 const char *hr_glu_kernel_name              (HrGluKernel         kernel);
 bool        hr_glu_kernel_from_name         (const char         *name,
                                              HrGluKernel        *kernel);

@@ -400,10 +400,12 @@ headroom_plan_row_dup_explanation (HeadroomPlanRow  *self,
       {
         GString *what = g_string_new (_("Norms, activation functions, rotary embeddings, residual "
                                         "adds and the loss read and write their tensors at "
-                                        "memory bandwidth, the backward twice the forward; copies "
-                                        "of grouped keys and values once each way"));
+                                        "memory bandwidth; the backward of an eager op is its "
+                                        "derivative’s passes, a fused kernel’s twice its forward, "
+                                        "plus the gradients the backward sums; copies of grouped "
+                                        "keys and values once each way"));
         GString *from = g_string_new (_("Williams et al. 2009 (Roofline); Korthikanti et al. "
-                                        "2022, §4.2.2"));
+                                        "2022, §4.2.2; PyTorch tools/autograd/derivatives.yaml"));
 
         if (step->fsdp_copies > 0)
           {

@@ -46,6 +46,11 @@ static const char * const rope_kernel_labels[] = {
   N_("Fused"), N_("Eager, rotate-half (Hugging Face)"), N_("Eager, complex (torchtitan)"),
   N_("Eager, interleaved (torchtune)"), NULL
 };
+static const char * const projections_choices[] = { "fused", "split", "separate", NULL };
+static const char * const projections_labels[] = {
+  N_("One product, read in place (Transformer Engine)"), N_("One product, split into views"),
+  N_("Separate products"), NULL
+};
 static const char * const glu_kernel_choices[] = { "fused", "eager", NULL };
 static const char * const glu_kernel_labels[] = { N_("Fused"), N_("Eager"), NULL };
 static const char * const loss_choices[] = { "full", "chunked", "fused", "kernel", "vocab-parallel",
@@ -407,6 +412,16 @@ static const HeadroomKeyInfo keys[] = {
                         "the attention kernel (torchtitan, torchtune): the copies are "
                         "memory-bound passes, and without recomputation the kernel keeps them "
                         "for the backward"))),
+  /* Split by default, as PyTorch code with one q, k, v product runs it
+   * (llm-foundry's MPT Wqkv, transformers' GPT-2 c_attn); --framework
+   * megatron fuses it, torchtune, torchtitan and hf run separate linears. */
+  CHOICE ("training.projections", projections, "split", N_("q, k, v products"),
+          GROUP ("workload/numerics"), TRAIN (projections), ENUM (hr_projections_from_name),
+          DESCRIPTION (N_("How q, k and v (and the MLP’s gate and up) are multiplied: one "
+                          "product the attention reads in place (Transformer Engine), one "
+                          "product split into views, whose backward copies the gradients "
+                          "together, or separate linears, whose input gradients the backward "
+                          "adds; torch.compile fuses those passes"))),
   BOOL ("training.compile", "false", N_("torch.compile"), GROUP ("workload/numerics"), TRAIN (compile)),
   BOOL ("training.compile_loss", "true", N_("Compile the loss"), GROUP ("workload/numerics"),
         TRAIN (compile_loss), VISIBLE_WHEN ("training.compile", "true")),
@@ -883,6 +898,11 @@ static const struct
   /* Megatron-Core fuses RoPE (apply_rope_fusion) and SwiGLU
    * (bias_swiglu_fusion) unless --no-rope-fusion / --no-bias-swiglu-fusion. */
   { "megatron", "training.rope_kernel", "fused" },
+  /* Megatron-Core's linear_qkv, split by Transformer Engine's SplitAlongDim,
+   * whose backward skips the concatenation when the attention's backward
+   * wrote the gradients into one buffer (an assumption: TE does for its
+   * packed q, k, v layouts); linear_fc1 feeds bias_swiglu whole. */
+  { "megatron", "training.projections", "fused" },
   { "megatron", "training.glu_kernel", "fused" },
   /* Transformer Engine's Linear: the bias gradient in the GEMM's epilogue
    * (cuBLASLt BGRADB) or its fp8 cast kernel (cast_transpose_dbias). */
@@ -905,6 +925,7 @@ static const struct
   { "deepspeed", "training.precision", "bf16-mixed" },
   { "deepspeed", "training.norm_kernel", "eager" },
   { "deepspeed", "training.rope_kernel", "rotate-half" },
+  { "deepspeed", "training.projections", "separate" },
   { "deepspeed", "training.glu_kernel", "eager" },
   { "deepspeed", "training.loss", "full" },
   { "deepspeed", "training.recompute", "none" },
@@ -915,6 +936,7 @@ static const struct
   { "fsdp", "training.precision", "bf16-mixed" },
   { "fsdp", "training.norm_kernel", "eager" },
   { "fsdp", "training.rope_kernel", "rotate-half" },
+  { "fsdp", "training.projections", "separate" },
   { "fsdp", "training.glu_kernel", "eager" },
   { "fsdp", "training.loss", "full" },
   { "fsdp", "training.fsdp", "full" },
@@ -959,6 +981,7 @@ static const struct
   /* models/llama/model.py, Attention.forward: repeat_kv(xk), repeat_kv(xv)
    * (expand, then reshape: a copy) before F.scaled_dot_product_attention. */
   { "torchtitan", "training.expand_kv", "true" },
+  { "torchtitan", "training.projections", "separate" },
   /* float8.py: convert_to_float8_training (torchao.float8), dynamic
    * tensorwise scaling. */
   { "torchtitan", "training.fp8_recipe", "torchao" },
@@ -972,6 +995,8 @@ static const struct
   { "hf", "training.norm_kernel", "eager" },
   { "hf", "training.rope_kernel", "rotate-half" },
   { "hf", "training.glu_kernel", "eager" },
+  /* LlamaAttention's q_proj, k_proj, v_proj; LlamaMLP's gate_proj, up_proj. */
+  { "hf", "training.projections", "separate" },
   { "hf", "training.loss", "full" },
   { "hf", "training.recompute", "none" },
   /* DDP unless TrainingArguments names a DeepSpeed config or --fsdp. */
@@ -1002,6 +1027,7 @@ static const struct
   /* modules/attention.py, MultiHeadAttention.forward: k and v expanded to
    * every query head and flattened (a copy) before the SDPA call. */
   { "torchtune", "training.expand_kv", "true" },
+  { "torchtune", "training.projections", "separate" },
   /* full_finetune_distributed.py, enable_fp8_training:
    * training/quantization.py convert_to_float8_training, torchao's
    * Float8Linear (tensorwise; its fp8 all-gather is not modelled). */

@@ -463,7 +463,7 @@ test_bubble (void)
  * 7.5e13 = 1.43165576533e-5 s: 1F1B's bubble (p − 1)·264 units =
  * 3.77957122048e-3 s, ZB-H1's 104 units = 1.48892199594e-3 s, 2W = 160
  * units = 2.29064922453e-3 s less (the memory-bound kernels at 8e17 B/s
- * add under 1e-9 s). */
+ * add under 2e-9 s, 2e-6 of the bubbles). */
 static void
 test_zero_bubble (void)
 {
@@ -482,9 +482,9 @@ test_zero_bubble (void)
   step_ok (&model, &t, &gpu, &as, &zero_bubble);
   g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &memory_zb, &err), ==, HR_OK);
 
-  assert_close (one_f_one_b.split.bubble, 3.77957122048e-3, 1e-6);
-  assert_close (zero_bubble.split.bubble, 1.48892199594e-3, 1e-6);
-  assert_close (one_f_one_b.step_seconds - zero_bubble.step_seconds, 2.29064922453e-3, 1e-6);
+  assert_close (one_f_one_b.split.bubble, 3.77957122048e-3, 2e-6);
+  assert_close (zero_bubble.split.bubble, 1.48892199594e-3, 2e-6);
+  assert_close (one_f_one_b.step_seconds - zero_bubble.step_seconds, 2.29064922453e-3, 2e-6);
   g_assert_cmpfloat (zero_bubble.split.compute, ==, one_f_one_b.split.compute);
   g_assert_cmpfloat (memory_zb.total, ==, memory_1f1b.total);
   g_assert_cmpfloat (memory_zb.activations, ==, memory_1f1b.activations);

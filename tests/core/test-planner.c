@@ -136,8 +136,14 @@ test_roofline (void)
  * per layer: two LayerNorms (read + write h: 2·2·2), two residual adds
  * (2 reads + 1 write: 2·3·2) per token = 20·T·h; GELU reads and writes the
  * 4h intermediate: 4·T·f; softmax reads and writes 8 heads × s² scores:
- * 8·s²·4. The loss reads and writes fp32 logits thrice: 12·T·V. The
- * backward pass moves twice the forward. */
+ * 8·s²·4. Backward, the fused kernels twice that (norms 16·T·h, GELU 8·T·f,
+ * softmax 64·s²), and for the adds the autograd engine's two sums where the
+ * residual stream branches (read 2, write 1: 2·3·2 = 12·T·h): 28·T·h. The
+ * final LayerNorm once: 4·T·h forward, 8·T·h backward. The eager loss:
+ * the bf16 logits upcast (2 + 4) and log_softmax's three reads and one
+ * write of fp32 (16), 22·T·V; backward the zeroed gradient (4), log_softmax's
+ * two reads of the gradient, one of the output and its write (16) and the
+ * upcast's (4 + 2), 26·T·V. Sum 1,932 · 2²⁰ bytes = 2,025,848,832. */
 static void
 test_memory_bound (void)
 {
@@ -146,7 +152,8 @@ test_memory_bound (void)
   HrTraining t;
   HrPlanStep step;
   double T = 1024, s = 1024, h = 1024, f = 4096, L = 2, V = 32768;
-  double forward = L * (20 * T * h + 4 * T * f + 32 * s * s) + 12 * T * V;
+  double forward = L * (20 * T * h + 4 * T * f + 32 * s * s) + 4 * T * h + 22 * T * V;
+  double backward = L * (28 * T * h + 8 * T * f + 64 * s * s) + 8 * T * h + 26 * T * V;
 
   toy_model (&model);
   toy_gpu (&gpu);
@@ -154,13 +161,14 @@ test_memory_bound (void)
   toy_training (&t);
   step_ok (&model, &t, &gpu, NULL, &step);
 
-  assert_close (step.split.memory_bound, 3 * forward / 0.8e12, 1e-9);
+  g_assert_cmpfloat (forward + backward, ==, 2025848832.0);
+  assert_close (step.split.memory_bound, (forward + backward) / 0.8e12, 1e-9);
 
   /* A measured copy rate (memory_sustained_bandwidth) replaces peak ×
    * memory_efficiency: the same bytes at 0.9e12 B/s, as serving's decode. */
   gpu.memory_sustained_bandwidth = 0.9e12;
   step_ok (&model, &t, &gpu, NULL, &step);
-  assert_close (step.split.memory_bound, 3 * forward / 0.9e12, 1e-9);
+  assert_close (step.split.memory_bound, (forward + backward) / 0.9e12, 1e-9);
 }
 
 /* Adam in mixed precision on one GPU reads and writes m, v (8 bytes) and the
@@ -183,6 +191,12 @@ test_optimizer (void)
   step_ok (&model, &t, &gpu, NULL, &step);
 
   assert_close (step.split.optimizer, 28.0 * (double) params.total / 0.8e12, 1e-9);
+
+  /* Pure bf16 keeps no master: the fused step reads and writes m, v (4) and
+   * the weights themselves (2 + 2) and reads the gradient (2): 14 bytes. */
+  t.precision = HR_PRECISION_BF16;
+  step_ok (&model, &t, &gpu, NULL, &step);
+  assert_close (step.split.optimizer, 14.0 * (double) params.total / 0.8e12, 1e-9);
 }
 
 /* LoRA: the optimizer updates the adapters only. The toy's q and v adapters at
@@ -390,9 +404,13 @@ test_fp8_casts (void)
 }
 
 /* Eager RMSNorm's op-by-op passes: 2(a + 4) + 20 + 2a = 36 bytes per element
- * in bf16 against a fused kernel's 2a = 4; forward and backward (twice the
- * forward) over T·h elements, two norms per layer, two layers. torch.compile
- * fuses them back. */
+ * in bf16 against a fused kernel's 2a = 4. Its backward, each op's
+ * derivative: × weight 2a + 4a, to(bf16) a + 4, × rsqrt 8 + 16, mean 4,
+ * pow 28, the fp32 copy's two gradients summed 12, to(fp32) 4 + a = 92,
+ * against the fused kernel's counted 8. Over T·h elements, two norms per
+ * layer, two layers and the final norm: 5 · 2²⁰ · (32 + 84) bytes.
+ * torch.compile fuses the layers' norms back; the final norm, outside the
+ * compiled layers, stays eager (5 − 4 = 1 of them). */
 static void
 test_eager_norm (void)
 {
@@ -417,8 +435,9 @@ test_eager_norm (void)
   step_ok (&model, &t, &gpu, NULL, &compiled);
   g_assert_cmpint (model.norms_per_layer, ==, 2);
   assert_close (eager.split.memory_bound - fused.split.memory_bound,
-                3 * 2 * 2 * 1024.0 * 1024 * (36 - 4) / 0.8e12, 1e-9);
-  assert_close (compiled.split.memory_bound, fused.split.memory_bound, 1e-12);
+                5 * 1024.0 * 1024 * (36 - 4 + 92 - 8) / 0.8e12, 1e-9);
+  assert_close (compiled.split.memory_bound - fused.split.memory_bound,
+                1024.0 * 1024 * (36 - 4 + 92 - 8) / 0.8e12, 1e-9);
 }
 
 /* The toy GPU at 1 TB/s, so that memory-bound passes show, and the toy
@@ -527,14 +546,18 @@ test_bias_grads (void)
 
 /* Autocast over fp32 parameters (fp32_residual): the toy's residual stream
  * and LayerNorms in fp32 (r = 4), each projection casting its fp32 input to
- * bf16 (a = 2): per element of T·h a layer, the norms 2 · 2r = 16 and the
- * two sums 2 · (2r + a) = 20 instead of 8 and 12, and the casts into q, k, v
- * and fc1 4 · (r + a) = 24: 40 bytes more, over 1,048,576 elements, two
- * layers, forward and twice that backward. The weights cast to bf16 each
+ * bf16 (a = 2). Per element of T·h a layer, forward: the norms 2 · 2r = 16
+ * and the two adds 2 · (2r + a) = 20 instead of 8 and 12, and the casts into
+ * q, k, v and fc1 4 · (r + a) = 24; backward: the norms 2 · 4r = 32 instead
+ * of 16, the two residual sums in fp32 with each add's cast back to bf16
+ * 2 · (3r + r + a) = 36 instead of 2 · 3a = 12, the casts' backward once
+ * 24: 152 bytes against 48, 104 more over 2 · 1,048,576 elements; the final
+ * norm 6r against 6a, 12 more over 1,048,576. The weights cast to bf16 each
  * forward and their gradients back to fp32 each backward: 6P twice. MPT's
  * LPLayerNorm casts its input and normalises in bf16, (r + a) + 2a = 10 a
- * norm, and its output needs no cast: 20 bytes more. Compiled, the
- * activations' passes fuse; the weight casts stay. */
+ * norm forward and twice that backward, and its output needs no cast: 40 +
+ * 76 = 116 bytes against 48, 68 more; the final norm 30 against 12, 18 more.
+ * Compiled, the activations' passes fuse; the weight casts stay. */
 static void
 test_autocast_passes (void)
 {
@@ -543,7 +566,7 @@ test_autocast_passes (void)
   HrTraining t;
   HrParams params;
   HrPlanStep mixed, autocast;
-  double P, elements = 2 * 3 * 1048576.0;
+  double P, elements = 2 * 1048576.0, final = 1048576.0;
 
   toy_model (&model);
   g_assert_cmpint (hr_model_params (&model, &params, NULL), ==, HR_OK);
@@ -553,11 +576,11 @@ test_autocast_passes (void)
   t.fp32_residual = true;
   step_ok (&model, &t, &gpu, NULL, &autocast);
   assert_close (autocast.split.memory_bound - mixed.split.memory_bound,
-                (40 * elements + 12 * P) / 0.8e12, 1e-9);
+                (104 * elements + 12 * final + 12 * P) / 0.8e12, 1e-9);
   t.norm_kernel = HR_NORM_KERNEL_LOW_PRECISION;
   step_ok (&model, &t, &gpu, NULL, &autocast);
   assert_close (autocast.split.memory_bound - mixed.split.memory_bound,
-                (20 * elements + 12 * P) / 0.8e12, 1e-9);
+                (68 * elements + 18 * final + 12 * P) / 0.8e12, 1e-9);
   t.norm_kernel = HR_NORM_KERNEL_FUSED;
   t.compile = true;
   t.compile_loss = false;
@@ -569,21 +592,27 @@ test_autocast_passes (void)
 
 /* Eager rotary embeddings and SwiGLU, op by op (docs/planner.md,
  * "Memory-bound kernels"). q and k hold 2 × 1024 elements a token (8 heads
- * of 128, no grouping), T = 1024 tokens, two layers, forward and backward
- * (twice the forward): 3 × 2 × 1024 × 2048 element passes. Per element in
- * bf16 (a = 2) against a fused kernel's 2a = 4 bytes: rotate-half 10a = 20,
- * complex 2(a + 4) + 8 = 20, interleaved 2(a + 4) + 36 = 48. The gated
- * MLP's 4096-wide intermediate: eager 5a = 10 bytes against fused 3a = 6,
- * over 3 × 2 × 1024 × 4096 elements. torch.compile fuses both. */
+ * of 128, no grouping), T = 1024 tokens, two layers: 2 × 1024 × 2048
+ * elements. Per element in bf16 (a = 2), forward + backward, against a
+ * fused kernel's 2a + 4a = 12 bytes: rotate-half 10a + 15a = 50 (the
+ * backward: grad·cos and grad·sin 2a each, the negation a, two
+ * slice_backwards 2a each, q's three gradients summed 2 × 3a), complex
+ * 2 × (2(a + 4) + 8) = 40 (its backward the same ops), interleaved
+ * 2(a + 4) + 36 = 48 and 2(a + 4) + 4 + 16 + 4 × 8 + 3 × 12 = 100 (the
+ * negation, four products, four select_backwards of zeros and a copied
+ * half, four gradients summed): 148. The gated MLP's 4096-wide
+ * intermediate: eager 5a + 9a = 28 bytes (silu 2a, product 3a; the
+ * product's two gradients 3a each, silu_backward 3a) against fused
+ * 3a + 6a = 18, over 2 × 1024 × 4096 elements. torch.compile fuses both. */
 static void
 test_eager_rope_glu (void)
 {
   static const struct { HrRopeKernel kernel; double bytes; } ropes[] = {
-    { HR_ROPE_KERNEL_ROTATE_HALF, 20 },
-    { HR_ROPE_KERNEL_COMPLEX, 20 },
-    { HR_ROPE_KERNEL_INTERLEAVED, 48 },
+    { HR_ROPE_KERNEL_ROTATE_HALF, 50 },
+    { HR_ROPE_KERNEL_COMPLEX, 40 },
+    { HR_ROPE_KERNEL_INTERLEAVED, 148 },
   };
-  double passes = 3 * 2 * 1024.0;
+  double passes = 2 * 1024.0;
   HrModel model;
   HrGpu gpu;
   HrTraining t;
@@ -601,13 +630,13 @@ test_eager_rope_glu (void)
       t.rope_kernel = ropes[i].kernel;
       step_ok (&model, &t, &gpu, NULL, &eager);
       assert_close (eager.split.memory_bound - fused.split.memory_bound,
-                    passes * 2048 * (ropes[i].bytes - 4) / 0.8e12, 1e-9);
+                    passes * 2048 * (ropes[i].bytes - 12) / 0.8e12, 1e-9);
     }
   t.rope_kernel = HR_ROPE_KERNEL_FUSED;
   t.glu_kernel = HR_GLU_KERNEL_EAGER;
   step_ok (&model, &t, &gpu, NULL, &eager);
   assert_close (eager.split.memory_bound - fused.split.memory_bound,
-                passes * 4096 * (10 - 6) / 0.8e12, 1e-9);
+                passes * 4096 * (28 - 18) / 0.8e12, 1e-9);
 
   t.rope_kernel = HR_ROPE_KERNEL_INTERLEAVED;
   t.compile = true;
@@ -616,13 +645,61 @@ test_eager_rope_glu (void)
   assert_close (eager.split.memory_bound, fused.split.memory_bound, 1e-12);
 }
 
-/* The loss's memory-bound passes on the last rank, forward once and backward
- * twice: PyTorch's full loss three fp32 passes, 12 B a logit; a kernel on
- * the 16-bit logits (flash-attn's, Transformer Engine's) 2 B, and so does
- * the full loss compiled with its upcast inside (one fused kernel a pass),
- * not when the model hands it fp32 logits; Megatron's vocab-parallel loss
- * works on an fp32 copy like the full one. 1,024 tokens × 32,768 rows at
- * 0.8 × 1 TB/s: 3 · 1024 · 32768 · (12 − 2) / 0.8e12 s less for the
+/* What the uncompiled backward adds around q, k and v (and gate and up),
+ * 2-byte activations, T = 1,024 tokens, two layers, at 0.8 × 1 TB/s. The
+ * toy (8 heads of 128, no grouping: q, k, v 1,024 wide each; a 4,096-wide
+ * GELU MLP): separate linears, the two sums of their input gradients, 2 ×
+ * 3a × h = 12,288 bytes a token; one product split into views, the
+ * concatenation of the three gradients, read and written: 2a × 3 × 1,024 =
+ * 12,288. Gated (gate and up 4,096 wide each): separate adds the sum of
+ * gate's and up's, 3 × 6 × 1,024 = 18,432 a token; split adds their
+ * concatenation, 2a × (3 × 1,024 + 2 × 4,096) = 45,056. Compiled, none. */
+static void
+test_projections (void)
+{
+  HrModel model;
+  HrGpu gpu;
+  HrTraining t;
+  HrPlanStep fused, other;
+  double tokens = 2 * 1024.0;   /* T over the two layers */
+
+  toy_model (&model);
+  memory_toy (&gpu, &t);
+  for (int gated = 0; gated < 2; gated++)
+    {
+      model.ffn_kind = gated ? HR_FFN_GATED : HR_FFN_MLP;
+      t.compile = false;
+      t.projections = HR_PROJECTIONS_FUSED;
+      step_ok (&model, &t, &gpu, NULL, &fused);
+      t.projections = HR_PROJECTIONS_SEPARATE;
+      step_ok (&model, &t, &gpu, NULL, &other);
+      assert_close (other.split.memory_bound - fused.split.memory_bound,
+                    tokens * (gated ? 18432 : 12288) / 0.8e12, 1e-9);
+      t.projections = HR_PROJECTIONS_SPLIT;
+      step_ok (&model, &t, &gpu, NULL, &other);
+      assert_close (other.split.memory_bound - fused.split.memory_bound,
+                    tokens * (gated ? 45056 : 12288) / 0.8e12, 1e-9);
+      t.compile = true;
+      t.compile_loss = false;
+      t.projections = HR_PROJECTIONS_FUSED;
+      step_ok (&model, &t, &gpu, NULL, &fused);
+      t.projections = HR_PROJECTIONS_SEPARATE;
+      step_ok (&model, &t, &gpu, NULL, &other);
+      g_assert_cmpfloat (other.split.memory_bound, ==, fused.split.memory_bound);
+    }
+}
+
+/* The loss's memory-bound passes on the last rank, bytes a logit. PyTorch's
+ * full loss, uncompiled, on the bf16 logits: the upcast (2 + 4) and
+ * log_softmax's three reads and one write (16) forward; the zeroed fp32
+ * gradient (4), log_softmax's backward (two reads of the gradient, one of
+ * the output, a write: 16) and the upcast's (4 + 2): 22 + 26 = 48. A kernel
+ * on the 16-bit logits (flash-attn's, Transformer Engine's) reads them
+ * forward and reads them and writes their gradient backward: 2 + 4 = 6, and
+ * so does the full loss compiled with its upcast inside (one fused kernel a
+ * pass), not when the model hands it fp32 logits; Megatron's vocab-parallel
+ * loss is counted as three fp32 passes, 12 + 24 = 36. 1,024 tokens × 32,768
+ * rows at 0.8 × 1 TB/s: 1024 · 32768 · (48 − 6) / 0.8e12 s less for the
  * kernels. */
 static void
 test_loss_passes (void)
@@ -631,7 +708,7 @@ test_loss_passes (void)
   HrGpu gpu;
   HrTraining t;
   HrPlanStep full, other;
-  double less = 3 * 1024.0 * 32768 * (12 - 2) / 0.8e12;
+  double less = 1024.0 * 32768 * (48 - 6) / 0.8e12;
 
   toy_model (&model);
   toy_gpu (&gpu);
@@ -646,7 +723,8 @@ test_loss_passes (void)
   assert_close (full.split.memory_bound - other.split.memory_bound, less, 1e-9);
   t.loss = HR_LOSS_VOCAB_PARALLEL;
   step_ok (&model, &t, &gpu, NULL, &other);
-  assert_close (other.split.memory_bound, full.split.memory_bound, 1e-12);
+  assert_close (full.split.memory_bound - other.split.memory_bound,
+                1024.0 * 32768 * (48 - 36) / 0.8e12, 1e-9);
   /* Compiled: the toy's LayerNorm and GELU are single kernels either way,
    * so only the loss moves. */
   t.loss = HR_LOSS_FULL;
@@ -659,11 +737,11 @@ test_loss_passes (void)
   /* The model upcasts (torchtune): the eager upcast, a + 4, and the fused
    * kernel's read of the fp32 logits, 4, forward; the fused kernel's read
    * and fp32 gradient, 8, and the upcast's backward, 4 + a, backward: 24
-   * bytes a logit against the eager loss's 36. */
+   * bytes a logit against the eager loss's 48. */
   t.model_upcasts_logits = true;
   step_ok (&model, &t, &gpu, NULL, &other);
   assert_close (full.split.memory_bound - other.split.memory_bound,
-                1024.0 * 32768 * (36 - 24) / 0.8e12, 1e-9);
+                1024.0 * 32768 * (48 - 24) / 0.8e12, 1e-9);
   /* torchtune's chunked loss, compiled per chunk: the 16-bit passes
    * whatever the model would do with whole logits; eager, the full loss's. */
   t.loss = HR_LOSS_CHUNKED;
@@ -1002,6 +1080,7 @@ main (int   argc,
   g_test_add_func ("/planner/step/bias-grads", test_bias_grads);
   g_test_add_func ("/planner/step/autocast-passes", test_autocast_passes);
   g_test_add_func ("/planner/step/eager-rope-glu", test_eager_rope_glu);
+  g_test_add_func ("/planner/step/projections", test_projections);
   g_test_add_func ("/planner/step/loss-passes", test_loss_passes);
   g_test_add_func ("/planner/step/lora-products", test_lora_products);
   g_test_add_func ("/planner/step/dora-norms", test_dora_norms);

@@ -156,6 +156,7 @@ test_key_table (void)
           HrEngine engine;
           HrNormKernel norm_kernel;
           HrRopeKernel rope_kernel;
+          HrProjections projections;
           HrFlashKernel flash_kernel;
           HrGluKernel glu_kernel;
           HrLoss loss;
@@ -171,6 +172,8 @@ test_key_table (void)
             g_assert_true (hr_norm_kernel_from_name (name, &norm_kernel));
           else if (strcmp (keys[i].key, "training.rope_kernel") == 0)
             g_assert_true (hr_rope_kernel_from_name (name, &rope_kernel));
+          else if (strcmp (keys[i].key, "training.projections") == 0)
+            g_assert_true (hr_projections_from_name (name, &projections));
           else if (strcmp (keys[i].key, "training.flash_kernel") == 0)
             g_assert_true (hr_flash_kernel_from_name (name, &flash_kernel));
           else if (strcmp (keys[i].key, "training.glu_kernel") == 0)

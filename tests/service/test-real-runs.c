@@ -39,13 +39,6 @@ find_bounds (const Bounds *table,
   return NULL;
 }
 
-/* Rows outside 15 %, as the model stands: optimistic, since the MAMF rates
- * are the best shape's in a sweep, not the rate at a model's shapes inside
- * a training step (docs/planner.md, "Check against measured runs"). */
-static const Bounds misses[] = {
-  { "torchtune-a100-l32-3b-full-packed", 1.15, 1.45 },
-};
-
 static const char *
 member (JsonObject *row,
         const char *section,
@@ -193,7 +186,6 @@ test_rows (void)
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
   JsonArray *rows;
-  guint within = 0;
   double before_predicted = 0, before_tokens = 0;  /* the row before */
 
   json_parser_load_from_file (parser, TEST_DATA_DIR "/reference/real-runs.json", &error);
@@ -213,7 +205,6 @@ test_rows (void)
       double gpus = (double) json_object_get_int_member (json_object_get_object_member (row, "hardware"),
                                                          "gpus");
       double predicted, ratio, memory = 0, memory_ratio = 0;
-      const Bounds *miss;
 
       set_row (project, row);
       estimator = headroom_estimator_new (project);
@@ -231,6 +222,18 @@ test_rows (void)
                       memory_ratio > 0 ? json_node_get_double (memory_node) : 0, memory, memory_ratio);
 
       assert_within_stated_band (project, id, predicted, tokens);
+      /* The compiled row adds torch.compile to the eager packed row: the
+       * eager passes fused (eager RMSNorm 36 + 92 bytes an element against
+       * 4 + 8, RoPE 48 + 100 against 4 + 8, SwiGLU 10 + 18 against 6 + 12,
+       * the projections' gradient sums and the loss's passes gone), +27.2 %
+       * measured, held to 2 %. */
+      if (g_str_has_suffix (id, "-full-compile"))
+        {
+          g_test_message ("%-42s compile gain %.3f predicted, %.3f measured", id,
+                          predicted / before_predicted, tokens / before_tokens);
+          g_assert_cmpfloat (fabs ((predicted / before_predicted) / (tokens / before_tokens) - 1),
+                             <=, 0.02);
+        }
       /* torchtune's chunked cross-entropy row adds one technique to the
        * compiled row before it: only the loss's passes change (6 bytes a
        * logit on 16-bit chunks against 24 after the model's upcast,
@@ -254,19 +257,8 @@ test_rows (void)
         }
       before_predicted = predicted;
       before_tokens = tokens;
-      miss = find_bounds (misses, G_N_ELEMENTS (misses), id);
-      if (miss != NULL)
-        {
-          g_assert_cmpfloat (ratio, >=, miss->low);
-          g_assert_cmpfloat (ratio, <=, miss->high);
-        }
-      else
-        {
-          g_assert_cmpfloat (fabs (ratio - 1), <=, 0.15);
-          within++;
-        }
+      g_assert_cmpfloat (fabs (ratio - 1), <=, 0.15);
     }
-  g_test_message ("throughput within 15 %%: %u of %u", within, json_array_get_length (rows));
 }
 
 /* torchtitan's H100 tables (tests/data/torchtitan-h100.json, with their
