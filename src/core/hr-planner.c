@@ -989,6 +989,18 @@ evaluate_rank (const HrPlanContext    *ctx,
       mem_fwd += tokens * h * shard * (eager_norm ? eager_rmsnorm_bytes (resid, false) : norm_bytes) / bw;
       mem_bwd += tokens * h * shard * (eager_norm ? eager_rmsnorm_bytes (resid, true) : 2.0 * norm_bytes) / bw;
     }
+  /* The token embedding's backward, where the last rank holds it too (no
+   * pipeline) and it trains: embedding_dense_backward zero-fills the V × h
+   * gradient (a an element) and adds each token's gradient row into it
+   * (read and write T·h); a head tied to it has the two gradients summed by
+   * the autograd engine (3a an element of V × h). Eager in every framework:
+   * torchtune and torchtitan compile the layers only. */
+  if (head && p == 1 && hr_finetune_is_full (&tr->finetune))
+    {
+      double vocab = (double) model->vocab_size / t;
+
+      mem_bwd += (vocab * h * a * (model->tied_embeddings ? 4.0 : 1.0) + 2.0 * a * tokens * h) / bw;
+    }
   mem_fwd += layers * kv_copy / bw;
   mem_bwd += layers * kv_copy / bw;
   /* Bias gradients. nn.Linear runs addmm, whose gradient for the bias is

@@ -809,7 +809,7 @@ typedef enum
   RUNS_MEGATRON,  /* test-megatron-bridge-runs.c, dense Llama rows: 0.660 (GB200, 405B,
                    * 25.09) to 1.067 (H100, Llama 3 70B, 26.04.01) */
   RUNS_MOE,       /* test-megatron-bridge-runs.c, MoE rows (Megatron-Bridge's are the only
-                   * ones): 0.2287 (B200, Qwen3 30B-A3B, 25.11) to 1.004 (GB200, Qwen3 235B, 26.06) */
+                   * ones): 0.2289 (B200, Qwen3 30B-A3B, 25.11) to 1.004 (GB200, Qwen3 235B, 26.06) */
 } RunKind;
 
 static const struct

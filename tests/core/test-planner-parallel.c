@@ -650,7 +650,8 @@ test_fsdp_copies (void)
  * nodes all-reduces 2P bytes at 8 GB/s, 15 ms, longer than the layers'
  * backward it hides behind: 2 · T · L · (24h² + 4sh) FLOPs = 2 · 1024 · 2 ·
  * (25,165,824 + 4,194,304) = 120,259,084,288 at 0.75 × 100 TFLOP/s,
- * 1.6035 ms (the memory-bound kernels run at 1e18 B/s). With 100 SMs the
+ * 1.6035 ms (the memory-bound kernels run at 1e18 B/s: under 2e-9 s, held
+ * to 2e-6 of it). With 100 SMs the
  * ring of one card holds 2 of them: 0.02 × 1.6035 ms waits. Two GPUs a node
  * drive two cards: 0.04 × the same. Without the SM count or without
  * overlap nothing waits; hybrid FSDP's rings across nodes have one rank a
@@ -678,15 +679,15 @@ test_nccl_sms (void)
   step_ok (&model, &t, &gpu, NULL, &step);
   assert_close (step.nccl_sm_share, 0.02, 1e-12);
   assert_close (step.comm[HR_PLAN_COMM_DP].seconds - step.comm[HR_PLAN_COMM_DP].exposed,
-                backward, 1e-6);
-  assert_close (step.nccl_sms, 0.02 * backward, 1e-6);
+                backward, 2e-6);
+  assert_close (step.nccl_sms, 0.02 * backward, 2e-6);
   assert_close (step.split.communication, step.comm[HR_PLAN_COMM_DP].exposed + step.nccl_sms, 1e-12);
 
   t.gpus_per_node = 2;
   t.global_batch = 4;
   step_ok (&model, &t, &gpu, NULL, &step);
   assert_close (step.nccl_sm_share, 0.04, 1e-12);
-  assert_close (step.nccl_sms, 0.04 * backward, 1e-6);
+  assert_close (step.nccl_sms, 0.04 * backward, 2e-6);
 
   /* Hybrid FSDP: the cross-node all-reduce of a shard, one rank a node. */
   t.fsdp = HR_FSDP_HYBRID;
