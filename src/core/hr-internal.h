@@ -550,6 +550,8 @@ double   hr_training_interleaved_fsdp_gradients (const HrModel          *model,
 typedef struct
 {
   double root;
+  double head_unit;     /* fsdp_embedding_units: the head gathered for the loss's backward, */
+  double embedding_unit;/* the embedding for the first layer's (the end of the backward) */
   double forward_less;
   double gather_pool;   /* FSDP2's copy-in stream: its largest all-gather buffer */
   double grad_shards;   /* the reduce-scatter stream: the gradient shards */

@@ -629,7 +629,9 @@ eager_rmsnorm_bytes (double d,
  * prefetch it immediately"; torchtune's shard_model reshards it, one
  * layer's gather more). SHARD_GRAD_OP gathers for the forward only; under
  * a pipeline a stage keeps its parameters gathered through the step
- * (hr_training_fsdp_pipeline): once. DeepSpeed's ZeRO-3 has no root. */
+ * (hr_training_fsdp_pipeline): once. DeepSpeed's ZeRO-3 has no root; an
+ * embedding and head wrapped apart (fsdp_embedding_units) leave it and
+ * are gathered again for their backward, like a layer. */
 static void
 fsdp_gathers (const HrTraining       *tr,
               const HrTrainingMemory *memory,
@@ -644,7 +646,8 @@ fsdp_gathers (const HrTraining       *tr,
   if (hr_training_fsdp_pipeline (tr) || tr->fsdp == HR_FSDP_GRAD_OP)
     return;
   if (tr->fsdp != HR_FSDP_NONE)
-    kept = (double) memory->rank.outside_layers
+    kept = (double) (memory->rank.outside_layers - memory->rank.embedding_unit
+                     - memory->rank.head_unit)
            + (tr->fsdp2 ? (double) memory->rank.largest_layer : 0);
   *backward = params > 0 ? m * max2 (0.0, 1.0 - kept / params) : m;
 }

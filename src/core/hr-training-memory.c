@@ -291,11 +291,18 @@ phases (const HrModel        *model,
   /* Chunked, the LM head's weight gradient is allocated at the first
    * chunk's backward and summed into over the others: it is live beside the
    * chunk's buffers (full: the fp32 buffers are gone by the time it is made;
-   * fused: made in the forward, counted in the loss). */
+   * fused: made in the forward, counted in the loss). Each later chunk's
+   * product writes its own weight gradient before the autograd engine adds
+   * it in (torch/csrc/autograd/input_buffer.cpp, InputBuffer::add): two of
+   * them live at once, the new one in the compute dtype. */
   if ((training->loss == HR_LOSS_CHUNKED || training->loss == HR_LOSS_CHUNKED_HEAD)
-      && grads_forward == 0 && act->lm_head > 0)
-    head_grad = ceil ((double) model->vocab_size / (double) training->tensor_parallel)
-                * (double) model->hidden_size * b.gradients;
+      && act->lm_head > 0)
+    {
+      double head = ceil ((double) model->vocab_size / (double) training->tensor_parallel)
+                    * (double) model->hidden_size;
+
+      head_grad = head * a->compute + (grads_forward == 0 ? head * b.gradients : 0);
+    }
 
   {
     /* What is live in each phase: gradients, activations, buffers. Of
@@ -314,8 +321,9 @@ phases (const HrModel        *model,
     double held_live[4] = { held_loop, 0, held - act->held_per_layer, held_loop };
     double live[4][3] = {
       { grads_forward, memory->activations + held_live[0], forward_temp },
-      { grads_forward + head_grad, memory->activations, forward_temp + act->loss_transient },
-      { grads, backward + held_live[2], memory->temporary + fsdp->root
+      { grads_forward + head_grad, memory->activations,
+        forward_temp + act->loss_transient + fsdp->head_unit },
+      { grads, backward + held_live[2], memory->temporary + fsdp->root + fsdp->embedding_unit
                                          - (dequant - buffers->dequant_layer) },
       { training->optimizer_in_backward ? 0 : grads, held_live[3],
         memory->temporary + fmax (step_temp, step_outputs) - dequant },
@@ -531,14 +539,27 @@ stage_states (const HrModel    *model,
        * parameters outside the wrapped blocks (embedding, final norm, head)
        * stay gathered from the forward to the end of the backward. */
       if (training->fsdp != HR_FSDP_NONE)
-        fsdp->root = (double) memory->rank.outside_layers * gathered;
+        {
+          double units = (double) (memory->rank.embedding_unit + memory->rank.head_unit);
+
+          /* Wrapped apart (torchtune's custom_sharded_layers), the
+           * embedding and the head reshard after their forward like a
+           * layer and are gathered again for their backward: the head's
+           * with the loss's, the embedding's at the end of the backward. */
+          fsdp->root = ((double) memory->rank.outside_layers - units) * gathered;
+          fsdp->head_unit = (double) memory->rank.head_unit * gathered;
+          fsdp->embedding_unit = (double) memory->rank.embedding_unit * gathered;
+        }
     }
   if (training->fsdp != HR_FSDP_NONE && zero >= 3
       && hr_training_dp (training) * training->context_parallel > 1)
     {
       double gathered = hr_finetune_is_adapter (&training->finetune)
                         ? frozen_bytes_per_param (model, training) : b.weights;
-      double outside = (double) memory->rank.outside_layers;
+      double units = (double) (memory->rank.embedding_unit + memory->rank.head_unit);
+      double outside = fmax ((double) memory->rank.outside_layers - units,
+                             fmax ((double) memory->rank.embedding_unit,
+                                   (double) memory->rank.head_unit));
       double layers2 = 2 * (double) memory->rank.largest_layer;
       HrShardGroups g;
 

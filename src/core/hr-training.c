@@ -260,6 +260,7 @@ hr_training_init (HrTraining *training)
   training->dtensor_tp = false;
   training->async_tp = false;
   training->fsdp2 = false;
+  training->fsdp_embedding_units = false;
   training->megatron_fsdp = false;
   training->optimizer_loop = false;
   training->torch_pipelining = false;

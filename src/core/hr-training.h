@@ -233,6 +233,9 @@ typedef struct
                                    * torch.compile, each all-gather and reduce-scatter
                                    * decomposed into per-rank chunks overlapped with the
                                    * projection it feeds or follows (docs/planner.md) */
+  bool    fsdp_embedding_units;   /* an untied embedding and LM head wrapped as FSDP
+                                   * units of their own, resharded after their forward
+                                   * (torchtune's custom_sharded_layers), not in the root */
   bool    fsdp2;                  /* FSDP by PyTorch's fully_shard (torchtitan, torchtune):
                                    * each all-gather copied out to the parameters and each
                                    * reduce-scatter's input a copy of the gradients, on the
@@ -281,6 +284,8 @@ typedef struct
   int64_t largest_layer;      /* the rank's largest layer (ZeRO-3 gathers) */
   int64_t outside_layers;     /* of params: embedding, position table, final norm and
                                * head on the rank (FSDP's root group) */
+  int64_t embedding_unit;     /* of outside_layers: the embedding and the head where */
+  int64_t head_unit;          /* FSDP wraps them apart (fsdp_embedding_units) */
   int64_t layers;             /* transformer layers on the rank */
   int64_t moe_layers;         /* of which MoE layers */
 } HrTrainingRank;

@@ -250,6 +250,16 @@ static const HeadroomKeyInfo keys[] = {
                         "all-gather is copied out to the parameters and each reduce-scatter "
                         "copies the gradients in, memory-bound passes on the compute stream "
                         "that FSDP1’s flat parameters and DeepSpeed do not make"))),
+  /* torchtune's custom_sharded_layers: ['tok_embeddings', 'output'] in its
+   * Llama 3 and 3.1 full fine-tune configs (recipes/configs/llama3_1/
+   * 70B_full.yaml at 1814feb), passed to shard_model's conditions. */
+  BOOL ("training.fsdp_embedding_units", "false", N_("Embedding and head sharded apart"),
+        GROUP ("workload/parallelism"), TRAIN (fsdp_embedding_units),
+        VISIBLE_WHEN ("training.fsdp", "full|grad-op|hybrid"),
+        DESCRIPTION (N_("The embedding and the LM head are FSDP units of their own, gathered "
+                        "for their forward and their backward only (torchtune’s "
+                        "custom_sharded_layers), not kept gathered in the root through the "
+                        "step; untied heads only"))),
   BOOL ("training.megatron_fsdp", "false", N_("Megatron FSDP"),
         GROUP ("workload/parallelism"), TRAIN (megatron_fsdp),
         VISIBLE_WHEN ("training.fsdp", "full|grad-op|hybrid"),

@@ -175,6 +175,18 @@ test_data_parallel (void)
   step_ok (&model, &t, &gpu, &as, &step);
   assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * (3 * P - R - (P - R) / 2), 1e-12);
   t.fsdp2 = false;
+  /* An untied head (32,768 · 1,024 more) with the embedding and the head
+   * wrapped apart (torchtune's custom_sharded_layers): only the position
+   * table and the final norm stay gathered, 1,050,624; the two are
+   * gathered again for their backward like the layers. */
+  model.tied_embeddings = false;
+  t.fsdp_embedding_units = true;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * (3 * (P + 33554432) - 1050624), 1e-12);
+  t.fsdp_embedding_units = false;
+  step_ok (&model, &t, &gpu, &as, &step);
+  assert_close (step.comm[HR_PLAN_COMM_DP].bytes, 4 * (3 * (P + 33554432) - (R + 33554432)), 1e-12);
+  model.tied_embeddings = true;
   t.fsdp = HR_FSDP_NONE;
   t.zero_stage = 3;
   step_ok (&model, &t, &gpu, &as, &step);
