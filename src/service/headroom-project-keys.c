@@ -422,10 +422,12 @@ static const HeadroomKeyInfo keys[] = {
                         "the attention kernel (torchtitan, torchtune): the copies are "
                         "memory-bound passes, and without recomputation the kernel keeps them "
                         "for the backward"))),
-  /* Split by default, as PyTorch code with one q, k, v product runs it
-   * (llm-foundry's MPT Wqkv, transformers' GPT-2 c_attn); --framework
-   * megatron fuses it, torchtune, torchtitan and hf run separate linears. */
-  CHOICE ("training.projections", projections, "split", N_("q, k, v products"),
+  /* Separate by default, as transformers' Llama family, torchtune and
+   * torchtitan run them; --framework megatron fuses them. One product split
+   * into views (llm-foundry's MPT Wqkv, transformers' GPT-2 c_attn) costs
+   * the same for a model whose q, k and v are equally wide and whose MLP
+   * is not gated. */
+  CHOICE ("training.projections", projections, "separate", N_("q, k, v products"),
           GROUP ("workload/numerics"), TRAIN (projections), ENUM (hr_projections_from_name),
           DESCRIPTION (N_("How q, k and v (and the MLP’s gate and up) are multiplied: one "
                           "product the attention reads in place (Transformer Engine), one "
