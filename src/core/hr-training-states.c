@@ -227,8 +227,8 @@ hr_training_stage_rank (const HrModel    *model,
     }
   rank->outside_layers = rank->params - (dense_layers * dense + rank->moe_layers * moe);
   /* torchtune's custom_sharded_layers wrap the embedding and the output
-   * layer apart; a tied head is no module of its own (TiedLinear). */
-  if (training->fsdp_embedding_units && training->fsdp != HR_FSDP_NONE && !model->tied_embeddings)
+   * layer apart (a tied head is refused: hr_training_validate_layout). */
+  if (training->fsdp_embedding_units && training->fsdp != HR_FSDP_NONE)
     {
       if (stage == 0)
         rank->embedding_unit = ceil_div (params->embedding, tp);

@@ -522,6 +522,11 @@ hr_training_validate_layout (const HrTraining *t,
                                "GPUs (with tensor × pipeline × context parallel)", err)) != HR_OK)
     return status;
   dp = gpus / (tp * pp * cp);
+  /* torchtune's TiedLinear is no module: FSDP cannot wrap a tied head apart. */
+  if (t->fsdp_embedding_units && model->tied_embeddings)
+    return hr_error_set (err, HR_ERROR_UNSUPPORTED, "fsdp_embedding_units", 1, 0,
+                         "the model ties its head to the embedding: a tied head is no module "
+                         "FSDP can wrap apart");
 
   /* Heads: every TP rank holds n_heads / tp query heads. KV heads are split
    * when tp divides them and replicated (tp / kv copies of each) when kv

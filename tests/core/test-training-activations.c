@@ -1053,6 +1053,15 @@ test_fsdp_buffers (void)
   g_assert_cmpfloat (m.peak_layer_backward, ==, 58098304);
   g_assert_cmpfloat (m.allocated_peak, ==, 58323328);
   g_assert_cmpfloat (m.reserved_peak, ==, 60044288);
+  /* A tied head is no module of its own: refused, naming the setting. */
+  {
+    HrError err = { 0 };
+
+    model.tied_embeddings = true;
+    g_assert_cmpint (hr_training_memory (&model, &t, &gpu, &m, &err), ==, HR_ERROR_UNSUPPORTED);
+    g_assert_cmpstr (err.field, ==, "fsdp_embedding_units");
+    model.tied_embeddings = false;
+  }
   t.fsdp_embedding_units = false;
 
   /* Under a pipeline (pp 2 on 4 GPUs, dp 2, two micro-batches a step, the
