@@ -599,6 +599,23 @@ headroom_cli_print_json (JsonBuilder *builder)
   printf ("%s\n", text);
 }
 
+JsonNode *
+headroom_cli_unknown_keys_node (HeadroomProject *project)
+{
+  const char * const *unknown = headroom_project_get_unknown_keys (project);
+  JsonArray *keys;
+  JsonNode *node;
+
+  if (unknown[0] == NULL)
+    return NULL;
+  keys = json_array_new ();
+  for (guint i = 0; unknown[i] != NULL; i++)
+    json_array_add_string_element (keys, unknown[i]);
+  node = json_node_new (JSON_NODE_ARRAY);
+  json_node_take_array (node, keys);
+  return node;
+}
+
 void
 headroom_cli_print_model_json (JsonBuilder     *builder,
                                HeadroomProject *project)
@@ -606,21 +623,15 @@ headroom_cli_print_model_json (JsonBuilder     *builder,
   g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(JsonNode) root = json_builder_get_root (builder);
   const char *assumed = headroom_project_get_assumed_architecture (project);
-  const char * const *unknown = headroom_project_get_unknown_keys (project);
+  JsonNode *unknown = headroom_cli_unknown_keys_node (project);
   g_autofree char *text = NULL;
 
   if (assumed != NULL)
     json_object_set_string_member (json_node_get_object (root), "assumed_architecture", assumed);
   if (headroom_project_get_text_only (project))
     json_object_set_boolean_member (json_node_get_object (root), "text_only", TRUE);
-  if (unknown[0] != NULL)
-    {
-      JsonArray *keys = json_array_new ();
-
-      for (guint i = 0; unknown[i] != NULL; i++)
-        json_array_add_string_element (keys, unknown[i]);
-      json_object_set_array_member (json_node_get_object (root), "unknown_keys", keys);
-    }
+  if (unknown != NULL)
+    json_object_set_member (json_node_get_object (root), "unknown_keys", unknown);
   json_generator_set_root (generator, root);
   json_generator_set_pretty (generator, TRUE);
   text = json_generator_to_data (generator, NULL);

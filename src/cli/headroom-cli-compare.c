@@ -383,15 +383,12 @@ print_json (HeadroomComparison *comparison)
       if (headroom_project_get_text_only (headroom_comparison_get_project (comparison, c)))
         headroom_cli_json_bool (builder, "text_only", TRUE);
       {
-        const char * const *unknown = headroom_project_get_unknown_keys (headroom_comparison_get_project (comparison, c));
+        JsonNode *unknown = headroom_cli_unknown_keys_node (headroom_comparison_get_project (comparison, c));
 
-        if (unknown[0] != NULL)
+        if (unknown != NULL)
           {
             json_builder_set_member_name (builder, "unknown_keys");
-            json_builder_begin_array (builder);
-            for (guint k = 0; unknown[k] != NULL; k++)
-              json_builder_add_string_value (builder, unknown[k]);
-            json_builder_end_array (builder);
+            json_builder_add_value (builder, unknown);
           }
       }
       headroom_cli_json_string (builder, "workload",

@@ -147,10 +147,14 @@ void      headroom_cli_json_params_trained (JsonBuilder    *builder,
                                             gint64          frozen);
 void     headroom_cli_json_flops    (JsonBuilder   *builder,
                                      const HrFlops *flops);
+/* "unknown_keys": the project file's members that no setting has; NULL
+ * when there are none (headroom_project_get_unknown_keys). */
+JsonNode *headroom_cli_unknown_keys_node (HeadroomProject *project) G_GNUC_WARN_UNUSED_RESULT;
 void     headroom_cli_print_json    (JsonBuilder *builder);
 /* The same, with "assumed_architecture": "llama" added to the object when
  * the project's model was read as an assumed architecture, "text_only": true
- * when it is a vision-language model's language model alone. */
+ * when it is a vision-language model's language model alone, and
+ * "unknown_keys" where the project file has some. */
 void     headroom_cli_print_model_json (JsonBuilder     *builder,
                                         HeadroomProject *project);
 /* The same as a line of text under a table. */

@@ -266,6 +266,14 @@ hr_training_loss_on_16bit_logits (const HrTraining *training)
          && training->compile && training->compile_loss && !training->model_upcasts_logits;
 }
 
+/* FSDP's root unit on the rank: what lies outside the layers but the
+ * embedding and head wrapped apart (fsdp_embedding_units). */
+static inline int64_t
+hr_training_rank_root (const HrTrainingRank *rank)
+{
+  return rank->outside_layers - rank->embedding_unit - rank->head_unit;
+}
+
 static inline int64_t
 hr_training_effective_zero_stage (const HrTraining *training)
 {

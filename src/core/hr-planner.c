@@ -646,8 +646,7 @@ fsdp_gathers (const HrTraining       *tr,
   if (hr_training_fsdp_pipeline (tr) || tr->fsdp == HR_FSDP_GRAD_OP)
     return;
   if (tr->fsdp != HR_FSDP_NONE)
-    kept = (double) (memory->rank.outside_layers - memory->rank.embedding_unit
-                     - memory->rank.head_unit)
+    kept = (double) hr_training_rank_root (&memory->rank)
            + (tr->fsdp2 ? (double) memory->rank.largest_layer : 0);
   *backward = params > 0 ? m * max2 (0.0, 1.0 - kept / params) : m;
 }

@@ -540,13 +540,11 @@ stage_states (const HrModel    *model,
        * stay gathered from the forward to the end of the backward. */
       if (training->fsdp != HR_FSDP_NONE)
         {
-          double units = (double) (memory->rank.embedding_unit + memory->rank.head_unit);
-
           /* Wrapped apart (torchtune's custom_sharded_layers), the
            * embedding and the head reshard after their forward like a
            * layer and are gathered again for their backward: the head's
            * with the loss's, the embedding's at the end of the backward. */
-          fsdp->root = ((double) memory->rank.outside_layers - units) * gathered;
+          fsdp->root = (double) hr_training_rank_root (&memory->rank) * gathered;
           fsdp->head_unit = (double) memory->rank.head_unit * gathered;
           fsdp->embedding_unit = (double) memory->rank.embedding_unit * gathered;
         }
@@ -556,8 +554,7 @@ stage_states (const HrModel    *model,
     {
       double gathered = hr_finetune_is_adapter (&training->finetune)
                         ? frozen_bytes_per_param (model, training) : b.weights;
-      double units = (double) (memory->rank.embedding_unit + memory->rank.head_unit);
-      double outside = fmax ((double) memory->rank.outside_layers - units,
+      double outside = fmax ((double) hr_training_rank_root (&memory->rank),
                              fmax ((double) memory->rank.embedding_unit,
                                    (double) memory->rank.head_unit));
       double layers2 = 2 * (double) memory->rank.largest_layer;
