@@ -259,7 +259,7 @@ static const HeadroomKeyInfo keys[] = {
         DESCRIPTION (N_("The embedding and the LM head are FSDP units of their own, gathered "
                         "for their forward and their backward only (torchtune’s "
                         "custom_sharded_layers), not kept gathered in the root through the "
-                        "step; untied heads only"))),
+                        "step; refused for a tied head"))),
   BOOL ("training.megatron_fsdp", "false", N_("Megatron FSDP"),
         GROUP ("workload/parallelism"), TRAIN (megatron_fsdp),
         VISIBLE_WHEN ("training.fsdp", "full|grad-op|hybrid"),
